@@ -1,0 +1,1017 @@
+"""The autograd engine: tensors, graph nodes, saved tensors and the backward pass.
+
+It knows nothing of the script language. It behaves like PyTorch 2.13 in what a
+user can observe (torch-facts.md): which node saves which tensor, when saved
+tensors are freed, the order nodes run in (a max-heap on creation sequence
+number, AccumulateGrad as soon as it is ready), how `.grad` accumulates, and the
+exact error texts. Per-op knowledge lives in ops.py's table, not here.
+
+What the engine does is recorded in `CallRecord`s handed to `STATE.observer`,
+so explanations are facts, never guesses after the fact.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .errors import TorchRuntimeError, TorchTypeError
+
+# ----------------------------------------------------------------------------- dtypes
+
+
+class DType:
+    """A torch dtype: `torch.float32` and friends."""
+
+    __slots__ = ("name", "np", "kind", "tensor_type")
+
+    def __init__(self, name, np_dtype, kind, tensor_type):
+        self.name, self.np, self.kind, self.tensor_type = name, np.dtype(np_dtype), kind, tensor_type
+
+    @property
+    def is_floating_point(self):
+        return self.kind == 2
+
+    def __repr__(self):
+        return "torch." + self.name
+
+    __str__ = __repr__
+
+
+BOOL, INT, FLOAT = 0, 1, 2          # promotion categories
+bool_ = DType("bool", np.bool_, BOOL, "BoolTensor")
+uint8 = DType("uint8", np.uint8, INT, "ByteTensor")
+int8 = DType("int8", np.int8, INT, "CharTensor")
+int16 = DType("int16", np.int16, INT, "ShortTensor")
+int32 = DType("int32", np.int32, INT, "IntTensor")
+int64 = DType("int64", np.int64, INT, "LongTensor")
+float16 = DType("float16", np.float16, FLOAT, "HalfTensor")
+float32 = DType("float32", np.float32, FLOAT, "FloatTensor")
+float64 = DType("float64", np.float64, FLOAT, "DoubleTensor")
+DTYPES = (bool_, uint8, int8, int16, int32, int64, float16, float32, float64)
+_BY_NP = {d.np: d for d in DTYPES}
+
+
+def dtype_of(array) -> DType:
+    return _BY_NP[array.dtype]
+
+
+def promote_types(a: DType, b: DType) -> DType:
+    if a is b:
+        return a
+    if a.kind != b.kind:             # a float beats any int, an int beats bool
+        return a if a.kind > b.kind else b
+    return _BY_NP[np.promote_types(a.np, b.np)]
+
+
+def _scalar_dtype(value) -> DType:
+    # Python numbers take the default dtype of their category (float -> float32).
+    if isinstance(value, bool):
+        return bool_
+    if isinstance(value, int):
+        return int64
+    return float32
+
+
+def result_type(*operands) -> DType:
+    """PyTorch's type promotion: tensors with dims beat 0-d tensors, which beat Python
+    scalars, unless a weaker operand is of a higher category (bool < int < float)."""
+    dim = zero = wrapped = None
+    for v in operands:
+        if isinstance(v, Tensor):
+            d = _BY_NP[v.data.dtype]
+            if v.data.ndim:
+                dim = d if dim is None else promote_types(dim, d)
+            else:
+                zero = d if zero is None else promote_types(zero, d)
+        else:
+            d = _scalar_dtype(v)
+            wrapped = d if wrapped is None else promote_types(wrapped, d)
+    return _combine(dim, _combine(zero, wrapped))
+
+
+def _combine(higher, lower):
+    if higher is None:
+        return lower
+    if lower is None or higher.kind == FLOAT:
+        return higher
+    if higher.kind == BOOL or lower.kind == FLOAT:
+        return promote_types(higher, lower)
+    return higher
+
+
+class Size(tuple):
+    """torch.Size: a tuple that prints as `torch.Size([2, 3])`."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return "torch.Size([" + ", ".join(map(str, self)) + "])"
+
+    __str__ = __repr__
+
+    def numel(self):
+        n = 1
+        for d in self:
+            n *= d
+        return n
+
+# ----------------------------------------------------------------------------- state
+
+
+class _State:
+    """Per-run engine state (PyTorch keeps the equivalents per thread)."""
+
+    __slots__ = ("seq", "grad_enabled", "origin", "observer", "warn", "calls")
+
+    def __init__(self):
+        self.reset()
+
+    def reset(self):
+        self.seq = 0                 # next sequence number for a new node
+        self.grad_enabled = True
+        self.origin = None           # opaque tag (the interpreter's source span) put on new nodes
+        self.observer = None         # called with each finished CallRecord
+        self.warn = _default_warn    # called with (message) for PyTorch's UserWarnings
+        self.calls = 0               # number of backward/grad calls so far
+
+    def next_seq(self):
+        s = self.seq
+        self.seq = s + 1
+        return s
+
+
+def _default_warn(message):
+    import warnings
+    warnings.warn(message, UserWarning, stacklevel=3)
+
+
+STATE = _State()
+
+W_NONLEAF_GRAD = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+    "attribute won't be populated during autograd.backward(). If you indeed want the .grad field "
+    "to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you "
+    "access the non-leaf Tensor by mistake, make sure you access the leaf Tensor instead. See "
+    "github.com/pytorch/pytorch/pull/30531 for more information. (Triggered internally at "
+    "/__w/pytorch/pytorch/build/aten/src/ATen/core/TensorBody.h:493.)")
+W_CREATE_GRAPH = (
+    "Using backward() with create_graph=True will create a reference cycle between the parameter "
+    "and its gradient which can cause a memory leak. We recommend using autograd.grad when "
+    "creating the graph to avoid this. If you have to use this function, make sure to reset the "
+    ".grad fields of your parameters to None after use to break the cycle and avoid the leak. "
+    "(Triggered internally at /__w/pytorch/pytorch/torch/csrc/autograd/engine.cpp:1307.)")
+E1_TEXT = (
+    "Trying to backward through the graph a second time (or directly access saved tensors after "
+    "they have already been freed). Saved intermediate values of the graph are freed when you call "
+    ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
+    "graph a second time or if you need to access saved tensors after calling backward.")
+E5_HINT = (
+    "Hint: enable anomaly detection to find the operation that failed to compute its gradient, "
+    "with torch.autograd.set_detect_anomaly(True, check_nan=False).")
+
+
+class Version:
+    """A version counter, shared by every tensor that shares storage."""
+
+    __slots__ = ("v", "last")
+
+    def __init__(self):
+        self.v = 0
+        self.last = None        # the origin (source statement) of the latest in-place change
+
+    def bump(self):
+        self.v += 1
+        self.last = STATE.origin
+
+# ----------------------------------------------------------------------------- tensors
+
+
+class Tensor:
+    """A NumPy array plus PyTorch's autograd metadata. Operations are added by ops.py."""
+
+    __slots__ = ("data", "requires_grad", "grad_fn", "_grad", "_version_counter", "_acc",
+                 "_retains_grad", "_hooks", "_base", "__weakref__")
+    __array_priority__ = 1000        # so `ndarray * Tensor` defers to Tensor
+
+    def __init__(self, data, requires_grad=False, grad_fn=None, version=None, base=None):
+        self.data = data
+        self.requires_grad = requires_grad
+        self.grad_fn = grad_fn
+        self._grad = None
+        self._version_counter = version if version is not None else Version()
+        self._acc = None
+        self._retains_grad = False
+        self._hooks = None
+        self._base = base
+
+    # -- metadata ----------------------------------------------------------------
+    @property
+    def dtype(self):
+        return _BY_NP[self.data.dtype]
+
+    @property
+    def shape(self):
+        return Size(self.data.shape)
+
+    def size(self, dim=None):
+        if dim is None:
+            return Size(self.data.shape)
+        return self.data.shape[_wrap_dim(dim, self.data.ndim)]
+
+    @property
+    def ndim(self):
+        return self.data.ndim
+
+    def dim(self):
+        return self.data.ndim
+
+    def numel(self):
+        return self.data.size
+
+    def __len__(self):
+        if not self.data.ndim:
+            raise TorchTypeError("len() of a 0-d tensor")
+        return self.data.shape[0]
+
+    @property
+    def is_leaf(self):
+        return self.grad_fn is None
+
+    @property
+    def _version(self):
+        return self._version_counter.v
+
+    def is_floating_point(self):
+        return self.data.dtype.kind == "f"
+
+    # -- requires_grad -----------------------------------------------------------
+    def __setattr__(self, name, value):
+        if name == "requires_grad" and hasattr(self, "grad_fn"):
+            self._set_requires_grad(value, "only Tensors of floating point and complex dtype can require gradients")
+        else:
+            object.__setattr__(self, name, value)
+
+    def _set_requires_grad(self, flag, int_message):
+        flag = bool(flag)
+        if self.grad_fn is not None:
+            if not flag:
+                raise TorchRuntimeError(
+                    "you can only change requires_grad flags of leaf variables. If you want to use a "
+                    "computed variable in a subgraph that doesn't require differentiation use "
+                    "var_no_grad = var.detach().")
+            return
+        if flag and self.data.dtype.kind != "f":
+            raise TorchRuntimeError(int_message)
+        object.__setattr__(self, "requires_grad", flag)
+
+    def requires_grad_(self, requires_grad=True):
+        self._set_requires_grad(requires_grad, "only Tensors of floating point dtype can require gradients")
+        return self
+
+    # -- .grad ---------------------------------------------------------------------
+    @property
+    def grad(self):
+        if self.grad_fn is not None and not self._retains_grad:
+            STATE.warn(W_NONLEAF_GRAD)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value):
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TorchTypeError("assigned grad expected to be a Tensor or None but got grad of type "
+                                     + type(value).__name__)
+            if value.data.shape != self.data.shape:
+                raise TorchRuntimeError(
+                    f"attempting to assign a gradient of size '{_sizes(value.data.shape)}' to a tensor of "
+                    f"size '{_sizes(self.data.shape)}'. Please ensure that the gradient and the tensor "
+                    "are the same size")
+        self._grad = value
+
+    def retain_grad(self):
+        if not self.requires_grad:
+            raise TorchRuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self.grad_fn is not None and not self._retains_grad:
+            self._retains_grad = True
+            self.grad_fn.retained = (self.grad_fn.retained or ()) + (self,)
+
+    def register_hook(self, hook):
+        if not self.requires_grad:
+            raise TorchRuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        owner = self.grad_fn if self.grad_fn is not None else self._accumulator()
+        owner.hooks = (owner.hooks or ()) + (hook,)
+        return _HookHandle(owner, hook)
+
+    def _accumulator(self):
+        acc = self._acc
+        if acc is None:
+            acc = self._acc = AccumulateGrad(self)
+        return acc
+
+    def _edge(self):
+        """The graph edge a gradient for this tensor flows along (None: no gradient)."""
+        if self.grad_fn is not None:
+            return self.grad_fn
+        if self.requires_grad:
+            return self._accumulator()
+        return None
+
+    # -- conversions ---------------------------------------------------------------
+    def item(self):
+        n = self.data.size
+        if n != 1:
+            raise TorchRuntimeError(f"a Tensor with {n} elements cannot be converted to Scalar")
+        return self.data.reshape(()).item()
+
+    def tolist(self):
+        return self.data.tolist()
+
+    def numpy(self):
+        if self.requires_grad:
+            raise TorchRuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+        return self.data
+
+    def detach(self):
+        return Tensor(self.data, version=self._version_counter)
+
+    def detach_(self):
+        if self.grad_fn is not None:
+            self.grad_fn = None
+        object.__setattr__(self, "requires_grad", False)
+        return self
+
+    def __float__(self):
+        if self.data.size != 1:
+            raise TorchValueError_("only one element tensors can be converted to Python scalars")
+        return float(self.data.reshape(()))
+
+    def __int__(self):
+        if self.data.size != 1:
+            raise TorchValueError_("only one element tensors can be converted to Python scalars")
+        return int(self.data.reshape(()))
+
+    def __index__(self):
+        if self.data.size != 1 or self.data.dtype.kind not in "iub":
+            raise TorchTypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.data.reshape(()))
+
+    def __bool__(self):
+        if self.data.size != 1:
+            raise TorchRuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self.data.reshape(()))
+
+    def __hash__(self):
+        return id(self)
+
+    # -- backward ----------------------------------------------------------------------
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        backward([self], None if gradient is None else [gradient], retain_graph, create_graph, inputs,
+                 _single_gradient=gradient)
+
+    def __repr__(self):
+        from .printing import format_tensor
+        suffix = ()
+        if self.grad_fn is not None:
+            suffix = (f"grad_fn=<{self.grad_fn.name()}>",)
+        elif self.requires_grad:
+            suffix = ("requires_grad=True",)
+        return format_tensor(self.data, self.data.dtype.name if self.data.dtype != np.bool_ else "bool", suffix)
+
+    __str__ = __repr__
+
+    def __format__(self, spec):
+        if self.data.ndim == 0:
+            return format(self.data.item(), spec)
+        if spec:
+            raise TorchTypeError("unsupported format string passed to Tensor.__format__")
+        return repr(self)
+
+
+from .errors import TorchValueError as TorchValueError_  # noqa: E402  (kept near its single use above)
+
+
+class _HookHandle:
+    __slots__ = ("owner", "hook")
+
+    def __init__(self, owner, hook):
+        self.owner, self.hook = owner, hook
+
+    def remove(self):
+        self.owner.hooks = tuple(h for h in (self.owner.hooks or ()) if h is not self.hook)
+
+
+def _sizes(shape):
+    return "[" + ", ".join(map(str, shape)) + "]"
+
+
+def _wrap_dim(dim, ndim):
+    n = max(ndim, 1)
+    if not -n <= dim < n:
+        from .errors import TorchIndexError
+        raise TorchIndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+    return dim % n
+
+# ----------------------------------------------------------------------------- graph nodes
+
+
+class Saved:
+    """One saved tensor (PyTorch's SavedVariable): the value, and its version when saved."""
+
+    __slots__ = ("tensor", "data", "version", "saved_version", "is_output", "constant", "freed")
+
+    def __init__(self, tensor, is_output=False, constant=None):
+        self.tensor = None if is_output else tensor   # inputs keep identity; outputs avoid a cycle
+        self.data = tensor.data
+        self.version = tensor._version_counter
+        self.saved_version = tensor._version_counter.v
+        self.is_output = is_output
+        self.constant = constant        # the Python number, when a scalar was wrapped as a tensor
+        self.freed = False              # a backward released the buffer; the facts stay for explanations
+
+
+class Node:
+    """A grad_fn. `op` is its row of the op table; `saved` maps slot name to Saved or None
+    (a tensor slot holding nothing); `attrs` are the non-tensor attributes."""
+
+    __slots__ = ("op", "seq", "next_functions", "saved", "attrs", "input_meta", "origin",
+                 "freed_by", "retained", "hooks", "__weakref__")
+
+    def __init__(self, op, next_functions, saved, attrs, input_meta, seq):
+        self.op = op
+        self.seq = seq
+        self.next_functions = next_functions
+        self.saved = saved
+        self.attrs = attrs
+        self.input_meta = input_meta        # (shape, numpy dtype) per input, to shape its gradient
+        self.origin = STATE.origin
+        self.freed_by = None                # the CallRecord that released the saved tensors
+        self.retained = None                # non-leaf tensors that retain_grad() here
+        self.hooks = None                   # tensor hooks (register_hook) on this node's output
+
+    def name(self):
+        return self.op.name
+
+    def _sequence_nr(self):
+        return self.seq
+
+    def holds_tensors(self):
+        """True when some saved slot held a tensor (so a second backward needs it)."""
+        return any(v is not None for v in self.saved.values())
+
+    def tensor_slots(self):
+        return [k for k, v in self.saved.items() if v is not None]
+
+    def release(self, record):
+        for s in self.saved.values():
+            if s is not None and not s.freed:
+                s.freed = True
+                s.data = s.tensor = None
+        if self.freed_by is None:
+            self.freed_by = record
+
+    def unpack(self, slot, as_tensor):
+        """The value of a saved slot, raising E1 (freed) or E5 (modified in place)."""
+        s = self.saved[slot]
+        if s is None:
+            return None
+        if s.freed:
+            raise BackwardTwiceError(self, slot)
+        if s.version.v != s.saved_version:
+            raise _version_error(self, s)
+        if not as_tensor:
+            return s.data
+        if s.is_output:
+            return Tensor(s.data, requires_grad=True, grad_fn=self, version=s.version)
+        return s.tensor
+
+    def __getattr__(self, name):
+        # PyTorch's `_saved_<slot>` attributes: tensors (E1 once freed, E5 once modified) or plain values.
+        if name.startswith("_saved_"):
+            slot = name[7:]
+            saved = object.__getattribute__(self, "saved")
+            if slot in saved:
+                return self.unpack(slot, True)
+            attrs = object.__getattribute__(self, "attrs")
+            if slot in attrs:
+                return saved_attr_value(slot, attrs[slot])
+        raise AttributeError(f"'{object.__getattribute__(self, 'op').name}' object has no attribute '{name}'")
+
+    def __repr__(self):
+        return f"<{self.op.name} object at {_fake_address(self)}>"
+
+
+_INT64_ATTRS = {"dim", "dims", "dim0", "dim1", "index", "ignore_index", "start", "end", "step"}
+
+
+def saved_attr_value(slot, value):
+    """PyTorch shows negative int64 dims and indices as unsigned: -1 -> 2**64 - 1."""
+    if slot in _INT64_ATTRS:
+        if type(value) is int and value < 0:
+            return value + 2 ** 64
+        if type(value) is tuple:
+            return tuple(v + 2 ** 64 if type(v) is int and v < 0 else v for v in value)
+    return value
+
+
+def _fake_address(obj):
+    return "0x%012x" % (id(obj) & 0xFFFFFFFFFFFF)
+
+
+class AccumulateGrad(Node):
+    """The node of a leaf that requires grad: it adds the incoming gradient into `.grad`."""
+
+    __slots__ = ("variable",)
+
+    def __init__(self, variable):
+        self.op = ACCUMULATE
+        self.seq = 2 ** 64 - 1
+        self.next_functions = ()
+        self.saved = {}
+        self.attrs = {}
+        self.input_meta = ((variable.data.shape, variable.data.dtype),)
+        self.origin = None
+        self.freed_by = None
+        self.retained = None
+        self.hooks = None
+        self.variable = variable
+
+
+class OpDef:
+    """A row of the op table (see ops.py): the grad_fn name, its differentiable inputs,
+    the saved slots with the condition under which each holds a tensor, the non-tensor
+    attributes, and one backward formula per input."""
+
+    __slots__ = ("name", "inputs", "saved", "attrs", "formulas", "doc")
+
+    def __init__(self, name, inputs=(), saved=(), attrs=(), formulas=(), doc=""):
+        self.name = name
+        self.inputs = inputs
+        self.saved = saved          # tuple of (slot, source, condition)
+        self.attrs = attrs
+        self.formulas = formulas    # tuple, per input: (function, names of the slots/attrs it reads)
+        self.doc = doc
+
+    def __repr__(self):
+        return f"OpDef({self.name})"
+
+
+ACCUMULATE = OpDef("AccumulateGrad")
+GRAPH_ROOT = OpDef("GraphRoot")
+COPY_BACKWARDS = OpDef("CopyBackwards", ("self", "src"),
+                       formulas=((lambda m, g: None, ()), (lambda m, g: g, ())))
+
+
+def short_name(node_name):
+    """How E5 names a node: 'MulBackward0' -> 'Mul', 'ClampBackward1' -> 'Clamp1'."""
+    i = node_name.rfind("Backward")
+    if i < 0 or node_name.endswith("Backwards"):
+        return "torch::autograd::" + node_name
+    n = node_name[i + 8:]
+    return node_name[:i] + ("" if n == "0" else n)
+
+
+class BackwardTwiceError(TorchRuntimeError):
+    """E1, with the node and the slot that needed a freed buffer."""
+
+    def __init__(self, node, slot):
+        super().__init__(E1_TEXT)
+        self.node, self.slot = node, slot
+
+
+class VersionError(TorchRuntimeError):
+    """E5, with the node and the saved tensor that was modified in place."""
+
+    def __init__(self, message, node, saved):
+        super().__init__(message)
+        self.node, self.saved = node, saved
+
+
+def _version_error(node, s):
+    dt = _BY_NP[s.data.dtype]
+    which = ""
+    if s.is_output:
+        which = f", which is output 0 of {short_name(node.op.name)},"
+    elif s.tensor.grad_fn is not None:
+        which = f", which is output 0 of {short_name(s.tensor.grad_fn.op.name)},"
+    msg = (f"one of the variables needed for gradient computation has been modified by an inplace "
+           f"operation: [torch.{dt.tensor_type} {_sizes(s.data.shape)}]{which} is at version "
+           f"{s.version.v}; expected version {s.saved_version} instead. {E5_HINT}")
+    return VersionError(msg, node, s)
+
+# ----------------------------------------------------------------------------- backward
+
+
+class CallRecord:
+    """What one backward() or autograd.grad() call did, in order."""
+
+    __slots__ = ("index", "kind", "origin", "retain_graph", "executed", "freed", "updates", "error")
+
+    def __init__(self, kind, retain_graph):
+        STATE.calls += 1
+        self.index = STATE.calls
+        self.kind = kind                 # "backward" or "grad"
+        self.origin = STATE.origin
+        self.retain_graph = retain_graph
+        self.executed = []               # nodes, in the order they ran
+        self.freed = []                  # nodes whose saved tensors this call released
+        self.updates = []                # (leaf, grad values before or None, grad values after)
+        self.error = None
+
+    def finish(self):
+        """Hand the record to the observer, then drop the node references it holds."""
+        if STATE.observer is not None:
+            STATE.observer(self)
+        self.executed = self.freed = self.updates = None
+
+
+def _less(a, b):
+    # PyTorch's CompareNodeTaskTime: lower sequence number = lower priority.
+    return a.seq < b.seq
+
+
+def _heap_push(heap, item):
+    # libstdc++ std::push_heap, so that ties pop in exactly PyTorch's order.
+    heap.append(item)
+    hole = len(heap) - 1
+    parent = (hole - 1) // 2
+    while hole > 0 and _less(heap[parent], item):
+        heap[hole] = heap[parent]
+        hole = parent
+        parent = (hole - 1) // 2
+    heap[hole] = item
+
+
+def _heap_pop(heap):
+    # libstdc++ std::pop_heap (__adjust_heap then __push_heap) followed by pop_back.
+    n = len(heap)
+    top = heap[0]
+    if n == 1:
+        heap.pop()
+        return top
+    value = heap[-1]
+    heap[-1] = top
+    length = n - 1
+    hole = 0
+    child = 0
+    while child < (length - 1) // 2:
+        child = 2 * (child + 1)
+        if _less(heap[child], heap[child - 1]):
+            child -= 1
+        heap[hole] = heap[child]
+        hole = child
+    if (length & 1) == 0 and child == (length - 2) // 2:
+        child = 2 * (child + 1)
+        heap[hole] = heap[child - 1]
+        hole = child - 1
+    parent = (hole - 1) // 2
+    while hole > 0 and _less(heap[parent], value):
+        heap[hole] = heap[parent]
+        hole = parent
+        parent = (hole - 1) // 2
+    heap[hole] = value
+    heap.pop()
+    return top
+
+
+def _as_tensor_list(value, what):
+    if value is None:
+        return None
+    if isinstance(value, Tensor):
+        return [value]
+    if isinstance(value, (list, tuple)):
+        return list(value)
+    raise TorchTypeError(f"'{type(value).__name__}' object is not iterable")
+
+
+def _make_grads(outputs, grads, create_graph):
+    result = []
+    for i, out in enumerate(outputs):
+        g = grads[i] if grads is not None and i < len(grads) else None
+        if g is None:
+            if out.requires_grad and out.data.size != 1:
+                raise TorchRuntimeError("grad can be implicitly created only for scalar outputs")
+            if out.requires_grad and out.data.dtype.kind != "f":
+                raise TorchRuntimeError(
+                    f"grad can be implicitly created only for real scalar outputs but got {dtype_of(out.data)}")
+            result.append(np.ones(out.data.shape, out.data.dtype) if not create_graph
+                          else Tensor(np.ones(out.data.shape, out.data.dtype)))
+        else:
+            if not isinstance(g, Tensor):
+                raise TorchTypeError(f"'{type(g).__name__}' object is not iterable")
+            if g.data.shape != out.data.shape:
+                raise TorchRuntimeError(
+                    f"Mismatch in shape: grad_output[{i}] has a shape of {Size(g.data.shape)} and "
+                    f"output[{i}] has a shape of {Size(out.data.shape)}.")
+            result.append(g if create_graph else g.data)
+    return result
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None,
+             _single_gradient=None):
+    """torch.autograd.backward / Tensor.backward."""
+    tensors = _as_tensor_list(tensors, "tensors")
+    if grad_tensors is not None and not isinstance(grad_tensors, (list, tuple)):
+        grad_tensors = _as_tensor_list(grad_tensors, "grad_tensors")
+    if retain_graph is None:
+        retain_graph = create_graph
+    if create_graph:
+        STATE.warn(W_CREATE_GRAPH)
+    grads = _make_grads(tensors, grad_tensors, create_graph)
+    if inputs is not None:
+        inputs = _as_tensor_list(inputs, "inputs")
+        if not inputs:
+            raise TorchRuntimeError("'inputs' argument to backward() cannot be empty.")
+        for t in inputs:
+            if not t.requires_grad:
+                raise TorchRuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+    _run(tensors, grads, bool(retain_graph), bool(create_graph), inputs, accumulate=True)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    """torch.autograd.grad."""
+    outputs = _as_tensor_list(outputs, "outputs")
+    inputs = _as_tensor_list(inputs, "inputs")
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    if grad_outputs is not None and not isinstance(grad_outputs, (list, tuple)):
+        grad_outputs = _as_tensor_list(grad_outputs, "grad_outputs")
+    if retain_graph is None:
+        retain_graph = create_graph
+    for t in inputs:
+        if not t.requires_grad:
+            raise TorchRuntimeError("One of the differentiated Tensors does not require grad")
+    grads = _make_grads(outputs, grad_outputs, create_graph)
+    captured = _run(outputs, grads, bool(retain_graph), bool(create_graph), inputs, accumulate=False)
+    result = []
+    for i, (t, g) in enumerate(zip(inputs, captured)):
+        if g is None:
+            if materialize_grads:
+                g = np.zeros(t.data.shape, t.data.dtype)
+            elif not allow_unused:
+                raise TorchRuntimeError(
+                    f"The differentiated Tensor at index {i} appears to not have been used in the graph. "
+                    "Set allow_unused=True if this is the desired behavior.")
+        if g is not None and not isinstance(g, Tensor):
+            g = Tensor(g)
+        result.append(g)
+    return tuple(result)
+
+
+def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
+    """The engine proper. Returns the captured gradients of `inputs` (autograd.grad)."""
+    edges = []
+    for i, t in enumerate(roots):
+        fn = t._edge()
+        if fn is None:
+            raise TorchRuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
+        edges.append(fn)
+    record = CallRecord("backward" if accumulate else "grad", keep_graph)
+
+    if len(edges) == 1:
+        root = edges[0]
+        buffers = {root: grads[0]}
+    else:                                   # PyTorch's GraphRoot: a node of its own, with a number
+        root = Node(GRAPH_ROOT, tuple((e, 0) for e in edges), {}, {}, (), STATE.next_seq())
+        buffers = {root: grads}
+
+    # Dependencies: incoming edges per node, repeats counted (x*x has two into Acc(x)).
+    deps = {}
+    seen = {root}
+    stack = [root]
+    while stack:
+        fn = stack.pop()
+        for nxt, _ in fn.next_functions:
+            if nxt is None:
+                continue
+            deps[nxt] = deps.get(nxt, 0) + 1
+            if nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+
+    # With inputs: run only nodes on a path to one of them (PyTorch's exec_info).
+    # `wanted` = nodes whose incoming gradient is computed: needed ones and captured ones.
+    needed = captures = wanted = None
+    if inputs is not None:
+        targets = {}
+        for k, t in enumerate(inputs):
+            targets.setdefault(t._edge(), []).append(k)
+        needed = set()
+        reach = {}
+        for fn in reversed(_topological(root, deps)):
+            r = fn in targets
+            for nxt, _ in fn.next_functions:
+                if nxt is not None and reach[nxt]:
+                    r = True
+                    needed.add(fn)
+            reach[fn] = r
+        if accumulate:
+            needed.update(targets)
+            for t in inputs:
+                if t.grad_fn is not None:
+                    t.retain_grad()
+        else:
+            captures = targets
+        wanted = needed | set(targets)
+        result = [None] * len(inputs)
+
+    prev_mode = STATE.grad_enabled
+    STATE.grad_enabled = create_graph
+    heap = [root]
+    try:
+        while heap:
+            fn = _heap_pop(heap)
+            buf = buffers.pop(fn, None)
+            if captures is not None and fn in captures:
+                for k in captures[fn]:
+                    result[k] = _hooked(fn, buf) if buf is not None else None
+            if needed is not None and fn not in needed:
+                continue
+            if fn.hooks:
+                buf = _hooked(fn, buf)
+            if fn.retained and accumulate and buf is not None:
+                for t in fn.retained:
+                    _retain(t, buf, create_graph)
+            record.executed.append(fn)
+            if type(fn) is AccumulateGrad:
+                if buf is not None:
+                    _accumulate(fn.variable, buf, create_graph, record)
+                continue
+            if fn.op is GRAPH_ROOT:
+                outs = buf
+            else:
+                outs = _apply(fn, buf, create_graph, wanted)
+                if not keep_graph and fn.saved:
+                    had = fn.holds_tensors() and fn.freed_by is None
+                    fn.release(record)
+                    if had:
+                        record.freed.append(fn)
+            for (nxt, _), g in zip(fn.next_functions, outs):
+                if nxt is None:
+                    continue
+                if g is not None:
+                    old = buffers.get(nxt)
+                    buffers[nxt] = g if old is None else old + g
+                d = deps[nxt] - 1
+                deps[nxt] = d
+                if d == 0 and (wanted is None or nxt in wanted):
+                    _heap_push(heap, nxt)
+    except Exception as exc:
+        record.error = exc
+        raise
+    finally:
+        STATE.grad_enabled = prev_mode
+        record.finish()
+    return result if inputs is not None and not accumulate else None
+
+
+def _hooked(fn, buf):
+    """Run tensor hooks on the gradient flowing into fn; a hook may return a replacement."""
+    if not fn.hooks or buf is None:
+        return buf
+    g = buf if isinstance(buf, Tensor) else Tensor(buf)
+    for hook in fn.hooks:
+        r = hook(g)
+        if r is not None:
+            g = r
+    return g if isinstance(buf, Tensor) else g.data
+
+
+def _retain(t, buf, create_graph):
+    if t._grad is None:
+        t._grad = Tensor(buf.data.copy() if isinstance(buf, Tensor) else buf.copy())
+    else:
+        t._grad = Tensor(t._grad.data + (buf.data if isinstance(buf, Tensor) else buf))
+
+
+def _topological(root, deps):
+    """Nodes reachable from root, every node after all of its parents (Kahn's algorithm)."""
+    remaining = dict(deps)
+    order, ready = [], [root]
+    while ready:
+        fn = ready.pop()
+        order.append(fn)
+        for nxt, _ in fn.next_functions:
+            if nxt is not None:
+                remaining[nxt] -= 1
+                if remaining[nxt] == 0:
+                    ready.append(nxt)
+    return order
+
+
+def _apply(fn, grad_out, create_graph, wanted):
+    """Run one node's backward formulas (the grads for each next edge, None where unused)."""
+    op = fn.op
+    # Like PyTorch's generated code, every saved slot is unpacked before any formula runs.
+    vals = {}
+    for slot in fn.saved:
+        vals[slot] = fn.unpack(slot, create_graph)
+    if grad_out is None:
+        return [None] * len(fn.next_functions)
+    attrs = fn.attrs
+    m = TENSOR_MATH if create_graph else NUMPY_MATH
+    outs = []
+    for (nxt, _), (formula, names), (shape, dtype) in zip(fn.next_functions, op.formulas, fn.input_meta):
+        if nxt is None or (wanted is not None and nxt not in wanted):
+            outs.append(None)
+            continue
+        g = formula(m, grad_out, *[vals[n] if n in vals else attrs[n] for n in names])
+        if g is not None:
+            g = m.fit(g, shape, dtype)
+        outs.append(g)
+    return outs
+
+
+def _accumulate(leaf, buf, create_graph, record):
+    before = None if leaf._grad is None else leaf._grad.data.copy()
+    if not create_graph:
+        data = buf.data if isinstance(buf, Tensor) else buf
+        if leaf._grad is None:
+            leaf._grad = Tensor(np.array(data, dtype=leaf.data.dtype, copy=True))
+        else:
+            g = leaf._grad
+            np.add(g.data, data, out=g.data, casting="unsafe")
+            g._version_counter.bump()
+    else:
+        g = buf if isinstance(buf, Tensor) else Tensor(buf)
+        if leaf._grad is None:
+            # PyTorch copies into a fresh buffer under grad mode: a CopyBackwards node.
+            out = Tensor(np.array(g.data, dtype=leaf.data.dtype, copy=True))
+            if g.requires_grad:
+                node = Node(COPY_BACKWARDS, ((None, 0), (g._edge(), 0)), {}, {},
+                            ((g.data.shape, g.data.dtype), (g.data.shape, g.data.dtype)), STATE.next_seq())
+                out.grad_fn = node
+                object.__setattr__(out, "requires_grad", True)
+            leaf._grad = out
+        else:
+            leaf._grad = leaf._grad + g
+    record.updates.append((leaf, before, leaf._grad.data.copy()))
+
+
+class _NumpyMath:
+    """Backward formulas run on plain arrays unless create_graph asks for a graph."""
+
+    exp, log, sin, cos, sqrt, tanh, abs, sign = np.exp, np.log, np.sin, np.cos, np.sqrt, np.tanh, np.abs, np.sign
+
+    @staticmethod
+    def fit(g, shape, dtype):
+        """Sum a broadcast gradient back to its input's shape and dtype."""
+        if g.shape != shape:
+            g = _sum_to(g, shape)
+        if g.dtype != dtype:
+            g = g.astype(dtype)
+        return g
+
+    @staticmethod
+    def matmul(a, b):
+        return np.matmul(a, b)
+
+    @staticmethod
+    def transpose(a):
+        return np.swapaxes(a, -1, -2)
+
+    @staticmethod
+    def outer(a, b):
+        return np.multiply.outer(a, b)
+
+    @staticmethod
+    def mul_scalar(a, s):
+        return a * np.asarray(s, a.dtype)
+
+    @staticmethod
+    def pow_scalar(a, e):
+        return _np_pow(a, e)
+
+    @staticmethod
+    def where(c, a, b):
+        return np.where(c, a, b).astype(np.result_type(a, b), copy=False)
+
+    @staticmethod
+    def expand(g, shape):
+        return np.broadcast_to(g, shape)
+
+
+def _np_pow(a, e):
+    # Small integer exponents by multiplication: NumPy's generic power is slow on floats.
+    if e == 2:
+        return a * a
+    if e == 3:
+        return a * a * a
+    if e == 1:
+        return a.copy()
+    if e == 0.5:
+        return np.sqrt(a)
+    return np.power(a, a.dtype.type(e)) if a.dtype.kind == "f" else np.power(a, e)
+
+
+def _sum_to(g, shape):
+    lead = g.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(i + lead for i, n in enumerate(shape) if n == 1 and g.shape[i + lead] != 1)
+    if axes:
+        g = g.sum(axis=axes, keepdims=True)
+    if lead:
+        g = g.reshape(shape)
+    return g
+
+
+NUMPY_MATH = _NumpyMath()
+TENSOR_MATH = None        # set by ops.py: the same names, as differentiable tensor ops

@@ -1,0 +1,742 @@
+"""Source text -> AST (syntax.py), through the Lark grammar in grammar/gradcli.lark.
+
+The LALR tables are built once and cached (atomically) in the user's cache
+directory, so a run loads them instead of analysing the grammar again.
+"""
+from __future__ import annotations
+
+import ast as _pyast
+import hashlib
+import os
+import re
+import tempfile
+
+from lark import Lark, Transformer, v_args, Token
+from lark.exceptions import UnexpectedInput, UnexpectedToken, UnexpectedCharacters, UnexpectedEOF, VisitError
+from lark.indenter import PythonIndenter
+
+from . import syntax as S
+from .errors import ParseError
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def grammar_path() -> str:
+    """The grammar file: packaged beside this module, or the repository's grammar/."""
+    for candidate in (os.path.join(_HERE, "grammar", "gradcli.lark"),
+                      os.path.join(os.path.dirname(_HERE), "grammar", "gradcli.lark")):
+        if os.path.exists(candidate):
+            return candidate
+    raise FileNotFoundError("gradcli's grammar file gradcli.lark is missing from the installation")
+
+
+def _pos(meta):
+    if getattr(meta, "empty", True):
+        return (0, 0, 0, 0)
+    return (meta.line, meta.column, meta.end_line, meta.end_column)
+
+
+def _tpos(tok):
+    return (tok.line, tok.column, tok.end_line, tok.end_column)
+
+
+_OPS = {"+": "+", "-": "-", "*": "*", "/": "/", "//": "//", "%": "%", "@": "@", "**": "**"}
+
+
+@v_args(meta=True)
+class ASTBuilder(Transformer):
+    """Parse tree -> syntax.py nodes."""
+
+    def __init__(self, parse_expr):
+        super().__init__()
+        self._parse_expr = parse_expr
+
+    # -- module and statements ---------------------------------------------------------
+    def file_input(self, meta, items):
+        body = []
+        for it in items:
+            if isinstance(it, list):
+                body.extend(it)
+            elif it is not None and not isinstance(it, Token):
+                body.append(it)
+        return S.Module(body, pos=_pos(meta))
+
+    def eval_input(self, meta, items):
+        return [i for i in items if not isinstance(i, Token)][0]
+
+    def simple_stmt(self, meta, items):
+        return [i for i in items if i is not None and not isinstance(i, Token)]
+
+    def suite(self, meta, items):
+        body = []
+        for it in items:
+            if isinstance(it, list):
+                body.extend(it)
+            elif it is not None and not isinstance(it, Token):
+                body.append(it)
+        return body
+
+    def expr_stmt(self, meta, items):
+        return S.ExprStmt(items[0], pos=_pos(meta))
+
+    def assign(self, meta, items):
+        return S.Assign(items[:-1], items[-1], pos=_pos(meta))
+
+    def augassign(self, meta, items):
+        target, op, value = items
+        return S.AugAssign(target, str(op)[:-1], value, pos=_pos(meta))
+
+    def print_stmt(self, meta, items):
+        return S.Print([i for i in items[1:] if i is not None], pos=_pos(meta))
+
+    def backward_stmt(self, meta, items):
+        target, *args = items[1:]
+        kwargs = []
+        for a in args:
+            if not isinstance(a, tuple):
+                raise _ParseProblem("`backward` takes keyword options after the tensor, like `backward y, retain_graph=True`", a)
+            kwargs.append(a)
+        return S.Backward(target, kwargs, pos=_pos(meta))
+
+    def pass_stmt(self, meta, items):
+        return S.Pass(pos=_pos(meta))
+
+    def break_stmt(self, meta, items):
+        return S.Break(pos=_pos(meta))
+
+    def continue_stmt(self, meta, items):
+        return S.Continue(pos=_pos(meta))
+
+    def return_stmt(self, meta, items):
+        return S.Return(items[0] if items else None, pos=_pos(meta))
+
+    def raise_stmt(self, meta, items):
+        return S.Raise(items[0] if items else None, pos=_pos(meta))
+
+    def dotted_name(self, meta, items):
+        return ".".join(map(str, items))
+
+    def import_stmt(self, meta, items):
+        names = []
+        i = 0
+        while i < len(items):
+            mod = items[i]
+            alias = items[i + 1] if i + 1 < len(items) else None
+            names.append((mod, str(alias) if alias is not None else None))
+            i += 2
+        return S.Import(names, pos=_pos(meta))
+
+    def from_import(self, meta, items):
+        module, rest = items[0], items[1:]
+        names = [(str(rest[i]), str(rest[i + 1]) if rest[i + 1] is not None else None) for i in range(0, len(rest), 2)]
+        return S.FromImport(module, names, pos=_pos(meta))
+
+    def assert_stmt(self, meta, items):
+        return S.Assert(items[0], items[1], pos=_pos(meta))
+
+    def del_stmt(self, meta, items):
+        t = items[0]
+        return S.Delete(t.elts if isinstance(t, S.TupleExpr) else [t], pos=_pos(meta))
+
+    def global_stmt(self, meta, items):
+        return S.Global([str(t) for t in items], pos=_pos(meta))
+
+    def if_stmt(self, meta, items):
+        test, body, *rest = items
+        branches = [(test, body)]
+        orelse = rest.pop() if rest and not isinstance(rest[-1], tuple) else None
+        branches.extend(r for r in rest if isinstance(r, tuple))
+        return S.If(branches, orelse or [], pos=_pos(meta))
+
+    def elif_clause(self, meta, items):
+        return (items[0], items[1])
+
+    def while_stmt(self, meta, items):
+        return S.While(items[0], items[1], items[2] or [], pos=_pos(meta))
+
+    def for_stmt(self, meta, items):
+        return S.For(items[0], items[1], items[2], items[3] or [], pos=_pos(meta))
+
+    def try_stmt(self, meta, items):
+        body = items[0]
+        handlers = [i for i in items[1:-2] if isinstance(i, tuple)]
+        orelse, final = items[-2], items[-1]
+        if not handlers and final is None:
+            raise _ParseProblem("expected 'except' or 'finally' block", meta)
+        return S.Try(body, handlers, orelse or [], final or [], pos=_pos(meta))
+
+    def except_clause(self, meta, items):
+        typ, name, body = items
+        return (typ, str(name) if name is not None else None, body)
+
+    def with_stmt(self, meta, items):
+        return S.With(items[:-1], items[-1], pos=_pos(meta))
+
+    def with_item(self, meta, items):
+        return (items[0], str(items[1]) if items[1] is not None else None)
+
+    def funcdef(self, meta, items):
+        name, params, _ret, body = items
+        return S.FuncDef(str(name), params or [], body, pos=_pos(meta))
+
+    def parameters(self, meta, items):
+        return [i for i in items if i is not None]
+
+    def param(self, meta, items):
+        return ("pos", str(items[0]), items[2])
+
+    def star_param(self, meta, items):
+        return ("star", str(items[0]), None)
+
+    def kw_param(self, meta, items):
+        return ("kwstar", str(items[0]), None)
+
+    # -- expressions --------------------------------------------------------------------
+    def name(self, meta, items):
+        return S.Name(str(items[0]), pos=_tpos(items[0]))
+
+    def number(self, meta, items):
+        tok = items[0]
+        text = str(tok).replace("_", "")
+        try:
+            if text[-1] in "jJ":
+                raise _ParseProblem("complex numbers are not supported", tok)
+            if text[:2].lower() in ("0x", "0o", "0b"):
+                value = int(text, 0)
+            elif re.fullmatch(r"\d+", text):
+                if len(text) > 1 and text[0] == "0" and text.strip("0"):
+                    raise _ParseProblem("leading zeros in decimal integer literals are not permitted; "
+                                        "use an 0o prefix for octal integers", tok)
+                if len(text) > 4300:
+                    raise _ParseProblem("integer literal too long", tok)
+                value = int(text)
+            else:
+                value = float(text)
+        except ValueError:
+            raise _ParseProblem(f"invalid number literal {text!r}", tok)
+        return S.Const(value, pos=_tpos(tok))
+
+    def string(self, meta, items):
+        parts = []
+        fstring = False
+        for tok in items:
+            prefix = re.match(r"[A-Za-z]*", str(tok)).group(0)
+            if "b" in prefix.lower():
+                raise _ParseProblem("bytes literals are not supported", tok)
+            if "f" in prefix.lower():
+                fstring = True
+                parts.extend(self._fstring(tok, prefix))
+            else:
+                parts.append(_pyast.literal_eval(str(tok)))
+        pos = (items[0].line, items[0].column, items[-1].end_line, items[-1].end_column)
+        if not fstring:
+            return S.Const("".join(parts), pos=pos)
+        merged = []
+        for p in parts:
+            if isinstance(p, str) and merged and isinstance(merged[-1], str):
+                merged[-1] += p
+            else:
+                merged.append(p)
+        return S.FString(merged, pos=pos)
+
+    def _fstring(self, tok, prefix):
+        text = str(tok)[len(prefix):]
+        q = text[:3] if text[:3] in ('"""', "'''") else text[0]
+        body = text[len(q):-len(q)]
+        plain = prefix.lower().replace("f", "")
+        return _split_fstring(body, lambda lit: _pyast.literal_eval(plain + q + lit + q) if lit else "",
+                              self._parse_expr, tok)
+
+    def empty_tuple(self, meta, items):
+        return S.TupleExpr([], pos=_pos(meta))
+
+    def paren(self, meta, items):
+        return items[0]
+
+    def tuple(self, meta, items):
+        return S.TupleExpr([i for i in items if i is not None], pos=_pos(meta))
+
+    def list(self, meta, items):
+        return S.ListExpr([i for i in items if i is not None], pos=_pos(meta))
+
+    def listcomp(self, meta, items):
+        elt, target, it, cond = items
+        return S.ListComp(elt, target, it, cond, pos=_pos(meta))
+
+    def dict(self, meta, items):
+        items = [i for i in items if i is not None]
+        return S.DictExpr([k for k, _ in items], [v for _, v in items], pos=_pos(meta))
+
+    def dict_item(self, meta, items):
+        return (items[0], items[1])
+
+    def ellipsis(self, meta, items):
+        return S.EllipsisExpr(pos=_pos(meta))
+
+    def const_none(self, meta, items):
+        return S.Const(None, pos=_pos(meta))
+
+    def const_true(self, meta, items):
+        return S.Const(True, pos=_pos(meta))
+
+    def const_false(self, meta, items):
+        return S.Const(False, pos=_pos(meta))
+
+    def slice(self, meta, items):
+        items = list(items) + [None] * (3 - len(items))
+        return S.SliceExpr(items[0], items[1], items[2], pos=_pos(meta))
+
+    def call(self, meta, items):
+        func, args = items
+        pos_args, kwargs = [], []
+        for a in (args or []):
+            if isinstance(a, tuple):
+                if pos_args and kwargs and a[0] is not None and False:
+                    pass
+                kwargs.append(a)
+            else:
+                if kwargs and not isinstance(a, S.Starred):
+                    raise _ParseProblem("positional argument follows keyword argument", a)
+                pos_args.append(a)
+        return S.Call(func, pos_args, kwargs, pos=_pos(meta))
+
+    def arguments(self, meta, items):
+        return [i for i in items if i is not None]
+
+    def genexp_arg(self, meta, items):
+        elt, target, it, cond = items
+        return [S.ListComp(elt, target, it, cond, pos=_pos(meta))]
+
+    def kwarg(self, meta, items):
+        return (str(items[0]), items[1])
+
+    def star_arg(self, meta, items):
+        return S.Starred(items[0], pos=_pos(meta))
+
+    def kwstar_arg(self, meta, items):
+        return (None, items[0])
+
+    def getitem(self, meta, items):
+        return S.Subscript(items[0], items[1], pos=_pos(meta))
+
+    def getattr(self, meta, items):
+        return S.Attr(items[0], str(items[1]), pos=_pos(meta))
+
+    def binops(self, meta, items):
+        # `?rule: a (op a)* -> alias` still calls the alias for a single child: pass it through.
+        left = items[0]
+        for i in range(1, len(items), 2):
+            right = items[i + 1]
+            left = S.BinOp(str(items[i]), left, right,
+                           pos=(left.line, left.col, right.end_line, right.end_col))
+        return left
+
+    def pow(self, meta, items):
+        return S.BinOp("**", items[0], items[2], pos=_pos(meta))
+
+    def unary(self, meta, items):
+        op, operand = items
+        return S.UnaryOp(str(op), operand, pos=_pos(meta))
+
+    def bitor(self, meta, items):
+        return self._chain("|", meta, items)
+
+    def bitxor(self, meta, items):
+        return self._chain("^", meta, items)
+
+    def bitand(self, meta, items):
+        return self._chain("&", meta, items)
+
+    def _chain(self, op, meta, items):
+        left = items[0]
+        for right in items[1:]:
+            left = S.BinOp(op, left, right, pos=(left.line, left.col, right.end_line, right.end_col))
+        return left
+
+    def comp_op(self, meta, items):
+        return " ".join(map(str, items))
+
+    def compare(self, meta, items):
+        if len(items) == 1:
+            return items[0]
+        ops = items[1::2]
+        return S.Compare(items[0], ops, items[2::2], pos=_pos(meta))
+
+    def not_(self, meta, items):
+        return S.Not(items[0], pos=_pos(meta))
+
+    def and_(self, meta, items):
+        return items[0] if len(items) == 1 else S.BoolOp("and", items, pos=_pos(meta))
+
+    def or_(self, meta, items):
+        return items[0] if len(items) == 1 else S.BoolOp("or", items, pos=_pos(meta))
+
+    def ifexp(self, meta, items):
+        body, test, orelse = items
+        return S.IfExp(test, body, orelse, pos=_pos(meta))
+
+    def lambdef(self, meta, items):
+        params, body = items
+        return S.Lambda(params or [], body, pos=_pos(meta))
+
+    def lambda_params(self, meta, items):
+        return [("pos", str(t), None) for t in items]
+
+
+class _ParseProblem(Exception):
+    """Raised inside the transformer; turned into a ParseError with a position."""
+
+    def __init__(self, message, where):
+        super().__init__(message)
+        if isinstance(where, Token):
+            self.pos = (where.line, where.column)
+        elif isinstance(where, S.Node):
+            self.pos = (where.line, where.col)
+        else:
+            self.pos = (getattr(where, "line", 1), getattr(where, "column", 1))
+
+
+def _split_fstring(body, literal, parse_expr, tok):
+    """An f-string body -> [str | (expr, conversion, spec_parts)]."""
+    parts, lit, i, n = [], [], 0, len(body)
+    while i < n:
+        c = body[i]
+        if c == "{" and body[i + 1:i + 2] == "{":
+            lit.append("{{")
+            i += 2
+            continue
+        if c == "}" and body[i + 1:i + 2] == "}":
+            lit.append("}}")
+            i += 2
+            continue
+        if c == "}":
+            raise _ParseProblem("f-string: single '}' is not allowed", tok)
+        if c != "{":
+            lit.append(c)
+            i += 1
+            continue
+        if lit:
+            parts.append(literal("".join(lit)).replace("{{", "{").replace("}}", "}") if False else
+                         literal("".join(lit).replace("{{", "{").replace("}}", "}")))
+            lit = []
+        j, depth, quote = i + 1, 0, None
+        expr_end = conv = spec_start = None
+        while j < n:
+            ch = body[j]
+            if quote:
+                if ch == quote:
+                    quote = None
+            elif ch in "'\"":
+                quote = ch
+            elif ch in "([{":
+                depth += 1
+            elif ch in ")]}" and depth:
+                depth -= 1
+            elif depth == 0 and ch == "!" and body[j + 1:j + 2] != "=" and expr_end is None:
+                expr_end = j
+                conv = body[j + 1:j + 2]
+                j += 1
+            elif depth == 0 and ch == ":" and spec_start is None:
+                if expr_end is None:
+                    expr_end = j
+                spec_start = j + 1
+                break
+            elif depth == 0 and ch == "}":
+                break
+            j += 1
+        # the spec runs to the matching close brace, and may hold nested {fields}
+        if spec_start is not None:
+            k, d = spec_start, 0
+            while k < n and not (body[k] == "}" and d == 0):
+                d += {"{": 1, "}": -1}.get(body[k], 0)
+                k += 1
+            end = k
+        else:
+            end = j
+        if end >= n:
+            raise _ParseProblem("f-string: expecting '}'", tok)
+        if expr_end is None:
+            expr_end = end
+        src = body[i + 1:expr_end]
+        self_doc = src.rstrip().endswith("=") and not src.rstrip().endswith(("==", "!=", "<=", ">="))
+        if self_doc:
+            parts.append(src)
+            src = src.rstrip()[:-1]
+            if conv is None and spec_start is None:
+                conv = "r"
+        if not src.strip():
+            raise _ParseProblem("f-string: empty expression not allowed", tok)
+        if conv is not None and conv not in "rsa":
+            raise _ParseProblem("f-string: invalid conversion character: expected 's', 'r', or 'a'", tok)
+        expr = parse_expr(src.strip(), tok)
+        spec = None
+        if spec_start is not None:
+            spec = _split_fstring(body[spec_start:end], lambda s: s, parse_expr, tok)
+        parts.append((expr, conv, spec))
+        i = end + 1
+    if lit:
+        parts.append(literal("".join(lit).replace("{{", "{").replace("}}", "}")))
+    return parts
+
+# ----------------------------------------------------------------------------- building and caching
+
+
+_PARSER = None
+_BUILDER = None
+
+
+def _cache_dir():
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "gradcli")
+
+
+def _make_parser():
+    global _PARSER
+    if _PARSER is not None:
+        return _PARSER
+    import lark
+    from . import __version__
+    path = grammar_path()
+    with open(path, encoding="utf-8") as f:
+        grammar = f.read()
+    key = hashlib.sha256((grammar + lark.__version__ + __version__).encode()).hexdigest()[:16]
+    cache = os.path.join(_cache_dir(), f"parser-{key}.cache")
+    options = dict(postlex=PythonIndenter())
+    parser = None
+    try:
+        with open(cache, "rb") as f:
+            parser = Lark.__new__(Lark)
+            parser._load(f, **options)
+    except Exception:        # missing, stale or corrupt cache: rebuild below
+        parser = None
+    if parser is None:
+        parser = Lark(grammar, parser="lalr", start=["file_input", "eval_input"],
+                      propagate_positions=True, maybe_placeholders=True, **options)
+        _save_atomically(parser, cache)
+    global _BUILDER
+    _BUILDER = ASTBuilder(_parse_fragment)
+    _PARSER = parser
+    return parser
+
+
+def _save_atomically(parser, path):
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".parser-")
+        try:
+            with os.fdopen(fd, "wb") as f:
+                parser.save(f)
+            os.replace(tmp, path)
+        except BaseException:
+            os.unlink(tmp)
+            raise
+    except OSError:
+        pass                 # a read-only home only costs the next run the build time
+
+# ----------------------------------------------------------------------------- entry points
+
+
+def parse(source: str, filename: str = "<script>") -> S.Module:
+    """Parse a whole script. Raises ParseError with line, column and advice."""
+    if "\x00" in source:
+        raise ParseError("source code cannot contain null bytes", span=(1, 1))
+    text = source.replace("\r\n", "\n").replace("\r", "\n")
+    if not text.endswith("\n"):
+        text += "\n"
+    parser = _make_parser()
+    try:
+        module = _BUILDER.transform(parser.parse(text, start="file_input"))
+    except VisitError as e:
+        raise _from_problem(e.orig_exc, text) from None
+    except _ParseProblem as e:
+        raise _from_problem(e, text) from None
+    except UnexpectedInput as e:
+        raise _from_lark(e, text) from None
+    except Exception as e:
+        if type(e).__name__ == "DedentError":
+            line = _dedent_line(text, e)
+            raise ParseError("unindent does not match any outer indentation level", span=(line, 1)) from None
+        raise
+    _attach_text(module.body, text.split("\n"))
+    return module
+
+
+def _parse_fragment(src, tok):
+    """An expression inside an f-string; positions point at the string."""
+    parser = _make_parser()
+    try:
+        expr = _BUILDER.transform(parser.parse(src + "\n", start="eval_input"))
+    except (UnexpectedInput, _ParseProblem, VisitError):
+        raise _ParseProblem(f"f-string: invalid expression {src!r}", tok)
+    _shift(expr, tok.line, tok.column)
+    return expr
+
+
+def _shift(node, line, col):
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, S.Node):
+            n.line, n.col, n.end_line, n.end_col = line, col, line, col
+            stack.extend(getattr(n, f) for f in n.fields)
+        elif isinstance(n, (list, tuple)):
+            stack.extend(n)
+
+
+def _attach_text(body, lines):
+    stack = list(body)
+    while stack:
+        st = stack.pop()
+        if not isinstance(st, S.Stmt):
+            continue
+        src = lines[st.line - 1] if 0 < st.line <= len(lines) else ""
+        if st.end_line == st.line and not isinstance(st, (S.If, S.For, S.While, S.Try, S.With, S.FuncDef)):
+            st.text = src[st.col - 1:st.end_col - 1].strip()
+        else:
+            st.text = src.strip()
+        for f in st.fields:
+            v = getattr(st, f)
+            if isinstance(v, list):
+                for item in v:
+                    if isinstance(item, S.Stmt):
+                        stack.append(item)
+                    elif isinstance(item, tuple):
+                        for x in item:
+                            if isinstance(x, list):
+                                stack.extend(x)
+                    elif isinstance(item, list):
+                        stack.extend(item)
+
+# ----------------------------------------------------------------------------- error messages
+
+
+_READABLE = {
+    "NAME": "a name", "NUMBER": "a number", "STRING": "a string", "_NEWLINE": "end of line",
+    "$END": "end of input", "_INDENT": "an indented block", "_DEDENT": "end of block",
+    "LPAR": "'('", "RPAR": "')'", "LSQB": "'['", "RSQB": "']'", "LBRACE": "'{'", "RBRACE": "'}'",
+    "COLON": "':'", "COMMA": "','", "EQUAL": "'='", "DOT": "'.'", "SEMICOLON": "';'",
+    "ADD_OP": "'+' or '-'", "MUL_OP": "an operator", "UNARY_OP": "'-'", "COMP_OP": "a comparison",
+    "AUGOP": "'+='", "STAR": "'*'", "DOUBLESTAR": "'**'", "PRINT_KW": "print", "BACKWARD_KW": "backward",
+}
+
+
+def _readable(term):
+    if term in _READABLE:
+        return _READABLE[term]
+    if term.isupper() and not term.startswith("_"):
+        word = term.lower()
+        return f"'{word}'"
+    return term.lower()
+
+
+def _expected(expected):
+    names = sorted({_readable(t) for t in expected if not t.startswith("__")})
+    if not names:
+        return ""
+    if len(names) > 8:
+        return "an expression or statement"
+    return ", ".join(names[:-1]) + (" or " if len(names) > 1 else "") + names[-1]
+
+
+def _from_problem(e, text):
+    line, col = e.pos if isinstance(e, _ParseProblem) else (1, 1)
+    return ParseError(str(e), span=(line, col))
+
+
+def _from_lark(e, text):
+    line, col = max(getattr(e, "line", 1) or 1, 1), max(getattr(e, "column", 1) or 1, 1)
+    unclosed = _unclosed_bracket(text)
+    if isinstance(e, UnexpectedCharacters):
+        ch = text[e.pos_in_stream] if e.pos_in_stream < len(text) else ""
+        if ch in "'\"":
+            return ParseError("unterminated string literal", span=(line, col))
+        if unclosed and ch in ")]}":
+            pass
+        if ch in ")]}":
+            return ParseError(f"unmatched '{ch}'", span=(line, col))
+        return ParseError(f"invalid character {ch!r} (U+{ord(ch):04X})" if ch else "invalid syntax",
+                          span=(line, col))
+    if isinstance(e, UnexpectedToken):
+        tok = e.token
+        if tok.type == "$END" and unclosed:
+            ch, uline, ucol = unclosed
+            return ParseError(f"'{ch}' was never closed", span=(uline, ucol))
+        if tok.type == "_INDENT":
+            return ParseError("unexpected indent", span=(tok.line, tok.column))
+        if "_INDENT" in e.expected and tok.type != "_INDENT":
+            block_line = _block_opener(text, tok.line)
+            return ParseError(f"expected an indented block{block_line}", span=(tok.line or line, max(tok.column or 1, 1)))
+        if tok.type == "$END":
+            line = text.count("\n")
+            col = 1
+        shown = "end of line" if tok.type == "_NEWLINE" else "end of input" if tok.type == "$END" else repr(str(tok))
+        exp = _expected(e.expected)
+        msg = f"invalid syntax: unexpected {shown}" + (f"; expected {exp}" if exp else "")
+        if "COLON" in e.expected and len(e.expected) <= 3:
+            msg = "expected ':'"
+        if tok.type == "EQUAL":
+            msg = "invalid syntax: cannot assign here (did you mean '=='?)"
+        return ParseError(msg, span=(tok.line or line, tok.column or col))
+    if isinstance(e, UnexpectedEOF):
+        if unclosed:
+            ch, uline, ucol = unclosed
+            return ParseError(f"'{ch}' was never closed", span=(uline, ucol))
+        return ParseError("unexpected end of input", span=(line, col))
+    return ParseError("invalid syntax", span=(line, col))
+
+
+def _block_opener(text, line):
+    lines = text.split("\n")
+    for i in range(min(line, len(lines)) - 2, -1, -1):
+        s = lines[i].strip()
+        if s and not s.startswith("#"):
+            m = re.match(r"(if|elif|else|for|while|def|try|except|finally|with)\b", s)
+            return f" after '{m.group(1)}' statement on line {i + 1}" if m else ""
+    return ""
+
+
+def _unclosed_bracket(text):
+    """The innermost bracket left open at the end of the text: (char, line, column)."""
+    stack = []
+    line, col = 1, 0
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        col += 1
+        if c == "\n":
+            line, col = line + 1, 0
+        elif c == "#":
+            while i < n and text[i] != "\n":
+                i += 1
+            continue
+        elif c in "'\"":
+            q = text[i:i + 3] if text[i:i + 3] in ('"""', "'''") else c
+            j = i + len(q)
+            while j < n and text[j:j + len(q)] != q:
+                if text[j] == "\\":
+                    j += 1
+                if text[j:j + 1] == "\n":
+                    if len(q) == 1:
+                        break
+                    line, col = line + 1, 0
+                j += 1
+            col += j + len(q) - i - 1
+            i = j + len(q)
+            continue
+        elif c in "([{":
+            stack.append((c, line, col))
+        elif c in ")]}" and stack:
+            stack.pop()
+        i += 1
+    return stack[-1] if stack else None
+
+
+def _dedent_line(text, e):
+    m = re.search(r"column (\d+)", str(e))
+    lines = text.split("\n")
+    if m:
+        want = int(m.group(1))
+        for i, l in enumerate(lines):
+            if l.strip() and len(l) - len(l.lstrip()) == want:
+                return i + 1
+    return 1

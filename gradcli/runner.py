@@ -1,0 +1,66 @@
+"""Source text in, Report out: parse, then interpret. Shared by run, explain, test and the REPL."""
+from __future__ import annotations
+
+import ast
+
+from .errors import ParseError, ScriptError
+from .report import Report, ErrorInfo
+
+
+class UsageError(Exception):
+    """A bad command line (exit status 2)."""
+
+
+def parse_set(items):
+    """`--set x=2 --set w=[1,2]` -> {"x": 2.0, "w": [1, 2]}."""
+    values = {}
+    for item in items or ():
+        name, eq, text = item.partition("=")
+        name = name.strip()
+        if not eq or not name.isidentifier():
+            raise UsageError(f"--set expects NAME=VALUE, like --set x=2 or --set w=[1,2]; got {item!r}")
+        try:
+            value = ast.literal_eval(text.strip())
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            raise UsageError(f"--set {name}: {text!r} is not a number or a list of numbers") from None
+        if not _numeric(value):
+            raise UsageError(f"--set {name}: {text!r} is not a number or a list of numbers")
+        values[name] = value
+    return values
+
+
+def _numeric(v):
+    stack = [v]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, (list, tuple)):
+            stack.extend(x)
+        elif isinstance(x, bool) or not isinstance(x, (int, float)):
+            return False
+    return True
+
+
+def run_source(source, filename="<script>", *, values=None, strict=False, timeout=None,
+               max_elements=None, echo=False):
+    """Parse and run a script; every script-caused problem ends up in report.error."""
+    from . import parser, ops
+    report = Report(source=source, filename=filename)
+    try:
+        module = parser.parse(source, filename)
+    except ParseError as e:
+        line, col = e.span or (None, None)
+        lines = source.replace("\r\n", "\n").split("\n")
+        text = lines[line - 1] if line and 0 < line <= len(lines) else None
+        report.error = ErrorInfo("SyntaxError", e.message, line, col, text)
+        report.parse_failed = True
+        return report
+    except RecursionError:
+        report.error = ErrorInfo("SyntaxError", "too many nested parentheses or blocks for gradcli's parser", 1, 1)
+        report.parse_failed = True
+        return report
+    from .interp import Interpreter
+    ops.LIMITS.max_elements = max_elements
+    interp = Interpreter(report, values=values, strict=strict, timeout=timeout, filename=filename)
+    interp.echo = echo
+    interp.run(module)
+    return report

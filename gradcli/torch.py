@@ -1,0 +1,411 @@
+"""gradcli's PyTorch-shaped module: `from gradcli import torch` and PyTorch code runs on
+gradcli's engine. Names mirror PyTorch's; the interpreter resolves `torch.*` here.
+"""
+from __future__ import annotations
+
+import builtins
+import math as _math
+import types as _types
+
+import numpy as np
+
+from . import engine as _E
+from . import ops as _ops
+from .engine import Size, Tensor, STATE as _STATE
+from .errors import TorchRuntimeError, TorchTypeError, TorchValueError
+
+__version__ = "2.13.0 (gradcli)"
+
+float32 = float = _E.float32
+float64 = double = _E.float64
+float16 = half = _E.float16
+int64 = long = _E.int64
+int32 = int = _E.int32
+int16 = short = _E.int16
+int8 = _E.int8
+uint8 = _E.uint8
+bool = _E.bool_
+dtype = _E.DType
+
+_py_bool, _py_int, _py_float = builtins.bool, builtins.int, builtins.float
+
+
+def get_default_dtype():
+    return float32
+
+
+def is_tensor(obj):
+    return isinstance(obj, Tensor)
+
+
+def is_grad_enabled():
+    return _STATE.grad_enabled
+
+# ----------------------------------------------------------------------------- grad mode
+
+
+class _GradMode:
+    """Base of no_grad / enable_grad / set_grad_enabled: a context manager that restores."""
+
+    _flag = True
+
+    def __enter__(self):
+        self._prev = _STATE.grad_enabled
+        _STATE.grad_enabled = self._flag
+        return None
+
+    def __exit__(self, *exc):
+        _STATE.grad_enabled = self._prev
+        return False
+
+
+class no_grad(_GradMode):
+    _flag = False
+
+
+class enable_grad(_GradMode):
+    _flag = True
+
+
+class set_grad_enabled(_GradMode):
+    def __init__(self, mode):
+        self._flag = _py_bool(mode)
+        self._prev = _STATE.grad_enabled
+        _STATE.grad_enabled = self._flag     # takes effect on call too, as in PyTorch
+
+    def __enter__(self):
+        return None
+
+
+class inference_mode(no_grad):
+    def __init__(self, mode=True):
+        self._flag = not mode
+
+# ----------------------------------------------------------------------------- construction
+
+
+def _check_requires_grad(arr, requires_grad):
+    if requires_grad and arr.dtype.kind != "f":
+        raise TorchRuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+
+
+def _new(arr, requires_grad=False):
+    _check_requires_grad(arr, requires_grad)
+    _ops._check_size(arr)
+    return Tensor(arr, requires_grad=_py_bool(requires_grad))
+
+
+def _np_dtype(dtype, default=None):
+    if dtype is None:
+        return default
+    if isinstance(dtype, _E.DType):
+        return dtype.np
+    raise TorchTypeError(f"dtype must be a torch.dtype, not {type(dtype).__name__}")
+
+
+def _scan(data):
+    """Shape and element kind of nested Python sequences, with PyTorch's ragged error.
+    Iterative, so deeply nested input cannot exhaust the Python stack."""
+    shape = []
+    level = [data]
+    depth = 0
+    kinds = set()
+    while True:
+        first = level[0] if level else None
+        if isinstance(first, (list, tuple)):
+            n = len(first)
+            nxt = []
+            for item in level:
+                if not isinstance(item, (list, tuple)):
+                    raise TorchValueError(f"expected sequence of length {n} at dim {depth} (got {type(item).__name__})")
+                if len(item) != n:
+                    raise TorchValueError(f"expected sequence of length {n} at dim {depth} (got {len(item)})")
+                nxt.extend(item)
+            shape.append(n)
+            level = nxt
+            depth += 1
+            if n == 0:
+                break
+            continue
+        for item in level:
+            if isinstance(item, (list, tuple)):
+                raise TorchValueError(f"expected sequence of length {len(level) and 0} at dim {depth} (got {len(item)})")
+            if isinstance(item, Tensor):
+                if item.data.size != 1 or item.data.ndim:
+                    raise TorchValueError("only one element tensors can be converted to Python scalars")
+                kinds.add(item.data.dtype.kind)
+            elif isinstance(item, _py_bool):
+                kinds.add("b")
+            elif isinstance(item, _py_int):
+                kinds.add("i")
+            elif isinstance(item, _py_float):
+                kinds.add("f")
+            else:
+                raise TorchTypeError(f"new(): invalid data type '{type(item).__name__}'")
+        return tuple(shape), level, kinds
+
+
+def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    if isinstance(data, Tensor):
+        arr = data.data.copy()
+        if dtype is not None:
+            arr = arr.astype(_np_dtype(dtype))
+        return _new(arr, requires_grad)
+    if isinstance(data, np.ndarray):
+        arr = np.array(data, dtype=_np_dtype(dtype, data.dtype))
+        return _new(arr, requires_grad)
+    shape, flat, kinds = _scan(data)
+    if dtype is None:
+        kind = "f" if "f" in kinds or not kinds else ("i" if kinds & {"i", "u"} else "b")
+        np_dt = {"f": np.float32, "i": np.int64, "b": np.bool_}[kind]
+    else:
+        np_dt = _np_dtype(dtype)
+    values = [v.data.item() if isinstance(v, Tensor) else v for v in flat]
+    if not shape:
+        arr = np.array(values[0], dtype=np_dt)
+    else:
+        arr = np.array(values, dtype=np_dt).reshape(shape)
+    return _new(arr, requires_grad)
+
+
+as_tensor = tensor
+
+
+def from_numpy(arr):
+    return Tensor(arr)
+
+
+def _size(size):
+    if len(size) == 1 and isinstance(size[0], (tuple, list, Size)):
+        size = tuple(size[0])
+    out = []
+    for s in size:
+        if isinstance(s, Tensor):
+            s = s.item()
+        if not isinstance(s, _py_int) or isinstance(s, _py_bool):
+            raise TorchTypeError(f"ones(): argument 'size' must be tuple of ints, but found element of type "
+                                 f"{type(s).__name__} at pos {len(out)}")
+        if s < 0:
+            raise TorchRuntimeError(f"Trying to create tensor with negative dimension {s}: [{', '.join(map(str, size))}]")
+        out.append(s)
+    return tuple(out)
+
+
+def _alloc(size, dtype, fill):
+    size = _size(size)
+    n = 1
+    for s in size:
+        n *= s
+    _ops._check_numel(n)
+    return np.full(size, fill, dtype=_np_dtype(dtype, np.dtype(np.float32)))
+
+
+def ones(*size, dtype=None, requires_grad=False, device=None):
+    return _new(_alloc(size, dtype, 1), requires_grad)
+
+
+def zeros(*size, dtype=None, requires_grad=False, device=None):
+    return _new(_alloc(size, dtype, 0), requires_grad)
+
+
+def empty(*size, dtype=None, requires_grad=False, device=None):
+    return zeros(*size, dtype=dtype, requires_grad=requires_grad)
+
+
+def full(size, fill_value, dtype=None, requires_grad=False, device=None):
+    if dtype is None:
+        dtype = bool if isinstance(fill_value, _py_bool) else int64 if isinstance(fill_value, _py_int) else float32
+    return _new(_alloc((size,) if isinstance(size, _py_int) else (tuple(size),), dtype, fill_value), requires_grad)
+
+
+def ones_like(t, dtype=None, requires_grad=False, device=None):
+    return _new(np.ones(t.data.shape, _np_dtype(dtype, t.data.dtype)), requires_grad)
+
+
+def zeros_like(t, dtype=None, requires_grad=False, device=None):
+    return _new(np.zeros(t.data.shape, _np_dtype(dtype, t.data.dtype)), requires_grad)
+
+
+def full_like(t, fill_value, dtype=None, requires_grad=False, device=None):
+    return _new(np.full(t.data.shape, fill_value, _np_dtype(dtype, t.data.dtype)), requires_grad)
+
+
+def empty_like(t, dtype=None, requires_grad=False, device=None):
+    return zeros_like(t, dtype=dtype, requires_grad=requires_grad)
+
+
+def arange(start, end=None, step=1, dtype=None, requires_grad=False, device=None):
+    if end is None:
+        start, end = 0, start
+    values = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    if step == 0:
+        raise TorchRuntimeError("step must be nonzero")
+    if dtype is None:
+        dtype = float32 if any(isinstance(v, _py_float) for v in values) else int64
+    n = max(0, _math.ceil((values[1] - values[0]) / values[2]))
+    _ops._check_numel(n)
+    if dtype.np.kind == "f":
+        arr = (values[0] + np.arange(n, dtype=np.float64) * values[2]).astype(dtype.np)
+    else:
+        arr = np.arange(values[0], values[1], values[2], dtype=dtype.np)
+    return _new(arr, requires_grad)
+
+
+def linspace(start, end, steps, dtype=None, requires_grad=False, device=None):
+    _ops._check_numel(steps)
+    return _new(np.linspace(start, end, steps).astype(_np_dtype(dtype, np.dtype(np.float32))), requires_grad)
+
+
+def eye(n, m=None, dtype=None, requires_grad=False, device=None):
+    _ops._check_numel(n * (m or n))
+    return _new(np.eye(n, m, dtype=_np_dtype(dtype, np.dtype(np.float32))), requires_grad)
+
+# Random numbers: available, but PyTorch's generator is not reproduced (see README).
+
+
+_rng = [np.random.default_rng(0)]
+
+
+def manual_seed(seed):
+    _rng[0] = np.random.default_rng(seed)
+    return None
+
+
+def randn(*size, dtype=None, requires_grad=False, device=None):
+    size = _size(size)
+    _ops._check_numel(_prod(size))
+    return _new(_rng[0].standard_normal(size).astype(_np_dtype(dtype, np.dtype(np.float32))), requires_grad)
+
+
+def rand(*size, dtype=None, requires_grad=False, device=None):
+    size = _size(size)
+    _ops._check_numel(_prod(size))
+    return _new(_rng[0].random(size).astype(_np_dtype(dtype, np.dtype(np.float32))), requires_grad)
+
+
+def randint(low, high=None, size=None, dtype=None, requires_grad=False, device=None):
+    if high is None:
+        low, high = 0, low
+    size = _size((size,)) if size is not None else ()
+    _ops._check_numel(_prod(size))
+    return _new(_rng[0].integers(low, high, size).astype(_np_dtype(dtype, np.dtype(np.int64))), requires_grad)
+
+
+def _prod(size):
+    n = 1
+    for s in size:
+        n *= s
+    return n
+
+# ----------------------------------------------------------------------------- functions
+
+
+add, sub, mul, div, pow, neg = _ops.add, _ops.sub, _ops.mul, _ops.div, _ops.pow, _ops.neg
+subtract, multiply, divide, negative = sub, mul, div, neg
+exp, log, sin, cos, tanh, sigmoid, relu = _ops.exp, _ops.log, _ops.sin, _ops.cos, _ops.tanh, _ops.sigmoid, _ops.relu
+sqrt, rsqrt, abs, reciprocal, square, clone = _ops.sqrt, _ops.rsqrt, _ops.abs, _ops.reciprocal, _ops.square, _ops.clone
+matmul, mm, dot, mv = _ops.matmul, _ops.mm, _ops.dot, _ops.mv
+sum, mean = _ops.sum, _ops.mean
+reshape, unsqueeze = _ops.reshape, _ops.unsqueeze
+floor_divide, remainder = _ops.floor_divide, _ops.remainder
+
+
+def where(condition, input, other):
+    raise TorchRuntimeError("torch.where is not supported yet")
+
+
+def numel(t):
+    return t.data.size
+
+# ----------------------------------------------------------------------------- autograd
+
+
+autograd = _types.SimpleNamespace(grad=_E.grad, backward=_E.backward)
+
+# ----------------------------------------------------------------------------- nn.functional
+
+nn = _types.SimpleNamespace(functional=_types.SimpleNamespace(relu=_ops.relu, sigmoid=_ops.sigmoid, tanh=_ops.tanh))
+
+# ----------------------------------------------------------------------------- Tensor methods
+
+
+def _install_methods():
+    T = Tensor
+    ops = _ops
+
+    def rev(f):
+        return lambda self, other: f(other, self)
+
+    def binop(f):
+        def method(self, other):
+            if not (type(other) is Tensor or isinstance(other, (_py_int, _py_float))):
+                return NotImplemented
+            return f(self, other)
+        return method
+
+    T.__add__ = T.__radd__ = binop(ops.add)
+    T.__sub__ = binop(ops.sub)
+    T.__rsub__ = binop(lambda s, o: ops.sub(o, s))
+    T.__mul__ = T.__rmul__ = binop(ops.mul)
+    T.__truediv__ = binop(ops.div)
+    T.__rtruediv__ = binop(lambda s, o: ops.div(o, s))
+    T.__floordiv__ = binop(ops.floor_divide)
+    T.__rfloordiv__ = binop(lambda s, o: ops.floor_divide(o, s))
+    T.__mod__ = binop(ops.remainder)
+    T.__pow__ = binop(ops.pow)
+    T.__rpow__ = binop(lambda s, o: ops.pow(o, s))
+    T.__matmul__ = lambda s, o: ops.matmul(s, o)
+    T.__rmatmul__ = rev(ops.matmul)
+    T.__neg__ = ops.neg
+    T.__pos__ = lambda s: s
+    T.__lt__ = ops._compare(np.less)
+    T.__le__ = ops._compare(np.less_equal)
+    T.__gt__ = ops._compare(np.greater)
+    T.__ge__ = ops._compare(np.greater_equal)
+    T.__eq__ = ops._compare(np.equal)
+    T.__ne__ = ops._compare(np.not_equal)
+    T.__hash__ = lambda s: id(s)
+
+    for name in ("add", "sub", "mul", "div", "pow", "exp", "log", "sin", "cos", "tanh", "sigmoid", "relu",
+                 "sqrt", "rsqrt", "abs", "neg", "reciprocal", "square", "sum", "mean", "matmul", "mm", "dot",
+                 "mv", "clone", "unsqueeze", "expand"):
+        setattr(T, name, getattr(ops, name))
+    T.subtract, T.multiply, T.divide, T.negative = ops.sub, ops.mul, ops.div, ops.neg
+    T.reshape = T.view = ops.reshape
+    T.zero_ = ops.zero_
+    T.fill_ = ops.fill_
+
+    def inplace(f, name):
+        def method(self, *args, **kwargs):
+            return ops._inplace(self, lambda t, *a: f(t, *a, **kwargs), *args, name=name)
+        method.__name__ = name
+        return method
+
+    for name, f in (("add_", ops.add), ("sub_", ops.sub), ("mul_", ops.mul), ("div_", ops.div),
+                    ("pow_", ops.pow), ("exp_", ops.exp), ("neg_", ops.neg), ("relu_", ops.relu),
+                    ("sigmoid_", ops.sigmoid), ("tanh_", ops.tanh), ("sqrt_", ops.sqrt)):
+        setattr(T, name, inplace(f, name))
+    T.__iadd__ = inplace(ops.add, "add_")
+    T.__isub__ = inplace(ops.sub, "sub_")
+    T.__imul__ = inplace(ops.mul, "mul_")
+    T.__itruediv__ = inplace(ops.div, "div_")
+
+    def to(self, *args, dtype=None, **kwargs):
+        for a in args:
+            if isinstance(a, _E.DType):
+                dtype = a
+        return self if dtype is None else _ops.to_dtype(self, dtype)
+
+    T.to = to
+    T.type = lambda self, dtype=None: ("torch." + self.dtype.tensor_type) if dtype is None else _ops.to_dtype(self, dtype)
+    T.float = lambda self: _ops.to_dtype(self, float32)
+    T.double = lambda self: _ops.to_dtype(self, float64)
+    T.long = lambda self: _ops.to_dtype(self, int64)
+    T.int = lambda self: _ops.to_dtype(self, int32)
+    T.bool = lambda self: _ops.to_dtype(self, bool)
+    T.cpu = lambda self: self
+    T.contiguous = lambda self, memory_format=None: self
+    T.device = property(lambda self: "cpu")
+
+
+_install_methods()

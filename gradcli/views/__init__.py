@@ -1,0 +1,1 @@
+"""Views format a Report; they compute no autograd facts of their own."""

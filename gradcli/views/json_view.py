@@ -1,0 +1,24 @@
+"""`--json`: the machine-readable contract of DESIGN.md, as one JSON object."""
+from __future__ import annotations
+
+import json
+
+VERSION = 1
+
+
+def as_dict(report) -> dict:
+    return {
+        "version": VERSION,
+        "ok": report.error is None,
+        "stdout": report.stdout,
+        "error": None if report.error is None else report.error.as_json(),
+        "events": [ev.as_json() for ev in report.events],
+        "warnings": [{"line": i[1], "message": i[2]} for i in report.items if i[0] == "warn"],
+        "leaves": [name for i in report.items if i[0] == "leaves" for name, _ in i[1]],
+        "tensors": report.tensors,
+    }
+
+
+def render(report, out):
+    json.dump(as_dict(report), out, indent=2, allow_nan=False)
+    out.write("\n")

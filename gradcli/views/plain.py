@@ -1,0 +1,30 @@
+"""`--plain`: what Python + PyTorch would print: stdout as is, warnings and the error on stderr."""
+from __future__ import annotations
+
+
+def error_line(err) -> str:
+    msg = f"{err.type}: {err.message}" if err.message else err.type
+    if err.type == "NameError" and err.hint:
+        msg += ". " + err.hint
+    return msg
+
+
+def render(report, out, err_stream, filename="<script>"):
+    lines = report.source.split("\n")
+    for item in report.items:
+        if item[0] == "out":
+            out.write(item[1])
+        elif item[0] == "warn":
+            _, line, text = item
+            err_stream.write(f"{filename}:{line}: UserWarning: {text}\n")
+            src = lines[line - 1].strip() if line and 0 < line <= len(lines) else ""
+            if src:
+                err_stream.write(f"  {src}\n")
+    out.flush()
+    if report.error is not None:
+        e = report.error
+        if e.type == "SyntaxError":
+            err_stream.write(f'  File "{filename}", line {e.line}\n')
+            if e.text is not None:
+                err_stream.write(f"    {e.text.strip()}\n")
+        err_stream.write(error_line(e) + "\n")

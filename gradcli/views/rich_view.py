@@ -1,0 +1,116 @@
+"""The default terminal view: the script's output interleaved with what each backward
+call did, and every error in a panel with its cause and fix. Readable without colour."""
+from __future__ import annotations
+
+from rich.console import Console, Group
+from rich.panel import Panel
+from rich.text import Text
+
+
+def _node(n, with_line=True):
+    label = Text(n.grad_fn, style="bold cyan" if n.grad_fn != "AccumulateGrad" else "blue")
+    if n.grad_fn == "AccumulateGrad":
+        return Text(n.name or "leaf", style="bold blue")
+    where = []
+    if n.name:
+        where.append(n.name)
+    if with_line and n.line:
+        where.append(f"line {n.line}")
+    if where:
+        label.append(f" ({', '.join(where)})", style="dim")
+    return label
+
+
+def _join(parts, sep):
+    out = Text()
+    for i, p in enumerate(parts):
+        if i:
+            out.append(sep, style="dim")
+        out.append_text(p)
+    return out
+
+
+def call_block(ev):
+    """A backward/grad call: the nodes it ran, the grads it changed, the buffers it freed."""
+    head = Text("  ▸ ", style="bold magenta")
+    head.append(ev.text or ev.kind, style="bold")
+    if ev.line:
+        head.append(f"   line {ev.line}", style="dim")
+    if ev.retain_graph:
+        head.append("   (retain_graph: nothing freed)", style="green")
+    rows = []
+    ran = [n for n in ev.executed if n.grad_fn != "AccumulateGrad"]
+    if ran:
+        rows.append(("ran", _join([_node(n) for n in ran], " → ")))
+    if ev.updates:
+        parts = []
+        for u in ev.updates:
+            t = Text(f"{u.name or 'leaf'}.grad ", style="bold")
+            t.append(u.before if u.before is not None else "None", style="dim")
+            t.append(" → ")
+            t.append(u.after, style="green")
+            parts.append(t)
+        rows.append(("grads", _join(parts, "   ")))
+    if ev.freed:
+        parts = []
+        for n in ev.freed:
+            t = _node(n)
+            slots = []
+            for s in n.saved:
+                slots.append(f"{s} = tensor({n.constants[s]})" if s in n.constants else s)
+            t.append(": " + ", ".join(slots), style="yellow")
+            parts.append(t)
+        rows.append(("freed", _join(parts, "   ")))
+    if ev.failed:
+        rows.append(("failed", Text("stopped by the error below", style="red")))
+    lines = [head]
+    for i, (label, body) in enumerate(rows):
+        branch = "└─" if i == len(rows) - 1 else "├─"
+        line = Text(f"  {branch} {label:<7} ", style="dim")
+        line.append_text(body)
+        lines.append(line)
+    return Group(*lines)
+
+
+def error_panel(err):
+    body = Text(err.message)
+    if err.hint and err.type == "NameError":
+        body.append("\n" + err.hint, style="yellow")
+    if err.why:
+        body.append("\n\nWhy: ", style="bold")
+        body.append(err.why)
+    if err.fix:
+        body.append("\nFix: ", style="bold green")
+        body.append(err.fix)
+    if err.type == "SyntaxError" and err.text is not None:
+        caret = " " * max((err.col or 1) - 1, 0) + "^"
+        body = Text(f"{err.text}\n{caret}\n", style="none") + body
+    title = f"{err.type}"
+    if err.line:
+        title += f" ─ line {err.line}"
+        if err.col and err.type == "SyntaxError":
+            title += f", column {err.col}"
+        if err.text and err.type != "SyntaxError":
+            title += f": {err.text.strip()}"
+    return Panel(body, title=title, title_align="left", border_style="red", expand=False)
+
+
+def leaves_line(leaves):
+    t = Text("  implicit leaves ", style="dim")
+    t.append(", ".join(f"{name} = {value}" for name, value in leaves), style="blue")
+    return t
+
+
+def render(report, console: Console):
+    for item in report.items:
+        kind = item[0]
+        if kind == "out":
+            console.print(Text(item[1]), end="", soft_wrap=True, highlight=False)
+        elif kind == "warn":
+            console.print(Text(f"UserWarning (line {item[1]}): {item[2]}", style="yellow"), soft_wrap=False)
+        elif kind == "call":
+            console.print(call_block(item[1]))
+        elif kind == "leaves":
+            console.print(leaves_line(item[1]))
+    if report.error is not None:
+        console.print(error_panel(report.error))
