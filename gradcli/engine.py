@@ -120,7 +120,7 @@ class Size(tuple):
 class _State:
     """Per-run engine state (PyTorch keeps the equivalents per thread)."""
 
-    __slots__ = ("seq", "grad_enabled", "origin", "observer", "warn", "calls")
+    __slots__ = ("seq", "grad_enabled", "origin", "observer", "warn", "calls", "warned")
 
     def __init__(self):
         self.reset()
@@ -132,6 +132,7 @@ class _State:
         self.observer = None         # called with each finished CallRecord
         self.warn = _default_warn    # called with (message) for PyTorch's UserWarnings
         self.calls = 0               # number of backward/grad calls so far
+        self.warned = set()          # PyTorch's TORCH_WARN_ONCE warnings already given
 
     def next_seq(self):
         s = self.seq
@@ -145,6 +146,17 @@ def _default_warn(message):
 
 
 STATE = _State()
+
+
+def warn_once(message):
+    if message not in STATE.warned:
+        STATE.warned.add(message)
+        STATE.warn(message)
+
+
+W_SCALAR = ("Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
+            "Consider using tensor.detach() first. (Triggered internally at "
+            "/__w/pytorch/pytorch/torch/csrc/autograd/generated/python_variable_methods.cpp:822.)")
 
 W_NONLEAF_GRAD = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
@@ -340,6 +352,8 @@ class Tensor:
         return self
 
     def __float__(self):
+        if self.requires_grad:
+            warn_once(W_SCALAR)
         if self.data.size != 1:
             raise TorchValueError_("only one element tensors can be converted to Python scalars")
         return float(self.data.reshape(()))

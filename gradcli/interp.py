@@ -842,9 +842,9 @@ class Interpreter:
 
     def _on_warn(self, message):
         line = self._line()
-        if line in self.warned_lines:     # Python's default filter: once per source location
+        if (line, message) in self.warned_lines:     # Python's default filter: once per location
             return
-        self.warned_lines.add(line)
+        self.warned_lines.add((line, message))
         self.report.items.append(("warn", line, message))
 
     def _names(self):

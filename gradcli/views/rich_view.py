@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rich.console import Console, Group
 from rich.panel import Panel
+from rich.table import Table
 from rich.text import Text
 
 
@@ -63,13 +64,13 @@ def call_block(ev):
         rows.append(("freed", _join(parts, "   ")))
     if ev.failed:
         rows.append(("failed", Text("stopped by the error below", style="red")))
-    lines = [head]
+    grid = Table.grid(padding=(0, 1))
+    grid.add_column(no_wrap=True, style="dim")
+    grid.add_column()
     for i, (label, body) in enumerate(rows):
         branch = "└─" if i == len(rows) - 1 else "├─"
-        line = Text(f"  {branch} {label:<7} ", style="dim")
-        line.append_text(body)
-        lines.append(line)
-    return Group(*lines)
+        grid.add_row(f"  {branch} {label:<6}", body)
+    return Group(head, grid)
 
 
 def error_panel(err):
