@@ -385,7 +385,7 @@ class Tensor:
         from .printing import format_tensor
         suffix = ()
         if self.grad_fn is not None:
-            suffix = (f"grad_fn=<{self.grad_fn.name()}>",)
+            suffix = (f"grad_fn=<{self.grad_fn.op.name}>",)
         elif self.requires_grad:
             suffix = ("requires_grad=True",)
         return format_tensor(self.data, self.data.dtype.name if self.data.dtype != np.bool_ else "bool", suffix)
@@ -462,7 +462,7 @@ class Node:
         self.hooks = None                   # tensor hooks (register_hook) on this node's output
 
     def name(self):
-        return self.op.name
+        return self.op.qualname
 
     def _sequence_nr(self):
         return self.seq
@@ -503,7 +503,8 @@ class Node:
             slot = name[7:]
             saved = object.__getattribute__(self, "saved")
             if slot in saved:
-                return self.unpack(slot, True)
+                value = self.unpack(slot, True)
+                return getattr(value, "items", value)       # IndexBackward0's indices read as a tuple
             attrs = object.__getattribute__(self, "attrs")
             if slot in attrs:
                 return saved_attr_value(slot, attrs[slot])
@@ -554,10 +555,11 @@ class OpDef:
     the saved slots with the condition under which each holds a tensor, the non-tensor
     attributes, and one backward formula per input."""
 
-    __slots__ = ("name", "inputs", "saved", "attrs", "formulas", "doc")
+    __slots__ = ("name", "inputs", "saved", "attrs", "formulas", "doc", "qualname")
 
-    def __init__(self, name, inputs=(), saved=(), attrs=(), formulas=(), doc=""):
+    def __init__(self, name, inputs=(), saved=(), attrs=(), formulas=(), doc="", cpp=False):
         self.name = name
+        self.qualname = "torch::autograd::" + name if cpp else name     # what node.name() returns
         self.inputs = inputs
         self.saved = saved          # tuple of (slot, source, condition)
         self.attrs = attrs
@@ -568,9 +570,9 @@ class OpDef:
         return f"OpDef({self.name})"
 
 
-ACCUMULATE = OpDef("AccumulateGrad")
-GRAPH_ROOT = OpDef("GraphRoot")
-COPY_BACKWARDS = OpDef("CopyBackwards", ("self", "src"),
+ACCUMULATE = OpDef("AccumulateGrad", cpp=True)
+GRAPH_ROOT = OpDef("GraphRoot", cpp=True)
+COPY_BACKWARDS = OpDef("CopyBackwards", ("self", "src"), cpp=True,
                        formulas=((lambda m, g: None, ()), (lambda m, g: g, ())))
 
 
@@ -923,6 +925,10 @@ def _apply(fn, grad_out, create_graph, wanted):
         return [None] * len(fn.next_functions)
     attrs = fn.attrs
     m = TENSOR_MATH if create_graph else NUMPY_MATH
+    if op.inputs == ("tensors",):            # cat / stack: one function gives every input's grad
+        grads = VARIADIC[op.name](m, grad_out, attrs, fn.input_meta)
+        return [None if nxt is None or (wanted is not None and nxt not in wanted) else m.fit(g, shape, dtype)
+                for (nxt, _), g, (shape, dtype) in zip(fn.next_functions, grads, fn.input_meta)]
     outs = []
     for (nxt, _), (formula, names), (shape, dtype) in zip(fn.next_functions, op.formulas, fn.input_meta):
         if nxt is None or (wanted is not None and nxt not in wanted):
@@ -1027,5 +1033,6 @@ def _sum_to(g, shape):
     return g
 
 
-NUMPY_MATH = _NumpyMath()
-TENSOR_MATH = None        # set by ops.py: the same names, as differentiable tensor ops
+NUMPY_MATH = _NumpyMath()     # extended by ops.py
+TENSOR_MATH = None            # set by ops.py: the same names, as differentiable tensor ops
+VARIADIC = {}                 # set by ops.py: backward of ops with a list of inputs

@@ -11,6 +11,8 @@ this table; nothing else repeats per-op knowledge.
 """
 from __future__ import annotations
 
+import builtins as _b
+
 import numpy as np
 
 from . import engine as E
@@ -20,16 +22,20 @@ from .errors import TorchRuntimeError, TorchTypeError, TorchIndexError, TorchVal
 ALWAYS = "always"
 
 
-def op(name, inputs=(), saved=(), attrs=(), doc="", **formulas):
+def op(name, inputs=(), saved=(), attrs=(), doc="", cpp=False, **formulas):
     """A table row. `saved` is a tuple of (slot, condition): the slot holds a tensor when
-    `condition` is ALWAYS, or when the named input requires grad. A slot named `result`
-    saves the output; any other slot saves the input or extra tensor of that name."""
+    `condition` is ALWAYS, or when the named input requires grad ("never": a slot that
+    PyTorch has but leaves None here). A slot named `result` saves the output; any other
+    slot saves the input or extra tensor of that name. `inputs=("tensors",)` marks a
+    variadic op (cat, stack), whose backward is one function in ops._VARIADIC."""
     rows = []
     for inp in inputs:
-        f = formulas[inp]
+        f = formulas.get(inp)
+        if f is None:
+            continue
         names = f.__code__.co_varnames[2:f.__code__.co_argcount]
         rows.append((f, names))
-    return OpDef(name, tuple(inputs), tuple(sorted(saved)), tuple(attrs), tuple(rows), doc)
+    return OpDef(name, tuple(inputs), tuple(sorted(saved)), tuple(attrs), tuple(rows), doc, cpp)
 
 
 def _where_nonzero(m, cond, value):
@@ -118,6 +124,95 @@ TABLE = {
                        self=lambda m, g, dim, self_sym_sizes: m.reshape(g, self_sym_sizes)),
     "view": op("ViewBackward0", ("self",), attrs=("self_sym_sizes",),
                self=lambda m, g, self_sym_sizes: m.reshape(g, self_sym_sizes)),
+    "unsafe_view": op("UnsafeViewBackward0", ("self",), attrs=("self_sym_sizes",),
+                      self=lambda m, g, self_sym_sizes: m.reshape(g, self_sym_sizes)),
+    "squeeze": op("SqueezeBackward0", ("self",), attrs=("self_sym_sizes",),
+                  self=lambda m, g, self_sym_sizes: m.reshape(g, self_sym_sizes)),
+    "squeeze_dim": op("SqueezeBackward1", ("self",), attrs=("dim", "self_sym_sizes"),
+                      self=lambda m, g, dim, self_sym_sizes: m.reshape(g, self_sym_sizes)),
+    "transpose": op("TransposeBackward0", ("self",), attrs=("dim0", "dim1"),
+                    self=lambda m, g, dim0, dim1: m.swapaxes(g, dim0, dim1)),
+    "t": op("TBackward0", ("self",), self=lambda m, g: m.swapaxes(g, 0, -1)),
+    "permute": op("PermuteBackward0", ("self",), attrs=("dims",),
+                  self=lambda m, g, dims: m.permute(g, _inverse_perm(dims))),
+    "select": op("SelectBackward0", ("self",), attrs=("dim", "index", "self_sym_sizes"),
+                 self=lambda m, g, dim, index, self_sym_sizes: m.select_backward(g, self_sym_sizes, dim, index)),
+    "slice": op("SliceBackward0", ("self",), attrs=("dim", "end", "self_sym_sizes", "start", "step"),
+                self=lambda m, g, dim, start, end, step, self_sym_sizes: m.slice_backward(
+                    g, self_sym_sizes, dim, start, end, step)),
+    "index": op("IndexBackward0", ("self",), saved=(("indices", ALWAYS),), attrs=("self_sym_sizes",),
+                self=lambda m, g, _index, self_sym_sizes: m.index_backward(g, self_sym_sizes, _index),
+                doc="saves the index tensors, so a second backward fails"),
+    "alias": op("AliasBackward0", ("self",), self=lambda m, g: g),
+    "cat": op("CatBackward0", ("tensors",), attrs=("dim",), doc="saves only dim"),
+    "stack": op("StackBackward0", ("tensors",), attrs=("dim",), doc="saves only dim"),
+    # -- reductions that save tensors -----------------------------------------------------
+    "max": op("MaxBackward1", ("self",), saved=(("result", ALWAYS), ("self", ALWAYS)),
+              self=lambda m, g, self, result: m.evenly_distribute(g, self, result)),
+    "min": op("MinBackward1", ("self",), saved=(("result", ALWAYS), ("self", ALWAYS)),
+              self=lambda m, g, self, result: m.evenly_distribute(g, self, result)),
+    "max_dim": op("MaxBackward0", ("self",), saved=(("indices", ALWAYS),), attrs=("dim", "keepdim", "self_sym_sizes"),
+                  self=lambda m, g, indices, dim, keepdim, self_sym_sizes: m.value_selecting(
+                      g, dim, indices, self_sym_sizes, keepdim)),
+    "min_dim": op("MinBackward0", ("self",), saved=(("indices", ALWAYS),), attrs=("dim", "keepdim", "self_sym_sizes"),
+                  self=lambda m, g, indices, dim, keepdim, self_sym_sizes: m.value_selecting(
+                      g, dim, indices, self_sym_sizes, keepdim)),
+    "prod": op("ProdBackward0", ("self",), saved=(("result", ALWAYS), ("self", ALWAYS)),
+               self=lambda m, g, self, result: m.prod_backward(g, self, None, False)),
+    "prod_dim": op("ProdBackward1", ("self",), saved=(("result", ALWAYS), ("self", ALWAYS)), attrs=("dim", "keepdim"),
+                   self=lambda m, g, self, result, dim, keepdim: m.prod_backward(g, self, dim, keepdim)),
+    "norm": op("LinalgVectorNormBackward0", ("self",), saved=(("result", ALWAYS), ("self", ALWAYS)),
+               attrs=("dim", "keepdim", "ord"),
+               self=lambda m, g, self, result, dim, keepdim, ord: m.norm_backward(g, self, result, ord, dim, keepdim)),
+    "softmax": op("SoftmaxBackward0", ("self",), saved=(("result", ALWAYS),), attrs=("dim",),
+                  self=lambda m, g, result, dim: m.softmax_backward(g, result, dim)),
+    "log_softmax": op("LogSoftmaxBackward0", ("self",), saved=(("result", ALWAYS),), attrs=("dim",),
+                      self=lambda m, g, result, dim: m.log_softmax_backward(g, result, dim)),
+    # -- selection ----------------------------------------------------------------------
+    "clamp": op("ClampBackward1", ("self",), saved=(("self", ALWAYS),), attrs=("max", "min"),
+                self=lambda m, g, self, min, max: m.mask(g, _in_bounds(self, min, max))),
+    "clamp_min": op("ClampMinBackward0", ("self",), saved=(("self", ALWAYS),), attrs=("min",),
+                    self=lambda m, g, self, min: m.mask(g, _in_bounds(self, min, None))),
+    "clamp_tensor": op("ClampBackward0", ("self", "min", "max"),
+                       saved=(("max", ALWAYS), ("min", ALWAYS), ("self", ALWAYS)),
+                       self=lambda m, g, self, min, max: m.mask(g, _in_bounds(self, min, max)),
+                       min=lambda m, g, self, min: m.mask(g, _arr_of(self) < _arr_of(min)),
+                       max=lambda m, g, self, max: m.mask(g, _arr_of(self) > _arr_of(max))),
+    "where": op("WhereBackward0", ("self", "other"), saved=(("condition", ALWAYS),),
+                self=lambda m, g, condition: m.mask(g, _arr_of(condition)),
+                other=lambda m, g, condition: m.mask(g, ~_arr_of(condition)),
+                doc="saves the condition tensor, so a second backward fails"),
+    "maximum": op("MaximumBackward0", ("self", "other"), saved=(("other", ALWAYS), ("self", ALWAYS)),
+                  self=lambda m, g, self, other: m.tie_split(g, self, other),
+                  other=lambda m, g, self, other: m.tie_split(g, other, self)),
+    "minimum": op("MinimumBackward0", ("self", "other"), saved=(("other", ALWAYS), ("self", ALWAYS)),
+                  self=lambda m, g, self, other: m.tie_split(g, other, self),
+                  other=lambda m, g, self, other: m.tie_split(g, self, other)),
+    # -- batched products ---------------------------------------------------------------
+    "bmm": op("BmmBackward0", ("self", "mat2"), saved=(("mat2", "self"), ("self", "mat2")),
+              self=lambda m, g, mat2: m.matmul(g, m.transpose(mat2)),
+              mat2=lambda m, g, self: m.matmul(m.transpose(self), g)),
+    # -- losses -------------------------------------------------------------------------
+    "mse_loss": op("MseLossBackward0", ("self", "target"), saved=(("self", ALWAYS), ("target", ALWAYS)),
+                   attrs=("reduction",),
+                   self=lambda m, g, self, target, reduction: m.mse_backward(g, self, target, reduction),
+                   target=lambda m, g, self, target, reduction: -m.mse_backward(g, self, target, reduction)),
+    "nll_loss": op("NllLossBackward0", ("self",),
+                   saved=(("self", ALWAYS), ("target", ALWAYS), ("total_weight", ALWAYS), ("weight", "never")),
+                   attrs=("ignore_index", "reduction"),
+                   self=lambda m, g, target, total_weight, ignore_index, reduction, _sizes: m.nll_backward(
+                       g, target, total_weight, ignore_index, reduction, _sizes)),
+    "bce_logits": op("BinaryCrossEntropyWithLogitsBackward0", ("self", "target"),
+                     saved=(("pos_weight", "never"), ("self", ALWAYS), ("target", ALWAYS), ("weight", "never")),
+                     attrs=("reduction",),
+                     self=lambda m, g, self, target, reduction: m.bce_logits_backward(g, self, target, reduction),
+                     target=lambda m, g, self, reduction: m.bce_logits_target_backward(g, self, reduction)),
+    # -- in place -----------------------------------------------------------------------
+    "fill": op("FillBackward2", ("self",), self=lambda m, g: 0 * g),
+    "zero": op("ZeroBackward0", ("self",), self=lambda m, g: 0 * g),
+    "copy": op("CopyBackwards", ("self", "src"), self=lambda m, g: 0 * g, src=lambda m, g: g, cpp=True),
+    "copy_slices": op("CopySlices", ("self", "src"), attrs=("_index",), cpp=True,
+                      self=lambda m, g, _index: m.zero_at(g, _index), src=lambda m, g, _index: m.take(g, _index)),
 }
 
 # ----------------------------------------------------------------------------- recording
@@ -137,7 +232,8 @@ def _record(row, seq, out, inputs, extra=None, attrs=None, view_of=None):
     """Wrap `out` (an ndarray) as a Tensor; if seq is not None, also make its grad_fn.
     `inputs` holds, per table input, a Tensor or a Python number (no edge)."""
     if view_of is not None:
-        t = Tensor(out, version=view_of._version_counter, base=view_of._base or view_of)
+        t = Tensor(out, version=view_of._version_counter,
+                   base=view_of._base if view_of._base is not None else view_of)
     else:
         t = Tensor(out)
     if seq is None:
@@ -165,7 +261,8 @@ def _record(row, seq, out, inputs, extra=None, attrs=None, view_of=None):
                     saved[slot] = None        # filled below, once the output tensor exists
                     continue
                 v = values[slot]
-                saved[slot] = Saved(v) if type(v) is Tensor else Saved(_wrap_scalar(v), constant=v)
+                saved[slot] = (Saved(v) if isinstance(v, Tensor) else None if v is None
+                               else Saved(_wrap_scalar(v), constant=v))
             else:
                 saved[slot] = None
     node = Node(row, tuple(nexts), saved, attrs or {}, tuple(meta), seq)
@@ -203,7 +300,7 @@ def broadcast_shapes(a, b):
     """PyTorch's infer_size, with its error text (dimensions compared right-aligned)."""
     if a == b:
         return a
-    n = max(len(a), len(b))
+    n = _b.max(len(a), len(b))
     out = [0] * n
     for i in range(n - 1, -1, -1):
         ia, ib = i - n + len(a), i - n + len(b)
@@ -404,6 +501,11 @@ def _dims(dim, ndim):
     return (E._wrap_dim(dim, ndim),)
 
 
+def _raw_dims(dim):
+    """Dims as PyTorch saves them: as written (negative ones included), always a tuple."""
+    return tuple(dim) if isinstance(dim, (list, tuple)) else (dim,)
+
+
 def _count(sizes, dim):
     n = 1
     for d in (dim if isinstance(dim, tuple) else (dim,)):
@@ -419,11 +521,11 @@ def sum(t, dim=None, keepdim=False, dtype=None):
         out_dt = dtype.np
     if dim is None:
         out = np.asarray(data.sum(dtype=out_dt))
-        return _record(TABLE["sum"], seq, out, (t,), attrs={"self_sym_sizes": Size(data.shape)})
+        return _record(TABLE["sum"], seq, out, (t,), attrs={"self_sym_sizes": tuple(data.shape)})
     dims = _dims(dim, data.ndim)
     out = np.asarray(data.sum(axis=dims if data.ndim else None, keepdims=keepdim, dtype=out_dt))
     return _record(TABLE["sum_dim"], seq, out, (t,),
-                   attrs={"dim": dims, "keepdim": bool(keepdim), "self_sym_sizes": Size(data.shape)})
+                   attrs={"dim": _raw_dims(dim), "keepdim": bool(keepdim), "self_sym_sizes": tuple(data.shape)})
 
 
 def mean(t, dim=None, keepdim=False, dtype=None):
@@ -438,12 +540,12 @@ def mean(t, dim=None, keepdim=False, dtype=None):
     if dim is None:
         out = np.asarray(data.mean(dtype=data.dtype))
         return _record(TABLE["mean"], seq, out, (t,),
-                       attrs={"self_sym_numel": data.size, "self_sym_sizes": Size(data.shape)})
+                       attrs={"self_sym_numel": data.size, "self_sym_sizes": tuple(data.shape)})
     dims = _dims(dim, data.ndim)
     out = np.asarray(data.mean(axis=dims if data.ndim else None, keepdims=keepdim, dtype=data.dtype))
     return _record(TABLE["mean_dim"], seq, out, (t,),
-                   attrs={"dim": dims, "keepdim": bool(keepdim), "self_sym_numel": data.size,
-                          "self_sym_sizes": Size(data.shape)})
+                   attrs={"dim": _raw_dims(dim), "keepdim": bool(keepdim), "self_sym_numel": data.size,
+                          "self_sym_sizes": tuple(data.shape)})
 
 # ----------------------------------------------------------------------------- matrix products
 
@@ -467,7 +569,7 @@ def matmul(a, b):
         return mm(a, b)
     if da == 1 and db == 2:                    # PyTorch: a.unsqueeze(0).mm(b).squeeze_(0)
         return _squeeze0_(mm(unsqueeze(a, 0), b))
-    raise TorchRuntimeError("batched matmul (3-D and more) is not supported yet")
+    return _batched_matmul(a, b)
 
 
 def dot(a, b):
@@ -502,8 +604,8 @@ def mm(a, b):
     _same_dtype(a, b, "mm")
     seq = _begin(a, b)
     ra, rb = a.requires_grad, b.requires_grad
-    attrs = {"mat2_sym_sizes": Size(b.data.shape), "mat2_sym_strides": _strides(b) if rb else (),
-             "self_sym_sizes": Size(a.data.shape), "self_sym_strides": _strides(a) if ra else ()}
+    attrs = {"mat2_sym_sizes": tuple(b.data.shape), "mat2_sym_strides": _strides(b) if rb else (),
+             "self_sym_sizes": tuple(a.data.shape), "self_sym_strides": _strides(a) if ra else ()}
     return _record(TABLE["mm"], seq, a.data @ b.data, (a, b), extra={"mat2": b}, attrs=attrs)
 
 
@@ -532,16 +634,7 @@ def _squeeze0_(t):
     """In-place squeeze_(0) on a fresh result: PyTorch records SqueezeBackward4."""
     seq = _begin(t)
     return _record(TABLE["squeeze_dim_"], seq, t.data.reshape(t.data.shape[1:]), (t,),
-                   attrs={"dim": 0, "self_sym_sizes": Size(t.data.shape)}, view_of=t)
-
-
-def reshape(t, *shape):
-    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
-        shape = tuple(shape[0])
-    shape = _infer_shape(shape, t.data.size)
-    seq = _begin(t)
-    return _record(TABLE["view"], seq, t.data.reshape(shape), (t,),
-                   attrs={"self_sym_sizes": Size(t.data.shape)}, view_of=t)
+                   attrs={"dim": 0, "self_sym_sizes": tuple(t.data.shape)}, view_of=t)
 
 
 def _infer_shape(shape, numel):
@@ -581,6 +674,7 @@ def _inplace(t, compute, *args, name):
         if t._base is not None:
             raise TorchRuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
         raise TorchRuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    original = t.data.copy() if t.requires_grad or any(type(a) is Tensor and a.requires_grad for a in args) else None
     result = compute(t, *args)
     if result.data.shape != t.data.shape:
         raise TorchRuntimeError(f"output with shape [{', '.join(map(str, t.data.shape))}] doesn't match the "
@@ -591,21 +685,25 @@ def _inplace(t, compute, *args, name):
     if node is not None:
         object.__setattr__(t, "grad_fn", node)
         object.__setattr__(t, "requires_grad", True)
-        s = node.saved.get("result")
-        if s is not None:                      # the saved output is t itself, at its new version
-            node.saved["result"] = Saved(t, is_output=True)
+        for slot, s in node.saved.items():
+            if s is None:
+                continue
+            if s.is_output:                    # the saved output is t itself, at its new version
+                node.saved[slot] = Saved(t, is_output=True)
+            elif s.tensor is t and original is not None:   # PyTorch saves the value before the change
+                node.saved[slot] = Saved(Tensor(original))
     return t
 
 
 def zero_(t):
-    return _fill(t, 0)
+    return _fill(t, 0, TABLE["zero"])
 
 
 def fill_(t, value):
-    return _fill(t, value.item() if type(value) is Tensor else value)
+    return _fill(t, value.item() if type(value) is Tensor else value, TABLE["fill"])
 
 
-def _fill(t, value):
+def _fill(t, value, row):
     if STATE.grad_enabled and t.requires_grad and t.grad_fn is None:
         raise TorchRuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation."
                                 if t._base is not None else
@@ -613,14 +711,10 @@ def _fill(t, value):
     t.data[...] = value
     t._version_counter.bump()
     if t.requires_grad and STATE.grad_enabled:
-        seq = STATE.next_seq()
-        node = Node(ZERO if value == 0 else FILL, ((t.grad_fn, 0),), {}, {}, ((t.data.shape, t.data.dtype),), seq)
+        node = Node(row, ((t.grad_fn, 0),), {}, {}, ((t.data.shape, t.data.dtype),), STATE.next_seq())
         object.__setattr__(t, "grad_fn", node)
     return t
 
-
-ZERO = OpDef("ZeroBackward0", ("self",), formulas=((lambda m, g: 0 * g, ()),))
-FILL = OpDef("FillBackward0", ("self",), formulas=((lambda m, g: 0 * g, ()),))
 
 # ----------------------------------------------------------------------------- differentiable maths for create_graph
 
@@ -717,7 +811,7 @@ def expand(t, *shape):
     shape = tuple(t.data.shape[i - len(shape) + t.data.ndim] if s == -1 else s for i, s in enumerate(shape))
     seq = _begin(t)
     return _record(TABLE["expand"], seq, np.broadcast_to(t.data, shape), (t,),
-                   attrs={"self_sym_sizes": Size(t.data.shape)}, view_of=t)
+                   attrs={"self_sym_sizes": tuple(t.data.shape)}, view_of=t)
 
 
 TABLE["expand"] = op("ExpandBackward0", ("self",), attrs=("self_sym_sizes",),
@@ -731,7 +825,805 @@ def to_dtype(t, dtype):
     if t.data.dtype == dt:
         return t
     seq = _begin(t) if dt.kind == "f" else None
-    return _record(TABLE["to_copy"], seq, t.data.astype(dt), (t,), attrs={"self_sym_sizes": Size(t.data.shape)})
+    return _record(TABLE["to_copy"], seq, t.data.astype(dt), (t,), attrs={"self_sym_sizes": tuple(t.data.shape)})
 
 
 E.TENSOR_MATH = _TensorMath()
+
+# ============================================================================= breadth: shapes, indexing,
+# reductions that save tensors, selection, losses (torch-facts.md §1c–§1g)
+
+_INT64_MAX = 2 ** 63 - 1
+
+
+def _inverse_perm(dims):
+    inv = [0] * len(dims)
+    for i, d in enumerate(dims):
+        inv[d % len(dims)] = i
+    return tuple(inv)
+
+
+def _arr_of(v):
+    return v.data if type(v) is Tensor else v
+
+
+def _in_bounds(self, lo, hi):
+    a = _arr_of(self)
+    mask = np.ones(a.shape, bool)
+    if lo is not None:
+        mask &= a >= _arr_of(lo)
+    if hi is not None:
+        mask &= a <= _arr_of(hi)
+    return mask
+
+
+def _norm_dim(d, ndim):
+    return E._wrap_dim(d, ndim)
+
+
+class _NumpyMath(E._NumpyMath):
+    """Backward helpers on arrays, one per formula in the table that needs more than arithmetic."""
+
+    div_scalar = staticmethod(lambda a, s: a / np.asarray(s, a.dtype))
+    reshape = staticmethod(lambda g, shape: g.reshape(tuple(shape)))
+    swapaxes = staticmethod(lambda g, a, b: np.swapaxes(g, a, b))
+    permute = staticmethod(lambda g, dims: np.transpose(g, dims))
+    squeeze_dim = staticmethod(lambda g, dim: np.squeeze(g, dim))
+    tanh_backward = staticmethod(lambda g, r: g * (1 - r * r))
+    sigmoid_backward = staticmethod(lambda g, r: g * (r * (1 - r)))
+    threshold_backward = staticmethod(lambda g, r: np.where(r > 0, g, np.zeros((), g.dtype)))
+    mask = staticmethod(lambda g, m: np.where(m, g, np.zeros((), g.dtype)))
+
+    @staticmethod
+    def unsqueeze_dims(g, dims, ndim):
+        for d in sorted(x % ndim for x in dims):
+            g = np.expand_dims(g, d)
+        return g
+
+    @staticmethod
+    def select_backward(g, sizes, dim, index):
+        z = np.zeros(tuple(sizes), g.dtype)
+        z[(slice(None),) * (dim % len(sizes)) + (index,)] = g
+        return z
+
+    @staticmethod
+    def slice_backward(g, sizes, dim, start, end, step):
+        z = np.zeros(tuple(sizes), g.dtype)
+        z[(slice(None),) * (dim % len(sizes)) + (slice(start, None if end == _INT64_MAX else end, step),)] = g
+        return z
+
+    @staticmethod
+    def index_backward(g, sizes, indices):
+        z = np.zeros(tuple(sizes), g.dtype)
+        np.add.at(z, indices, g)
+        return z
+
+    @staticmethod
+    def evenly_distribute(g, self, result):
+        mask = self == result
+        return np.where(mask, g / mask.sum(), 0).astype(g.dtype)
+
+    @staticmethod
+    def value_selecting(g, dim, indices, sizes, keepdim):
+        dim = dim % len(sizes)
+        if not keepdim:
+            g = np.expand_dims(g, dim)
+            indices = np.expand_dims(indices, dim)
+        z = np.zeros(tuple(sizes), g.dtype)
+        np.put_along_axis(z, indices, g, axis=dim)
+        return z
+
+    @staticmethod
+    def prod_backward(g, self, dim, keepdim):
+        if dim is None:
+            flat = self.reshape(-1)
+            return (g * _prod_others(flat, 0)).reshape(self.shape)
+        dim = dim % _b.max(self.ndim, 1)
+        if not keepdim and self.ndim:
+            g = np.expand_dims(g, dim)
+        return g * _prod_others(self, dim) if self.ndim else g * np.ones_like(self)
+
+    @staticmethod
+    def norm_backward(g, self, result, ord, dim, keepdim):
+        if dim is not None and not keepdim:
+            for d in sorted(x % self.ndim for x in dim):
+                g = np.expand_dims(g, d)
+                result = np.expand_dims(result, d)
+        with np.errstate(all="ignore"):
+            if ord == 2:
+                out = self * (g / result)
+                out = np.where(result == 0, 0, out)
+            elif ord == 1:
+                out = np.sign(self) * g
+            elif ord == 0:
+                out = np.zeros_like(self)
+            else:
+                out = self * np.abs(self) ** (ord - 2) * (g / result ** (ord - 1))
+                out = np.where(result == 0, 0, out)
+        return out.astype(self.dtype)
+
+    @staticmethod
+    def softmax_backward(g, result, dim):
+        return result * (g - (g * result).sum(axis=dim, keepdims=True))
+
+    @staticmethod
+    def log_softmax_backward(g, result, dim):
+        return g - np.exp(result) * g.sum(axis=dim, keepdims=True)
+
+    @staticmethod
+    def tie_split(g, a, b):
+        # maximum/minimum: the winner takes the gradient, ties split it 50/50
+        return np.where(a > b, g, np.where(a == b, g / 2, 0)).astype(g.dtype)
+
+    @staticmethod
+    def mse_backward(g, self, target, reduction):
+        d = 2 * (self - target)
+        if reduction == 1:
+            d = d / self.size
+        return (g * d).astype(self.dtype)
+
+    @staticmethod
+    def nll_backward(g, target, total_weight, ignore_index, reduction, sizes):
+        z = np.zeros(tuple(sizes), g.dtype)
+        n = sizes[0] if len(sizes) > 1 else 1
+        t = target.reshape(-1)
+        keep = t != ignore_index
+        scale = -g
+        if reduction == 1:
+            scale = scale / total_weight
+        rows = np.arange(n)[keep] if len(sizes) > 1 else None
+        if len(sizes) > 1:
+            gz = scale if np.ndim(scale) == 0 else scale[keep]
+            z[rows, t[keep]] = gz
+        elif keep.all():
+            z[t[0]] = scale
+        return z
+
+    @staticmethod
+    def bce_logits_backward(g, self, target, reduction):
+        d = 1 / (1 + np.exp(-self)) - target
+        if reduction == 1:
+            d = d / self.size
+        return (g * d).astype(self.dtype)
+
+    @staticmethod
+    def bce_logits_target_backward(g, self, reduction):
+        d = -self
+        if reduction == 1:
+            d = d / self.size
+        return (g * d).astype(self.dtype)
+
+    @staticmethod
+    def zero_at(g, index):
+        g = g.copy()
+        g[index] = 0
+        return g
+
+    @staticmethod
+    def take(g, index):
+        return g[index]
+
+
+def _prod_others(a, axis):
+    """Product of all other elements along axis (exact with zeros, unlike result / a)."""
+    a = np.moveaxis(a, axis, -1)
+    ones = np.ones(a.shape[:-1] + (1,), a.dtype)
+    left = np.cumprod(np.concatenate([ones, a[..., :-1]], axis=-1), axis=-1)
+    right = np.cumprod(np.concatenate([ones, a[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
+    return np.moveaxis(left * right, -1, axis)
+
+
+E.NUMPY_MATH = _NumpyMath()
+
+
+def _cat_backward(m, g, attrs, meta):
+    dim = attrs["dim"] % _b.max(g.ndim if not isinstance(g, Tensor) else g.data.ndim, 1)
+    out, start = [], 0
+    for shape, _ in meta:
+        n = shape[dim] if len(shape) > dim else 0
+        out.append(m.narrow(g, dim, start, n))
+        start += n
+    return out
+
+
+def _stack_backward(m, g, attrs, meta):
+    dim = attrs["dim"]
+    return [m.select(g, dim, i) for i in range(len(meta))]
+
+
+_NumpyMath.narrow = staticmethod(lambda g, dim, start, n: g[(slice(None),) * dim + (slice(start, start + n),)])
+_NumpyMath.select = staticmethod(lambda g, dim, i: np.take(g, i, axis=dim))
+E.VARIADIC.update(CatBackward0=_cat_backward, StackBackward0=_stack_backward)
+
+# ----------------------------------------------------------------------------- shape ops
+
+
+def _view_result(row, t, out, attrs):
+    seq = _begin(t)
+    return _record(row, seq, out, (t,), attrs=attrs, view_of=t)
+
+
+def view(t, *shape):
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = tuple(shape[0])
+    shape = _infer_shape(shape, t.data.size)
+    out = t.data.view()
+    try:
+        out.shape = shape
+    except AttributeError:
+        raise TorchRuntimeError("view size is not compatible with input tensor's size and stride (at least one "
+                                "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
+    return _view_result(TABLE["view"], t, out, {"self_sym_sizes": tuple(t.data.shape)})
+
+
+def reshape(t, *shape):
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = tuple(shape[0])
+    shape = _infer_shape(shape, t.data.size)
+    out = t.data.view()
+    try:
+        out.shape = shape
+    except AttributeError:          # not viewable: PyTorch clones, then reshapes the copy
+        c = clone(t)
+        seq = _begin(c)
+        return _record(TABLE["unsafe_view"], seq, c.data.reshape(shape), (c,),
+                       attrs={"self_sym_sizes": tuple(c.data.shape)})
+    return _view_result(TABLE["view"], t, out, {"self_sym_sizes": tuple(t.data.shape)})
+
+
+def flatten(t, start_dim=0, end_dim=-1):
+    nd = t.data.ndim
+    if nd == 0:
+        return reshape(t, 1)
+    s, e = _norm_dim(start_dim, nd), _norm_dim(end_dim, nd)
+    if s == e:
+        return t
+    shape = t.data.shape[:s] + (-1,) + t.data.shape[e + 1:]
+    return reshape(t, shape)
+
+
+def transpose(t, dim0, dim1):
+    nd = t.data.ndim
+    a, b = _norm_dim(dim0, nd), _norm_dim(dim1, nd)
+    return _view_result(TABLE["transpose"], t, np.swapaxes(t.data, a, b), {"dim0": dim0, "dim1": dim1})
+
+
+def t_(t):
+    if t.data.ndim > 2:
+        raise TorchRuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {t.data.ndim}D")
+    return _view_result(TABLE["t"], t, t.data.T, {})
+
+
+def permute(t, *dims):
+    if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
+        dims = tuple(dims[0])
+    nd = t.data.ndim
+    if len(dims) != nd:
+        raise TorchRuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not match the "
+                                f"length of the desired ordering of dimensions i.e. input.dim() = {nd} is not equal "
+                                f"to len(dims) = {len(dims)}")
+    norm = tuple(_norm_dim(d, nd) for d in dims)
+    return _view_result(TABLE["permute"], t, np.transpose(t.data, norm), {"dims": tuple(dims)})
+
+
+W_T = ("The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated and it will "
+       "throw an error in a future release. Consider `x.mT` to transpose batches of matrices or "
+       "`x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a tensor. (Triggered "
+       "internally at /__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:4314.)")
+
+
+def T_property(t):
+    if t.data.ndim != 2:
+        E.warn_once(W_T)
+    return permute(t, tuple(range(t.data.ndim - 1, -1, -1)))
+
+
+def mT_property(t):
+    if t.data.ndim < 2:
+        raise TorchRuntimeError("tensor.mT is only supported on matrices or batches of matrices. Got 1-D tensor."
+                                if t.data.ndim == 1 else
+                                "tensor.mT is only supported on matrices or batches of matrices. Got 0-D tensor.")
+    return transpose(t, -2, -1)
+
+
+def squeeze(t, dim=None):
+    if dim is None:
+        return _view_result(TABLE["squeeze"], t, np.squeeze(t.data) if t.data.ndim else t.data.view(),
+                            {"self_sym_sizes": tuple(t.data.shape)})
+    nd = t.data.ndim
+    d = _norm_dim(dim, nd)
+    out = np.squeeze(t.data, d) if nd and t.data.shape[d] == 1 else t.data.view()
+    return _view_result(TABLE["squeeze_dim"], t, out, {"dim": dim, "self_sym_sizes": tuple(t.data.shape)})
+
+
+def select(t, dim, index):
+    nd = t.data.ndim
+    if nd == 0:
+        raise TorchIndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                              "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+    d = _norm_dim(dim, nd)
+    n = t.data.shape[d]
+    if not -n <= index < n:
+        raise TorchIndexError(f"index {index} is out of bounds for dimension {d} with size {n}")
+    out = t.data[(slice(None),) * d + (index,)]
+    return _view_result(TABLE["select"], t, np.asarray(out) if not isinstance(out, np.ndarray) else out,
+                        {"dim": d, "index": index, "self_sym_sizes": tuple(t.data.shape)})
+
+
+def _slice(t, dim, sl):
+    start = 0 if sl.start is None else sl.start
+    end = _INT64_MAX if sl.stop is None else sl.stop
+    step = 1 if sl.step is None else sl.step
+    if step <= 0:
+        raise TorchValueError("step must be greater than zero")
+    out = t.data[(slice(None),) * dim + (slice(sl.start, sl.stop, step),)]
+    return _view_result(TABLE["slice"], t, out, {"dim": dim, "end": end, "self_sym_sizes": tuple(t.data.shape),
+                                                 "start": start, "step": step})
+
+
+def _is_advanced(i):
+    return type(i) is Tensor or isinstance(i, (list, np.ndarray)) or (isinstance(i, tuple) and False)
+
+
+def getitem(t, index):
+    """PyTorch's indexing: basic indices become Select/Slice/Unsqueeze nodes, applied left to
+    right; tensor, list and mask indices become one IndexBackward0."""
+    if isinstance(index, slice):             # a lone slice always records a node, even `x[:]`
+        if t.data.ndim == 0:
+            raise TorchIndexError("slice() cannot be applied to a 0-dim tensor.")
+        return _slice(t, 0, index)
+    if not isinstance(index, tuple):
+        index = (index,)
+    for i in index:
+        if not (i is None or i is Ellipsis or isinstance(i, (int, slice, list)) or type(i) is Tensor):
+            raise TorchIndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
+                                  "are valid indices (got " + type(i).__name__ + ")")
+    if any(_is_advanced(i) for i in index):
+        return _advanced_index(t, index)
+    n_real = _b.sum(1 for i in index if i is not None and i is not Ellipsis)
+    if n_real > t.data.ndim:
+        raise TorchIndexError(f"too many indices for tensor of dimension {t.data.ndim}")
+    if _b.sum(1 for i in index if i is Ellipsis) > 1:
+        raise TorchIndexError("an index can only have a single ellipsis ('...')")
+    result, dim = t, 0
+    for k, i in enumerate(index):
+        if i is Ellipsis:
+            dim += t.data.ndim - n_real
+        elif i is None:
+            result = unsqueeze(result, dim)
+            dim += 1
+        elif isinstance(i, bool):
+            raise TorchIndexError("boolean scalar indices are not supported")
+        elif isinstance(i, int):
+            result = select(result, dim, i)
+        else:
+            if not (i.start in (None, 0) and i.stop is None and i.step in (None, 1)):
+                result = _slice(result, dim, i)
+            dim += 1
+    if result is t:                         # x[:] or x[...]: a view of the whole tensor
+        return _view_result(TABLE["alias"], t, t.data.view(), {})
+    return result
+
+
+def _advanced_index(t, index):
+    idx = []
+    saved = []
+    for i in index:
+        if type(i) is Tensor:
+            if i.data.dtype.kind not in "iub":
+                raise TorchIndexError("tensors used as indices must be long, int, byte or bool tensors")
+            idx.append(i.data)
+            saved.append(i)
+        elif isinstance(i, list):
+            arr = np.array(i)
+            if arr.dtype.kind not in "iub":
+                raise TorchIndexError("tensors used as indices must be long, int, byte or bool tensors")
+            arr = arr.astype(np.int64) if arr.dtype.kind != "b" else arr
+            idx.append(arr)
+            saved.append(Tensor(arr))
+        else:
+            idx.append(i)
+    try:
+        out = t.data[tuple(idx)]
+    except IndexError as e:
+        raise TorchIndexError(str(e).replace("axis", "dimension")) from None
+    seq = _begin(t)
+    return _record(TABLE["index"], seq, np.ascontiguousarray(out), (t,), extra={"indices": SavedList(saved)},
+                   attrs={"self_sym_sizes": tuple(t.data.shape), "_index": tuple(idx)})
+
+
+class SavedList(Tensor):
+    """IndexBackward0's `indices`: index tensors saved (and freed) together; reads as a tuple."""
+
+    __slots__ = ("items",)
+
+    def __init__(self, items):
+        super().__init__(items[0].data if items else np.zeros(0, np.int64))
+        self.items = tuple(items)
+
+
+def setitem(t, index, value):
+    """`t[index] = value`: an in-place copy into a view (CopySlices on a tensor that requires grad)."""
+    if STATE.grad_enabled and t.requires_grad and t.grad_fn is None:
+        raise TorchRuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
+    if not isinstance(index, tuple):
+        index = (index,)
+    idx = tuple(i.data if type(i) is Tensor else i for i in index)
+    src = value.data if type(value) is Tensor else value
+    try:
+        np.copyto(t.data[idx], src, casting="unsafe") if np.ndim(t.data[idx]) else t.data.__setitem__(idx, src)
+    except (IndexError, ValueError) as e:
+        raise TorchRuntimeError(str(e)) from None
+    t._version_counter.bump()
+    vr = type(value) is Tensor and value.requires_grad
+    if STATE.grad_enabled and (t.requires_grad or vr):
+        seq = STATE.next_seq()
+        edges = ((t._edge(), 0), ((value._edge() if vr else None), 0))
+        meta = ((t.data.shape, t.data.dtype), (np.shape(src), t.data.dtype))
+        node = Node(TABLE["copy_slices"], edges, {}, {"_index": idx}, meta, seq)
+        object.__setattr__(t, "grad_fn", node)
+        object.__setattr__(t, "requires_grad", True)
+
+
+def cat(tensors, dim=0):
+    tensors = list(tensors)
+    if not tensors:
+        raise TorchRuntimeError("torch.cat(): expected a non-empty list of Tensors")
+    seq = _begin(*tensors)
+    nd = tensors[0].data.ndim
+    d = _norm_dim(dim, nd)
+    dt = tensors[0].dtype
+    for t in tensors[1:]:
+        dt = E.promote_types(dt, t.dtype)
+    try:
+        out = np.concatenate([t.data.astype(dt.np, copy=False) for t in tensors], axis=d)
+    except ValueError:
+        ref = tensors[0].data.shape
+        for k, t in enumerate(tensors[1:], 1):
+            for ax in range(nd):
+                if ax != d and t.data.shape[ax] != ref[ax]:
+                    raise TorchRuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size "
+                                            f"{ref[ax]} but got size {t.data.shape[ax]} for tensor number {k} in "
+                                            "the list.")
+        raise TorchRuntimeError("Tensors must have same number of dimensions")
+    return _record_variadic(TABLE["cat"], seq, out, tensors, {"dim": dim})
+
+
+def stack(tensors, dim=0):
+    tensors = list(tensors)
+    if not tensors:
+        raise TorchRuntimeError("stack expects a non-empty TensorList")
+    for k, t in enumerate(tensors[1:], 1):
+        if t.data.shape != tensors[0].data.shape:
+            raise TorchRuntimeError(f"stack expects each tensor to be equal size, but got "
+                                    f"{list(tensors[0].data.shape)} at entry 0 and {list(t.data.shape)} at entry {k}")
+    seq = _begin(*tensors)
+    d = _norm_dim(dim, tensors[0].data.ndim + 1)
+    dt = tensors[0].dtype
+    for t in tensors[1:]:
+        dt = E.promote_types(dt, t.dtype)
+    out = np.stack([t.data.astype(dt.np, copy=False) for t in tensors], axis=d)
+    return _record_variadic(TABLE["stack"], seq, out, tensors, {"dim": dim})
+
+
+def _record_variadic(row, seq, out, tensors, attrs):
+    t = Tensor(out)
+    if seq is None:
+        return t
+    nexts = tuple((x._edge(), 0) for x in tensors)
+    meta = tuple((x.data.shape, x.data.dtype) for x in tensors)
+    t.grad_fn = Node(row, nexts, {}, attrs, meta, seq)
+    object.__setattr__(t, "requires_grad", True)
+    return t
+
+# ----------------------------------------------------------------------------- reductions
+
+
+def _reduce_all(row, t, out, extra=None):
+    seq = _begin(t)
+    return _record(row, seq, np.asarray(out, t.data.dtype), (t,), extra=extra)
+
+
+ReturnType = None
+
+
+def _return_type(name, values, indices):
+    return _ReturnTypes(name, values, indices)
+
+
+class _ReturnTypes(tuple):
+    """torch.return_types.max(values=..., indices=...)."""
+
+    def __new__(cls, name, values, indices):
+        self = super().__new__(cls, (values, indices))
+        self.name = name
+        return self
+
+    @property
+    def values(self):
+        return self[0]
+
+    @property
+    def indices(self):
+        return self[1]
+
+    def __repr__(self):
+        return f"torch.return_types.{self.name}(\nvalues={self[0]!r},\nindices={self[1]!r})"
+
+    __str__ = __repr__
+
+
+ReturnType = _ReturnTypes
+
+
+def _minmax(t, name, dim, keepdim, other=None):
+    if other is not None and type(other) is Tensor:
+        return (maximum if name == "max" else minimum)(t, other)
+    if dim is None:
+        if t.data.size == 0:
+            raise TorchRuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
+                                    "Specify the reduction dim with the 'dim' argument.")
+        out = t.data.max() if name == "max" else t.data.min()
+        return _reduce_all(TABLE[name], t, out)
+    nd = t.data.ndim
+    d = _norm_dim(dim, nd)
+    if nd == 0:
+        idx = np.zeros((), np.int64)
+        values = t.data.copy()
+    else:
+        idx = (np.argmax if name == "max" else np.argmin)(t.data, axis=d)
+        values = np.take_along_axis(t.data, np.expand_dims(idx, d), axis=d).squeeze(d)
+        if keepdim:
+            idx, values = np.expand_dims(idx, d), np.expand_dims(values, d)
+    indices = Tensor(np.asarray(idx, np.int64))
+    seq = _begin(t)
+    v = _record(TABLE[name + "_dim"], seq, np.ascontiguousarray(values), (t,), extra={"indices": indices},
+                attrs={"dim": dim, "keepdim": bool(keepdim), "self_sym_sizes": tuple(t.data.shape)})
+    return _return_type(name, v, indices)
+
+
+def max(t, dim=None, keepdim=False):
+    if type(dim) is Tensor:
+        return maximum(t, dim)
+    return _minmax(t, "max", dim, keepdim)
+
+
+def min(t, dim=None, keepdim=False):
+    if type(dim) is Tensor:
+        return minimum(t, dim)
+    return _minmax(t, "min", dim, keepdim)
+
+
+def prod(t, dim=None, keepdim=False, dtype=None):
+    data = t.data
+    out_dt = data.dtype if data.dtype.kind == "f" else np.dtype(np.int64)
+    if dim is None:
+        seq = _begin(t)
+        return _record(TABLE["prod"], seq, np.asarray(data.prod(dtype=out_dt)), (t,))
+    d = _norm_dim(dim, data.ndim)
+    seq = _begin(t)
+    out = np.asarray(data.prod(axis=d if data.ndim else None, keepdims=keepdim, dtype=out_dt))
+    return _record(TABLE["prod_dim"], seq, out, (t,), attrs={"dim": dim, "keepdim": bool(keepdim)})
+
+
+def norm(t, p="fro", dim=None, keepdim=False, dtype=None):
+    if p == "fro" or p is None:
+        p = 2
+    if isinstance(dim, int):
+        dim = (dim,)
+    data = t.data
+    axes = None if dim is None else tuple(_norm_dim(d, data.ndim) for d in dim)
+    a = np.abs(data)
+    if p == 2:
+        out = np.sqrt((a * a).sum(axis=axes, keepdims=keepdim))
+    elif p == 1:
+        out = a.sum(axis=axes, keepdims=keepdim)
+    elif p == float("inf"):
+        out = a.max(axis=axes, keepdims=keepdim)
+    elif p == 0:
+        out = (a != 0).sum(axis=axes, keepdims=keepdim)
+    else:
+        out = (a ** p).sum(axis=axes, keepdims=keepdim) ** (1.0 / p)
+    seq = _begin(t)
+    return _record(TABLE["norm"], seq, np.asarray(out, data.dtype), (t,),
+                   attrs={"dim": None if dim is None else tuple(dim), "keepdim": bool(keepdim), "ord": p})
+
+
+def softmax(t, dim=None, dtype=None, _stacklevel=3):
+    d = _norm_dim(dim, t.data.ndim)
+    x = t.data.astype(np.float32) if t.data.dtype.kind != "f" else t.data
+    e = np.exp(x - x.max(axis=d, keepdims=True)) if x.ndim else np.ones_like(x)
+    out = e / e.sum(axis=d, keepdims=True) if x.ndim else e
+    seq = _begin(t)
+    return _record(TABLE["softmax"], seq, out.astype(x.dtype), (t,), attrs={"dim": dim})
+
+
+def log_softmax(t, dim=None, dtype=None, _stacklevel=3):
+    d = _norm_dim(dim, t.data.ndim)
+    x = t.data.astype(np.float32) if t.data.dtype.kind != "f" else t.data
+    if x.ndim:
+        shifted = x - x.max(axis=d, keepdims=True)
+        out = shifted - np.log(np.exp(shifted).sum(axis=d, keepdims=True))
+    else:
+        out = np.zeros_like(x)
+    seq = _begin(t)
+    return _record(TABLE["log_softmax"], seq, out.astype(x.dtype), (t,), attrs={"dim": dim})
+
+# ----------------------------------------------------------------------------- selection
+
+
+def clamp(t, min=None, max=None):
+    if min is None and max is None:
+        raise TorchRuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if type(min) is Tensor or type(max) is Tensor:
+        lo = min.data if type(min) is Tensor else min
+        hi = max.data if type(max) is Tensor else max
+        out = t.data
+        if lo is not None:
+            out = np.maximum(out, lo)
+        if hi is not None:
+            out = np.minimum(out, hi)
+        seq = _begin(t, *(v for v in (min, max) if type(v) is Tensor))
+        return _record(TABLE["clamp_tensor"], seq, np.asarray(out, t.data.dtype),
+                       (t, min if type(min) is Tensor else None, max if type(max) is Tensor else None),
+                       extra={"min": min, "max": max})
+    out = np.clip(t.data, min, max).astype(t.data.dtype, copy=False)
+    seq = _begin(t)
+    return _record(TABLE["clamp"], seq, out, (t,), attrs={"max": max, "min": min})
+
+
+def clamp_min(t, min):
+    seq = _begin(t)
+    return _record(TABLE["clamp_min"], seq, np.maximum(t.data, t.data.dtype.type(min)), (t,), attrs={"min": min})
+
+
+def where(condition, input, other):
+    cond = condition.data if type(condition) is Tensor else np.asarray(condition)
+    if cond.dtype != np.bool_:
+        raise TorchRuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
+                                f"{E._BY_NP[cond.dtype].name.capitalize()}")
+    dt = result_type(input, other)
+    seq = _begin(input, other)
+    out = np.where(cond, _arr(input, dt), _arr(other, dt)).astype(dt.np, copy=False)
+    cond_t = condition if type(condition) is Tensor else Tensor(cond)
+    return _record(TABLE["where"], seq, out, (input, other), extra={"condition": cond_t})
+
+
+def maximum(a, b):
+    return _binary(TABLE["maximum"], np.maximum, a, b)
+
+
+def minimum(a, b):
+    return _binary(TABLE["minimum"], np.minimum, a, b)
+
+# ----------------------------------------------------------------------------- products
+
+
+def bmm(a, b):
+    if a.data.ndim != 3 or b.data.ndim != 3:
+        raise TorchRuntimeError(f"batch1 must be a 3D tensor" if a.data.ndim != 3 else "batch2 must be a 3D tensor")
+    if a.data.shape[0] != b.data.shape[0] or a.data.shape[2] != b.data.shape[1]:
+        raise TorchRuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                                f"[{a.data.shape[0]}, {a.data.shape[2]}] but got: [{b.data.shape[0]}, {b.data.shape[1]}].")
+    seq = _begin(a, b)
+    return _record(TABLE["bmm"], seq, np.matmul(a.data, b.data), (a, b), extra={"mat2": b})
+
+
+def _batched_matmul(a, b):
+    """PyTorch's matmul for 3-D and more: fold or expand, bmm, then an unsafe view."""
+    da, db = a.data.ndim, b.data.ndim
+    if db <= 2:                                  # fold a's batch dims into the rows of an mm
+        rows = reshape(a, (-1, a.data.shape[-1]))
+        if db == 1:
+            out = mv(rows, b)
+            shape = a.data.shape[:-1]
+        else:
+            out = mm(rows, b)
+            shape = a.data.shape[:-1] + (b.data.shape[-1],)
+        seq = _begin(out)
+        return _record(TABLE["unsafe_view"], seq, out.data.reshape(shape), (out,),
+                       attrs={"self_sym_sizes": tuple(out.data.shape)})
+    if da == 1:                                  # v @ B: PyTorch folds B.mT into an mv
+        rows = reshape(transpose(b, -2, -1), (-1, b.data.shape[-2]))
+        out = mv(rows, a)
+        seq = _begin(out)
+        return _record(TABLE["unsafe_view"], seq, out.data.reshape(b.data.shape[:-2] + (b.data.shape[-1],)), (out,),
+                       attrs={"self_sym_sizes": tuple(out.data.shape)})
+    a2 = a
+    n, k = a2.data.shape[-2:]
+    k2, p = b.data.shape[-2:]
+    batch = broadcast_shapes(a2.data.shape[:-2], b.data.shape[:-2])
+    ea = expand(a2, batch + (n, k))
+    eb = expand(b, batch + (k2, p))
+    nb = int(np.prod(batch)) if batch else 1
+    va = view(ea, (nb, n, k)) if ea.data.flags.c_contiguous or True else reshape(ea, (nb, n, k))
+    vb = view(eb, (nb, k2, p)) if eb.data.flags.c_contiguous or True else reshape(eb, (nb, k2, p))
+    out = bmm(va, vb)
+    shape = batch + ((n, p) if da > 1 else (p,))
+    seq = _begin(out)
+    return _record(TABLE["unsafe_view"], seq, out.data.reshape(shape), (out,),
+                   attrs={"self_sym_sizes": tuple(out.data.shape)})
+
+# ----------------------------------------------------------------------------- losses
+
+_REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
+
+
+def _reduction(reduction):
+    if reduction not in _REDUCTIONS:
+        raise TorchValueError(f"{reduction} is not a valid value for reduction")
+    return _REDUCTIONS[reduction]
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    r = _reduction(reduction)
+    if input.data.shape != target.data.shape:
+        broadcast_shapes(input.data.shape, target.data.shape)
+    d = input.data - target.data
+    sq = d * d
+    out = sq if r == 0 else np.asarray(sq.mean() if r == 1 else sq.sum(), sq.dtype)
+    seq = _begin(input, target)
+    return _record(TABLE["mse_loss"], seq, out, (input, target), attrs={"reduction": r})
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
+    r = _reduction(reduction)
+    x = input.data
+    t = target.data.astype(np.int64)
+    if x.ndim == 1:
+        picked = x[t] if t.ndim == 0 else x[t[0]]
+        keep = t != ignore_index
+        out = -picked if keep.all() else np.zeros((), x.dtype)
+        total = np.asarray(1.0 if keep.all() else 0.0, x.dtype)
+    else:
+        keep = t != ignore_index
+        safe = np.where(keep, t, 0)
+        if (safe < 0).any() or (safe >= x.shape[1]).any():
+            bad = safe[(safe < 0) | (safe >= x.shape[1])][0]
+            raise TorchIndexError(f"Target {bad} is out of bounds.")
+        picked = np.where(keep, -x[np.arange(x.shape[0]), safe], 0)
+        total = np.asarray(keep.sum(), x.dtype)
+        out = picked if r == 0 else np.asarray(picked.sum() / total if r == 1 else picked.sum(), x.dtype)
+    seq = _begin(input)
+    return _record(TABLE["nll_loss"], seq, np.asarray(out, x.dtype), (input,),
+                   extra={"target": target, "total_weight": Tensor(total), "weight": None},
+                   attrs={"ignore_index": ignore_index, "reduction": r, "_sizes": x.shape})
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                  reduction="mean", label_smoothing=0.0):
+    return nll_loss(log_softmax(input, 1 if input.data.ndim > 1 else 0), target, ignore_index=ignore_index,
+                    reduction=reduction)
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
+                                     reduction="mean", pos_weight=None):
+    r = _reduction(reduction)
+    x, y = input.data, target.data
+    loss = np.maximum(x, 0) - x * y + np.log1p(np.exp(-np.abs(x)))
+    out = loss if r == 0 else np.asarray(loss.mean() if r == 1 else loss.sum(), x.dtype)
+    seq = _begin(input, target)
+    return _record(TABLE["bce_logits"], seq, np.asarray(out, x.dtype), (input, target),
+                   extra={"pos_weight": None, "weight": None}, attrs={"reduction": r})
+
+# ----------------------------------------------------------------------------- in place, continued
+
+
+def copy_(t, src, non_blocking=False):
+    if STATE.grad_enabled and t.requires_grad and t.grad_fn is None:
+        raise TorchRuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    s = src.data if type(src) is Tensor else np.asarray(src)
+    np.copyto(t.data, np.broadcast_to(s, t.data.shape), casting="unsafe")
+    t._version_counter.bump()
+    sr = type(src) is Tensor and src.requires_grad
+    if STATE.grad_enabled and (t.requires_grad or sr):
+        seq = STATE.next_seq()
+        edges = ((t._edge(), 0), ((src._edge() if sr else None), 0))
+        meta = ((t.data.shape, t.data.dtype), (s.shape, s.dtype))
+        object.__setattr__(t, "grad_fn", Node(TABLE["copy"], edges, {}, {}, meta, seq))
+        object.__setattr__(t, "requires_grad", True)
+    return t
+
+
+def clamp_(t, min=None, max=None):
+    return _inplace(t, lambda x: clamp(x, min, max), name="clamp_")

@@ -310,8 +310,14 @@ reshape, unsqueeze = _ops.reshape, _ops.unsqueeze
 floor_divide, remainder = _ops.floor_divide, _ops.remainder
 
 
-def where(condition, input, other):
-    raise TorchRuntimeError("torch.where is not supported yet")
+where, maximum, minimum, clamp, clamp_min = _ops.where, _ops.maximum, _ops.minimum, _ops.clamp, _ops.clamp_min
+clip = clamp
+cat, stack, bmm, prod, norm = _ops.cat, _ops.stack, _ops.bmm, _ops.prod, _ops.norm
+concat = concatenate = cat
+max, min = _ops.max, _ops.min
+softmax, log_softmax = _ops.softmax, _ops.log_softmax
+transpose, permute, squeeze, flatten, t = _ops.transpose, _ops.permute, _ops.squeeze, _ops.flatten, _ops.t_
+swapaxes = swapdims = transpose
 
 
 def numel(t):
@@ -324,7 +330,10 @@ autograd = _types.SimpleNamespace(grad=_E.grad, backward=_E.backward)
 
 # ----------------------------------------------------------------------------- nn.functional
 
-nn = _types.SimpleNamespace(functional=_types.SimpleNamespace(relu=_ops.relu, sigmoid=_ops.sigmoid, tanh=_ops.tanh))
+nn = _types.SimpleNamespace(functional=_types.SimpleNamespace(
+    relu=_ops.relu, sigmoid=_ops.sigmoid, tanh=_ops.tanh, softmax=_ops.softmax, log_softmax=_ops.log_softmax,
+    mse_loss=_ops.mse_loss, cross_entropy=_ops.cross_entropy, nll_loss=_ops.nll_loss,
+    binary_cross_entropy_with_logits=_ops.binary_cross_entropy_with_logits))
 
 # ----------------------------------------------------------------------------- Tensor methods
 
@@ -371,7 +380,25 @@ def _install_methods():
                  "mv", "clone", "unsqueeze", "expand"):
         setattr(T, name, getattr(ops, name))
     T.subtract, T.multiply, T.divide, T.negative = ops.sub, ops.mul, ops.div, ops.neg
-    T.reshape = T.view = ops.reshape
+    T.reshape = ops.reshape
+    T.view = ops.view
+    for name in ("flatten", "transpose", "permute", "squeeze", "max", "min", "prod", "norm", "softmax",
+                 "log_softmax", "clamp", "clamp_min", "maximum", "minimum", "bmm", "copy_", "clamp_"):
+        setattr(T, name, getattr(ops, name))
+    T.swapaxes = T.swapdims = ops.transpose
+    T.clip = ops.clamp
+    T.t = ops.t_
+    T.T = property(ops.T_property)
+    T.mT = property(ops.mT_property)
+    T.__getitem__ = ops.getitem
+    T.__setitem__ = ops.setitem
+    T.__iter__ = lambda self: (ops.select(self, 0, i) for i in range(len(self)))
+    T.__abs__ = ops.abs
+    T.expand_as = lambda self, other: ops.expand(self, other.data.shape)
+    T.view_as = lambda self, other: ops.view(self, other.data.shape)
+    T.reshape_as = lambda self, other: ops.reshape(self, other.data.shape)
+    T.where = lambda self, condition, other: ops.where(condition, self, other)
+    T.unbind = lambda self, dim=0: tuple(ops.select(self, dim, i) for i in range(self.data.shape[dim]))
     T.zero_ = ops.zero_
     T.fill_ = ops.fill_
 
@@ -404,7 +431,7 @@ def _install_methods():
     T.int = lambda self: _ops.to_dtype(self, int32)
     T.bool = lambda self: _ops.to_dtype(self, bool)
     T.cpu = lambda self: self
-    T.contiguous = lambda self, memory_format=None: self
+    T.contiguous = lambda self, memory_format=None: self if self.data.flags.c_contiguous else ops.clone(self)
     T.device = property(lambda self: "cpu")
 
 
