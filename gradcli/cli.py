@@ -131,4 +131,21 @@ def internal_error(debug):
 
 
 def main():
-    app()
+    """Entry point: Click's multi-line usage errors become one line and exit status 2."""
+    try:                                     # Typer >= 0.25 vendors Click
+        from typer._click import exceptions as cx
+    except ImportError:
+        from click import exceptions as cx
+    try:
+        status = app(standalone_mode=False)
+    except cx.NoArgsIsHelpError as e:
+        sys.stdout.write(e.ctx.get_help() + "\n")
+        status = 0
+    except cx.UsageError as e:
+        hint = f" (see gradcli {e.ctx.info_name} --help)" if e.ctx and e.ctx.parent else " (see gradcli --help)"
+        sys.stderr.write(f"gradcli: {e.format_message()}{hint}\n")
+        status = 2
+    except cx.Abort:
+        sys.stderr.write("gradcli: interrupted\n")
+        status = 130
+    sys.exit(status or 0)

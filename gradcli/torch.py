@@ -242,7 +242,7 @@ def arange(start, end=None, step=1, dtype=None, requires_grad=False, device=None
         raise TorchRuntimeError("step must be nonzero")
     if dtype is None:
         dtype = float32 if any(isinstance(v, _py_float) for v in values) else int64
-    n = max(0, _math.ceil((values[1] - values[0]) / values[2]))
+    n = builtins.max(0, _math.ceil((values[1] - values[0]) / values[2]))
     _ops._check_numel(n)
     if dtype.np.kind == "f":
         arr = (values[0] + np.arange(n, dtype=np.float64) * values[2]).astype(dtype.np)
