@@ -1095,6 +1095,8 @@ def _safe_getattr(obj, name):
             return obj.__name__ if isinstance(obj, ScriptType) else obj.name
         raise _unsupported(f"access to '{name}'")
     if isinstance(obj, Tensor):
+        if name == "data":          # PyTorch's .data: same storage, no autograd, its own version counter
+            return Tensor(obj.data)
         if _TENSOR_ATTRS is None:
             _TENSOR_ATTRS = _public(Tensor) | {"_version", "_base"}
         if name in _TENSOR_ATTRS:

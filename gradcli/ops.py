@@ -62,7 +62,7 @@ TABLE = {
     "neg": op("NegBackward0", ("self",), self=lambda m, g: -g, doc="saves nothing"),
     "pow": op("PowBackward0", ("self",), saved=(("self", ALWAYS),), attrs=("exponent",),
               self=lambda m, g, self, exponent: 0 * g if exponent == 0 else
-              g * m.mul_scalar(m.pow_scalar(self, exponent - 1), exponent),
+              g * m.mul_scalar(m.pow_scalar(self, float(exponent) - 1), float(exponent)),
               doc="tensor ** number: saves the base"),
     "pow_tensor": op("PowBackward1", ("self", "exponent"),
                      saved=(("exponent", ALWAYS), ("result", ALWAYS), ("self", ALWAYS)),
@@ -86,7 +86,7 @@ TABLE = {
     "relu": op("ReluBackward0", ("self",), saved=(("result", ALWAYS),),
                self=lambda m, g, result: m.threshold_backward(g, result)),
     "sqrt": op("SqrtBackward0", ("self",), saved=(("result", ALWAYS),),
-               self=lambda m, g, result: g / (2 * result)),
+               self=lambda m, g, result: g / m.mul_scalar(result, 2)),
     "rsqrt": op("RsqrtBackward0", ("self",), saved=(("result", ALWAYS),),
                 self=lambda m, g, result: m.mul_scalar(g * result * result * result, -0.5)),
     "abs": op("AbsBackward0", ("self",), saved=(("self", ALWAYS),), self=lambda m, g, self: g * m.sign(self)),
@@ -101,8 +101,8 @@ TABLE = {
                       g if keepdim else m.unsqueeze_dims(g, dim, len(self_sym_sizes)), self_sym_sizes),
                   doc="saves only dims and sizes"),
     "mean": op("MeanBackward0", ("self",), attrs=("self_sym_numel", "self_sym_sizes"),
-               self=lambda m, g, self_sym_numel, self_sym_sizes: m.expand(
-                   m.div_scalar(g, self_sym_numel), self_sym_sizes), doc="saves only the input's sizes"),
+               self=lambda m, g, self_sym_numel, self_sym_sizes: m.div_scalar(
+                   m.expand(g, self_sym_sizes), self_sym_numel), doc="saves only the input's sizes"),
     "mean_dim": op("MeanBackward1", ("self",), attrs=("dim", "keepdim", "self_sym_numel", "self_sym_sizes"),
                    self=lambda m, g, dim, keepdim, self_sym_numel, self_sym_sizes: m.expand(
                        m.div_scalar(g if keepdim else m.unsqueeze_dims(g, dim, len(self_sym_sizes)),
@@ -144,6 +144,24 @@ TABLE = {
                 self=lambda m, g, _index, self_sym_sizes: m.index_backward(g, self_sym_sizes, _index),
                 doc="saves the index tensors, so a second backward fails"),
     "alias": op("AliasBackward0", ("self",), self=lambda m, g: g),
+    # -- the nodes backward formulas record under create_graph (higher-order gradients) ---------
+    "mul_scalar": op("MulBackward1", ("self",), attrs=("other",), self=lambda m, g, other: m.mul_scalar(g, other),
+                     doc="tensor * a C++ Scalar: saves the number, not a tensor"),
+    "div_scalar": op("DivBackward1", ("self",), attrs=("other",), self=lambda m, g, other: m.div_scalar(g, other)),
+    "tanh_backward": op("TanhBackwardBackward0", ("grad_output", "output"),
+                        saved=(("grad_output", ALWAYS), ("output", ALWAYS)),
+                        grad_output=lambda m, g, output: m.tanh_backward(g, output),
+                        output=lambda m, g, grad_output, output: g * m.mul_scalar(grad_output * output, -2)),
+    "sigmoid_backward": op("SigmoidBackwardBackward0", ("grad_output", "output"),
+                           saved=(("grad_output", ALWAYS), ("output", ALWAYS)),
+                           grad_output=lambda m, g, output: m.sigmoid_backward(g, output),
+                           output=lambda m, g, grad_output, output: g * grad_output * (1 - m.mul_scalar(output, 2))),
+    "threshold_backward": op("ThresholdBackwardBackward0", ("grad_output", "self"), saved=(("self", ALWAYS),),
+                             attrs=("threshold",),
+                             grad_output=lambda m, g, self, threshold: m.threshold_backward(g, self),
+                             self=lambda m, g: 0 * g),
+    "sgn": op("SgnBackward0", ("self",), saved=(("result", ALWAYS), ("self", ALWAYS)),
+              self=lambda m, g: 0 * g),
     "cat": op("CatBackward0", ("tensors",), attrs=("dim",), doc="saves only dim"),
     "stack": op("StackBackward0", ("tensors",), attrs=("dim",), doc="saves only dim"),
     # -- reductions that save tensors -----------------------------------------------------
@@ -723,11 +741,12 @@ class _TensorMath:
     """The namespace backward formulas use under create_graph: the same operations as
     engine.NUMPY_MATH, recorded as graph nodes so gradients can be differentiated."""
 
-    exp, log, sin, cos, sqrt, tanh, abs = exp, log, sin, cos, sqrt, tanh, abs
+    exp, log, sin, cos, sqrt, tanh, abs = map(staticmethod, (exp, log, sin, cos, sqrt, tanh, abs))
 
     @staticmethod
     def sign(t):
-        return Tensor(np.sign(t.data))
+        seq = _begin(t)
+        return _record(TABLE["sgn"], seq, np.sign(t.data), (t,))
 
     @staticmethod
     def fit(g, shape, dtype):
@@ -740,8 +759,16 @@ class _TensorMath:
     matmul = staticmethod(lambda a, b: matmul(a, b))
     transpose = staticmethod(lambda a: a.t())
     outer = staticmethod(lambda a, b: mm(unsqueeze(a, 1), unsqueeze(b, 0)))
-    mul_scalar = staticmethod(lambda a, s: mul(a, s))
-    div_scalar = staticmethod(lambda a, s: div(a, s))
+    @staticmethod
+    def mul_scalar(a, s):
+        seq = _begin(a)
+        return _record(TABLE["mul_scalar"], seq, a.data * np.asarray(s, a.data.dtype), (a,), attrs={"other": s})
+
+    @staticmethod
+    def div_scalar(a, s):
+        seq = _begin(a)
+        return _record(TABLE["div_scalar"], seq, a.data / np.asarray(s, a.data.dtype), (a,), attrs={"other": s})
+
     pow_scalar = staticmethod(lambda a, e: pow(a, e))
 
     @staticmethod
@@ -769,15 +796,21 @@ class _TensorMath:
 
     @staticmethod
     def tanh_backward(g, result):
-        return g * (1 - result * result)
+        seq = _begin(g, result)
+        out = g.data * (1 - result.data * result.data)
+        return _record(TABLE["tanh_backward"], seq, out, (g, result), extra={"grad_output": g, "output": result})
 
     @staticmethod
     def sigmoid_backward(g, result):
-        return g * (result * (1 - result))
+        seq = _begin(g, result)
+        out = g.data * (result.data * (1 - result.data))
+        return _record(TABLE["sigmoid_backward"], seq, out, (g, result), extra={"grad_output": g, "output": result})
 
     @staticmethod
     def threshold_backward(g, result):
-        return g * Tensor((result.data > 0).astype(result.data.dtype))
+        seq = _begin(g, result)
+        out = np.where(result.data > 0, g.data, np.zeros((), g.data.dtype))
+        return _record(TABLE["threshold_backward"], seq, out, (g, result), attrs={"threshold": 0})
 
 
 def _np_unsqueeze_dims(g, dims, ndim):
@@ -796,12 +829,15 @@ E._NumpyMath.threshold_backward = staticmethod(lambda g, r: np.where(r > 0, g, n
 
 
 def _sum_to(t, shape):
+    """PyTorch's at::sum_to, node for node: sum() to a 0-d shape, else sum(keepdim) then view."""
+    if len(shape) == 0:
+        return sum(t)
     lead = t.data.ndim - len(shape)
     dims = tuple(range(lead)) + tuple(i + lead for i, n in enumerate(shape) if n == 1 and t.data.shape[i + lead] != 1)
     if dims:
         t = sum(t, dims, keepdim=True)
     if lead:
-        t = reshape(t, tuple(shape))
+        t = view(t, tuple(shape))
     return t
 
 
