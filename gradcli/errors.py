@@ -58,3 +58,9 @@ class LimitError(ScriptError):
     """A resource limit (time, memory, depth) stopped the script."""
 
     pytype = "LimitError"
+
+
+class ExpectationFailed(ScriptError):
+    """An `expect` statement did not hold (gradcli test counts it as a failure)."""
+
+    pytype = "ExpectationFailed"

@@ -15,7 +15,7 @@ import numpy as np
 from . import engine as E
 from . import syntax as S
 from .engine import Tensor, STATE
-from .errors import (ScriptError, LimitError, TorchRuntimeError, TorchTypeError, TorchValueError,
+from .errors import (ScriptError, LimitError, ExpectationFailed, TorchRuntimeError, TorchTypeError, TorchValueError,
                      TorchNameError, TorchAttributeError, TorchIndexError, TorchKeyError,
                      TorchZeroDivisionError, TorchAssertionError, TorchRecursionError, BY_NAME)
 from .report import Report, CallEvent, NodeInfo, LeafUpdate, ErrorInfo
@@ -205,15 +205,27 @@ class Interpreter:
         for st in body:
             self.current = st
             STATE.origin = st
+            expected, self.expected_error = self.expected_error, None
             try:
                 self._exec[type(st)](self, st, frame)
             except ScriptError as e:
                 if e.span is None:
                     e.span = (st.line, st.col)
                     e.stmt = st
-                raise
+                if expected is None or isinstance(e, (LimitError, ExpectationFailed)):
+                    raise
+                if expected[0] not in e.message:
+                    raise ExpectationFailed(f"expected an error containing {expected[0]!r} (expect on line "
+                                            f"{expected[1]}), but got {e.pytype}: {e.message}") from None
+                self.report.items.append(("expect", st.line, True, f"error as expected: {e.pytype}"))
+                continue
+            if expected is not None:
+                raise ExpectationFailed(f"expected an error containing {expected[0]!r} (expect on line "
+                                        f"{expected[1]}), but line {st.line} ran without error")
             if self.deadline is not None:
                 self._check_time()
+
+    expected_error = None
 
     def _check_time(self):
         if time.monotonic() > self.deadline:
@@ -268,6 +280,52 @@ class Interpreter:
 
     def ex_pass(self, st, frame):
         pass
+
+    def ex_expect(self, st, frame):
+        if st.kind == "error":
+            self.expected_error = (st.value, st.line)
+            return
+        if st.kind in ("freed", "retained"):
+            self._expect_freed(st, frame)
+            return
+        expr = st.value
+        tol = None if st.tolerance is None else self.eval(st.tolerance, frame)
+        if isinstance(expr, S.Compare) and expr.ops == ["=="]:
+            a, b = self.eval(expr.left, frame), self.eval(expr.rights[0], frame)
+            ok, detail = _close(a, b, tol)
+        else:
+            v = self.eval(expr, frame)
+            ok = bool(np.all(v.data)) if isinstance(v, Tensor) else self.truth(v)
+            detail = f"got {v!r}"
+        if not ok:
+            raise ExpectationFailed(f"expect {st.text[len('expect'):].strip()} failed: {detail}")
+        self.report.items.append(("expect", st.line, True, st.text))
+
+    def _expect_freed(self, st, frame):
+        t = self.lookup(S.Name(st.value, pos=(st.line, st.col, st.line, st.col)), frame, leaf_ok=False)
+        if not isinstance(t, Tensor) or t.grad_fn is None:
+            raise ExpectationFailed(f"expect {st.kind} {st.value}: {st.value} has no grad_fn, so no saved tensors")
+        node = t.grad_fn
+        slots = node.tensor_slots()
+        if not slots:
+            raise ExpectationFailed(f"expect {st.kind} {st.value}: its {node.name()} saves no tensors "
+                                    "(nothing to free or keep)")
+        freed = all(node.saved[k].freed for k in slots)
+        if freed != (st.kind == "freed"):
+            state = "were freed" + (f" by line {node.freed_by.origin.line}" if node.freed_by and
+                                    node.freed_by.origin is not None else "") if freed else "are still held"
+            raise ExpectationFailed(f"expect {st.kind} {st.value} failed: the saved tensors of {node.name()} "
+                                    f"({', '.join(slots)}) {state}")
+        self.report.items.append(("expect", st.line, True, st.text))
+
+    def ex_graph(self, st, frame):
+        from . import graphview
+        target = self.eval(st.target, frame)
+        if not isinstance(target, Tensor):
+            raise TorchTypeError(f"graph needs a tensor, not {_type_name(target)}")
+        by_tensor, by_node = self._names()
+        name = st.target.id if isinstance(st.target, S.Name) else st.text[len("graph"):].strip()
+        self.report.items.append(("graph", st.line, graphview.snapshot({name: target}, by_node, by_tensor)))
 
     def ex_break(self, st, frame):
         raise _Break()
@@ -420,7 +478,7 @@ class Interpreter:
             try:
                 self.exec_block(st.body, frame)
             except ScriptError as e:
-                if isinstance(e, LimitError):
+                if isinstance(e, (LimitError, ExpectationFailed)):
                     raise
                 for typ_node, name, body in st.handlers:
                     if typ_node is None or self._matches(e, self.eval(typ_node, frame)):
@@ -470,7 +528,7 @@ class Interpreter:
         frame.vars[st.name] = UserFunction(st.name, params, st.body, frame.globals, self)
 
     _exec = {S.ExprStmt: ex_expr, S.Assign: ex_assign, S.AugAssign: ex_augassign, S.Print: ex_print,
-             S.Backward: ex_backward, S.Pass: ex_pass, S.Break: ex_break, S.Continue: ex_continue,
+             S.Backward: ex_backward, S.Pass: ex_pass, S.Expect: ex_expect, S.GraphStmt: ex_graph, S.Break: ex_break, S.Continue: ex_continue,
              S.Return: ex_return, S.Raise: ex_raise, S.Import: ex_import, S.FromImport: ex_fromimport,
              S.Assert: ex_assert, S.Delete: ex_delete, S.Global: ex_global, S.If: ex_if,
              S.While: ex_while, S.For: ex_for, S.Try: ex_try, S.With: ex_with, S.FuncDef: ex_funcdef}
@@ -961,6 +1019,20 @@ class _Forbidden:
         return f"<built-in function {self.name}>"
 
 
+def _close(a, b, tol):
+    """`expect A == B`: same shape and allclose (rtol 1e-5, atol 1e-8, or atol=`within`)."""
+    try:
+        xa = np.asarray(a.data if isinstance(a, Tensor) else a, dtype=float)
+        xb = np.asarray(b.data if isinstance(b, Tensor) else b, dtype=float)
+    except (TypeError, ValueError):
+        return a == b, f"{a!r} != {b!r}"
+    if xa.shape != xb.shape and (isinstance(a, Tensor) and isinstance(b, Tensor) or xa.ndim and xb.ndim):
+        return False, f"shapes differ: {list(xa.shape)} vs {list(xb.shape)} ({a!r} vs {b!r})"
+    rtol, atol = (1e-5, 1e-8) if tol is None else (0.0, float(tol))
+    ok = bool(np.allclose(xa, xb, rtol=rtol, atol=atol, equal_nan=True))
+    return ok, f"{a!r} != {b!r}"
+
+
 def _distance(a, b):
     """Python's suggestion distance: a move or substitution costs 2, a case change 1."""
     prev = list(range(0, 2 * len(b) + 1, 2))
@@ -1040,8 +1112,8 @@ def _imports_torch(body):
 
 def node_info(node, by_node=None, by_tensor=None):
     origin = node.origin
-    info = NodeInfo(node.name(), getattr(origin, "line", None), getattr(origin, "text", None),
-                    node.tensor_slots() if node.saved else [])
+    info = NodeInfo(node.op.name, getattr(origin, "line", None), getattr(origin, "text", None),
+                    node.tensor_slots() if node.saved else [], seq=node.seq)
     if isinstance(node, E.AccumulateGrad):
         info.name = (by_tensor or {}).get(id(node.variable))
     else:

@@ -98,6 +98,22 @@ class ASTBuilder(Transformer):
             kwargs.append(a)
         return S.Backward(target, kwargs, pos=_pos(meta))
 
+    def expect_true(self, meta, items):
+        return S.Expect("true", items[1], items[3] if len(items) > 3 else None, pos=_pos(meta))
+
+    def expect_error(self, meta, items):
+        text = "".join(_pyast.literal_eval(str(t)) for t in items[2:])
+        return S.Expect("error", text, None, pos=_pos(meta))
+
+    def expect_freed(self, meta, items):
+        return S.Expect("freed", str(items[2]), None, pos=_pos(meta))
+
+    def expect_retained(self, meta, items):
+        return S.Expect("retained", str(items[2]), None, pos=_pos(meta))
+
+    def graph_stmt(self, meta, items):
+        return S.GraphStmt(items[1], pos=_pos(meta))
+
     def pass_stmt(self, meta, items):
         return S.Pass(pos=_pos(meta))
 
@@ -559,6 +575,19 @@ def parse(source: str, filename: str = "<script>") -> S.Module:
         raise
     _attach_text(module.body, text.split("\n"))
     return module
+
+
+def is_incomplete(source: str) -> bool:
+    """True when `source` is a valid beginning that needs more lines (an open bracket or
+    block, a trailing colon): the REPL then shows a continuation prompt."""
+    if source.rstrip().endswith(":") or source.rstrip().endswith("\\"):
+        return True
+    try:
+        parse(source)
+    except ParseError as e:
+        return e.message.endswith("was never closed") or e.message.startswith("expected an indented block") \
+            or "unexpected end of input" in e.message or "unterminated triple-quoted" in e.message
+    return False
 
 
 def _parse_fragment(src, tok):

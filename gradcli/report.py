@@ -17,6 +17,7 @@ class NodeInfo:
     text: Optional[str] = None          # the statement that created the node
     saved: list = field(default_factory=list)      # tensor slots (names without `_saved_`)
     name: Optional[str] = None          # the script variable whose grad_fn this is, if any
+    seq: Optional[int] = None           # the node's sequence number: unique within a run
     constants: dict = field(default_factory=dict)  # slot -> the Python number saved as a tensor
 
     def as_json(self):
@@ -71,7 +72,9 @@ class ErrorInfo:
 class Report:
     source: str = ""
     filename: str = "<script>"
-    items: list = field(default_factory=list)      # ("out", str) | ("warn", line, str) | ("call", CallEvent) | ("leaves", [...])
+    # In order: ("out", text) | ("warn", line, text) | ("call", CallEvent) | ("leaves", [(name, repr)])
+    #           | ("expect", line, passed, text) | ("graph", line, GraphSnapshot)
+    items: list = field(default_factory=list)
     error: Optional[ErrorInfo] = None
     tensors: dict = field(default_factory=dict)    # name -> JSON-ready description, at the end
     parse_failed: bool = False

@@ -113,5 +113,10 @@ def render(report, console: Console):
             console.print(call_block(item[1]))
         elif kind == "leaves":
             console.print(leaves_line(item[1]))
+        elif kind == "expect":
+            console.print(Text(f"  ✓ {item[3]}   line {item[1]}", style="green"))
+        elif kind == "graph":
+            from ..graphview import tree
+            console.print(tree(item[2]))
     if report.error is not None:
         console.print(error_panel(report.error))
