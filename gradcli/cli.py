@@ -1,7 +1,6 @@
 """The command line: `gradcli run`, with Rich, plain and JSON output."""
 from __future__ import annotations
 
-import os
 import sys
 from typing import List, Optional
 
@@ -13,7 +12,8 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=N
                   help="See PyTorch's autograd at work: run small autograd scripts on a NumPy engine "
                        "that behaves like PyTorch 2.13, and see gradients, freed buffers and why errors happen.")
 
-DEFAULT_MAX_ELEMENTS = 200_000_000       # 800 MB of float32 per tensor: safe on a 24 GiB machine
+from .runcmd import (DEFAULT_MAX_ELEMENTS, DEFAULT_MAX_MEMORY_GB, read_script, show, exit_status,  # noqa: F401
+                     execute)
 
 
 def _version(value: bool):
@@ -28,40 +28,9 @@ def main_options(version: bool = typer.Option(False, "--version", callback=_vers
     pass
 
 
-def read_script(file: Optional[str], code: Optional[str]):
-    """The script text and the name to report it under; exits 2 with a one-line message."""
-    if code is not None:
-        if file is not None:
-            _usage("give either FILE or -c TEXT, not both")
-        return code, "<string>"
-    if file is None:
-        _usage("missing FILE (or -c TEXT); see gradcli run --help")
-    if file == "-":
-        data = sys.stdin.buffer.read()
-        name = "<stdin>"
-    else:
-        if os.path.isdir(file):
-            _usage(f"{file} is a directory, not a script")
-        try:
-            with open(file, "rb") as f:
-                data = f.read()
-        except FileNotFoundError:
-            _usage(f"no such file: {file}")
-        except OSError as e:
-            _usage(f"cannot read {file}: {e.strerror}")
-        name = file
-    if b"\x00" in data:
-        _usage(f"{name} is a binary file, not a script")
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as e:
-        _usage(f"{name} is not UTF-8 text (byte {e.start} cannot be decoded)")
-    return text, name
-
-
-def _usage(message):
-    sys.stderr.write(f"gradcli: {message}\n")
-    raise typer.Exit(2)
+def internal_error(debug):
+    from .runcmd import internal_error as report
+    raise typer.Exit(report(debug))
 
 
 @app.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -73,7 +42,9 @@ def run(file: Optional[str] = typer.Argument(None, help="The script to run (.gra
         json_: bool = typer.Option(False, "--json", help="Print one JSON object (see DESIGN.md)."),
         timeout: Optional[float] = typer.Option(None, "--timeout", help="Stop the script after SECONDS."),
         max_elements: int = typer.Option(DEFAULT_MAX_ELEMENTS, "--max-elements",
-                                         help="Refuse tensors with more elements than this."),
+                                         help="Refuse a tensor with more elements than this."),
+        max_memory: float = typer.Option(DEFAULT_MAX_MEMORY_GB, "--max-memory",
+                                         help="Refuse to hold more than this many GiB of tensor data."),
         debug: bool = typer.Option(False, "--debug", help="Show Python tracebacks of internal errors.")):
     """Run a script and show what autograd did.
 
@@ -83,51 +54,7 @@ def run(file: Optional[str] = typer.Argument(None, help="The script to run (.gra
 
       gradcli run examples/seed000_block1.py --plain
     """
-    from .runner import run_source, parse_set, UsageError
-    if plain and json_:
-        _usage("--plain and --json cannot be used together")
-    source, name = read_script(file, code)
-    try:
-        values = parse_set(set_)
-    except UsageError as e:
-        _usage(str(e))
-    try:
-        report = run_source(source, name, values=values, strict=strict, timeout=timeout,
-                            max_elements=max_elements)
-        show(report, "json" if json_ else "plain" if plain else "rich", name)
-    except Exception:
-        internal_error(debug)
-    raise typer.Exit(exit_status(report))
-
-
-def exit_status(report):
-    if report.error is None:
-        return 0
-    return 2 if report.parse_failed else 1
-
-
-def show(report, mode, name):
-    if mode == "json":
-        from .views import json_view
-        json_view.render(report, sys.stdout)
-    elif mode == "plain":
-        from .views import plain
-        plain.render(report, sys.stdout, sys.stderr, name)
-    else:
-        from rich.console import Console
-        from .views import rich_view
-        rich_view.render(report, Console(highlight=False))
-
-
-def internal_error(debug):
-    exc = sys.exc_info()[1]
-    if debug:
-        import traceback
-        traceback.print_exc()
-    sys.stderr.write(f"gradcli: internal error: {type(exc).__name__}: {exc}\n"
-                     "This is a bug in gradcli, not in your script: please report it with the script "
-                     "(run with --debug to see the traceback).\n")
-    raise typer.Exit(3)
+    raise typer.Exit(execute(file, code, set_, strict, plain, json_, timeout, max_elements, max_memory, debug))
 
 
 def main():

@@ -340,33 +340,60 @@ def _binary(row, ufunc, a, b, dt=None, extra_attrs=None):
     sa = a.data.shape if type(a) is Tensor else ()
     sb = b.data.shape if type(b) is Tensor else ()
     if sa != sb:
-        broadcast_shapes(sa, sb)
+        n = _numel(broadcast_shapes(sa, sb))
+    else:
+        n = a.data.size if type(a) is Tensor else b.data.size
+    if n > 65535:
+        _check_numel(n, dt.np.itemsize)
     with np.errstate(all="ignore"):
         out = ufunc(_arr(a, dt), _arr(b, dt))
     if type(out) is not np.ndarray:
         out = np.asarray(out, dt.np)
-    _check_size(out)
     return _record(row, seq, out, (a, b), attrs=extra_attrs)
+
+
+def _numel(shape):
+    n = 1
+    for d in shape:
+        n *= d
+    return n
 
 
 def _check_size(out):
     _check_numel(out.size)
 
 
-def _check_numel(n):
-    """Refuse a tensor larger than the configured limit, before allocating it."""
+def _check_numel(n, itemsize=4):
+    """Refuse a tensor over the limits before allocating it: elements per tensor, and the
+    process's resident memory plus this tensor against --max-memory (checked for large ones)."""
     limit = LIMITS.max_elements
     if limit is not None and n > limit:
         from .errors import LimitError
         raise LimitError(f"a tensor of {n:,} elements exceeds the limit of {limit:,} elements per tensor "
                          "(raise it with --max-elements)")
+    cap = LIMITS.max_bytes
+    if cap is not None and n >= 65536:
+        need = n * itemsize
+        if need + _resident_bytes() > cap:
+            from .errors import LimitError
+            raise LimitError(f"a tensor of {n:,} elements ({need / 2 ** 30:.2f} GiB) would take gradcli past its "
+                             f"memory limit of {cap / 2 ** 30:.1f} GiB (raise it with --max-memory)")
+
+
+def _resident_bytes():
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * 4096
+    except (OSError, ValueError, IndexError):
+        return 0
 
 
 class _Limits:
-    __slots__ = ("max_elements",)
+    __slots__ = ("max_elements", "max_bytes")
 
     def __init__(self):
         self.max_elements = None
+        self.max_bytes = None
 
 
 LIMITS = _Limits()
@@ -480,6 +507,8 @@ def _unary(name, fn, float_only=True):
             raise TorchTypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(t).__name__}")
         seq = _begin(t)
         data = t.data
+        if data.size > 65535:
+            _check_numel(data.size, data.dtype.itemsize)
         if float_only and data.dtype.kind != "f":
             data = data.astype(np.float32)
         with np.errstate(all="ignore"):
@@ -620,6 +649,7 @@ def mm(a, b):
         raise TorchRuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({_shape_str(a.data.shape)} and "
                                 f"{_shape_str(b.data.shape)})")
     _same_dtype(a, b, "mm")
+    _check_numel(a.data.shape[0] * b.data.shape[1], a.data.itemsize)
     seq = _begin(a, b)
     ra, rb = a.requires_grad, b.requires_grad
     attrs = {"mat2_sym_sizes": tuple(b.data.shape), "mat2_sym_strides": _strides(b) if rb else (),

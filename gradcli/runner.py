@@ -41,7 +41,7 @@ def _numeric(v):
 
 
 def run_source(source, filename="<script>", *, values=None, strict=False, timeout=None,
-               max_elements=None, echo=False):
+               max_elements=None, max_memory=None, echo=False):
     """Parse and run a script; every script-caused problem ends up in report.error."""
     from . import parser, ops
     report = Report(source=source, filename=filename)
@@ -60,6 +60,7 @@ def run_source(source, filename="<script>", *, values=None, strict=False, timeou
         return report
     from .interp import Interpreter
     ops.LIMITS.max_elements = max_elements
+    ops.LIMITS.max_bytes = max_memory
     interp = Interpreter(report, values=values, strict=strict, timeout=timeout, filename=filename)
     interp.echo = echo
     interp.run(module)

@@ -1,0 +1,138 @@
+"""`gradcli run`, without Typer: reading scripts, running them, showing reports, exit codes.
+
+Typer (which imports pydantic) costs about as much start-up time as the whole run of a
+small script, so `gradcli run` takes this fast path (entry.py parses its options with
+argparse); cli.py's Typer command documents the same options and calls the same code.
+A test checks that both accept exactly the same options.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+DEFAULT_MAX_ELEMENTS = 200_000_000       # 800 MB of float32 in one tensor: safe on a 24 GiB machine
+DEFAULT_MAX_MEMORY_GB = 8.0              # all live tensor data together
+
+
+class Usage(SystemExit):
+    """A bad command line: one line on stderr, exit status 2."""
+
+    def __init__(self, message):
+        sys.stderr.write(f"gradcli: {message}\n")
+        super().__init__(2)
+
+
+def read_script(file, code):
+    """The script text and the name to report it under; exits 2 with a one-line message."""
+    if code is not None:
+        if file is not None:
+            raise Usage("give either FILE or -c TEXT, not both")
+        return code, "<string>"
+    if file is None:
+        raise Usage("missing FILE (or -c TEXT); see gradcli run --help")
+    if file == "-":
+        data = sys.stdin.buffer.read()
+        name = "<stdin>"
+    else:
+        if os.path.isdir(file):
+            raise Usage(f"{file} is a directory, not a script")
+        try:
+            with open(file, "rb") as f:
+                data = f.read()
+        except FileNotFoundError:
+            raise Usage(f"no such file: {file}") from None
+        except OSError as e:
+            raise Usage(f"cannot read {file}: {e.strerror}") from None
+        name = file
+    if b"\x00" in data:
+        raise Usage(f"{name} is a binary file, not a script")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise Usage(f"{name} is not UTF-8 text (byte {e.start} cannot be decoded)") from None
+    return text, name
+
+
+def exit_status(report):
+    if report.error is None:
+        return 0
+    return 2 if report.parse_failed else 1
+
+
+def show(report, mode, name):
+    if mode == "json":
+        from .views import json_view
+        json_view.render(report, sys.stdout)
+    elif mode == "plain":
+        from .views import plain
+        plain.render(report, sys.stdout, sys.stderr, name)
+    else:
+        from rich.console import Console
+        from .views import rich_view
+        rich_view.render(report, Console(highlight=False))
+
+
+def internal_error(debug):
+    """An exception that is not the script's fault: exit 3 with a one-line bug-report hint."""
+    exc = sys.exc_info()[1]
+    if debug:
+        import traceback
+        traceback.print_exc()
+    sys.stderr.write(f"gradcli: internal error: {type(exc).__name__}: {exc}\n"
+                     "This is a bug in gradcli, not in your script: please report it with the script "
+                     "(run with --debug to see the traceback).\n")
+    return 3
+
+
+def execute(file=None, code=None, set_=(), strict=False, plain=False, json_=False, timeout=None,
+            max_elements=DEFAULT_MAX_ELEMENTS, max_memory=DEFAULT_MAX_MEMORY_GB, debug=False):
+    """Run a script as `gradcli run` does; returns the exit status."""
+    from .runner import run_source, parse_set, UsageError
+    if plain and json_:
+        raise Usage("--plain and --json cannot be used together")
+    if timeout is not None and not timeout > 0:
+        raise Usage("--timeout must be a positive number of seconds")
+    source, name = read_script(file, code)
+    try:
+        values = parse_set(set_)
+    except UsageError as e:
+        raise Usage(str(e)) from None
+    try:
+        report = run_source(source, name, values=values, strict=strict, timeout=timeout,
+                            max_elements=max_elements, max_memory=int(max_memory * 2 ** 30))
+        show(report, "json" if json_ else "plain" if plain else "rich", name)
+    except KeyboardInterrupt:
+        sys.stderr.write("gradcli: interrupted\n")
+        return 130
+    except Exception:
+        return internal_error(debug)
+    return exit_status(report)
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        raise Usage(f"{message} (see gradcli run --help)")
+
+
+def run_parser():
+    """The options of `gradcli run` (the Typer command in cli.py declares the same ones)."""
+    p = _Parser(prog="gradcli run", add_help=False)
+    p.add_argument("file", nargs="?")
+    p.add_argument("-c", dest="code")
+    p.add_argument("--set", dest="set_", action="append", default=[])
+    p.add_argument("--strict", action="store_true")
+    p.add_argument("--plain", action="store_true")
+    p.add_argument("--json", dest="json_", action="store_true")
+    p.add_argument("--timeout", type=float)
+    p.add_argument("--max-elements", dest="max_elements", type=int, default=DEFAULT_MAX_ELEMENTS)
+    p.add_argument("--max-memory", dest="max_memory", type=float, default=DEFAULT_MAX_MEMORY_GB)
+    p.add_argument("--debug", action="store_true")
+    return p
+
+
+def fast_run(argv):
+    try:
+        return execute(**vars(run_parser().parse_args(argv)))
+    except SystemExit as e:
+        return e.code
