@@ -837,16 +837,18 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
         while heap:
             fn = _heap_pop(heap)
             buf = buffers.pop(fn, None)
-            if captures is not None and fn in captures:
-                for k in captures[fn]:
-                    result[k] = _hooked(fn, buf) if buf is not None else None
-            if needed is not None and fn not in needed:
-                continue
+            # Tensor pre-hooks (register_hook, retain_grad) run on every node popped, even
+            # one that is only captured or not needed (the root), as in PyTorch.
             if fn.hooks:
                 buf = _hooked(fn, buf)
-            if fn.retained and accumulate and buf is not None:
+            if fn.retained and buf is not None:
                 for t in fn.retained:
                     _retain(t, buf, create_graph)
+            if captures is not None and fn in captures:
+                for k in captures[fn]:
+                    result[k] = buf
+            if needed is not None and fn not in needed:
+                continue
             record.executed.append(fn)
             if type(fn) is AccumulateGrad:
                 if buf is not None:

@@ -522,15 +522,28 @@ def _sigmoid(a):
     return np.asarray(1 / (1 + np.exp(-a)), a.dtype)
 
 
-exp = _unary("exp", np.exp)
-log = _unary("log", np.log)
-sin = _unary("sin", np.sin)
-cos = _unary("cos", np.cos)
-tanh = _unary("tanh", np.tanh)
-sigmoid = _unary("sigmoid", _sigmoid)
+def _rounded(fn):
+    """Evaluate in float64 and round once, for small float32 arrays: NumPy's float32 kernels
+    can be 1 ulp off the correctly rounded value PyTorch prints (exp(6.) gives 403.42877
+    instead of 403.42880). Large arrays keep the fast float32 kernels."""
+    def f(a):
+        if a.dtype == np.float32 and a.size <= 65536:
+            return fn(a.astype(np.float64)).astype(np.float32)
+        return fn(a)
+    f.__name__ = getattr(fn, "__name__", "f")
+    return f
+
+
+_exp, _log, _sin, _cos, _tanh = map(_rounded, (np.exp, np.log, np.sin, np.cos, np.tanh))
+exp = _unary("exp", _exp)
+log = _unary("log", _log)
+sin = _unary("sin", _sin)
+cos = _unary("cos", _cos)
+tanh = _unary("tanh", _tanh)
+sigmoid = _unary("sigmoid", _rounded(_sigmoid))
 relu = _unary("relu", lambda a: np.maximum(a, 0).astype(a.dtype, copy=False), float_only=False)
 sqrt = _unary("sqrt", np.sqrt)
-rsqrt = _unary("rsqrt", lambda a: np.asarray(1 / np.sqrt(a), a.dtype))
+rsqrt = _unary("rsqrt", _rounded(lambda a: np.asarray(1 / np.sqrt(a), a.dtype)))
 abs = _unary("abs", np.abs, float_only=False)
 reciprocal = _unary("reciprocal", lambda a: np.asarray(1 / a, a.dtype))
 
@@ -661,13 +674,27 @@ def _strides(t):
     return tuple(s // t.data.itemsize for s in t.data.strides)
 
 
+_SCALAR_NAME = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
+                "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+_C_NAME = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int", "int32": "int",
+           "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
+
+
 def _same_dtype(a, b, name):
-    if a.data.dtype != b.data.dtype:
-        raise TorchRuntimeError(f"expected m1 and m2 to have the same dtype, but got: {a.dtype.name} != {b.dtype.name}"
-                                if name == "mm" else
-                                f"expected both vectors to have same dtype, but found {a.dtype.name} and {b.dtype.name}"
-                                if name == "dot" else
-                                f"expected scalar type {a.dtype.name} but found {b.dtype.name}")
+    """The mixed-dtype errors of dot, mv and mm, each worded as PyTorch words it."""
+    if a.data.dtype == b.data.dtype:
+        return
+    da, db = a.data.dtype.name, b.data.dtype.name
+    if name == "dot":
+        msg = (f"dot : expected both vectors to have same dtype, but found {_SCALAR_NAME[da]} and "
+               f"{_SCALAR_NAME[db]}")
+    elif name == "mv":
+        msg = (f"addmv input tensors must have the same dtype, but got {_SCALAR_NAME[db]}, {_SCALAR_NAME[da]}, "
+               f"and {_SCALAR_NAME[db]}")
+    else:
+        msg = f"expected m1 and m2 to have the same dtype, but got: {_C_NAME[da]} != {_C_NAME[db]}"
+    raise TorchRuntimeError(msg)
+
 
 # ----------------------------------------------------------------------------- shapes
 
@@ -929,6 +956,8 @@ def _norm_dim(d, ndim):
 
 class _NumpyMath(E._NumpyMath):
     """Backward helpers on arrays, one per formula in the table that needs more than arithmetic."""
+
+    exp, log, sin, cos, tanh = map(staticmethod, (_exp, _log, _sin, _cos, _tanh))
 
     div_scalar = staticmethod(lambda a, s: a / np.asarray(s, a.dtype))
     reshape = staticmethod(lambda g, shape: g.reshape(tuple(shape)))

@@ -1,0 +1,667 @@
+"""`gradcli explain`: the story of every backward/grad call, told from the engine's records.
+
+For each call: the nodes it ran, in order (grad_fn, sequence number, source line and
+statement, script variable), what each needed from its saved tensors and in what state
+they were, what the call freed, and which leaves it updated and by how much. Then the
+true cause of what happened:
+
+* a backward that fails on a freed buffer: the node, the saved slot, the earlier call that
+  freed it, and the three fixes (retain_graph=True on that call, recompute the forward,
+  detach the shared part);
+* a repeated backward that works: every node it shares with earlier calls saves no
+  tensors (or was only run with retain_graph=True), and every node that does hold
+  tensors had never been run by a non-retaining call;
+* a failing call that had already updated leaves: which, and why (execution order by
+  sequence number; AccumulateGrad runs as soon as it is ready);
+* an in-place error: which statement changed which saved tensor, with the versions.
+
+Every sentence is built from facts recorded by the engine (tracing.py) and the op
+table (node.op): nothing here knows what a particular op saves.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+import numpy as np
+
+from . import engine as E
+from .tracing import saved_what, none_reason, public_attrs, fmt_value
+
+
+# ----------------------------------------------------------------------------- data
+
+
+@dataclass
+class Need:
+    """What a node needed from one saved slot when the call ran it."""
+    slot: str
+    held: bool                          # False: the slot holds None
+    what: str                           # "z", "the constant 2", "its own output (y)", ...
+    kind: str                           # saved_what kind
+    state: str                          # "none" | "alive" | "freed" | "modified"
+    freed_now: bool = False             # this call released it
+    kept: bool = False                  # alive, and kept (retain_graph)
+    freed_by_line: Optional[int] = None
+    freed_by_text: Optional[str] = None
+    saved_version: Optional[int] = None
+    version: Optional[int] = None
+    reason: Optional[str] = None        # why the slot is None
+
+
+@dataclass
+class LeafChange:
+    name: Optional[str]
+    before: Optional[str]
+    after: str
+    delta: str
+
+
+@dataclass
+class Step:
+    """One node a call ran."""
+    order: int
+    grad_fn: str
+    seq: Optional[int]
+    leaf: bool
+    name: Optional[str]
+    line: Optional[int]
+    text: Optional[str]
+    needs: list = field(default_factory=list)
+    attrs: dict = field(default_factory=dict)
+    earlier: list = field(default_factory=list)    # (call index, line, text, retain_graph) that ran it before
+    failed: bool = False
+    update: Optional[LeafChange] = None
+
+    @property
+    def holds_tensors(self):
+        return any(n.held for n in self.needs)
+
+
+@dataclass
+class Finding:
+    kind: str                           # "freed" | "worked" | "partial" | "inplace" | "error"
+    text: str
+    facts: dict = field(default_factory=dict)
+    fixes: list = field(default_factory=list)
+
+
+@dataclass
+class CallStory:
+    index: int
+    kind: str
+    line: Optional[int]
+    text: Optional[str]
+    retain_graph: bool
+    failed: bool = False
+    error_type: Optional[str] = None
+    steps: list = field(default_factory=list)
+    freed: list = field(default_factory=list)      # (grad_fn, line, [slots])
+    updates: list = field(default_factory=list)    # LeafChange
+    findings: list = field(default_factory=list)
+
+    @property
+    def title(self):
+        return self.text or self.kind
+
+
+@dataclass
+class Narrative:
+    filename: str
+    leaves: list = field(default_factory=list)     # (name, repr)
+    calls: list = field(default_factory=list)
+    error: Any = None                              # the report's ErrorInfo
+    error_finding: Optional[Finding] = None        # an error outside any call
+    parse_failed: bool = False
+
+    def findings(self, kind=None):
+        out = [f for c in self.calls for f in c.findings]
+        if self.error_finding is not None:
+            out.append(self.error_finding)
+        return [f for f in out if kind is None or f.kind == kind]
+
+# ----------------------------------------------------------------------------- helpers
+
+
+def _tensor_text(a):
+    from .printing import format_tensor
+    return format_tensor(a, "bool" if a.dtype.kind == "b" else a.dtype.name)
+
+
+def _q(text):
+    return f"`{text}`" if text else "?"
+
+
+def _node_ref(node, by_node):
+    """`PowBackward0 #2 (y1 = z**2, line 9)`"""
+    line = getattr(node.origin, "line", None)
+    text = getattr(node.origin, "text", None)
+    where = f"`{text}`, line {line}" if text else (f"line {line}" if line else "")
+    return f"{node.op.name} #{node.seq}" + (f" ({where})" if where else "")
+
+
+def _what_phrase(node, slot, by_node, by_tensor):
+    w = saved_what(node, slot, by_node, by_tensor)
+    if w.kind == "constant":
+        return f"the constant {w.constant!r}, saved as a 0-d tensor", w.kind
+    if w.kind == "output":
+        return (f"its own output ({w.name})" if w.name else "its own output"), w.kind
+    if w.name:
+        return w.name, w.kind
+    return ("its input" if w.kind == "input" else f"the `{slot}` tensor"), w.kind
+
+
+def _attrs_text(attrs):
+    return ", ".join(f"{k}={fmt_value(v)}" for k, v in attrs.items())
+
+
+def _graph_nodes(start):
+    """Every node reachable from start (start included), parents before children."""
+    seen, order, stack = set(), [], [start]
+    while stack:
+        fn = stack.pop()
+        if fn is None or fn in seen:
+            continue
+        seen.add(fn)
+        order.append(fn)
+        stack.extend(n for n, _ in reversed(fn.next_functions) if n is not None)
+    return order
+
+
+def _reaches(nodes, targets):
+    """The nodes (of `nodes`) from which some target can be reached, targets included."""
+    memo = {t: True for t in targets}
+
+    def reach(fn):
+        stack = [(fn, False)]
+        while stack:
+            f, done = stack.pop()
+            if f in memo and not done:
+                continue
+            kids = [n for n, _ in f.next_functions if n is not None]
+            if done:
+                memo[f] = memo.get(f, False) or any(memo.get(k, False) for k in kids)
+                continue
+            memo.setdefault(f, False)
+            stack.append((f, True))
+            stack.extend((k, False) for k in kids if k not in memo)
+        return memo[fn]
+
+    return [n for n in nodes if reach(n)]
+
+
+def _leaf_name(acc, by_tensor):
+    return by_tensor.get(id(acc.variable)) or "a leaf"
+
+
+def _retain_fix(text):
+    from .explain import retain_fix
+    return retain_fix(text)
+
+# ----------------------------------------------------------------------------- building the story
+
+
+def build(trace) -> Narrative:
+    report = trace.report
+    narr = Narrative(report.filename, parse_failed=report.parse_failed, error=report.error)
+    for item in report.items:
+        if item[0] == "leaves":
+            narr.leaves = list(item[1])
+    by_record = {c.record: c for c in trace.calls}
+    ran_by = []                     # per earlier call: the set of nodes it ran
+    for i, call in enumerate(trace.calls):
+        story = _story(call, trace.calls[:i], ran_by, by_record)
+        narr.calls.append(story)
+        ran_by.append(set(call.executed))
+    exc = trace.exception
+    failing_calls = [c for c in trace.calls if c.failed and c.error is exc]
+    if exc is not None and not failing_calls:
+        narr.error_finding = _error_outside_call(exc, trace, by_record)
+    return narr
+
+
+def _story(call, earlier, ran_by, by_record):
+    by_node, by_tensor = call.by_node, call.by_tensor
+    story = CallStory(call.index, call.kind, call.line, call.text, call.retain_graph, call.failed,
+                      getattr(call.error, "pytype", type(call.error).__name__) if call.error else None)
+    updates = {}
+    for leaf, before, after in call.updates:
+        delta = after if before is None else after - before
+        change = LeafChange(by_tensor.get(id(leaf)), None if before is None else _tensor_text(before),
+                            _tensor_text(after), _tensor_text(np.asarray(delta, after.dtype)))
+        updates[id(leaf)] = change
+        story.updates.append(change)
+    failed_node = getattr(call.error, "node", None)
+    if call.error is not None and failed_node is None and call.executed:
+        failed_node = call.executed[-1]
+    order = 0
+    for node in call.executed:
+        if node.op is E.GRAPH_ROOT:
+            continue
+        order += 1
+        if isinstance(node, E.AccumulateGrad):
+            step = Step(order, node.op.name, None, True, _leaf_name(node, by_tensor), None, None,
+                        update=updates.get(id(node.variable)))
+            story.steps.append(step)
+            continue
+        origin = node.origin
+        step = Step(order, node.op.name, node.seq, False, by_node.get(node), getattr(origin, "line", None),
+                    getattr(origin, "text", None), attrs=public_attrs(node))
+        step.earlier = [(earlier[k].index, earlier[k].line, earlier[k].text, earlier[k].retain_graph)
+                        for k in range(len(earlier)) if node in ran_by[k]]
+        step.failed = node is failed_node and call.failed
+        states = {s.slot: s for s in call.slots.get(node, ())}
+        for slot, s in node.saved.items():
+            st = states.get(slot)
+            what, kind = _what_phrase(node, slot, by_node, by_tensor)
+            if s is None:
+                step.needs.append(Need(slot, False, what, "none", "none", reason=none_reason(node, slot)))
+                continue
+            need = Need(slot, True, what, kind, "alive", saved_version=s.saved_version,
+                        version=st.version if st else s.version.v)
+            if st is not None and st.freed_before:
+                need.state = "freed"
+                fb = by_record.get(node.freed_by)
+                need.freed_by_line = fb.line if fb else getattr(getattr(node.freed_by, "origin", None), "line", None)
+                need.freed_by_text = fb.text if fb else getattr(getattr(node.freed_by, "origin", None), "text", None)
+            elif need.version != need.saved_version:
+                need.state = "modified"
+            if st is not None:
+                need.freed_now = st.freed_now
+                need.kept = call.retain_graph and not st.freed_now and not st.freed_before
+            step.needs.append(need)
+        story.steps.append(step)
+    for node in call.freed:
+        story.freed.append((node.op.name, getattr(node.origin, "line", None), node.tensor_slots()))
+
+    if isinstance(call.error, E.BackwardTwiceError):
+        story.findings.append(_freed_finding(call.error.node, call.error.slot, call, by_record,
+                                             f"`{call.text}` (line {call.line})" if call.text else "This call",
+                                             by_node, by_tensor, root=_root_of(call)))
+    elif isinstance(call.error, E.VersionError):
+        story.findings.append(_inplace_finding(call.error, call, by_node, by_tensor))
+    elif call.error is not None:
+        story.findings.append(Finding("error", f"The call failed: {getattr(call.error, 'message', call.error)}"))
+    if call.failed and call.updates:
+        story.findings.append(_partial_finding(call, story, failed_node, by_tensor))
+    if not call.failed and any(s.earlier for s in story.steps if not s.leaf):
+        story.findings.append(_worked_finding(call, story, earlier, ran_by, by_node))
+    return story
+
+
+def _root_of(call):
+    for node in call.executed:
+        return node
+    return None
+
+# ----------------------------------------------------------------------------- the findings
+
+
+def _freed_finding(node, slot, call, by_record, who, by_node, by_tensor, root=None):
+    """A node needed a saved tensor that an earlier call freed."""
+    line = getattr(node.origin, "line", None)
+    text = getattr(node.origin, "text", None)
+    var = by_node.get(node)
+    what, kind = _what_phrase(node, slot, by_node, by_tensor)
+    fb = by_record.get(node.freed_by)
+    freed_line = fb.line if fb else getattr(getattr(node.freed_by, "origin", None), "line", None)
+    freed_text = fb.text if fb else getattr(getattr(node.freed_by, "origin", None), "text", None)
+    freed_ref = f"`{freed_text}` on line {freed_line}" if freed_text else "an earlier backward"
+    made = f"made by `{text}` on line {line}" if text else "made earlier"
+    slot_desc = f"its saved `{slot}` ({what})" if what not in ("its input",) else f"its saved `{slot}`"
+    sentences = [
+        f"{who} failed at {node.op.name} #{node.seq}, {made}{f' ({var})' if var else ''}. "
+        f"To run, that node needs {slot_desc}, and {freed_ref} had already run this node without "
+        f"retain_graph=True, which freed that buffer.",
+        "A backward fails exactly when it reaches a node whose saved tensors an earlier non-retaining "
+        "backward freed; nodes that save no tensors can be run any number of times."]
+    if kind == "constant":
+        sentences.append(f"(A Python number in `*` or `/` is saved as a tensor: that is why "
+                         f"`{text}` holds one.)")
+    facts = {"grad_fn": node.op.name, "seq": node.seq, "line": line, "text": text, "var": var,
+             "slot": slot, "freed_by_line": freed_line, "freed_by_text": freed_text}
+    fixes = []
+    fixed = _retain_fix(freed_text)
+    if fixed:
+        fixes.append(f"keep the buffers: `{fixed}` on line {freed_line};")
+        facts["fix_retain"] = fixed
+    # Recompute: every statement between the root and the nodes an earlier call freed.
+    recompute = []
+    if root is not None:
+        graph = _graph_nodes(root)
+        bad = [n for n in graph if n.freed_by is not None and n.freed_by is not call.record
+               and n.holds_tensors()]
+        path = _reaches(graph, bad or [node])
+        seen = set()
+        for n in sorted(path, key=lambda n: (getattr(n.origin, "line", 0) or 0, n.seq)):
+            t, l = getattr(n.origin, "text", None), getattr(n.origin, "line", None)
+            if t and (l, t) not in seen and not isinstance(n, E.AccumulateGrad):
+                seen.add((l, t))
+                recompute.append((l, t))
+    if recompute:
+        stmts = ", ".join(f"`{t}` (line {l})" for l, t in recompute)
+        fixes.append(f"recompute the forward: run {stmts} again before {call.text and _q(call.text) or 'this call'}, "
+                     "so that it gets fresh nodes with fresh buffers;")
+        facts["recompute_lines"] = [l for l, _ in recompute]
+    else:
+        fixes.append("recompute the forward pass before this call, so that it gets fresh buffers;")
+    leaves = sorted({_leaf_name(n, by_tensor) for n in _graph_nodes(node) if isinstance(n, E.AccumulateGrad)})
+    shared = f"`{var}.detach()`" if var else f"`.detach()` of what {node.op.name} #{node.seq} computes"
+    consumer, rewrite = "the later computation", None
+    if root is not None and call is not None:
+        users = [n for n in call.executed if any(nxt is node for nxt, _ in n.next_functions)]
+        if users:
+            u = users[0]
+            u_text = getattr(u.origin, "text", None)
+            u_var = by_node.get(u)
+            consumer = f"`{u_var}`" if u_var else f"the expression on line {getattr(u.origin, 'line', '?')}"
+            m = re.match(r"(\s*[^=]+=\s*)(.*)$", u_text or "")
+            if var and m and re.search(rf"\b{re.escape(var)}\b", m.group(2)):
+                rewrite = m.group(1) + re.sub(rf"\b{re.escape(var)}\b", f"{var}.detach()", m.group(2))
+    fixes.append(f"detach the shared part: build {consumer} from {shared}"
+                 + (f" (`{rewrite}`)" if rewrite else "")
+                 + f", if its gradient does not need to flow back through {var or 'it'}"
+                 + (f"; then this call gives {', '.join(leaves)} nothing through {var or 'it'}" if leaves else "")
+                 + ".")
+    facts["detach"] = var
+    facts["detach_rewrite"] = rewrite
+    # Nodes that ran in the freeing call but hold nothing: not the problem.
+    innocent = []
+    if fb is not None and root is not None:
+        for n in _graph_nodes(root):
+            if (not isinstance(n, E.AccumulateGrad) and n.op is not E.GRAPH_ROOT and n in set(fb.executed)
+                    and not n.holds_tensors()):
+                innocent.append(n)
+    if innocent:
+        parts = []
+        for n in innocent:
+            attrs = _attrs_text(public_attrs(n))
+            parts.append(f"{_node_ref(n, by_node)}" + (f", only {attrs}" if attrs else ""))
+        sentences.append(f"Not the problem: {'; '.join(parts)} — "
+                         f"{'it was' if len(innocent) == 1 else 'they were'} also run by line {freed_line} "
+                         f"but {'saves' if len(innocent) == 1 else 'save'} no tensors, so there was nothing "
+                         "to free.")
+        facts["innocent"] = [(n.op.name, getattr(n.origin, "line", None)) for n in innocent]
+    return Finding("freed", " ".join(sentences), facts, fixes)
+
+
+def _inplace_finding(err, call, by_node, by_tensor):
+    node, s = err.node, err.saved
+    slot = next((k for k, v in node.saved.items() if v is s), None)
+    what, kind = _what_phrase(node, slot, by_node, by_tensor)
+    line = getattr(node.origin, "line", None)
+    text = getattr(node.origin, "text", None)
+    changed = s.version.last
+    c_line, c_text = getattr(changed, "line", None), getattr(changed, "text", None)
+    times = s.version.v - s.saved_version
+    who = f"`{call.text}` (line {call.line})" if call.text else "This call"
+    tensor = what if kind != "output" else f"{what}"
+    by = f"`{c_text}` on line {c_line}" if c_text else "an in-place operation"
+    text_out = (f"{who} failed at {node.op.name} #{node.seq}, made by `{text}` on line {line}. "
+                f"It saved `{slot}` ({tensor}) at version {s.saved_version}; {by} then changed that tensor in "
+                f"place, so its version is now {s.version.v}"
+                + (f" ({times} in-place changes; the latest is the one named)" if times > 1 else "")
+                + f". A saved tensor whose version moved is refused: its old value, which the backward formula "
+                f"needs, is gone.")
+    m = re.search(r"which is output 0 of ([\w:]+)", str(err))
+    if m:
+        text_out += (f" (PyTorch's message says \"output 0 of {m.group(1)}\": for a modified input it names the "
+                     f"tensor's current grad_fn, the in-place op itself.)" if kind != "output" else
+                     f" (PyTorch's message says \"output 0 of {m.group(1)}\": the node that made the output.)")
+    if call.freed and not call.retain_graph:
+        names = ", ".join(f"{n.op.name} #{n.seq}" for n in call.freed)
+        text_out += (f" The nodes that ran before the failure were freed by this call ({names}): running it "
+                     "again raises the \"second time\" error instead.")
+    fixes = []
+    m2 = re.match(r"\s*([A-Za-z_]\w*)\s*([-+*/@]|\*\*|//)=\s*(.+)$", c_text or "")
+    m3 = re.match(r"\s*([A-Za-z_][\w.]*)\.(\w+)_\((.*)\)\s*$", c_text or "")
+    if m2:
+        v, op_, rhs = m2.groups()
+        fixes.append(f"make the change out of place: `{v} = {v} {op_} {rhs}` instead of `{c_text.strip()}` "
+                     f"(line {c_line}): the saved tensor keeps its value;")
+    elif m3:
+        v, meth, args = m3.groups()
+        fixes.append(f"make the change out of place: `{v} = {v}.{meth}({args})` instead of `{c_text.strip()}` "
+                     f"(line {c_line});")
+    else:
+        fixes.append(f"make the change out of place{f' (line {c_line})' if c_line else ''};")
+    name = what if kind in ("input", "extra") and what not in ("its input",) else None
+    if name:
+        fixes.append(f"or save a copy: use `{name}.clone()` in `{text}` (line {line}), so the in-place change "
+                     "does not touch what the node saved;")
+    fixes.append("or do the in-place change after the backward.")
+    facts = {"grad_fn": node.op.name, "seq": node.seq, "line": line, "slot": slot, "tensor": what,
+             "saved_version": s.saved_version, "version": s.version.v, "changed_line": c_line,
+             "changed_text": c_text}
+    return Finding("inplace", text_out, facts, fixes)
+
+
+def _partial_finding(call, story, failed_node, by_tensor):
+    updated = [u.name or "a leaf" for u in story.updates]
+    order = []
+    for s in story.steps:
+        if s.leaf:
+            order.append(f"{s.name} (AccumulateGrad)")
+        else:
+            order.append(f"{s.grad_fn} #{s.seq}" + (" ✗" if s.failed else ""))
+    executed = set(call.executed)
+    fail_ref = (f"{failed_node.op.name} #{failed_node.seq}" + (f" (line {getattr(failed_node.origin, 'line', None)})"
+                                                               if getattr(failed_node.origin, "line", None) else "")
+                if failed_node is not None else "the failing node")
+    parts = [f"Before it failed, this call had already updated {', '.join(f'{n}.grad' for n in updated)}: "
+             "the change stays, although the call raised."]
+    parts.append("Why: backward always runs the ready node with the highest sequence number (the most "
+                 "recently created) and runs a leaf's AccumulateGrad as soon as all of that leaf's incoming "
+                 f"gradients have arrived. Order here: {' → '.join(order)}.")
+    facts = {"updated": updated, "failed": failed_node.op.name if failed_node is not None else None,
+             "failed_seq": getattr(failed_node, "seq", None), "order": order, "via": {}, "not_updated": {}}
+    # which nodes fed each updated leaf
+    parents = {}
+    root = _root_of(call)
+    graph = _graph_nodes(root) if root is not None else []
+    for fn in graph:
+        for nxt, _ in fn.next_functions:
+            if isinstance(nxt, E.AccumulateGrad):
+                parents.setdefault(nxt, []).append(fn)
+    done, waiting_parts = [], []
+    for acc, fns in parents.items():
+        name = _leaf_name(acc, by_tensor)
+        fns = list(dict.fromkeys(fns))
+        refs = ", ".join(f"{f.op.name} #{f.seq}" for f in fns)
+        if acc in executed:
+            facts["via"][name] = [f.seq for f in fns]
+            newer = failed_node is not None and all(f.seq > failed_node.seq for f in fns)
+            done.append(f"{name}'s gradient comes only through {refs}"
+                        + (f", created after {fail_ref} (a higher sequence number)" if newer else "")
+                        + f", so {name}'s AccumulateGrad was ready, and ran, before the engine reached {fail_ref}.")
+        else:
+            waiting = [f for f in fns if f not in executed or f is failed_node]
+            wrefs = ", ".join(f"{f.op.name} #{f.seq}" for f in waiting) or refs
+            facts["not_updated"][name] = [f.seq for f in waiting]
+            waiting_parts.append(f"{name}.grad did not change: its AccumulateGrad still waited for {wrefs}, "
+                                 "which never delivered a gradient (a leaf is updated only once all its "
+                                 "gradients are in).")
+    parts += done + waiting_parts
+    return Finding("partial", " ".join(parts), facts)
+
+
+def _worked_finding(call, story, earlier, ran_by, by_node):
+    shared_nothing, kept, fresh = [], [], []
+    this = set(call.executed)
+    steps = {s.seq: s for s in story.steps if not s.leaf}
+    for node in call.executed:
+        if isinstance(node, E.AccumulateGrad) or node.op is E.GRAPH_ROOT:
+            continue
+        step = steps[node.seq]
+        ref = _node_ref(node, by_node)
+        if step.earlier:
+            who = ", ".join(f"`{t}` (line {l})" if t else f"call {i}" for i, l, t, r in step.earlier)
+            if not step.holds_tensors:
+                attrs = _attrs_text(step.attrs)
+                shared_nothing.append((node, f"{ref} was already run by {who}, but it saves no tensors"
+                                             + (f" (only {attrs})" if attrs else "") + ": there was nothing to free"))
+            else:
+                kept.append((node, f"{ref} was run by {who} with retain_graph=True, which kept its saved "
+                                   f"{', '.join(n.slot for n in step.needs if n.held)}"))
+        elif step.holds_tensors:
+            held = ", ".join(f"`{n.slot}` ({n.what})" for n in step.needs if n.held)
+            fresh.append((node, f"{ref} holds its own saved {held}, and no earlier backward ran this node, so "
+                                "its buffers were still alive" + ("" if call.retain_graph else
+                                                                   " (this call has now freed them)")))
+    parts = ["It worked because no node this call ran had lost a saved tensor."]
+    parts += [t + "." for _, t in shared_nothing]
+    parts += [t + "." for _, t in kept]
+    parts += [t + "." for _, t in fresh]
+    # what the earlier calls that shared nodes with this one freed instead
+    others = []
+    for k, prev in enumerate(earlier):
+        if not (ran_by[k] & this) or prev.retain_graph:
+            continue
+        elsewhere = [n for n in prev.freed if n not in this]
+        if elsewhere:
+            refs = ", ".join((f"{by_node[n]}'s " if n in by_node else "") + _node_ref(n, by_node)
+                             for n in elsewhere)
+            others.append(f"`{prev.text}` (line {prev.line}) freed the saved tensors of {refs}: "
+                          f"{'a node' if len(elsewhere) == 1 else 'nodes'} this call does not run")
+    parts += [t + "." for t in others]
+    parts.append("A second backward fails only when it runs a node whose saved tensors an earlier "
+                 "non-retaining backward freed; here there was none.")
+    facts = {"saves_nothing": [(n.op.name, getattr(n.origin, "line", None)) for n, _ in shared_nothing],
+             "kept": [(n.op.name, getattr(n.origin, "line", None)) for n, _ in kept],
+             "fresh": [(n.op.name, getattr(n.origin, "line", None),
+                        [x.slot for x in steps[n.seq].needs if x.held]) for n, _ in fresh]}
+    return Finding("worked", " ".join(parts), facts)
+
+
+def _error_outside_call(exc, trace, by_record):
+    info = trace.report.error
+    where = f"`{info.text.strip()}` (line {info.line})" if info and info.text else "The script"
+    by_tensor, by_node = trace.names()
+    if isinstance(exc, E.BackwardTwiceError):
+        f = _freed_finding(exc.node, exc.slot, None, by_record, where, by_node, by_tensor)
+        f.text = f.text.replace("failed at", "read a saved tensor of", 1)
+        return f
+    text = f"{info.type}: {info.message}" if info else str(exc)
+    if info and info.why:
+        text += " Why: " + info.why
+    fixes = [info.fix] if info and info.fix else []
+    return Finding("error", text, {"type": info.type if info else None}, fixes)
+
+# ----------------------------------------------------------------------------- rendering
+
+
+def _need_text(n, step, retain):
+    if not n.held:
+        return f"{n.slot}: None ({n.reason})"
+    head = f"{n.slot} = {n.what}"
+    if n.state == "freed":
+        by = f"`{n.freed_by_text}` on line {n.freed_by_line}" if n.freed_by_text else "an earlier call"
+        return f"{head}: FREED by {by} ✗"
+    if n.state == "modified":
+        return f"{head}: modified in place (version {n.version}, saved at {n.saved_version}) ✗"
+    state = f"alive (v{n.saved_version})"
+    if n.freed_now:
+        state += " → freed by this call"
+    elif n.kept:
+        state += " → kept (retain_graph)"
+    return f"{head}: {state}"
+
+
+def lines(narr: Narrative):
+    """The narrative as (indent, text, style) lines; the views only lay these out."""
+    out = []
+    add = lambda indent, text, style="": out.append((indent, text, style))
+    if narr.leaves:
+        add(0, "implicit leaves: " + ", ".join(f"{n} = {v}" for n, v in narr.leaves), "dim")
+    if not narr.calls and narr.error is None:
+        add(0, "No backward() or autograd.grad() call ran: there is nothing to explain. "
+               "(Use `gradcli graph` to see the graph the script built.)")
+    total = len(narr.calls)
+    for c in narr.calls:
+        mode = "keeps saved tensors (retain_graph=True)" if c.retain_graph else "frees the saved tensors of the nodes it runs"
+        outcome = f"FAILED ({c.error_type})" if c.failed else "ok"
+        add(0, "")
+        add(0, f"{c.kind} {c.index} of {total}: {c.title}  (line {c.line}) — {outcome}; {mode}", "bold")
+        for s in c.steps:
+            if s.leaf:
+                u = s.update
+                if u is None:
+                    add(2, f"{s.order}. {s.name}: AccumulateGrad ran, no gradient to add")
+                else:
+                    add(2, f"{s.order}. {s.name}.grad: {u.before or 'None'} → {u.after}  (added {u.delta})", "green")
+                continue
+            where = " · ".join(x for x in (s.name, f"line {s.line}: {s.text}" if s.line else None) if x)
+            add(2, f"{s.order}. {s.grad_fn} #{s.seq}" + (f"  {where}" if where else ""),
+                "bold red" if s.failed else "bold")
+            if not s.holds_tensors:
+                attrs = _attrs_text(s.attrs)
+                add(6, "saves no tensors" + (f" (only {attrs})" if attrs else "") + ": nothing to need or free", "dim")
+                for n in s.needs:
+                    add(6, _need_text(n, s, c.retain_graph), "dim")
+            else:
+                for n in s.needs:
+                    add(6, ("needed " if n.held else "") + _need_text(n, s, c.retain_graph),
+                        "red" if n.state in ("freed", "modified") else "yellow" if n.held else "dim")
+                if s.attrs:
+                    add(6, _attrs_text(s.attrs), "dim")
+            if s.earlier:
+                add(6, "also run by " + ", ".join(f"`{t}` (line {l})" + (" with retain_graph" if r else "")
+                                                 for i, l, t, r in s.earlier), "dim")
+            if s.failed:
+                add(6, f"✗ the call stopped here", "red")
+        if c.freed:
+            add(2, "freed: " + "; ".join(f"{g} (line {l}): {', '.join(sl)}" for g, l, sl in c.freed), "yellow")
+        elif c.failed and not c.retain_graph:
+            add(2, "freed: nothing before the failure", "dim")
+        elif not c.retain_graph:
+            add(2, "freed: nothing (no node it ran holds a saved tensor)", "dim")
+        if c.updates:
+            add(2, "updated: " + ", ".join(f"{u.name}.grad by {u.delta}" for u in c.updates), "green")
+        elif c.kind == "backward":
+            add(2, "updated: no leaf", "dim")
+        for f in c.findings:
+            _finding_lines(f, add)
+    if narr.error_finding is not None:
+        add(0, "")
+        add(0, f"error (line {narr.error.line if narr.error else '?'})", "bold red")
+        _finding_lines(narr.error_finding, add)
+    elif narr.error is not None and not any(c.failed for c in narr.calls):
+        add(0, "")
+        add(0, f"{narr.error.type} (line {narr.error.line}): {narr.error.message}", "bold red")
+    return out
+
+
+def _finding_lines(f, add):
+    title = {"freed": "Why it failed", "inplace": "Why it failed", "worked": "Why it worked",
+             "partial": "Leaves updated before the failure", "error": "Error"}[f.kind]
+    add(2, f"{title}:", "bold")
+    add(4, f.text)
+    if f.fixes:
+        add(2, "Fix:" if len(f.fixes) == 1 else "Fixes:", "bold green")
+        for fix in f.fixes:
+            add(4, "- " + fix)
+
+
+def render_text(narr: Narrative) -> str:
+    return "\n".join(" " * i + t for i, t, _ in lines(narr)).lstrip("\n") + "\n"
+
+
+def render_rich(narr: Narrative):
+    from rich.console import Group
+    from rich.padding import Padding
+    from rich.text import Text
+    parts = []
+    entries = lines(narr)
+    while entries and entries[0][1] == "":
+        entries.pop(0)
+    for indent, text, style in entries:
+        parts.append(Padding(Text(text, style=style or ""), (0, 0, 0, indent)))
+    return Group(*parts)
+
+
+def explain_source(source, filename="<script>", **kwargs):
+    """Run a script and build its narrative: (Narrative, Trace)."""
+    from . import tracing
+    trace = tracing.run(source, filename, **kwargs)
+    return build(trace), trace
