@@ -121,6 +121,7 @@ def _is_terminal(out):
 def _run_with_bar(scripts, options, jobs, exitfirst, console):
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.text import Text
     from . import testing
     console = console or Console(highlight=False)
     styles = {"failed": "bold red", "xfailed": "yellow", "xpassed": "yellow", "skipped": "dim", "passed": "green"}
@@ -135,8 +136,7 @@ def _run_with_bar(scripts, options, jobs, exitfirst, console):
         def finished(r):
             progress.advance(task)
             if r.outcome != "passed" or r.updated:
-                progress.console.print(testing.progress_line(r), style=styles[r.outcome],
-                                       markup=False, highlight=False, soft_wrap=True)
+                progress.console.print(Text(testing.progress_line(r), style=styles[r.outcome]), soft_wrap=True)
         return testing.run_all(scripts, options, jobs, exitfirst, on_result=finished, on_start=started)
 
 
@@ -145,16 +145,17 @@ def _finish(results, stopped, not_run, deselected, console, out):
     failed = [r for r in results if r.outcome == "failed"]
     if console is not None or _is_terminal(out):
         from rich.console import Console
+        from rich.text import Text
         console = console or Console(highlight=False)
         styles = {"title": "bold red", "head": "bold", "source": "cyan", "add": "green", "del": "red",
-                  "hunk": "magenta", "text": ""}
+                  "hunk": "magenta", "hint": "dim", "text": ""}
         for r in failed:
             console.print()
             for style, text in testing.failure_lines(r):
-                console.print(text, style=styles[style], markup=False, highlight=False, soft_wrap=True)
+                console.print(Text(text, style=styles[style]), soft_wrap=True)
 
         def say(text):
-            console.print(text, markup=False, highlight=False, soft_wrap=True)
+            console.print(Text(text), soft_wrap=True)
     else:
         for r in failed:
             out.write("\n" + testing.failure_text(r) + "\n")

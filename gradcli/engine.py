@@ -200,13 +200,13 @@ class Version:
 class Tensor:
     """A NumPy array plus PyTorch's autograd metadata. Operations are added by ops.py."""
 
-    __slots__ = ("data", "requires_grad", "grad_fn", "_grad", "_version_counter", "_acc",
+    __slots__ = ("data", "_rg", "grad_fn", "_grad", "_version_counter", "_acc",
                  "_retains_grad", "_hooks", "_base", "__weakref__")
     __array_priority__ = 1000        # so `ndarray * Tensor` defers to Tensor
 
     def __init__(self, data, requires_grad=False, grad_fn=None, version=None, base=None):
         self.data = data
-        self.requires_grad = requires_grad
+        self._rg = requires_grad          # requires_grad, without the checks of the public setter
         self.grad_fn = grad_fn
         self._grad = None
         self._version_counter = version if version is not None else Version()
@@ -256,11 +256,13 @@ class Tensor:
         return self.data.dtype.kind == "f"
 
     # -- requires_grad -----------------------------------------------------------
-    def __setattr__(self, name, value):
-        if name == "requires_grad" and hasattr(self, "grad_fn"):
-            self._set_requires_grad(value, "only Tensors of floating point and complex dtype can require gradients")
-        else:
-            object.__setattr__(self, name, value)
+    @property
+    def requires_grad(self):
+        return self._rg
+
+    @requires_grad.setter
+    def requires_grad(self, value):
+        self._set_requires_grad(value, "only Tensors of floating point and complex dtype can require gradients")
 
     def _set_requires_grad(self, flag, int_message):
         flag = bool(flag)
@@ -273,7 +275,7 @@ class Tensor:
             return
         if flag and self.data.dtype.kind != "f":
             raise TorchRuntimeError(int_message)
-        object.__setattr__(self, "requires_grad", flag)
+        self._rg = flag
 
     def requires_grad_(self, requires_grad=True):
         self._set_requires_grad(requires_grad, "only Tensors of floating point dtype can require gradients")
@@ -348,7 +350,7 @@ class Tensor:
     def detach_(self):
         if self.grad_fn is not None:
             self.grad_fn = None
-        object.__setattr__(self, "requires_grad", False)
+        self._rg = False
         return self
 
     def __float__(self):
@@ -475,12 +477,16 @@ class Node:
         return [k for k, v in self.saved.items() if v is not None]
 
     def release(self, record):
+        """Free the saved tensors (a non-retaining backward ran this node); True if any were held."""
+        released = False
         for s in self.saved.values():
             if s is not None and not s.freed:
                 s.freed = True
                 s.data = s.tensor = None
-        if self.freed_by is None:
+                released = True
+        if released:
             self.freed_by = record
+        return released
 
     def unpack(self, slot, as_tensor):
         """The value of a saved slot, raising E1 (freed) or E5 (modified in place)."""
@@ -555,11 +561,12 @@ class OpDef:
     the saved slots with the condition under which each holds a tensor, the non-tensor
     attributes, and one backward formula per input."""
 
-    __slots__ = ("name", "inputs", "saved", "attrs", "formulas", "doc", "qualname")
+    __slots__ = ("name", "inputs", "saved", "attrs", "formulas", "doc", "qualname", "plan")
 
     def __init__(self, name, inputs=(), saved=(), attrs=(), formulas=(), doc="", cpp=False):
         self.name = name
         self.qualname = "torch::autograd::" + name if cpp else name     # what node.name() returns
+        self.plan = None            # ops._record's precomputed saved-slot plan
         self.inputs = inputs
         self.saved = saved          # tuple of (slot, source, condition)
         self.attrs = attrs
@@ -858,11 +865,8 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
                 outs = buf
             else:
                 outs = _apply(fn, buf, create_graph, wanted)
-                if not keep_graph and fn.saved:
-                    had = fn.holds_tensors() and fn.freed_by is None
-                    fn.release(record)
-                    if had:
-                        record.freed.append(fn)
+                if not keep_graph and fn.saved and fn.release(record):
+                    record.freed.append(fn)
             for (nxt, _), g in zip(fn.next_functions, outs):
                 if nxt is None:
                     continue
@@ -919,10 +923,23 @@ def _topological(root, deps):
 def _apply(fn, grad_out, create_graph, wanted):
     """Run one node's backward formulas (the grads for each next edge, None where unused)."""
     op = fn.op
-    # Like PyTorch's generated code, every saved slot is unpacked before any formula runs.
+    saved = fn.saved
+    # Like PyTorch's generated code, every saved slot is unpacked before any formula runs:
+    # a freed slot raises E1, a slot modified in place raises E5.
     vals = {}
-    for slot in fn.saved:
-        vals[slot] = fn.unpack(slot, create_graph)
+    if create_graph:
+        for slot in saved:
+            vals[slot] = fn.unpack(slot, True)
+    else:
+        for slot, s in saved.items():
+            if s is None:
+                vals[slot] = None
+            elif s.freed:
+                raise BackwardTwiceError(fn, slot)
+            elif s.version.v != s.saved_version:
+                raise _version_error(fn, s)
+            else:
+                vals[slot] = s.data
     if grad_out is None:
         return [None] * len(fn.next_functions)
     attrs = fn.attrs
@@ -936,8 +953,11 @@ def _apply(fn, grad_out, create_graph, wanted):
         if nxt is None or (wanted is not None and nxt not in wanted):
             outs.append(None)
             continue
-        g = formula(m, grad_out, *[vals[n] if n in vals else attrs[n] for n in names])
-        if g is not None:
+        if names:
+            g = formula(m, grad_out, *[vals[n] if n in vals else attrs[n] for n in names])
+        else:
+            g = formula(m, grad_out)
+        if g is not None and (create_graph or g.shape != shape or g.dtype != dtype):
             g = m.fit(g, shape, dtype)
         outs.append(g)
     return outs
@@ -962,7 +982,7 @@ def _accumulate(leaf, buf, create_graph, record):
                 node = Node(COPY_BACKWARDS, ((None, 0), (g._edge(), 0)), {}, {},
                             ((g.data.shape, g.data.dtype), (g.data.shape, g.data.dtype)), STATE.next_seq())
                 out.grad_fn = node
-                object.__setattr__(out, "requires_grad", True)
+                out._rg = True
             leaf._grad = out
         else:
             leaf._grad = leaf._grad + g

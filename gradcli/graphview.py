@@ -31,7 +31,8 @@ from typing import Any, Optional
 from . import engine as E
 from .tracing import saved_what, none_reason, public_attrs, fmt_value
 
-DEFAULT_DEPTH = 40          # levels below an output before the rest is summarised
+DEFAULT_DEPTH = 40          # levels below an output before the rest is summarised (dot, mermaid)
+TREE_DEPTH = 12             # the same for the terminal tree, where every level indents
 DEFAULT_MIN_CHAIN = 6       # identical nodes in a row before a run is collapsed
 DEFAULT_MAX_INPUTS = 12     # inputs drawn per node before the rest are summarised
 
@@ -68,8 +69,8 @@ class GSaved:
         if self.kind == "constant":
             return f"constant {self.constant!r}"
         if self.kind == "output":
-            return f"output ({self.name})" if self.name else "its output"
-        return self.name or "tensor"
+            return f"output ({self.name})" if self.name else "output (unnamed)"
+        return self.name or "(unnamed)"
 
     def state_text(self):
         if self.state == "none":
@@ -271,40 +272,59 @@ def condense(snap, max_depth=DEFAULT_DEPTH, min_chain=DEFAULT_MIN_CHAIN, max_inp
         n = nodes[nid]
         return (n.label, n.line) if n.kind == "op" else None
 
-    # 1. runs of identical nodes (same grad_fn, same line), each the only parent of the next
+    # 1. runs made by one line (a loop): a path of nodes from the same line, each the only
+    #    parent of the next, whose grad_fn names repeat with a period of 1 to 4
+    def spine_next(cur):
+        n = nodes[cur]
+        cands = list(dict.fromkeys(c for c in kids.get(cur, ()) if nodes[c].kind == "op"
+                                   and nodes[c].line == n.line and n.line is not None and indeg.get(c) == 1))
+        if len(cands) > 1:
+            cands = [c for c in cands if nodes[c].label == n.label]
+        return cands[0] if len(cands) == 1 else None
+
     in_run = set()
     chains = []
     for nid in list(nodes):
         if nid in in_run or sig(nid) is None:
             continue
         run = [nid]
-        cur = nid
-        while True:
-            nxt = [c for c in kids.get(cur, ()) if sig(c) == sig(nid) and indeg.get(c) == 1 and c not in in_run]
-            if len(set(nxt)) != 1 or nxt[0] in run:
-                break
-            cur = nxt[0]
+        members = {nid}
+        cur = spine_next(nid)
+        while cur is not None and cur not in members and cur not in in_run:
             run.append(cur)
-        if len(run) >= min_chain:
-            in_run.update(run)
-            chains.append(run)
+            members.add(cur)
+            cur = spine_next(cur)
+        labels = [nodes[r].label for r in run]
+        for period in range(1, 5):
+            n = period                   # the longest prefix that repeats with this period
+            while n < len(run) and labels[n] == labels[n - period]:
+                n += 1
+            usable = n - n % period       # whole periods only
+            if usable >= max(3 * period, min_chain):
+                run = run[:usable]
+                in_run.update(run)
+                chains.append((run, period))
+                break
     if chains:
         middle_of = {}
         first_next = set()
         new_edges = []
-        for run in chains:
-            middle = run[1:-1]
+        for run, period in chains:
+            middle = run[period:-period]
             head = nodes[run[0]]
             cid = f"chain_{middle[0]}"
             summary = {}
+            kinds = {}
             for m in middle:
                 middle_of[m] = cid
-                for s in nodes[m].saved:
-                    summary[s.state] = summary.get(s.state, 0) + 1
-            nodes[cid] = GNode(cid, "chain", head.label, line=head.line, text=head.text, count=len(middle),
+                kinds[nodes[m].label] = kinds.get(nodes[m].label, 0) + 1
+                for sv in nodes[m].saved:
+                    summary[sv.state] = summary.get(sv.state, 0) + 1
+            label = " + ".join(f"{c} × {k}" for k, c in kinds.items())
+            nodes[cid] = GNode(cid, "chain", label, line=head.line, text=head.text, count=len(middle),
                                summary=summary)
-            first_next.add((run[0], run[1]))
-            new_edges += [(run[0], cid), (cid, run[-1])]
+            first_next.add((run[period - 1], run[period]))
+            new_edges += [(run[period - 1], cid), (cid, run[-period])]
         side = {}
         for a, b in edges:
             if a in middle_of and b not in middle_of:
@@ -413,7 +433,7 @@ def node_title(n):
     if n.kind == "op":
         return f"{n.label} #{n.seq}" if n.seq is not None else n.label
     if n.kind == "chain":
-        return f"… {n.count} more {n.label}"
+        return f"… {n.count} more nodes: {n.label}"
     return n.label
 
 
@@ -450,10 +470,8 @@ def node_details(n):
             if n.attrs:
                 lines.append(", ".join(f"{k}={v}" for k, v in n.attrs.items()))
     elif n.kind == "chain":
-        where = f"line {n.line}" if n.line else ""
         states = ", ".join(f"{c} {s}" for s, c in sorted(n.summary.items()))
-        lines.append(f"the same node {n.count} times{' from ' + where if where else ''}"
-                     + (f"; saved slots: {states}" if states else ""))
+        lines.append("repeated by a loop" + (f"; their saved slots: {states}" if states else ""))
         if n.hidden:
             lines.append(f"{n.hidden} side nodes hidden")
     elif n.kind == "leaf":
@@ -466,7 +484,7 @@ def node_details(n):
 # ----------------------------------------------------------------------------- Rich tree
 
 
-def tree(snap, condensed=True, max_depth=DEFAULT_DEPTH):
+def tree(snap, condensed=True, max_depth=TREE_DEPTH):
     """A Rich Tree: each output, its grad_fn and, below, the nodes its backward reaches."""
     from rich.console import Group
     from rich.text import Text
@@ -486,17 +504,23 @@ def tree(snap, condensed=True, max_depth=DEFAULT_DEPTH):
         if repeat:
             t.append("  (shown above)", style="dim")
             return t
-        if n.kind in ("leaf", "output"):
-            t.append(" (leaf)" if n.kind == "leaf" else " (output)", style="dim")
+        if n.kind == "leaf":
+            t.append(" (leaf)", style="dim")
+            if n.value:
+                t.append(f"  {n.value}", style="dim")
+            t.append("  grad ", style="dim")
+            t.append(n.grad if n.grad is not None else "None", style="blue")
+            return t
         if where:
             t.append("  " + where, style="dim")
         for d in node_details(n):
-            if n.kind in ("leaf", "output") and d.startswith(("leaf", "output")):
-                continue
             t.append("\n")
-            style = "yellow" if d.startswith("saved") and "freed" not in d and ": None" not in d else "dim"
-            if "freed" in d:
-                style = "dim red"
+            if d.startswith("saved") and "freed" in d:
+                style = "red"
+            elif d.startswith("saved") and ": None" not in d:
+                style = "yellow"
+            else:
+                style = "dim"
             t.append(d, style=style)
         return t
 
@@ -524,7 +548,7 @@ def tree(snap, condensed=True, max_depth=DEFAULT_DEPTH):
             stack.extend((branch, c) for c in reversed(kids.get(nid, ())))
         heads.append(root)
     if snap.hidden:
-        heads.append(Text(f"({snap.hidden} nodes summarised; `gradcli graph --depth N --full` shows more)",
+        heads.append(Text(f"({snap.hidden} nodes summarised: `--depth N` shows deeper levels, `--full` every node)",
                           style="dim"))
     return Group(*heads)
 

@@ -346,11 +346,14 @@ def _freed_finding(node, slot, call, by_record, who, by_node, by_tensor, root=No
         facts["recompute_lines"] = [l for l, _ in recompute]
     else:
         fixes.append("recompute the forward pass before this call, so that it gets fresh buffers;")
-    leaves = sorted({_leaf_name(n, by_tensor) for n in _graph_nodes(node) if isinstance(n, E.AccumulateGrad)})
-    shared = f"`{var}.detach()`" if var else f"`.detach()` of what {node.op.name} #{node.seq} computes"
-    consumer, rewrite = "the later computation", None
-    if root is not None and call is not None:
-        users = [n for n in call.executed if any(nxt is node for nxt, _ in n.next_functions)]
+    # Detach: only when the freed node is shared by two different outputs' graphs.
+    facts["detach"] = None
+    shared_part = fb is not None and root is not None and fb.executed and fb.executed[0] is not root
+    if shared_part:
+        leaves = sorted({_leaf_name(n, by_tensor) for n in _graph_nodes(node) if isinstance(n, E.AccumulateGrad)})
+        shared = f"`{var}.detach()`" if var else f"a `.detach()`ed copy of what {node.op.name} #{node.seq} computes"
+        consumer, rewrite = "the later computation", None
+        users = [n for n in call.executed if any(nxt is node for nxt, _ in n.next_functions)] if call else []
         if users:
             u = users[0]
             u_text = getattr(u.origin, "text", None)
@@ -359,13 +362,13 @@ def _freed_finding(node, slot, call, by_record, who, by_node, by_tensor, root=No
             m = re.match(r"(\s*[^=]+=\s*)(.*)$", u_text or "")
             if var and m and re.search(rf"\b{re.escape(var)}\b", m.group(2)):
                 rewrite = m.group(1) + re.sub(rf"\b{re.escape(var)}\b", f"{var}.detach()", m.group(2))
-    fixes.append(f"detach the shared part: build {consumer} from {shared}"
-                 + (f" (`{rewrite}`)" if rewrite else "")
-                 + f", if its gradient does not need to flow back through {var or 'it'}"
-                 + (f"; then this call gives {', '.join(leaves)} nothing through {var or 'it'}" if leaves else "")
-                 + ".")
-    facts["detach"] = var
-    facts["detach_rewrite"] = rewrite
+        fixes.append(f"detach the shared part: build {consumer} from {shared}"
+                     + (f" (`{rewrite}`)" if rewrite else "")
+                     + f", if its gradient does not need to flow back through {var or 'it'}"
+                     + (f"; then this call gives {', '.join(leaves)} nothing through {var or 'it'}" if leaves else "")
+                     + ".")
+        facts["detach"] = var or node.op.name
+        facts["detach_rewrite"] = rewrite
     # Nodes that ran in the freeing call but hold nothing: not the problem.
     innocent = []
     if fb is not None and root is not None:
@@ -640,23 +643,34 @@ def _finding_lines(f, add):
     if f.fixes:
         add(2, "Fix:" if len(f.fixes) == 1 else "Fixes:", "bold green")
         for fix in f.fixes:
-            add(4, "- " + fix)
+            add(4, fix, "bullet")
 
 
 def render_text(narr: Narrative) -> str:
-    return "\n".join(" " * i + t for i, t, _ in lines(narr)).lstrip("\n") + "\n"
+    return "\n".join(" " * i + ("- " if style == "bullet" else "") + t
+                     for i, t, style in lines(narr)).lstrip("\n") + "\n"
 
 
 def render_rich(narr: Narrative):
     from rich.console import Group
     from rich.padding import Padding
+    from rich.table import Table
     from rich.text import Text
     parts = []
     entries = lines(narr)
     while entries and entries[0][1] == "":
         entries.pop(0)
     for indent, text, style in entries:
-        parts.append(Padding(Text(text, style=style or ""), (0, 0, 0, indent)))
+        if not text:
+            parts.append(Text(""))
+        elif style == "bullet":                   # a hanging indent for wrapped list items
+            grid = Table.grid(padding=(0, 1))
+            grid.add_column(no_wrap=True)
+            grid.add_column()
+            grid.add_row("-", Text(text))
+            parts.append(Padding(grid, (0, 0, 0, indent), expand=False))
+        else:
+            parts.append(Padding(Text(text, style=style or ""), (0, 0, 0, indent), expand=False))
     return Group(*parts)
 
 

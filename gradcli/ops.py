@@ -15,6 +15,9 @@ import builtins as _b
 
 import numpy as np
 
+# PyTorch never warns about overflow or nan in arithmetic; NumPy would print RuntimeWarnings.
+np.seterr(all="ignore")
+
 from . import engine as E
 from .engine import STATE, OpDef, Node, Saved, Tensor, result_type, Size
 from .errors import TorchRuntimeError, TorchTypeError, TorchIndexError, TorchValueError
@@ -57,7 +60,7 @@ TABLE = {
               self=lambda m, g, other: g * other, other=lambda m, g, self: g * self,
               doc="saves each operand when the other requires grad; a Python number is saved as a 0-d tensor"),
     "div": op("DivBackward0", ("self", "other"), saved=(("other", ALWAYS), ("self", "other")),
-              self=lambda m, g, other: g / other, other=lambda m, g, self, other: -g * self / (other * other),
+              self=lambda m, g, other: g / other, other=lambda m, g, self, other: -g * ((self / other) / other),
               doc="always saves the divisor; saves the dividend when the divisor requires grad"),
     "neg": op("NegBackward0", ("self",), self=lambda m, g: -g, doc="saves nothing"),
     "pow": op("PowBackward0", ("self",), saved=(("self", ALWAYS),), attrs=("exponent",),
@@ -241,9 +244,24 @@ def _begin(*operands):
     forward that raises still uses one, as in PyTorch), else None."""
     if STATE.grad_enabled:
         for t in operands:
-            if type(t) is Tensor and t.requires_grad:
+            if type(t) is Tensor and t._rg:
                 return STATE.next_seq()
     return None
+
+
+_NO_EDGE = (None, 0)
+
+
+def _plan(row):
+    """How `_record` fills each saved slot of a row, worked out once per row: (slot, index
+    of the input that supplies it or -1 for the output or None for an `extra` tensor,
+    index of the input whose requires_grad decides it, or -1 always, or -2 never)."""
+    plan = []
+    for slot, cond in row.saved:
+        src = -1 if slot == "result" else row.inputs.index(slot) if slot in row.inputs else None
+        when = -1 if cond is ALWAYS else row.inputs.index(cond) if cond in row.inputs else -2
+        plan.append((slot, src, when))
+    return tuple(plan)
 
 
 def _record(row, seq, out, inputs, extra=None, attrs=None, view_of=None):
@@ -258,37 +276,33 @@ def _record(row, seq, out, inputs, extra=None, attrs=None, view_of=None):
         return t
     nexts = []
     meta = []
-    req = {}
-    for name, v in zip(row.inputs, inputs):
+    for v in inputs:
         if type(v) is Tensor:
-            nexts.append((v._edge(), 0))
+            fn = v.grad_fn
+            nexts.append((fn if fn is not None else v._accumulator() if v._rg else None, 0))
             meta.append((v.data.shape, v.data.dtype))
-            req[name] = v.requires_grad
         else:
-            nexts.append((None, 0))
+            nexts.append(_NO_EDGE)
             meta.append(((), out.dtype))
-            req[name] = False
     saved = {}
-    if row.saved:
-        values = dict(zip(row.inputs, inputs))
-        if extra:
-            values.update(extra)
-        for slot, cond in row.saved:
-            if cond is ALWAYS or req.get(cond):
-                if slot == "result":
-                    saved[slot] = None        # filled below, once the output tensor exists
-                    continue
-                v = values[slot]
-                saved[slot] = (Saved(v) if isinstance(v, Tensor) else None if v is None
-                               else Saved(_wrap_scalar(v), constant=v))
-            else:
-                saved[slot] = None
-    node = Node(row, tuple(nexts), saved, attrs or {}, tuple(meta), seq)
-    t.grad_fn = node
-    object.__setattr__(t, "requires_grad", True)
-    if "result" in saved and any(c is ALWAYS or req.get(c) for s, c in row.saved if s == "result"):
-        saved["result"] = Saved(t, is_output=True)
+    plan = row.plan
+    if plan is None:
+        plan = row.plan = _plan(row)
+    for slot, src, when in plan:
+        if when == -2 or (when >= 0 and not (type(inputs[when]) is Tensor and inputs[when]._rg)):
+            saved[slot] = None
+        elif src == -1:
+            saved[slot] = Saved(t, is_output=True)
+        else:
+            v = inputs[src] if src is not None else extra[slot]
+            saved[slot] = (Saved(v) if isinstance(v, Tensor) else None if v is None
+                           else Saved(_wrap_scalar(v), constant=v))
+    t.grad_fn = Node(row, tuple(nexts), saved, attrs or _EMPTY, tuple(meta), seq)
+    t._rg = True
     return t
+
+
+_EMPTY = {}
 
 
 def _wrap_scalar(v):
@@ -345,8 +359,7 @@ def _binary(row, ufunc, a, b, dt=None, extra_attrs=None):
         n = a.data.size if type(a) is Tensor else b.data.size
     if n > 65535:
         _check_numel(n, dt.np.itemsize)
-    with np.errstate(all="ignore"):
-        out = ufunc(_arr(a, dt), _arr(b, dt))
+    out = ufunc(_arr(a, dt), _arr(b, dt))
     if type(out) is not np.ndarray:
         out = np.asarray(out, dt.np)
     return _record(row, seq, out, (a, b), attrs=extra_attrs)
@@ -511,9 +524,7 @@ def _unary(name, fn, float_only=True):
             _check_numel(data.size, data.dtype.itemsize)
         if float_only and data.dtype.kind != "f":
             data = data.astype(np.float32)
-        with np.errstate(all="ignore"):
-            out = fn(data)
-        return _record(row, seq, out, (t,))
+        return _record(row, seq, fn(data), (t,))
     forward.__name__ = name
     return forward
 
@@ -758,8 +769,8 @@ def _inplace(t, compute, *args, name):
     t._version_counter.bump()
     node = result.grad_fn
     if node is not None:
-        object.__setattr__(t, "grad_fn", node)
-        object.__setattr__(t, "requires_grad", True)
+        t.grad_fn = node
+        t._rg = True
         for slot, s in node.saved.items():
             if s is None:
                 continue
@@ -787,7 +798,7 @@ def _fill(t, value, row):
     t._version_counter.bump()
     if t.requires_grad and STATE.grad_enabled:
         node = Node(row, ((t.grad_fn, 0),), {}, {}, ((t.data.shape, t.data.dtype),), STATE.next_seq())
-        object.__setattr__(t, "grad_fn", node)
+        t.grad_fn = node
     return t
 
 
@@ -1356,8 +1367,8 @@ def setitem(t, index, value):
         edges = ((t._edge(), 0), ((value._edge() if vr else None), 0))
         meta = ((t.data.shape, t.data.dtype), (np.shape(src), t.data.dtype))
         node = Node(TABLE["copy_slices"], edges, {}, {"_index": idx}, meta, seq)
-        object.__setattr__(t, "grad_fn", node)
-        object.__setattr__(t, "requires_grad", True)
+        t.grad_fn = node
+        t._rg = True
 
 
 def cat(tensors, dim=0):
@@ -1408,7 +1419,7 @@ def _record_variadic(row, seq, out, tensors, attrs):
     nexts = tuple((x._edge(), 0) for x in tensors)
     meta = tuple((x.data.shape, x.data.dtype) for x in tensors)
     t.grad_fn = Node(row, nexts, {}, attrs, meta, seq)
-    object.__setattr__(t, "requires_grad", True)
+    t._rg = True
     return t
 
 # ----------------------------------------------------------------------------- reductions
@@ -1715,8 +1726,8 @@ def copy_(t, src, non_blocking=False):
         seq = STATE.next_seq()
         edges = ((t._edge(), 0), ((src._edge() if sr else None), 0))
         meta = ((t.data.shape, t.data.dtype), (s.shape, s.dtype))
-        object.__setattr__(t, "grad_fn", Node(TABLE["copy"], edges, {}, {}, meta, seq))
-        object.__setattr__(t, "requires_grad", True)
+        t.grad_fn = Node(TABLE["copy"], edges, {}, {}, meta, seq)
+        t._rg = True
     return t
 
 

@@ -690,6 +690,10 @@ def _from_lark(e, text):
         if tok.type == "$END" and unclosed:
             ch, uline, ucol = unclosed
             return ParseError(f"'{ch}' was never closed", span=(uline, ucol))
+        open_before = _unclosed_bracket(text[:tok.start_pos]) if tok.start_pos is not None else None
+        if open_before and tok.line and open_before[1] < tok.line:
+            ch, uline, ucol = open_before          # Python blames the bracket, not the next line
+            return ParseError(f"'{ch}' was never closed", span=(uline, ucol))
         if tok.type == "_INDENT":
             return ParseError("unexpected indent", span=(tok.line, tok.column))
         if "_INDENT" in e.expected and tok.type != "_INDENT":
@@ -704,7 +708,7 @@ def _from_lark(e, text):
         if "COLON" in e.expected and len(e.expected) <= 3:
             msg = "expected ':'"
         if tok.type == "EQUAL":
-            msg = "invalid syntax: cannot assign here (did you mean '=='?)"
+            msg = "invalid syntax: unexpected '='" + (f"; expected {exp}" if exp else "")
         return ParseError(msg, span=(tok.line or line, tok.column or col))
     if isinstance(e, UnexpectedEOF):
         if unclosed:

@@ -68,9 +68,16 @@ def show(report, mode, name):
         from .views import plain
         plain.render(report, sys.stdout, sys.stderr, name)
     else:
-        from rich.console import Console
         from .views import rich_view
-        rich_view.render(report, Console(highlight=False))
+        rich_view.render(report, console())
+
+
+def console():
+    """The terminal console; NO_COLOR turns off every ANSI style, not only colours."""
+    from rich.console import Console
+    if os.environ.get("NO_COLOR"):
+        return Console(highlight=False, color_system=None, no_color=True)
+    return Console(highlight=False)
 
 
 def internal_error(debug):

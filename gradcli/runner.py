@@ -30,14 +30,13 @@ def parse_set(items):
 
 
 def _numeric(v):
-    stack = [v]
-    while stack:
-        x = stack.pop()
-        if isinstance(x, (list, tuple)):
-            stack.extend(x)
-        elif isinstance(x, bool) or not isinstance(x, (int, float)):
+    """A number, or a rectangular nested list of numbers."""
+    level = [v]
+    while any(isinstance(x, (list, tuple)) for x in level):
+        if not all(isinstance(x, (list, tuple)) for x in level) or len({len(x) for x in level}) != 1:
             return False
-    return True
+        level = [y for x in level for y in x]
+    return all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in level)
 
 
 def run_source(source, filename="<script>", *, values=None, strict=False, timeout=None,

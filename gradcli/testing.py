@@ -98,6 +98,7 @@ class Problem:
     line: Optional[int] = None
     excerpt: str = ""  # the script lines around `line`, the failing one marked with >
     diff: str = ""     # a unified diff or a list of differences
+    hint: str = ""     # what to do about it
 
 
 @dataclass
@@ -120,11 +121,10 @@ class Result:
         return None
 
     def as_json(self):
-        d = asdict(self)
-        d["script"] = d.pop("id")
-        d["line"] = self.line
-        d["duration"] = round(self.duration, 4)
-        return d
+        return {"script": self.id, "path": self.path, "outcome": self.outcome, "line": self.line,
+                "reason": self.reason, "duration": round(self.duration, 4),
+                "problems": [asdict(p) for p in self.problems], "updated": list(self.updated),
+                "notes": list(self.notes)}
 
 
 # ----------------------------------------------------------------------------- discovery
@@ -560,7 +560,8 @@ def _judge(script, options, result):
                 result.problems.append(Problem(
                     "golden", f"the output differs from {out_id}", err.line if err else None,
                     excerpt(source, err.line) if err else "",
-                    text_diff(expected, plain_text, out_id, name)))
+                    text_diff(expected, plain_text, out_id, name),
+                    hint=f"if the new output is right: gradcli test --update {script.id}"))
     if os.path.exists(json_path):
         try:
             expected = json.loads(_read_text(json_path))
@@ -575,17 +576,14 @@ def _judge(script, options, result):
                     "golden", f"the --json output differs from {json_id} "
                               f"(numbers compared with rtol {RTOL:g}, atol {ATOL:g})",
                     err.line if err else None, excerpt(source, err.line) if err else "",
-                    "\n".join(shown)))
+                    "\n".join(shown), hint=f"if the new output is right: gradcli test --update {script.id}"))
 
     if err is not None and not never and not has_golden:
-        if report.parse_failed:
-            msg = f"{err.type}: {err.message}"
-        else:
-            msg = (f"{err.type}: {err.message}\n"
-                   f"(an error ended the script; if it is expected, put `expect error \"...\"` on the line "
-                   f"before it (or try/except in a .py script), or record it as expected output with "
-                   f"`gradcli test --update {script.id}`)")
-        result.problems.append(Problem("error", msg, err.line, excerpt(source, err.line)))
+        hint = "" if report.parse_failed else (
+            f"an error ended the script. If it is expected, say so: `expect error \"...\"` on the line before "
+            f"it (try/except in a .py script), or record it in {out_id}: gradcli test --update {script.id}")
+        result.problems.append(Problem("error", f"{err.type}: {err.message}", err.line,
+                                       excerpt(source, err.line), hint=hint))
 
     if options.oracle == "torch" and script.path.endswith(".py"):
         from . import oracle
@@ -594,7 +592,7 @@ def _judge(script, options, result):
         else:
             diffs = oracle.compare(source, script.path, report)
             if diffs:
-                result.problems.append(Problem("oracle", "PyTorch does something else with this script",
+                result.problems.append(Problem("oracle", "gradcli and PyTorch differ on this script (--oracle torch)",
                                                None, "", "\n".join(diffs)))
 
 
@@ -724,7 +722,7 @@ def progress_line(r: Result) -> str:
     line = f"{WORD[r.outcome]:<8} {where}"
     if r.outcome in ("failed", "xfailed") and r.problems:
         first = r.problems[0].message.split("\n")[0]
-        line += "  " + (first if len(first) <= 100 else first[:97] + "...")
+        line += "  " + (first if len(first) <= 80 else first[:77] + "...")
     elif r.reason and r.outcome in ("skipped", "xpassed"):
         line += f"  ({r.reason})"
     if r.outcome == "xfailed" and r.reason:
@@ -734,10 +732,10 @@ def progress_line(r: Result) -> str:
     return line
 
 
-def failure_lines(r: Result):
+def failure_lines(r: Result, title=True):
     """The report of one failed script as (style, text) lines: a title, then per problem
     `path:line: message`, the script lines around it and the diff."""
-    out = [("title", f"{'_' * 10} {r.id} {'_' * max(10, 60 - len(r.id))}")]
+    out = [("title", f"{'_' * 10} {r.id} {'_' * max(10, 60 - len(r.id))}")] if title else []
     for p in r.problems:
         loc = f"{r.id}:{p.line}" if p.line else r.id
         msg = p.message.split("\n")
@@ -751,15 +749,15 @@ def failure_lines(r: Result):
                          "del" if ln.startswith("-") and not ln.startswith("---") else
                          "hunk" if ln.startswith("@@") else "text")
                 out.append((style, "    " + ln))
-        if p.kind == "golden" and "differs" in p.message:
-            out.append(("text", f"    (if the new output is right: gradcli test --update {r.id})"))
+        if p.hint:
+            out.append(("hint", f"    ({p.hint})"))
     if r.reason:
         out.append(("text", f"    (xfail: {r.reason})"))
     return out
 
 
-def failure_text(r: Result) -> str:
-    return "\n".join(t for _, t in failure_lines(r))
+def failure_text(r: Result, title=True) -> str:
+    return "\n".join(t for _, t in failure_lines(r, title))
 
 
 def results_json(results, stopped=False, deselected=0):
@@ -798,12 +796,12 @@ def junit_xml(results, suite_name="gradcli") -> str:
             first = r.problems[0] if r.problems else Problem("internal", "failed")
             tag = "error" if _is_error(r) else "failure"
             el = ET.SubElement(case, tag, message=clean(first.message.split("\n")[0]), type=first.kind)
-            el.text = clean(failure_text(r))
+            el.text = clean(failure_text(r, title=False))
         elif r.outcome == "skipped":
             ET.SubElement(case, "skipped", type="skip", message=clean(r.reason))
         elif r.outcome == "xfailed":
             el = ET.SubElement(case, "skipped", type="xfail", message=clean(r.reason))
-            el.text = clean(failure_text(r))
+            el.text = clean(failure_text(r, title=False))
         elif r.outcome == "xpassed" or r.updated or r.notes:
             notes = ([f"XPASS ({r.reason})"] if r.outcome == "xpassed" else []) \
                 + [f"wrote {u}" for u in r.updated] + r.notes

@@ -26,5 +26,8 @@ def render(report, out, err_stream, filename="<script>"):
         if e.type == "SyntaxError":
             err_stream.write(f'  File "{filename}", line {e.line}\n')
             if e.text is not None:
-                err_stream.write(f"    {e.text.strip()}\n")
+                stripped = e.text.lstrip()
+                err_stream.write(f"    {stripped.rstrip()}\n")
+                if e.col:
+                    err_stream.write("    " + " " * max(e.col - 1 - (len(e.text) - len(stripped)), 0) + "^\n")
         err_stream.write(error_line(e) + "\n")

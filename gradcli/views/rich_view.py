@@ -93,7 +93,7 @@ def error_panel(err):
             title += f", column {err.col}"
         if err.text and err.type != "SyntaxError":
             title += f": {err.text.strip()}"
-    return Panel(body, title=title, title_align="left", border_style="red", expand=False)
+    return Panel(body, title=Text(title), title_align="left", border_style="red", expand=False)
 
 
 def leaves_line(leaves):

@@ -1,0 +1,69 @@
+"""`gradcli export FILE`: the script as runnable Python + PyTorch (export.py)."""
+from __future__ import annotations
+
+import sys
+from typing import List, Optional
+
+import typer
+
+from .cli import app, read_script, internal_error, DEFAULT_MAX_ELEMENTS
+
+
+def _usage(message):
+    sys.stderr.write(f"gradcli: {message}\n")
+    raise typer.Exit(2)
+
+
+@app.command(context_settings={"help_option_names": ["-h", "--help"]})
+def export(file: Optional[str] = typer.Argument(None, help="The script (.grad or .py); - reads standard input."),
+           code: Optional[str] = typer.Option(None, "-c", help="Export TEXT instead of a file."),
+           output: Optional[str] = typer.Option(None, "-o", "--output",
+                                                help="Write to PATH (atomically) instead of standard output."),
+           set_: List[str] = typer.Option([], "--set", help="Value of an implicit leaf, NAME=VALUE (repeatable)."),
+           strict: bool = typer.Option(False, "--strict", help="No implicit leaves: an unknown name is a NameError."),
+           timeout: Optional[float] = typer.Option(None, "--timeout", help="Stop the script after SECONDS."),
+           max_elements: int = typer.Option(DEFAULT_MAX_ELEMENTS, "--max-elements",
+                                            help="Refuse tensors with more elements than this."),
+           debug: bool = typer.Option(False, "--debug", help="Show Python tracebacks of internal errors.")):
+    """Write a runnable PyTorch script equivalent to a gradcli script: implicit leaves and
+    --set values become torch.tensor(..., requires_grad=True), `backward y` becomes
+    y.backward(), `print x` becomes print(x), `expect` lines become checks. The script is
+    run under gradcli first to find its implicit leaves. Exit status: 0 exported (also when
+    the script itself raises: the export raises the same way), 2 the script could not be
+    parsed or exported, or the command line was wrong.
+
+    Example:
+
+      gradcli export examples/concise_seed000.grad --set x=2 --set y=3 -o seed000.py && python seed000.py
+    """
+    from .runner import parse_set, UsageError
+    source, name = read_script(file, code)
+    try:
+        values = parse_set(set_)
+    except UsageError as e:
+        _usage(str(e))
+    try:
+        from . import export as X, cli
+        from .graphview import write_atomic
+        try:
+            result = X.export_source(source, name, values=values, strict=strict, timeout=timeout,
+                                     max_elements=max_elements)
+        except X.ExportError as e:
+            _usage(f"cannot export {name}: {e}")
+        if result.parse_failed:
+            cli.show(result.report, "rich", name)
+            raise typer.Exit(2)
+        if output:
+            write_atomic(output, result.text)
+            sys.stderr.write(f"gradcli: wrote {output}\n")
+        else:
+            sys.stdout.write(result.text)
+        err = result.report.error
+        if err is not None:
+            sys.stderr.write(f"gradcli: note: under gradcli the script stops at line {err.line} with {err.type}; "
+                             "the exported script should stop there too\n")
+    except typer.Exit:
+        raise
+    except Exception:
+        internal_error(debug)
+    raise typer.Exit(0)

@@ -1,0 +1,132 @@
+"""`gradcli graph FILE`: the backward graph at a point of the script, as a Rich tree,
+Graphviz DOT, Mermaid, or an SVG/PNG picture drawn by Graphviz's `dot`."""
+from __future__ import annotations
+
+import sys
+from typing import List, Optional
+
+import typer
+
+from .cli import app, read_script, exit_status, internal_error, DEFAULT_MAX_ELEMENTS
+
+FORMATS = ("tree", "dot", "mermaid", "svg", "png")
+
+
+def _usage(message):
+    sys.stderr.write(f"gradcli: {message}\n")
+    raise typer.Exit(2)
+
+
+@app.command(context_settings={"help_option_names": ["-h", "--help"]})
+def graph(file: Optional[str] = typer.Argument(None, help="The script (.grad or .py); - reads standard input."),
+          code: Optional[str] = typer.Option(None, "-c", help="Use TEXT instead of a file."),
+          at: Optional[int] = typer.Option(None, "--at", metavar="LINE",
+                                           help="Stop after the top-level statements that start on or before "
+                                                "LINE (a loop or function runs whole or not at all)."),
+          fmt: str = typer.Option("tree", "--format", "-f", help="tree, dot, mermaid, svg or png."),
+          output: Optional[str] = typer.Option(None, "-o", "--output", help="Write to PATH (atomically)."),
+          var: List[str] = typer.Option([], "--var", help="Draw this variable's graph (repeatable); default: "
+                                                          "every named output."),
+          depth: Optional[int] = typer.Option(None, "--depth", help="Summarise nodes deeper than this below an "
+                                                                     "output (default 12 for tree, 40 otherwise)."),
+          full: bool = typer.Option(False, "--full", help="Draw every node: no collapsed chains, no depth limit."),
+          set_: List[str] = typer.Option([], "--set", help="Value of an implicit leaf, NAME=VALUE (repeatable)."),
+          strict: bool = typer.Option(False, "--strict", help="No implicit leaves: an unknown name is a NameError."),
+          timeout: Optional[float] = typer.Option(None, "--timeout", help="Stop the script after SECONDS."),
+          max_elements: int = typer.Option(DEFAULT_MAX_ELEMENTS, "--max-elements",
+                                           help="Refuse tensors with more elements than this."),
+          debug: bool = typer.Option(False, "--debug", help="Show Python tracebacks of internal errors.")):
+    """Draw the backward graph: grad_fn nodes with their variable names and source lines,
+    saved tensors with their state (alive, freed, None; version), leaves with their .grad.
+    Colours follow torchviz: blue leaf, orange saved tensor, green output; freed buffers
+    are white and dashed. svg/png need Graphviz's `dot` program. Exit status as `run`
+    (1: the script raised, and the graph shows where it stopped; 2: usage, parse error,
+    or no `dot` for svg/png).
+
+    Examples:
+
+      gradcli graph examples/seed000_block1.py
+
+      gradcli graph examples/seed000_block1.py --at 11 --format svg -o graph.svg
+    """
+    from .runner import parse_set, UsageError
+    if fmt not in FORMATS:
+        _usage(f"--format must be one of {', '.join(FORMATS)}; got {fmt!r}")
+    if fmt == "png" and output is None:
+        _usage("--format png writes binary data: give -o PATH")
+    if at is not None and at < 1:
+        _usage("--at needs a line number >= 1")
+    if depth is not None and depth < 1:
+        _usage("--depth needs a number >= 1")
+    source, name = read_script(file, code)
+    try:
+        values = parse_set(set_)
+    except UsageError as e:
+        _usage(str(e))
+    try:
+        status = _graph(source, name, values, at, fmt, output, var, depth, full, strict, timeout, max_elements)
+    except typer.Exit:
+        raise
+    except Exception:
+        internal_error(debug)
+    raise typer.Exit(status)
+
+
+def _graph(source, name, values, at, fmt, output, var, depth, full, strict, timeout, max_elements):
+    from . import tracing, graphview, cli
+    from .engine import Tensor
+    trace = tracing.run(source, name, values=values, strict=strict, timeout=timeout, max_elements=max_elements,
+                        upto=at)
+    report = trace.report
+    if report.parse_failed:
+        cli.show(report, "rich", name)
+        return exit_status(report)
+    tensors = {k: v for k, v in trace.interp.globals.items() if type(v) is Tensor}
+    if var:
+        missing = [v for v in var if v not in tensors]
+        if missing:
+            where = f" at line {at}" if at else ""
+            _usage(f"no tensor named {', '.join(missing)}{where}"
+                   + (f"; tensors: {', '.join(tensors)}" if tensors else ""))
+        roots = {v: tensors[v] for v in var}
+    else:
+        roots = graphview.default_roots(tensors)
+    by_tensor, by_node = trace.names()
+    snap = graphview.snapshot(roots, by_node, by_tensor, line=at)
+    if not full:
+        if depth is None:
+            depth = graphview.TREE_DEPTH if fmt == "tree" else graphview.DEFAULT_DEPTH
+        snap = graphview.condense(snap, max_depth=depth)
+    if report.error is not None:
+        e = report.error
+        sys.stderr.write(f"gradcli: note: the script stopped at line {e.line} with {e.type}: "
+                         f"{e.message.split('. ')[0]}; the graph shows the state at that point\n")
+    if not roots:
+        sys.stderr.write("gradcli: note: no tensor requires grad here: the graph is empty\n")
+    if fmt == "tree":
+        from rich.console import Console
+        if output:
+            import io
+            buf = io.StringIO()
+            Console(file=buf, width=100, color_system=None, highlight=False).print(graphview.tree(snap, condensed=False))
+            graphview.write_atomic(output, buf.getvalue())
+        else:
+            Console(highlight=False).print(graphview.tree(snap, condensed=False))
+    elif fmt in ("dot", "mermaid"):
+        text = graphview.to_dot(snap) if fmt == "dot" else graphview.to_mermaid(snap)
+        if output:
+            graphview.write_atomic(output, text)
+        else:
+            sys.stdout.write(text)
+    else:
+        try:
+            data = graphview.render(snap, fmt)
+        except graphview.GraphvizMissing as e:
+            _usage(str(e))
+        if output:
+            graphview.write_atomic(output, data)
+        else:
+            sys.stdout.write(data.decode())
+    if output:
+        sys.stderr.write(f"gradcli: wrote {output}\n")
+    return exit_status(report)

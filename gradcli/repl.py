@@ -1,0 +1,1307 @@
+"""The interactive REPL: `gradcli repl`, and `gradcli` alone on a terminal.
+
+Each entry runs like script statements against one persistent interpreter, with the same
+Rich output as `gradcli run` (gradients, freed buffers, explained errors); a bare
+expression echoes its value as in Python's REPL. Lines are numbered across the session
+(the prompt shows the number), so "made by `z = 2*f` on line 3" points at an entry you
+can see.
+
+Two front ends share one `Session`:
+* prompt_toolkit (a terminal): persistent history, Ctrl-R, suggestions from history, Tab
+  completion, highlighting through gradcli.lexer, multi-line input decided by the parser;
+* plain `input()` lines (TERM=dumb, or standard input that is not a terminal): the same
+  entries, commands and multi-line rules, without the editing.
+
+Start-up: prompt_toolkit is imported only here, and the engine, the parser tables and Rich
+load in a background thread once the first prompt is on the screen, while the user types.
+"""
+from __future__ import annotations
+
+import os
+import re
+import sys
+import threading
+
+PS1, PS2 = ">>> ", "... "
+
+COMMANDS = {
+    ":help": "this help",
+    ":vars": "the tensors in the session: shape, dtype, requires_grad, grad_fn, .grad, saved tensors",
+    ":graph": ":graph NAME [NAME ...]: the backward graph behind the named tensors",
+    ":explain": "what the last backward()/autograd.grad() call did, and why the last error happened",
+    ":set": ":set NAME=VALUE ...: the value of an implicit leaf created from now on (like --set)",
+    ":load": ":load FILE: run a script file in this session",
+    ":save": ":save FILE: write this session as a script that `gradcli run FILE` reproduces",
+    ":reset": "forget every name and graph (history and :set values are kept)",
+    ":quit": "leave (Ctrl-D does the same)",
+}
+_ALIASES = {":q": ":quit", ":exit": ":quit", ":h": ":help", ":?": ":help"}
+
+_KEYWORDS_EXTRA = ("backward", "expect", "graph", "print")
+_BLOCK_START = re.compile(r"[ \t]*(if|elif|else|for|while|def|try|except|finally|with|class|async)\b")
+_IDENT = re.compile(r"[A-Za-z_]\w*$")
+
+
+def history_path():
+    """$XDG_DATA_HOME/gradcli/history (XDG: a relative XDG_DATA_HOME is ignored)."""
+    base = os.environ.get("XDG_DATA_HOME", "")
+    if not os.path.isabs(base):
+        base = os.path.join(os.path.expanduser("~"), ".local", "share")
+    return os.path.join(base, "gradcli", "history")
+
+
+# ----------------------------------------------------------------------------- multi-line input
+
+def _parse_error(text):
+    from . import parser
+    from .errors import ParseError
+    try:
+        parser.parse(text)
+    except ParseError as e:
+        return e.message
+    except RecursionError:
+        return "too deeply nested"
+    return None
+
+
+def _open_triple_quote(text):
+    """An unterminated ''' or \"\"\" string (the parser calls it an unterminated literal)."""
+    i, n, quote = 0, len(text), None
+    while i < n:
+        if quote:
+            if text[i] == "\\":
+                i += 2
+                continue
+            if text.startswith(quote, i):
+                i += len(quote)
+                quote = None
+                continue
+            if len(quote) == 1 and text[i] == "\n":
+                quote = None
+            i += 1
+            continue
+        c = text[i]
+        if c == "#":
+            j = text.find("\n", i)
+            i = n if j < 0 else j
+            continue
+        if c in "'\"":
+            quote = text[i:i + 3] if text[i:i + 3] in ('"""', "'''") else c
+            i += len(quote)
+            continue
+        i += 1
+    return quote is not None and len(quote) == 3
+
+
+def needs_more(text):
+    """True when `text` should get another line rather than run: an open bracket, string or
+    backslash, or a block (`for ...:`, `def ...:`) that has not yet ended with a blank line."""
+    if not text.strip() or text.lstrip().startswith(":"):
+        return False
+    lines = text.split("\n")
+    if lines[-1].rstrip().endswith("\\") or _open_triple_quote(text):
+        return True
+    first = next(l for l in lines if l.strip())
+    if _BLOCK_START.match(first):
+        if len(lines) > 1 and not lines[-1].strip():
+            # A blank line ends the block, unless it sits inside an open bracket.
+            message = _parse_error(text)
+            return bool(message and message.endswith("was never closed"))
+        return True
+    from . import parser
+    return parser.is_incomplete(text)
+
+
+def next_indent(line):
+    """The indentation for the line after `line` in a block."""
+    indent = len(line) - len(line.lstrip(" \t"))
+    code = line.split("#", 1)[0].rstrip()
+    if code.endswith(":"):
+        return indent + 4
+    if re.match(r"[ \t]*(return|pass|break|continue|raise)\b", line):
+        return max(indent - 4, 0)
+    return indent
+
+
+# ----------------------------------------------------------------------------- the session
+
+class Record:
+    """One top-level statement the session ran, as :save writes it."""
+
+    __slots__ = ("text", "kind", "leaves", "imports_torch", "note")
+
+    def __init__(self, text, kind, leaves=(), imports_torch=False, note=None):
+        self.text = text                  # source, as the script should say it
+        self.kind = kind                  # "ok" | "expect" (failed, kept under `expect error`) | "comment"
+        self.leaves = list(leaves)        # implicit leaves it created: [(name, value spec)]
+        self.imports_torch = imports_torch
+        self.note = note                  # the error text, for "expect" and "comment"
+
+
+class Session:
+    """The REPL's state and evaluation, independent of the terminal."""
+
+    def __init__(self, values=None, strict=False, debug=False, out=None):
+        self.values = dict(values or {})
+        self.strict = strict
+        self.debug = debug
+        self.out = out or sys.stdout
+        self.interp = None
+        self.console = None
+        self.highlighter = None           # prompt_toolkit's lexer for input, made by the warm-up
+        self.want_highlighter = False
+        self._error = None
+        self._ready = threading.Event()
+        self._thread = None
+        self._fresh()
+
+    def _fresh(self):
+        self.line = 1                     # the session line number of the next entry's first line
+        self.log = []                     # Records, for :save
+        self.torch_imported = False       # an entry imported torch: implicit leaves are off from then on
+        self.last = None                  # the last entry report with a call or an error, for :explain
+
+    # -- start-up: heavy imports and the interpreter, off the critical path ----------------
+    def start(self, background=True):
+        if self._thread is None and not self._ready.is_set():
+            if background:
+                self._thread = threading.Thread(target=self._warm_up, name="gradcli-warm-up", daemon=True)
+                self._thread.start()
+            else:
+                self._warm_up()
+
+    def _warm_up(self):
+        try:
+            from rich.console import Console
+            from . import parser
+            from .views import rich_view   # noqa: F401  (imported for its import time)
+            parser._make_parser()
+            if self.console is None:
+                self.console = Console(file=self.out, highlight=False)
+            self._new_interpreter()
+            if self.want_highlighter:
+                from prompt_toolkit.lexers import PygmentsLexer
+                from .lexer import GradcliLexer
+                self.highlighter = PygmentsLexer(GradcliLexer)
+        except BaseException as e:        # reported on first use; the thread must not die silently
+            self._error = e
+        finally:
+            self._ready.set()
+
+    def ready(self):
+        return self._ready.is_set() and self._error is None
+
+    def wait(self):
+        """Block until the warm-up is done (it runs here if it never started)."""
+        if not self._ready.is_set():
+            if self._thread is None:
+                self.start(background=False)
+            else:
+                self._ready.wait()
+        if self._error is not None:
+            raise self._error
+
+    def _new_interpreter(self):
+        from . import ops
+        from .interp import Interpreter
+        from .report import Report
+        interp = Interpreter(Report(source="", filename="<stdin>"), values=self.values, strict=self.strict,
+                             filename="<stdin>")
+        interp.values = self.values        # one dict: :set reaches the interpreter
+        interp.echo = True
+        # The REPL never shows report.tensors (a JSON copy of every tensor after each statement).
+        interp.describe_tensors = dict
+        ops.LIMITS.max_elements = _default("DEFAULT_MAX_ELEMENTS", 200_000_000)
+        ops.LIMITS.max_bytes = int(_default("DEFAULT_MAX_MEMORY_GB", 8.0) * 2 ** 30)
+        self.interp = interp
+
+    @property
+    def implicit(self):
+        return not self.strict and not self.torch_imported
+
+    # -- one entry ----------------------------------------------------------------------
+    def execute(self, text, filename="<stdin>"):
+        """Run one entry (code or a :command). Returns False when the session should end."""
+        if not text.strip():
+            return True
+        stripped = text.strip()
+        if stripped.startswith(":"):
+            return self.command(stripped)
+        self.run_code(text, filename)
+        return True
+
+    def run_code(self, text, filename="<stdin>"):
+        self.wait()
+        from . import parser
+        from . import syntax as S
+        from .engine import STATE
+        from .errors import ParseError
+        from .interp import _imports_torch
+        from .report import Report, ErrorInfo
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+        lines = text.rstrip().split("\n")
+        text = "\n".join(lines)
+        first = self.line
+        self.line += len(lines)
+        source = "\n" * (first - 1) + text + "\n"      # session line numbers in every span
+        entry = Report(source=source, filename=filename)
+        try:
+            module = parser.parse(source, filename)
+        except (ParseError, RecursionError) as e:
+            if isinstance(e, RecursionError):
+                line, col, message = first, 1, "too many nested parentheses or blocks for gradcli's parser"
+            else:
+                (line, col), message = e.span or (first, None), e.message
+            src = source.split("\n")
+            entry.error = ErrorInfo("SyntaxError", message, line, col,
+                                    src[line - 1] if line and 0 < line <= len(src) else None)
+            entry.parse_failed = True
+            self.render(entry)
+            self.last = entry
+            return entry
+        body = module.body
+        if not body:
+            return entry
+        implicit = self.implicit and not _imports_torch(body)
+        segments = _segments(source, body)
+        interp = self.interp
+        for st, seg in zip(body, segments):
+            report = Report(source=source, filename=filename)
+            interp.report = report
+            before = self._fingerprint()
+            calls = STATE.calls
+            status = "ok"
+            try:
+                interp.run(S.Module([st], pos=(st.line, st.col, st.end_line, st.end_col)), implicit=implicit)
+                if report.error is not None:
+                    status = "failed"
+            except KeyboardInterrupt:
+                status = "interrupted"
+                self._after_interrupt()
+            except Exception:
+                status = "crashed"
+            entry.items.extend(report.items)
+            if report.error is not None:
+                entry.error = report.error
+            leaves = [(name, self.values.get(name, 1.0)) for kind, *rest in report.items if kind == "leaves"
+                      for name, _ in rest[0]]
+            imports = _imports_torch([st])
+            if status == "ok":
+                self.log.append(Record(_script_form(st, seg, report), "ok", leaves, imports))
+                if imports:
+                    self.torch_imported = True
+                self.render(report)
+                continue
+            if status == "failed":
+                err = report.error
+                note = f"{err.type}: {err.message.splitlines()[0] if err.message else ''}".rstrip(": ")
+                changed = (not _is_simple(st) or STATE.calls != calls or any(i[0] == "call" for i in report.items)
+                           or self._changed(before, {n for n, _ in leaves}))
+                kind = "expect" if changed and err.message else "comment"
+                self.log.append(Record(seg, kind, leaves, imports,
+                                       _expect_text(err.message) if kind == "expect" else note))
+                self.render(report)
+            elif status == "interrupted":
+                self.log.append(Record(seg, "comment", leaves, imports, "interrupted (Ctrl-C) while running"))
+                self.render(report)
+                self._print_interrupt(st)
+            else:
+                self.log.append(Record(seg, "comment", leaves, imports, "stopped by an internal error"))
+                self.render(report)
+                self._internal_error()
+            break
+        if entry.error is not None or any(i[0] == "call" for i in entry.items):
+            self.last = entry
+        return entry
+
+    def render(self, report):
+        from .views import rich_view
+        rich_view.render(report, self.console)
+
+    def _after_interrupt(self):
+        """Between entries the interpreter is at the top level: make sure it says so."""
+        interp = self.interp
+        interp._depth = 0
+        interp._active_exc = None
+        interp.expected_error = None
+        interp.current = None
+        interp.leaves_announced = []
+        from .engine import STATE
+        STATE.origin = None
+
+    def _print_interrupt(self, st):
+        from rich.text import Text
+        t = Text("KeyboardInterrupt", style="bold red")
+        t.append(f"  (line {st.line} stopped part-way; names bound before that keep their values)", style="dim")
+        self.console.print(t)
+
+    def _internal_error(self):
+        exc = sys.exc_info()[1]
+        if self.debug:
+            import traceback
+            traceback.print_exc()
+        self.console.print(f"[bold red]gradcli: internal error:[/] {type(exc).__name__}: {exc}", markup=True,
+                           highlight=False)
+        self.console.print("This is a bug in gradcli, not in your input: please report it with what you typed. "
+                           "The session goes on; :reset starts afresh if it misbehaves.", style="dim")
+
+    def _fingerprint(self):
+        from .engine import Tensor
+        fp = {}
+        for name, v in self.interp.globals.items():
+            if type(v) is Tensor:
+                fp[name] = (id(v), v._version, id(v.grad_fn), id(v._grad), v.requires_grad)
+            else:
+                fp[name] = id(v)
+        return fp
+
+    def _changed(self, before, new_leaves):
+        after = self._fingerprint()
+        for name in new_leaves:
+            after.pop(name, None)
+        return after != before
+
+    # -- commands -------------------------------------------------------------------------
+    def command(self, text):
+        name, _, arg = text.partition(" ")
+        name = _ALIASES.get(name, name)
+        arg = arg.strip()
+        if name == ":quit":
+            return False
+        handler = getattr(self, "cmd_" + name[1:], None) if name in COMMANDS else None
+        if handler is None:
+            close = [c for c in COMMANDS if c.startswith(name)]
+            hint = f"; did you mean {' or '.join(close)}?" if close else "; :help lists them"
+            self._note(f"unknown command {name}{hint}", error=True)
+            return True
+        self.wait()
+        handler(arg)
+        return True
+
+    def _note(self, message, error=False):
+        if self.console is None:
+            self.out.write(message + "\n")
+            self.out.flush()
+        else:
+            self.console.print(message, style="red" if error else "dim", markup=False, highlight=False)
+
+    def cmd_help(self, arg):
+        from rich.table import Table
+        from rich.text import Text
+        t = Table.grid(padding=(0, 2))
+        t.add_column(style="bold cyan", no_wrap=True)
+        t.add_column()
+        for name, text in COMMANDS.items():
+            t.add_row(name, text)
+        self.console.print(Text("Type statements as in a script (both dialects): "
+                                "`f = x+y; z = 2*f; backward z`, or PyTorch code after `import torch`.",
+                                style="bold"))
+        mode = ("unknown names are errors (--strict)" if self.strict else
+                "implicit leaves are off: this session imported torch" if self.torch_imported else
+                "a name used before it is assigned is a leaf tensor (1.0, or its :set value)")
+        self.console.print(Text("Now: " + mode + ".", style="dim"))
+        self.console.print(t)
+        self.console.print(Text(
+            "Keys: Tab completes names, torch functions and tensor attributes (x.<Tab>); Up/Down and Ctrl-R "
+            "search history; Right arrow takes the grey suggestion; a block (for/if/def) ends with a blank line; "
+            "Esc Enter inserts a newline; Ctrl-C cancels the input or stops a running computation; Ctrl-D leaves.",
+            style="dim"))
+
+    def cmd_vars(self, arg):
+        from rich.table import Table
+        from rich.text import Text
+        from .engine import Tensor
+        rows, others = [], []
+        for name, v in self.interp.globals.items():
+            if type(v) is Tensor:
+                rows.append((name, v))
+            elif not name.startswith("_"):
+                others.append((name, v))
+        if not rows and not others:
+            self._note("No names yet. Try: f = x+y; z = 2*f; backward z")
+            return
+        if rows:
+            wide = self.console.width >= 110       # on a narrow terminal, `name` alone shows the value
+            table = Table(box=None, header_style="bold", pad_edge=False, padding=(0, 1))
+            table.add_column("name", style="bold", no_wrap=True)
+            if wide:
+                table.add_column("value", max_width=30)
+            table.add_column("shape", no_wrap=True)
+            table.add_column("dtype", no_wrap=True)
+            table.add_column("requires\ngrad", no_wrap=True)
+            table.add_column("grad_fn", no_wrap=True)
+            table.add_column("grad", max_width=24)
+            table.add_column("saved tensors of grad_fn", min_width=16)
+            for name, t in rows:
+                leaf = "leaf" if t.requires_grad else "—"
+                cells = [name] + ([_values(t.data)] if wide else []) + [
+                    str(list(t.data.shape)), _dtype(t),
+                    Text("True", style="green") if t.requires_grad else Text("False", style="dim"),
+                    t.grad_fn.name() if t.grad_fn is not None else Text(leaf, style="dim"),
+                    _values(t._grad.data) if t._grad is not None else Text("None", style="dim"),
+                    _saved_state(t)]
+                table.add_row(*cells)
+            self.console.print(table)
+            if not wide:
+                self.console.print("(type a name to see its value; a terminal of 110+ columns shows them here)",
+                                   style="dim", highlight=False)
+        if others:
+            t = Text("other names: ", style="dim")
+            t.append(", ".join(f"{n} = {_short(_safe_repr(v), 30)}" for n, v in others))
+            self.console.print(t)
+
+    def cmd_graph(self, arg):
+        from .engine import Tensor
+        names = arg.replace(",", " ").split()
+        if not names:
+            self._note("usage: :graph NAME [NAME ...]   (the tensors whose backward graph to draw)", error=True)
+            return
+        roots = {}
+        for name in names:
+            v = self.interp.globals.get(name)
+            if type(v) is not Tensor:
+                what = "is not defined" if v is None and name not in self.interp.globals else "is not a tensor"
+                self._note(f":graph: {name} {what} (:vars lists the tensors)", error=True)
+                return
+            roots[name] = v
+        by_tensor, by_node = self.interp._names()
+        try:
+            from . import graphview
+        except ImportError:
+            graphview = None
+        if graphview is not None:
+            self.console.print(graphview.tree(graphview.snapshot(roots, by_node, by_tensor)))
+        else:
+            self.console.print(_fallback_graph(roots, by_node, by_tensor))
+
+    def cmd_explain(self, arg):
+        if self.last is None:
+            self._note("Nothing to explain yet: :explain tells what the last backward()/autograd.grad() call did "
+                       "and why the last error happened.")
+            return
+        self.console.print(explain_report(self.last))
+
+    def cmd_reset(self, arg):
+        self._new_interpreter()
+        self._fresh()
+        self._note("Session reset: every name and graph is gone; line numbers start again at 1 "
+                   "(history and :set values are kept).")
+
+    def cmd_set(self, arg):
+        from .runner import parse_set, UsageError
+        if not arg:
+            if self.values:
+                self._note("implicit leaf values: " + ", ".join(f"{k}={v!r}" for k, v in self.values.items()))
+            else:
+                self._note("No values set: implicit leaves are 1.0. Usage: :set x=2 w=[1,2]")
+            return
+        items = re.split(r"\s+(?=[A-Za-z_]\w*\s*=)", arg)
+        try:
+            values = parse_set([re.sub(r"^([A-Za-z_]\w*)\s*=\s*", r"\1=", i) for i in items])
+        except UsageError as e:
+            self._note(str(e).replace("--set", ":set"), error=True)
+            return
+        self.values.update(values)
+        for name, value in values.items():
+            msg = f"{name} = {value!r} for the implicit leaf {name}"
+            if name in self.interp.globals:
+                msg += (f"; {name} already exists ({_short(_safe_repr(self.interp.globals[name]), 40)}), so this "
+                        f"applies when it is next created: `del {name}` first to re-create it now")
+            self._note(msg)
+        if not self.implicit:
+            why = "--strict" if self.strict else "this session imported torch"
+            self._note(f"(implicit leaves are off: {why}; the value is kept for :reset)")
+
+    def cmd_load(self, arg):
+        path = os.path.expanduser(_unquote(arg))
+        if not path:
+            self._note("usage: :load FILE", error=True)
+            return
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+            if b"\x00" in data:
+                raise ValueError(f"{path} is a binary file, not a script")
+            text = data.decode("utf-8-sig")
+        except (OSError, ValueError) as e:
+            msg = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
+            self._note(f":load: cannot read {path}: {msg}", error=True)
+            return
+        n = len(text.rstrip().split("\n"))
+        self._note(f"loading {path}: its lines 1-{n} are session lines {self.line}-{self.line + n - 1}")
+        self.run_code(text, filename=path)
+
+    def cmd_save(self, arg):
+        path = os.path.expanduser(_unquote(arg))
+        if not path:
+            self._note("usage: :save FILE", error=True)
+            return
+        if not self.log:
+            self._note("Nothing to save yet: no statement has run in this session.", error=True)
+            return
+        text = self.script_text(os.path.basename(path))
+        from . import parser
+        from .errors import ParseError
+        try:
+            parser.parse(text)
+        except ParseError as e:          # cannot happen for statements that parsed; checked anyway
+            self._note(f":save: the script would not parse ({e.message}); nothing written", error=True)
+            return
+        existed = os.path.exists(path)
+        try:
+            _write_atomically(path, text)
+        except OSError as e:
+            self._note(f":save: cannot write {path}: {e.strerror or e}", error=True)
+            return
+        n = sum(r.kind != "comment" for r in self.log)
+        self._note(f"{'replaced' if existed else 'wrote'} {path}: {n} statement{'s' if n != 1 else ''}; "
+                   f"`gradcli run {path}` reproduces this session")
+        if any(r.note and r.note.startswith("interrupted") for r in self.log):
+            self._note("note: a statement stopped by Ctrl-C is in the script as a comment; what it did before "
+                       "it stopped is not reproduced")
+
+    def script_text(self, name="session.grad"):
+        """The session's statements as a script that `gradcli run` reproduces.
+
+        Statements that failed without changing anything are kept as comments. One that failed
+        after changing the state (a backward that freed buffers, a loop that ran part-way)
+        runs under `expect error`, so the rest of the script sees the same state. Implicit
+        leaves stay implicit when they are 1.0 and the script never imports torch; otherwise
+        (:set values, `import torch`, --strict) they are written as torch.tensor(...) leaves.
+        """
+        import datetime
+        leaves = [spec for r in self.log for _, spec in r.leaves]
+        imports = any(r.imports_torch and r.kind != "comment" for r in self.log)
+        explicit = self.strict or imports or any(_nondefault(s) for s in leaves)
+        out = [f"# gradcli session saved by `gradcli repl` on {datetime.datetime.now():%Y-%m-%d %H:%M}.",
+               f"# Run it with: gradcli run {name}"]
+        if any(r.kind != "ok" for r in self.log):
+            out.append("# Failed statements are comments; one that failed after changing the state runs under "
+                       "`expect error`.")
+        if explicit and (leaves or not imports):
+            out.append("import torch")
+        for r in self.log:
+            if explicit:
+                out.extend(f"{name} = torch.tensor({_literal(spec)}, requires_grad=True)" for name, spec in r.leaves)
+            if r.kind == "ok":
+                out.append(r.text)
+            elif r.kind == "expect":
+                out.append(f"expect error {r.note!r}")
+                out.append(r.text)
+            else:
+                out.append(f"# ({r.note})")
+                out.extend("# " + line for line in r.text.split("\n"))
+        return "\n".join(out) + "\n"
+
+    # -- completion ---------------------------------------------------------------------------
+    def complete(self, text):
+        """Completions for the text before the cursor: [(completion, start (<= 0), meta)]."""
+        line = text.rsplit("\n", 1)[-1]
+        if "\n" not in text and line.lstrip().startswith(":"):
+            return self._complete_command(line.lstrip())
+        if _in_string(line):
+            return []
+        m = re.search(r"((?:[A-Za-z_]\w*\s*\.\s*)*)([A-Za-z_]\w*)?$", line)
+        path, word = m.group(1), m.group(2) or ""
+        prev = line[m.start() - 1:m.start()]
+        if prev.isdigit() or prev in ("'", '"') or (prev.isalpha() or prev == "_"):
+            return []
+        before = line[:m.start()].rstrip()
+        if before.endswith(".") and not path:
+            # `y.sum().`, `x[0].`: no code runs to find what that is; in gradcli it is nearly always a tensor
+            if not before[:-1].rstrip().endswith((")", "]")):
+                return []
+            return [(n, -len(word), meta) for n, meta in _attribute_names(_TENSOR)
+                    if n.startswith(word) and (word.startswith("_") or not n.startswith("_"))] if self.ready() else []
+        if path:
+            parts = [p.strip() for p in path.split(".")[:-1]]
+            return [(n, -len(word), meta) for n, meta in self._attributes(parts) if n.startswith(word)
+                    and (word.startswith("_") or not n.startswith("_") or n.startswith("_saved_"))]
+        if not word:
+            return []
+        return [(n, -len(word), meta) for n, meta in self._names_in_scope() if n.startswith(word) and n != word]
+
+    def _complete_command(self, line):
+        name, space, arg = line.partition(" ")
+        if not space:
+            return [(c, -len(name), COMMANDS[c].split(":")[-1].strip()[:40]) for c in COMMANDS if c.startswith(name)]
+        name = _ALIASES.get(name, name)
+        word = arg.split()[-1] if arg and not arg.endswith(" ") else ""
+        if name == ":graph" and self.ready():
+            from .engine import Tensor
+            return [(n, -len(word), "tensor") for n, v in self.interp.globals.items()
+                    if type(v) is Tensor and n.startswith(word)]
+        if name in (":load", ":save"):
+            return _complete_path(arg)
+        return []
+
+    def _names_in_scope(self):
+        import keyword
+        out = []
+        if self.ready():
+            from .interp import _Forbidden
+            for n, v in self.interp.globals.items():
+                out.append((n, _meta(v)))
+            for n, v in self.interp.builtins.items():
+                if not isinstance(v, _Forbidden) and n not in self.interp.globals:
+                    out.append((n, "builtin"))
+            if "torch" not in self.interp.globals:
+                out.append(("torch", "module (import torch)"))
+        for k in list(keyword.kwlist) + list(_KEYWORDS_EXTRA):
+            out.append((k, "keyword"))
+        seen, result = set(), []
+        for n, meta in out:
+            if n not in seen and not n.startswith("__"):
+                seen.add(n)
+                result.append((n, meta))
+        return result
+
+    def _attributes(self, parts):
+        """Attribute names of the object a dotted path names, without running any code."""
+        if not self.ready():
+            return []
+        from . import engine as E
+        from .interp import Namespace
+        g = self.interp.globals
+        head = parts[0]
+        if head in g:
+            obj = g[head]
+        elif head in ("torch", "F") and head not in self.interp.builtins:
+            ns = self.interp.torch_ns
+            obj = ns if head == "torch" else ns._attrs["nn"]._attrs["functional"]
+        elif self.implicit and head not in self.interp.builtins:
+            obj = _TENSOR                        # an implicit leaf, once it is used
+        else:
+            return []
+        for p in parts[1:]:
+            if isinstance(obj, Namespace):
+                obj = obj._attrs.get(p)
+            elif obj is _TENSOR or isinstance(obj, E.Tensor):
+                real = obj if isinstance(obj, E.Tensor) else None
+                if p in ("grad", "data", "T", "mT", "H", "detach", "_base"):
+                    obj = _TENSOR
+                elif p == "grad_fn":
+                    obj = real.grad_fn if real is not None else None
+                else:
+                    return []
+            else:
+                return []
+            if obj is None:
+                return []
+        return _attribute_names(obj)
+
+
+class _TensorMarker:
+    pass
+
+
+_TENSOR = _TensorMarker()      # "some tensor" for completion, where no real one is at hand
+
+
+def _attribute_names(obj):
+    from . import engine as E
+    from . import interp as I
+    if obj is _TENSOR or isinstance(obj, E.Tensor):
+        names = sorted(I._public(E.Tensor) | {"_version", "_base"})
+        out = []
+        for n in names:
+            attr = getattr(E.Tensor, n, None)
+            out.append((n, "attribute" if isinstance(attr, property) or not callable(attr) else "method"))
+        return out
+    if isinstance(obj, I.Namespace):
+        return [(n, _meta(v)) for n, v in sorted(obj._attrs.items())
+                if n != "annotations" and not n.startswith("Torch")]
+    if isinstance(obj, E.Node):
+        out = [(n, "attribute") for n in sorted(getattr(I, "_NODE_ATTRS", ()))]
+        out += [("_saved_" + s, "saved tensor" if obj.saved.get(s) is not None else "saved slot (None)")
+                for s in obj.saved]
+        out += [("_saved_" + s, "saved attribute") for s in obj.attrs]
+        return out
+    for kind, names in ((str, "_STR_METHODS"), (list, "_LIST_METHODS"), (dict, "_DICT_METHODS"),
+                        (tuple, "_TUPLE_METHODS")):
+        if isinstance(obj, kind):
+            return [(n, "method") for n in sorted(getattr(I, names, ()))]
+    return []
+
+
+def _meta(v):
+    from . import engine as E
+    from .interp import Namespace, UserFunction
+    if isinstance(v, E.Tensor):
+        shape = list(v.data.shape)
+        s = f"tensor {shape} {_dtype(v)}"
+        if v.grad_fn is not None:
+            s += f" {v.grad_fn.name()}"
+        elif v.requires_grad:
+            s += " leaf"
+        return s
+    if isinstance(v, Namespace):
+        return "module"
+    if isinstance(v, UserFunction):
+        return "function"
+    if isinstance(v, E.DType):
+        return "dtype"
+    if isinstance(v, type):
+        return "class"
+    if callable(v):
+        return "function"
+    return type(v).__name__
+
+
+def _in_string(line):
+    """Whether the end of `line` is inside a string literal (no completion there)."""
+    quote = None
+    i = 0
+    while i < len(line):
+        c = line[i]
+        if quote:
+            if c == "\\":
+                i += 1
+            elif c == quote:
+                quote = None
+        elif c in "'\"":
+            quote = c
+        elif c == "#":
+            return True
+        i += 1
+    return quote is not None
+
+
+def _complete_path(arg):
+    path = os.path.expanduser(_unquote(arg))
+    directory, prefix = os.path.split(path)
+    try:
+        entries = sorted(os.listdir(directory or "."))
+    except OSError:
+        return []
+    out = []
+    for e in entries:
+        if e.startswith(prefix) and (prefix.startswith(".") or not e.startswith(".")):
+            is_dir = os.path.isdir(os.path.join(directory or ".", e))
+            out.append((e + ("/" if is_dir else ""), -len(prefix), "directory" if is_dir else "file"))
+    return out
+
+
+def _unquote(s):
+    s = s.strip()
+    if len(s) >= 2 and s[0] == s[-1] and s[0] in "'\"":
+        return s[1:-1]
+    return s
+
+
+# ----------------------------------------------------------------------------- statements -> script
+
+def _segments(source, body):
+    """The source text of each top-level statement (a compound one runs to the next)."""
+    starts = [0]
+    for line in source.split("\n"):
+        starts.append(starts[-1] + len(line) + 1)
+
+    def off(line, col):
+        return starts[line - 1] + col - 1
+
+    out = []
+    for i, st in enumerate(body):
+        a = off(st.line, st.col)
+        if _is_simple(st):
+            b = off(st.end_line, st.end_col)
+        else:
+            b = off(body[i + 1].line, body[i + 1].col) if i + 1 < len(body) else len(source)
+        out.append(source[a:b].rstrip().rstrip(";").rstrip())
+    return out
+
+
+def _is_simple(st):
+    from . import syntax as S
+    return not isinstance(st, (S.If, S.For, S.While, S.Try, S.With, S.FuncDef))
+
+
+def _script_form(st, seg, report):
+    """A bare expression echoed its value in the REPL; a script prints it instead. Only
+    expressions without calls are rewritten: they cannot print, so any output was the echo."""
+    from . import syntax as S
+    if not isinstance(st, S.ExprStmt) or _has_call(st.value):
+        return seg
+    out = "".join(i[1] for i in report.items if i[0] == "out")
+    if not out:
+        return seg
+    return f"print(repr({seg}))" if out[:1] in "'\"" else f"print({seg})"
+
+
+def _has_call(node):
+    from . import syntax as S
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (S.Call, S.Lambda)):
+            return True
+        if isinstance(n, S.Node):
+            stack.extend(getattr(n, f) for f in n.fields)
+        elif isinstance(n, (list, tuple)):
+            stack.extend(n)
+    return False
+
+
+def _expect_text(message):
+    """The part of an error message `expect error` matches on: its first line, shortened."""
+    first = message.splitlines()[0] if message else ""
+    if len(first) > 80:
+        cut = first.rfind(" ", 0, 80)
+        first = first[:cut if cut > 20 else 80]
+    return first
+
+
+def _nondefault(spec):
+    return not (isinstance(spec, (int, float)) and not isinstance(spec, bool) and spec == 1.0)
+
+
+def _literal(spec):
+    import math
+    if isinstance(spec, (list, tuple)):
+        return "[" + ", ".join(_literal(v) for v in spec) + "]"
+    f = float(spec)
+    return repr(f) if math.isfinite(f) else f"float('{f}')"
+
+
+def _write_atomically(path, text):
+    import tempfile
+    directory = os.path.dirname(os.path.abspath(path))
+    try:
+        mode = os.stat(path).st_mode & 0o7777
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        mode = 0o666 & ~umask
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix="." + os.path.basename(path) + ".", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+# ----------------------------------------------------------------------------- views of state
+
+def _default(name, fallback):
+    try:
+        from . import runcmd
+        return getattr(runcmd, name, fallback)
+    except ImportError:
+        return fallback
+
+
+def _fmt(data):
+    from .printing import format_tensor
+    return format_tensor(data, "bool" if data.dtype.kind == "b" else data.dtype.name)
+
+
+def _values(data, width=60):
+    """A tensor's values as PyTorch prints them, without the `tensor(...)` wrapper, on one line."""
+    text = _fmt(data)
+    if text.startswith("tensor(") and text.endswith(")"):
+        text = re.sub(r",\s*dtype=torch\.\w+$", "", text[len("tensor("):-1])
+    return _short(text, width)
+
+
+def _dtype(t):
+    return "bool" if t.data.dtype.kind == "b" else t.data.dtype.name
+
+
+def _short(s, width=60):
+    s = " ".join(s.split())
+    return s if len(s) <= width else s[:width - 1] + "…"
+
+
+def _safe_repr(v):
+    try:
+        return repr(v)
+    except Exception:          # a repr must never end the session
+        return f"<{type(v).__name__}>"
+
+
+def _saved_state(t):
+    """The saved slots of t's grad_fn and what happened to them (engine facts, formatted)."""
+    from rich.text import Text
+    node = t.grad_fn
+    if node is None:
+        return Text("")
+    slots = node.tensor_slots()
+    if not slots:
+        return Text("saves nothing", style="dim")
+    out = Text()
+    for i, slot in enumerate(slots):
+        s = node.saved[slot]
+        if i:
+            out.append(", ")
+        label = slot + (f"={s.constant!r}" if s.constant is not None else "")
+        if s.freed:
+            line = getattr(getattr(node.freed_by, "origin", None), "line", None)
+            out.append(f"{label} freed" + (f" (line {line})" if line else ""), style="yellow")
+        elif s.version.v != s.saved_version:
+            out.append(f"{label} modified in place (version {s.saved_version} → {s.version.v})", style="red")
+        else:
+            out.append(f"{label} held", style="green")
+    return out
+
+
+def _fallback_graph(roots, by_node, by_tensor):
+    """The backward graph as a Rich tree (used until gradcli.graphview is available)."""
+    from rich.text import Text
+    from rich.tree import Tree
+    from . import engine as E
+    seen = set()
+    budget = [300]
+
+    def label(node):
+        if isinstance(node, E.AccumulateGrad):
+            return Text(f"AccumulateGrad → {by_tensor.get(id(node.variable), 'leaf')}", style="blue")
+        t = Text(node.name(), style="bold cyan")
+        where = [w for w in (by_node.get(node), f"line {node.origin.line}" if getattr(node.origin, "line", None)
+                             else None) if w]
+        if where:
+            t.append(f" ({', '.join(where)})", style="dim")
+        slots = node.tensor_slots()
+        if slots:
+            state = ", ".join(f"{s} {'freed' if node.saved[s].freed else 'held'}" for s in slots)
+            t.append(f"  saved: {state}", style="yellow")
+        return t
+
+    def add(tree, node):
+        if budget[0] <= 0:
+            tree.add(Text("…", style="dim"))
+            return
+        budget[0] -= 1
+        branch = tree.add(label(node))
+        if node in seen:
+            branch.label.append("  (shown above)", style="dim")
+            return
+        seen.add(node)
+        for nxt, _ in node.next_functions:
+            if nxt is not None:
+                add(branch, nxt)
+
+    top = Tree(Text("backward graph", style="bold"))
+    for name, t in roots.items():
+        if t.grad_fn is None:
+            top.add(Text(f"{name}: a leaf" + (" (requires_grad)" if t.requires_grad else " (no graph)"),
+                         style="dim"))
+        else:
+            sub = top.add(Text(name, style="bold"))
+            add(sub, t.grad_fn)
+    return top
+
+
+def explain_report(report):
+    """What the last call did, and why the last error happened, from the report's facts."""
+    from rich.console import Group
+    from rich.text import Text
+    parts = []
+    calls = report.events
+    if calls:
+        ev = calls[-1]
+        head = Text("The last call: ", style="bold")
+        head.append(f"`{ev.text or ev.kind}`", style="bold magenta")
+        if ev.line:
+            head.append(f" (line {ev.line})")
+        parts.append(head)
+        ran = [n for n in ev.executed if n.grad_fn != "AccumulateGrad"]
+        if ran:
+            parts.append(Text(f"It ran {len(ran)} node{'s' if len(ran) != 1 else ''} of the backward graph, "
+                              "from the output back towards the leaves:"))
+            for n in ran:
+                t = Text("  • ")
+                t.append(n.grad_fn, style="bold cyan")
+                if n.text:
+                    t.append(f", made by `{n.text}`" + (f" on line {n.line}" if n.line else ""))
+                if n.saved:
+                    slots = [f"the constant {n.constants[s]!r} wrapped as a tensor (`{s}`)" if s in n.constants
+                             else f"`{s}`" for s in n.saved]
+                    t.append(", saved " + " and ".join(slots))
+                else:
+                    t.append(", saved no tensors", style="dim")
+                parts.append(t)
+        if ev.updates:
+            t = Text("Gradients: ")
+            t.append("; ".join(f"{u.name or 'a leaf'}.grad {u.before or 'None'} → {u.after}" for u in ev.updates))
+            t.append(" (backward adds into .grad; it never overwrites it)." if any(u.before for u in ev.updates)
+                     else ".")
+            parts.append(t)
+        elif ev.kind == "grad":
+            parts.append(Text("autograd.grad returned the gradients and left every .grad as it was."))
+        if ev.retain_graph:
+            parts.append(Text("retain_graph=True: it freed nothing, so the graph can be backpropagated again.",
+                              style="green"))
+        elif ev.freed:
+            names = ", ".join(f"{n.grad_fn} ({', '.join(n.saved)})" for n in ev.freed)
+            t = Text("It freed the saved tensors of ", style="yellow")
+            t.append(names, style="yellow")
+            t.append(". A later backward that reaches one of these nodes fails with \"Trying to backward through "
+                     "the graph a second time\", unless this call passes retain_graph=True.")
+            parts.append(t)
+            innocent = [n for n in ran if not n.saved]
+            if innocent:
+                parts.append(Text(", ".join(n.grad_fn for n in innocent) + (" saves" if len(innocent) == 1
+                                                                            else " save")
+                                  + " no tensors: nothing to free there, so a second backward passes through.",
+                                  style="dim"))
+        else:
+            parts.append(Text("It freed nothing: none of the nodes it ran held tensors it had not freed before.",
+                              style="dim"))
+        if ev.failed:
+            parts.append(Text("It stopped part-way, at the error below: the nodes listed ran before it.",
+                              style="red"))
+    err = report.error
+    if err is not None:
+        t = Text(f"\n{err.type}" if parts else err.type, style="bold red")
+        if err.line:
+            t.append(f" on line {err.line}" + (f": {err.text.strip()}" if err.text else ""), style="red")
+        t.append("\n" + err.message)
+        if err.hint:
+            t.append("\n" + err.hint, style="yellow")
+        parts.append(t)
+        if err.why:
+            parts.append(Text("Why: ", style="bold").append(Text(err.why)))
+        if err.fix:
+            parts.append(Text("Fix: ", style="bold green").append(Text(err.fix)))
+        if not err.why and not err.fix and err.type != "SyntaxError":
+            parts.append(Text("gradcli has no engine facts about this error beyond its message.", style="dim"))
+    return Group(*parts)
+
+
+# ----------------------------------------------------------------------------- front ends
+
+def _terminal_ok():
+    term = os.environ.get("TERM", "")
+    return sys.stdin.isatty() and sys.stdout.isatty() and term not in ("dumb", "unknown", "emacs")
+
+
+def banner(session):
+    from . import __version__
+    mode = ("--strict: assign every name before use" if session.strict else
+            "unassigned names are leaf tensors (:set x=2)")
+    return (f"gradcli {__version__} (autograd on a PyTorch 2.13-like engine). :help, or Ctrl-D to leave.\n"
+            f"Try `f = x+y; z = 2*f; backward z`, or `import torch`; {mode}.\n")
+
+
+def main(values=None, strict=False, debug=False):
+    """Run the REPL until :quit or Ctrl-D. Returns the exit status."""
+    session = Session(values, strict, debug)
+    if _terminal_ok():
+        try:
+            return _prompt_toolkit_loop(session)
+        except _NoTerminal as e:
+            sys.stderr.write(f"gradcli: {e}; using plain line input\n")
+    return _plain_loop(session)
+
+
+class _NoTerminal(Exception):
+    pass
+
+
+def _plain_loop(session):
+    interactive = sys.stdin.isatty()
+    prompt_out = sys.stdout if sys.stdout.isatty() else sys.stderr
+    if interactive:
+        session.out.write(banner(session))
+        session.out.flush()
+    session.start()
+
+    def read(prompt):
+        if not interactive:
+            return input()
+        prompt_out.write(prompt)
+        prompt_out.flush()
+        return input()
+
+    hist = history_path() if interactive else None
+    while True:
+        try:
+            lines = [read(f"{session.line:>3} {PS1}")]
+            while needs_more("\n".join(lines)):
+                try:
+                    lines.append(read(f"{session.line + len(lines):>3} {PS2}"))
+                except EOFError:
+                    break
+        except EOFError:
+            if interactive:
+                session.out.write("\n")
+            break
+        except KeyboardInterrupt:
+            session.out.write("\nKeyboardInterrupt\n")
+            session.out.flush()
+            continue
+        text = "\n".join(lines)
+        if hist and text.strip():
+            _append_history(hist, text)
+        try:
+            if not session.execute(text):
+                break
+        except KeyboardInterrupt:
+            session.out.write("\nKeyboardInterrupt\n")
+        except Exception:
+            session._internal_error() if session.console is not None else _print_exc(debug=session.debug)
+        session.out.flush()
+    return 0
+
+
+def _print_exc(debug=False):
+    exc = sys.exc_info()[1]
+    if debug:
+        import traceback
+        traceback.print_exc()
+    sys.stderr.write(f"gradcli: internal error: {type(exc).__name__}: {exc}\n")
+
+
+def _append_history(path, text):
+    """The same format as prompt_toolkit's FileHistory, so both front ends share history."""
+    import datetime
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "ab") as f:
+            f.write(f"\n# {datetime.datetime.now()}\n".encode())
+            for line in text.split("\n"):
+                f.write(f"+{line}\n".encode("utf-8"))
+    except OSError:
+        pass
+
+
+def _prompt_toolkit_loop(session):
+    try:
+        from prompt_toolkit import PromptSession
+        from prompt_toolkit.auto_suggest import AutoSuggestFromHistory
+        from prompt_toolkit.completion import Completer, Completion
+        from prompt_toolkit.filters import Condition
+        from prompt_toolkit.history import FileHistory, InMemoryHistory, ThreadedHistory
+        from prompt_toolkit.key_binding import KeyBindings
+        from prompt_toolkit.lexers import Lexer
+        from prompt_toolkit.styles import Style
+    except ImportError as e:
+        raise _NoTerminal(f"prompt_toolkit is not available ({e})") from None
+
+    class LazyLexer(Lexer):
+        """gradcli.lexer through Pygments, once the warm-up has loaded it (Pygments costs ~0.1 s of
+        start-up); plain text until then."""
+
+        def lex_document(self, document):
+            real = session.highlighter
+            if real is not None:
+                return real.lex_document(document)
+            lines = document.lines
+            return lambda i: [("", lines[i])] if i < len(lines) else []
+
+    class GradcliCompleter(Completer):
+        def get_completions(self, document, complete_event):
+            for text, start, meta in session.complete(document.text_before_cursor):
+                yield Completion(text, start_position=start, display_meta=meta)
+
+    path = history_path()
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        history = ThreadedHistory(FileHistory(path))
+    except OSError:
+        history = InMemoryHistory()
+
+    kb = KeyBindings()
+
+    def _ready_for_parse():
+        try:
+            session.wait()
+        except BaseException:
+            return False
+        return True
+
+    @kb.add("enter")
+    def _enter(event):
+        b = event.current_buffer
+        state = b.complete_state
+        if state is not None and state.current_completion is not None:
+            b.apply_completion(state.current_completion)
+            return
+        text = b.text
+        if _ready_for_parse() and needs_more(text):
+            b.insert_text("\n" + " " * next_indent(b.document.current_line_before_cursor))
+        else:
+            b.validate_and_handle()
+
+    @kb.add("escape", "enter")
+    def _newline(event):
+        b = event.current_buffer
+        b.insert_text("\n" + " " * next_indent(b.document.current_line_before_cursor))
+
+    at_indent = Condition(lambda: _buffer_line_blank(session_app[0]))
+
+    @kb.add("tab", filter=at_indent)
+    def _indent(event):
+        event.current_buffer.insert_text("    ")
+
+    dedent = Condition(lambda: _buffer_can_dedent(session_app[0]))
+
+    @kb.add("backspace", filter=dedent)
+    def _dedent(event):
+        event.current_buffer.delete_before_cursor(4)
+
+    style = Style.from_dict({"lineno": "#7f7f7f", "prompt": "bold", "continuation": "#7f7f7f"})
+
+    def message():
+        return [("class:lineno", f"{session.line:>3} "), ("class:prompt", PS1)]
+
+    def continuation(width, line_number, is_soft_wrap):
+        if is_soft_wrap:
+            return " " * width
+        label = f"{session.line + line_number:>3} "
+        return [("class:lineno", label), ("class:continuation", PS2.ljust(max(width - len(label), 0)))]
+
+    try:
+        ps = PromptSession(message=message, prompt_continuation=continuation, multiline=True, history=history,
+                           auto_suggest=AutoSuggestFromHistory(), enable_history_search=False,
+                           completer=GradcliCompleter(), complete_while_typing=False,
+                           lexer=LazyLexer(), key_bindings=kb, style=style,
+                           include_default_pygments_style=True, search_ignore_case=True,
+                           mouse_support=False, enable_open_in_editor=False)
+    except Exception as e:           # e.g. no usable terminal after all
+        raise _NoTerminal(f"cannot use the terminal ({type(e).__name__}: {e})") from None
+    session_app = [ps.app]
+    session.want_highlighter = True
+
+    def start_warm_up(_app):
+        session.start()          # once the first prompt is on the screen; later calls do nothing
+
+    ps.app.after_render += start_warm_up
+    sys.stdout.write(banner(session))
+    sys.stdout.flush()
+    while True:
+        try:
+            text = ps.prompt()
+        except KeyboardInterrupt:
+            sys.stdout.write("KeyboardInterrupt\n")
+            continue
+        except EOFError:
+            break
+        try:
+            if not session.execute(text):
+                break
+        except KeyboardInterrupt:
+            sys.stdout.write("\nKeyboardInterrupt\n")
+        except Exception:
+            session._internal_error() if session.console is not None else _print_exc(debug=session.debug)
+        sys.stdout.flush()
+    return 0
+
+
+def _buffer_line_blank(app):
+    before = app.current_buffer.document.current_line_before_cursor
+    return not before.strip() and app.current_buffer.text.strip() != ""
+
+
+def _buffer_can_dedent(app):
+    doc = app.current_buffer.document
+    before = doc.current_line_before_cursor
+    return doc.cursor_position_row > 0 and before != "" and not before.strip(" ") and len(before) % 4 == 0
