@@ -8,7 +8,7 @@ from typing import List, Optional
 
 import typer
 
-from .cli import app, read_script, exit_status, internal_error, DEFAULT_MAX_ELEMENTS
+from .cli import app, read_script, exit_status, internal_error, DEFAULT_MAX_ELEMENTS, DEFAULT_MAX_MEMORY_GB
 
 
 def _usage(message):
@@ -16,16 +16,34 @@ def _usage(message):
     raise typer.Exit(2)
 
 
-def explain_main(source, name, values, *, strict=False, timeout=None, max_elements=None, mode="rich",
-                 width=None):
-    """Run, narrate and print; returns the exit status. Also the body of `run --explain`."""
+def _console(**kw):
+    """A terminal console like `run`'s: NO_COLOR turns off every style."""
+    import os
+    from rich.console import Console
+    if os.environ.get("NO_COLOR"):
+        return Console(highlight=False, color_system=None, no_color=True, **kw)
+    return Console(highlight=False, **kw)
+
+
+def explain_main(source, name, values, *, strict=False, timeout=None, max_elements=None, max_memory=None,
+                 mode="rich", width=None, show_run=False):
+    """Run, narrate and print; returns the exit status. Also the body of `run --explain`
+    (show_run=True: first what `run` shows, in mode "rich" or "plain", then the narrative)."""
     from . import narrate, cli
     narr, trace = narrate.explain_source(source, name, values=values, strict=strict, timeout=timeout,
-                                         max_elements=max_elements)
+                                         max_elements=max_elements, max_memory=max_memory)
     report = trace.report
     if report.parse_failed:
         cli.show(report, "plain" if mode == "plain" else "rich", name)
         return exit_status(report)
+    if show_run:
+        cli.show(report, mode, name)
+        sys.stdout.flush()
+        if mode != "plain":
+            from rich.rule import Rule
+            _console(width=width).print(Rule("explain", style="dim"))
+        else:
+            sys.stdout.write("\n--- explain ---\n")
     if mode == "json":
         import dataclasses
         import json
@@ -36,8 +54,7 @@ def explain_main(source, name, values, *, strict=False, timeout=None, max_elemen
     elif mode == "plain":
         sys.stdout.write(narrate.render_text(narr))
     else:
-        from rich.console import Console
-        Console(highlight=False, width=width).print(narrate.render_rich(narr))
+        _console(width=width).print(narrate.render_rich(narr))
     return exit_status(report)
 
 
@@ -50,7 +67,9 @@ def explain(file: Optional[str] = typer.Argument(None, help="The script (.grad o
             json_: bool = typer.Option(False, "--json", help="The narrative's facts as JSON."),
             timeout: Optional[float] = typer.Option(None, "--timeout", help="Stop the script after SECONDS."),
             max_elements: int = typer.Option(DEFAULT_MAX_ELEMENTS, "--max-elements",
-                                             help="Refuse tensors with more elements than this."),
+                                             help="Refuse a tensor with more elements than this."),
+            max_memory: float = typer.Option(DEFAULT_MAX_MEMORY_GB, "--max-memory",
+                                               help="Refuse to hold more than this many GiB of tensor data."),
             debug: bool = typer.Option(False, "--debug", help="Show Python tracebacks of internal errors.")):
     """Explain every backward/grad call: the nodes it ran, what they needed from their saved
     tensors, what it freed and which leaves it updated, and why a call failed or worked.
@@ -64,6 +83,8 @@ def explain(file: Optional[str] = typer.Argument(None, help="The script (.grad o
     from .runner import parse_set, UsageError
     if plain and json_:
         _usage("--plain and --json cannot be used together")
+    if timeout is not None and not timeout > 0:
+        _usage("--timeout must be a positive number of seconds")
     source, name = read_script(file, code)
     try:
         values = parse_set(set_)
@@ -71,7 +92,11 @@ def explain(file: Optional[str] = typer.Argument(None, help="The script (.grad o
         _usage(str(e))
     try:
         status = explain_main(source, name, values, strict=strict, timeout=timeout, max_elements=max_elements,
+                              max_memory=int(max_memory * 2 ** 30),
                               mode="json" if json_ else "plain" if plain else "rich")
+    except KeyboardInterrupt:
+        sys.stderr.write("gradcli: interrupted\n")
+        raise typer.Exit(130)
     except Exception:
         internal_error(debug)
     raise typer.Exit(status)

@@ -6,7 +6,7 @@ from typing import List, Optional
 
 import typer
 
-from .cli import app, read_script, internal_error, DEFAULT_MAX_ELEMENTS
+from .cli import app, read_script, internal_error, DEFAULT_MAX_ELEMENTS, DEFAULT_MAX_MEMORY_GB
 
 
 def _usage(message):
@@ -23,7 +23,9 @@ def export(file: Optional[str] = typer.Argument(None, help="The script (.grad or
            strict: bool = typer.Option(False, "--strict", help="No implicit leaves: an unknown name is a NameError."),
            timeout: Optional[float] = typer.Option(None, "--timeout", help="Stop the script after SECONDS."),
            max_elements: int = typer.Option(DEFAULT_MAX_ELEMENTS, "--max-elements",
-                                            help="Refuse tensors with more elements than this."),
+                                            help="Refuse a tensor with more elements than this."),
+           max_memory: float = typer.Option(DEFAULT_MAX_MEMORY_GB, "--max-memory",
+                                              help="Refuse to hold more than this many GiB of tensor data."),
            debug: bool = typer.Option(False, "--debug", help="Show Python tracebacks of internal errors.")):
     """Write a runnable PyTorch script equivalent to a gradcli script: implicit leaves and
     --set values become torch.tensor(..., requires_grad=True), `backward y` becomes
@@ -37,6 +39,8 @@ def export(file: Optional[str] = typer.Argument(None, help="The script (.grad or
       gradcli export examples/concise_seed000.grad --set x=2 --set y=3 -o seed000.py && python seed000.py
     """
     from .runner import parse_set, UsageError
+    if timeout is not None and not timeout > 0:
+        _usage("--timeout must be a positive number of seconds")
     source, name = read_script(file, code)
     try:
         values = parse_set(set_)
@@ -47,7 +51,7 @@ def export(file: Optional[str] = typer.Argument(None, help="The script (.grad or
         from .graphview import write_atomic
         try:
             result = X.export_source(source, name, values=values, strict=strict, timeout=timeout,
-                                     max_elements=max_elements)
+                                     max_elements=max_elements, max_memory=int(max_memory * 2 ** 30))
         except X.ExportError as e:
             _usage(f"cannot export {name}: {e}")
         if result.parse_failed:
@@ -64,6 +68,9 @@ def export(file: Optional[str] = typer.Argument(None, help="The script (.grad or
                              "the exported script should stop there too\n")
     except typer.Exit:
         raise
+    except KeyboardInterrupt:
+        sys.stderr.write("gradcli: interrupted\n")
+        raise typer.Exit(130)
     except Exception:
         internal_error(debug)
     raise typer.Exit(0)

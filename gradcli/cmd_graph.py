@@ -7,7 +7,7 @@ from typing import List, Optional
 
 import typer
 
-from .cli import app, read_script, exit_status, internal_error, DEFAULT_MAX_ELEMENTS
+from .cli import app, read_script, exit_status, internal_error, DEFAULT_MAX_ELEMENTS, DEFAULT_MAX_MEMORY_GB
 
 FORMATS = ("tree", "dot", "mermaid", "svg", "png")
 
@@ -15,6 +15,15 @@ FORMATS = ("tree", "dot", "mermaid", "svg", "png")
 def _usage(message):
     sys.stderr.write(f"gradcli: {message}\n")
     raise typer.Exit(2)
+
+
+def _console(**kw):
+    """A terminal console like `run`'s: NO_COLOR turns off every style."""
+    import os
+    from rich.console import Console
+    if os.environ.get("NO_COLOR"):
+        return Console(highlight=False, color_system=None, no_color=True, **kw)
+    return Console(highlight=False, **kw)
 
 
 @app.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -34,7 +43,9 @@ def graph(file: Optional[str] = typer.Argument(None, help="The script (.grad or 
           strict: bool = typer.Option(False, "--strict", help="No implicit leaves: an unknown name is a NameError."),
           timeout: Optional[float] = typer.Option(None, "--timeout", help="Stop the script after SECONDS."),
           max_elements: int = typer.Option(DEFAULT_MAX_ELEMENTS, "--max-elements",
-                                           help="Refuse tensors with more elements than this."),
+                                           help="Refuse a tensor with more elements than this."),
+          max_memory: float = typer.Option(DEFAULT_MAX_MEMORY_GB, "--max-memory",
+                                             help="Refuse to hold more than this many GiB of tensor data."),
           debug: bool = typer.Option(False, "--debug", help="Show Python tracebacks of internal errors.")):
     """Draw the backward graph: grad_fn nodes with their variable names and source lines,
     saved tensors with their state (alive, freed, None; version), leaves with their .grad.
@@ -58,24 +69,31 @@ def graph(file: Optional[str] = typer.Argument(None, help="The script (.grad or 
         _usage("--at needs a line number >= 1")
     if depth is not None and depth < 1:
         _usage("--depth needs a number >= 1")
+    if timeout is not None and not timeout > 0:
+        _usage("--timeout must be a positive number of seconds")
     source, name = read_script(file, code)
     try:
         values = parse_set(set_)
     except UsageError as e:
         _usage(str(e))
     try:
-        status = _graph(source, name, values, at, fmt, output, var, depth, full, strict, timeout, max_elements)
+        status = _graph(source, name, values, at, fmt, output, var, depth, full, strict, timeout, max_elements,
+                        int(max_memory * 2 ** 30))
     except typer.Exit:
         raise
+    except KeyboardInterrupt:
+        sys.stderr.write("gradcli: interrupted\n")
+        raise typer.Exit(130)
     except Exception:
         internal_error(debug)
     raise typer.Exit(status)
 
 
-def _graph(source, name, values, at, fmt, output, var, depth, full, strict, timeout, max_elements):
+def _graph(source, name, values, at, fmt, output, var, depth, full, strict, timeout, max_elements, max_memory):
     from . import tracing, graphview, cli
     from .engine import Tensor
     trace = tracing.run(source, name, values=values, strict=strict, timeout=timeout, max_elements=max_elements,
+                        max_memory=max_memory,
                         upto=at)
     report = trace.report
     if report.parse_failed:
@@ -111,7 +129,7 @@ def _graph(source, name, values, at, fmt, output, var, depth, full, strict, time
             Console(file=buf, width=100, color_system=None, highlight=False).print(graphview.tree(snap, condensed=False))
             graphview.write_atomic(output, buf.getvalue())
         else:
-            Console(highlight=False).print(graphview.tree(snap, condensed=False))
+            _console().print(graphview.tree(snap, condensed=False))
     elif fmt in ("dot", "mermaid"):
         text = graphview.to_dot(snap) if fmt == "dot" else graphview.to_mermaid(snap)
         if output:

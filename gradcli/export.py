@@ -108,31 +108,117 @@ def leaf_literal(value):
 
 
 class _Source:
-    """Offsets of (line, column) positions, both 1-based, in normalised source text."""
+    """Statement extents in normalised source text, found with Python's tokenizer (gradcli's
+    tokens are Python's), so only each statement's start position is taken from the AST."""
 
     def __init__(self, text):
+        import io
+        import tokenize
         self.text = text
         self.starts = [0]
         for i, ch in enumerate(text):
             if ch == "\n":
                 self.starts.append(i + 1)
+        try:
+            self.tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
+        except (tokenize.TokenError, SyntaxError) as e:
+            raise ExportError(f"cannot tokenize the script: {e}") from None
+        self.used = set()               # keyword tokens already matched to a statement
+        self.spans = {}
+        self.first = {}                 # (line, 0-based col) -> index of the token starting there
+        for i, tok in enumerate(self.tokens):
+            self.first.setdefault(tok.start, i)
 
     def offset(self, line, col):
         return self.starts[line - 1] + col - 1
 
+    def _pos(self, rowcol):
+        return self.starts[rowcol[0] - 1] + rowcol[1] if rowcol[0] <= len(self.starts) else len(self.text)
+
+    def _start(self, st):
+        """The index of the statement's first token. A gradcli-only statement must start with
+        its keyword; if the AST position does not point at one, take the next unused keyword
+        token that starts a statement on the statement's lines."""
+        i = self.first.get((st.line, st.col - 1))
+        keyword = _KEYWORDS.get(type(st))
+        if keyword is None or (i is not None and self.tokens[i].string == keyword and i not in self.used):
+            return i
+        import tokenize
+        for j, tok in enumerate(self.tokens):
+            if (tok.type == tokenize.NAME and tok.string == keyword and st.line <= tok.start[0] <= max(st.end_line, st.line)
+                    and j not in self.used and self._starts_statement(j)):
+                return j
+        return i
+
+    def _starts_statement(self, j):
+        import tokenize
+        k = j - 1
+        while k >= 0 and self.tokens[k].type in (tokenize.NL, tokenize.COMMENT):
+            k -= 1
+        if k < 0:
+            return True
+        prev = self.tokens[k]
+        return prev.type in (tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT) or prev.string in (";", ":")
+
     def span(self, st):
-        a = self.offset(st.line, st.col)
-        b = self.offset(st.end_line, st.end_col) if st.end_line <= len(self.starts) else len(self.text)
-        return a, b
+        """(start, end) offsets: a simple statement ends at `;` or the end of its logical line
+        (comments excluded); a compound one at the end of its block."""
+        import tokenize
+        if id(st) in self.spans:
+            return self.spans[id(st)]
+        i = self._start(st)
+        if i is None:
+            raise ExportError(f"line {st.line}: cannot find the statement in the source")
+        if type(st) in _KEYWORDS:
+            self.used.add(i)
+        start = self.tokens[i].start
+        toks = self.tokens
+        depth = 0
+        end = toks[i].end
+        compound = isinstance(st, _COMPOUND)
+        while i < len(toks):
+            tok = toks[i]
+            if tok.type == tokenize.OP and tok.string in "([{":
+                depth += 1
+            elif tok.type == tokenize.OP and tok.string in ")]}":
+                depth -= 1
+            elif depth == 0 and (tok.type in (tokenize.NEWLINE, tokenize.ENDMARKER)
+                                 or (tok.type == tokenize.OP and tok.string == ";" and not compound)):
+                break
+            if tok.type not in (tokenize.COMMENT, tokenize.NL):
+                end = tok.end
+            i += 1
+        if compound and i + 1 < len(toks) and toks[i].type == tokenize.NEWLINE:
+            j = i + 1
+            while j < len(toks) and toks[j].type in (tokenize.NL, tokenize.COMMENT):
+                j += 1
+            if j < len(toks) and toks[j].type == tokenize.INDENT:      # an indented block: to its DEDENT
+                level = 0
+                while j < len(toks):
+                    if toks[j].type == tokenize.INDENT:
+                        level += 1
+                    elif toks[j].type == tokenize.DEDENT:
+                        level -= 1
+                        if level == 0:
+                            break
+                    elif toks[j].type not in (tokenize.NL, tokenize.COMMENT, tokenize.NEWLINE):
+                        end = toks[j].end
+                    j += 1
+        self.spans[id(st)] = result = (self._pos(start), self._pos(end))
+        return result
 
     def segment(self, st):
         a, b = self.span(st)
-        return self.text[a:b].rstrip()
+        return self.text[a:b]
 
     def indent_of(self, line):
         start = self.starts[line - 1]
         m = re.match(r"[ \t]*", self.text[start:])
         return m.group(0)
+
+
+_COMPOUND = (S.If, S.While, S.For, S.Try, S.With, S.FuncDef)
+_KEYWORDS = {S.Backward: "backward", S.Print: "print", S.Expect: "expect", S.GraphStmt: "graph"}
 
 
 def _blocks(body, header_line=None):
@@ -292,13 +378,13 @@ def _expect_error_edit(st, nxt, src, helpers, body, i):
 
 
 def export_source(source, filename="<script>", *, values=None, strict=False, timeout=None,
-                  max_elements=None) -> Exported:
+                  max_elements=None, max_memory=None) -> Exported:
     """Run the script under gradcli (to learn its implicit leaves), then rewrite it."""
     from . import parser
     from .errors import ParseError
     from .runner import run_source
     report = run_source(source, filename, values=values, strict=strict, timeout=timeout,
-                        max_elements=max_elements)
+                        max_elements=max_elements, max_memory=max_memory)
     if report.parse_failed:
         return Exported("", report=report, parse_failed=True)
     try:

@@ -290,6 +290,13 @@ def _story(call, earlier, ran_by, by_record):
     return story
 
 
+def _roots(node):
+    """The output nodes a call started from (GraphRoot stands for several)."""
+    if node.op is E.GRAPH_ROOT:
+        return frozenset(n for n, _ in node.next_functions if n is not None)
+    return frozenset((node,))
+
+
 def _root_of(call):
     for node in call.executed:
         return node
@@ -336,7 +343,7 @@ def _freed_finding(node, slot, call, by_record, who, by_node, by_tensor, root=No
         seen = set()
         for n in sorted(path, key=lambda n: (getattr(n.origin, "line", 0) or 0, n.seq)):
             t, l = getattr(n.origin, "text", None), getattr(n.origin, "line", None)
-            if t and (l, t) not in seen and not isinstance(n, E.AccumulateGrad):
+            if t and (l, t) not in seen and not isinstance(n, E.AccumulateGrad) and n.op is not E.GRAPH_ROOT:
                 seen.add((l, t))
                 recompute.append((l, t))
     if recompute:
@@ -348,7 +355,7 @@ def _freed_finding(node, slot, call, by_record, who, by_node, by_tensor, root=No
         fixes.append("recompute the forward pass before this call, so that it gets fresh buffers;")
     # Detach: only when the freed node is shared by two different outputs' graphs.
     facts["detach"] = None
-    shared_part = fb is not None and root is not None and fb.executed and fb.executed[0] is not root
+    shared_part = fb is not None and root is not None and fb.executed and _roots(fb.executed[0]) != _roots(root)
     if shared_part:
         leaves = sorted({_leaf_name(n, by_tensor) for n in _graph_nodes(node) if isinstance(n, E.AccumulateGrad)})
         shared = f"`{var}.detach()`" if var else f"a `.detach()`ed copy of what {node.op.name} #{node.seq} computes"
@@ -619,6 +626,8 @@ def lines(narr: Narrative):
             add(2, "freed: nothing before the failure", "dim")
         elif not c.retain_graph:
             add(2, "freed: nothing (no node it ran holds a saved tensor)", "dim")
+        else:
+            add(2, "freed: nothing (retain_graph=True keeps every saved tensor)", "dim")
         if c.updates:
             add(2, "updated: " + ", ".join(f"{u.name}.grad by {u.delta}" for u in c.updates), "green")
         elif c.kind == "backward":
@@ -646,9 +655,22 @@ def _finding_lines(f, add):
             add(4, fix, "bullet")
 
 
-def render_text(narr: Narrative) -> str:
-    return "\n".join(" " * i + ("- " if style == "bullet" else "") + t
-                     for i, t, style in lines(narr)).lstrip("\n") + "\n"
+def render_text(narr: Narrative, width=100) -> str:
+    """Plain text; paragraphs wrap at `width` columns (None: one line each)."""
+    import textwrap
+    out = []
+    for indent, text, style in lines(narr):
+        pad = " " * indent
+        if style == "bullet":
+            first, rest = pad + "- ", pad + "  "
+        else:
+            first, rest = pad, pad + ("    " if text[:1].isdigit() else "")
+        if width is None or not text:
+            out.append(first + text)
+        else:
+            out.append(textwrap.fill(text, width, initial_indent=first, subsequent_indent=rest,
+                                     break_long_words=False, break_on_hyphens=False))
+    return "\n".join(out).lstrip("\n") + "\n"
 
 
 def render_rich(narr: Narrative):

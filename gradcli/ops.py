@@ -975,10 +975,17 @@ class _NumpyMath(E._NumpyMath):
     swapaxes = staticmethod(lambda g, a, b: np.swapaxes(g, a, b))
     permute = staticmethod(lambda g, dims: np.transpose(g, dims))
     squeeze_dim = staticmethod(lambda g, dim: np.squeeze(g, dim))
-    tanh_backward = staticmethod(lambda g, r: g * (1 - r * r))
     sigmoid_backward = staticmethod(lambda g, r: g * (r * (1 - r)))
     threshold_backward = staticmethod(lambda g, r: np.where(r > 0, g, np.zeros((), g.dtype)))
     mask = staticmethod(lambda g, m: np.where(m, g, np.zeros((), g.dtype)))
+
+    @staticmethod
+    def tanh_backward(g, r):
+        # PyTorch's kernel computes 1 - r*r with one rounding (a fused multiply-add)
+        if r.dtype == np.float32:
+            r64 = r.astype(np.float64)
+            return g * (1 - r64 * r64).astype(np.float32)
+        return g * (1 - r * r)
 
     @staticmethod
     def unsqueeze_dims(g, dims, ndim):

@@ -11,7 +11,7 @@ import os
 import re
 import tempfile
 
-from lark import Lark, Transformer, v_args, Token
+from lark import Lark, Transformer, Token
 from lark.exceptions import UnexpectedInput, UnexpectedToken, UnexpectedCharacters, UnexpectedEOF, VisitError
 from lark.indenter import PythonIndenter
 
@@ -30,44 +30,83 @@ def grammar_path() -> str:
     raise FileNotFoundError("gradcli's grammar file gradcli.lark is missing from the installation")
 
 
-def _pos(meta):
-    if getattr(meta, "empty", True):
+def _first_pos(item):
+    """(line, col) of the first positioned thing in a child (token, AST node or list)."""
+    stack = [item]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, Token):
+            if x.line is not None:
+                return x.line, x.column
+        elif isinstance(x, S.Node):
+            if x.line:
+                return x.line, x.col
+        elif isinstance(x, (list, tuple)):
+            stack.extend(reversed(x))
+    return None
+
+
+def _last_pos(item):
+    stack = [item]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, Token):
+            if x.end_line is not None:
+                return x.end_line, x.end_column
+        elif isinstance(x, S.Node):
+            if x.end_line:
+                return x.end_line, x.end_col
+        elif isinstance(x, (list, tuple)):
+            stack.extend(x)
+    return None
+
+
+def _span(items):
+    """A node's position from its children: the first start and the last end."""
+    a = _first_pos(items)
+    if a is None:
         return (0, 0, 0, 0)
-    return (meta.line, meta.column, meta.end_line, meta.end_column)
+    b = _last_pos(items) or a
+    return (a[0], a[1], b[0], b[1])
 
 
 def _tpos(tok):
     return (tok.line, tok.column, tok.end_line, tok.end_column)
 
 
-_OPS = {"+": "+", "-": "-", "*": "*", "/": "/", "//": "//", "%": "%", "@": "@", "**": "**"}
+# Python's precedence for the flat operator chains of the grammar (`not` is a prefix at 3).
+_PREC = {"or": 1, "and": 2, "|": 5, "^": 6, "&": 7, "+": 9, "-": 9,
+         "*": 10, "/": 10, "//": 10, "%": 10, "@": 10}
+for _op in ("==", "!=", "<", ">", "<=", ">=", "in", "not in", "is", "is not"):
+    _PREC[_op] = 4
+_NOT_PREC = 3
 
 
-@v_args(meta=True)
 class ASTBuilder(Transformer):
-    """Parse tree -> syntax.py nodes."""
+    """Parse-tree callbacks -> syntax.py nodes. Lark calls them during LALR parsing (no
+    parse tree is built); positions come from the tokens and nodes of each rule."""
 
     def __init__(self, parse_expr):
         super().__init__()
         self._parse_expr = parse_expr
 
     # -- module and statements ---------------------------------------------------------
-    def file_input(self, meta, items):
+    def file_input(self, items):
         body = []
         for it in items:
             if isinstance(it, list):
                 body.extend(it)
             elif it is not None and not isinstance(it, Token):
                 body.append(it)
-        return S.Module(body, pos=_pos(meta))
+        return S.Module(body, pos=_span(body))
 
-    def eval_input(self, meta, items):
+    def eval_input(self, items):
         return [i for i in items if not isinstance(i, Token)][0]
 
-    def simple_stmt(self, meta, items):
+    def simple_stmt(self, items):
         return [i for i in items if i is not None and not isinstance(i, Token)]
 
-    def suite(self, meta, items):
+    def suite(self, items):
         body = []
         for it in items:
             if isinstance(it, list):
@@ -76,142 +115,142 @@ class ASTBuilder(Transformer):
                 body.append(it)
         return body
 
-    def expr_stmt(self, meta, items):
-        return S.ExprStmt(items[0], pos=_pos(meta))
+    def expr_stmt(self, items):
+        return S.ExprStmt(items[0], pos=_span(items))
 
-    def assign(self, meta, items):
-        return S.Assign(items[:-1], items[-1], pos=_pos(meta))
+    def assign(self, items):
+        return S.Assign(items[:-1], items[-1], pos=_span(items))
 
-    def augassign(self, meta, items):
+    def augassign(self, items):
         target, op, value = items
-        return S.AugAssign(target, str(op)[:-1], value, pos=_pos(meta))
+        return S.AugAssign(target, str(op)[:-1], value, pos=_span(items))
 
-    def print_stmt(self, meta, items):
-        return S.Print([i for i in items[1:] if i is not None], pos=_pos(meta))
+    def print_stmt(self, items):
+        return S.Print([i for i in items[1:] if i is not None], pos=_span(items))
 
-    def backward_stmt(self, meta, items):
+    def backward_stmt(self, items):
         target, *args = items[1:]
         kwargs = []
         for a in args:
             if not isinstance(a, tuple):
-                raise _ParseProblem("`backward` takes keyword options after the tensor, like `backward y, retain_graph=True`", a)
+                raise _ParseProblem("`backward` takes keyword options after the tensor, like "
+                                    "`backward y, retain_graph=True`", a)
             kwargs.append(a)
-        return S.Backward(target, kwargs, pos=_pos(meta))
+        return S.Backward(target, kwargs, pos=_span(items))
 
-    def expect_true(self, meta, items):
-        return S.Expect("true", items[1], items[3] if len(items) > 3 else None, pos=_pos(meta))
+    def expect_true(self, items):
+        return S.Expect("true", items[1], items[3] if len(items) > 3 else None, pos=_span(items))
 
-    def expect_error(self, meta, items):
+    def expect_error(self, items):
         text = "".join(_pyast.literal_eval(str(t)) for t in items[2:])
-        return S.Expect("error", text, None, pos=_pos(meta))
+        return S.Expect("error", text, None, pos=_span(items))
 
-    def expect_freed(self, meta, items):
-        return S.Expect("freed", str(items[2]), None, pos=_pos(meta))
+    def expect_freed(self, items):
+        return S.Expect("freed", str(items[2]), None, pos=_span(items))
 
-    def expect_retained(self, meta, items):
-        return S.Expect("retained", str(items[2]), None, pos=_pos(meta))
+    def expect_retained(self, items):
+        return S.Expect("retained", str(items[2]), None, pos=_span(items))
 
-    def graph_stmt(self, meta, items):
-        return S.GraphStmt(items[1], pos=_pos(meta))
+    def graph_stmt(self, items):
+        return S.GraphStmt(items[1], pos=_span(items))
 
-    def pass_stmt(self, meta, items):
-        return S.Pass(pos=_pos(meta))
+    def pass_stmt(self, items):
+        return S.Pass(pos=_span(items))
 
-    def break_stmt(self, meta, items):
-        return S.Break(pos=_pos(meta))
+    def break_stmt(self, items):
+        return S.Break(pos=_span(items))
 
-    def continue_stmt(self, meta, items):
-        return S.Continue(pos=_pos(meta))
+    def continue_stmt(self, items):
+        return S.Continue(pos=_span(items))
 
-    def return_stmt(self, meta, items):
-        return S.Return(items[0] if items else None, pos=_pos(meta))
+    def return_stmt(self, items):
+        return S.Return(items[1], pos=_span(items))
 
-    def raise_stmt(self, meta, items):
-        return S.Raise(items[0] if items else None, pos=_pos(meta))
+    def raise_stmt(self, items):
+        return S.Raise(items[1], pos=_span(items))
 
-    def dotted_name(self, meta, items):
-        return ".".join(map(str, items))
+    def dotted_name(self, items):
+        return Token.new_borrow_pos("DOTTED", ".".join(map(str, items)), items[0])
 
-    def import_stmt(self, meta, items):
+    def import_stmt(self, items):
         names = []
-        i = 0
-        while i < len(items):
-            mod = items[i]
+        for i in range(0, len(items), 2):
             alias = items[i + 1] if i + 1 < len(items) else None
-            names.append((mod, str(alias) if alias is not None else None))
-            i += 2
-        return S.Import(names, pos=_pos(meta))
+            names.append((items[i], str(alias) if alias is not None else None))
+        return S.Import(names, pos=_span([t for t in items if isinstance(t, Token)]))
 
-    def from_import(self, meta, items):
+    def from_import(self, items):
         module, rest = items[0], items[1:]
-        names = [(str(rest[i]), str(rest[i + 1]) if rest[i + 1] is not None else None) for i in range(0, len(rest), 2)]
-        return S.FromImport(module, names, pos=_pos(meta))
+        names = [(str(rest[i]), str(rest[i + 1]) if rest[i + 1] is not None else None)
+                 for i in range(0, len(rest), 2)]
+        return S.FromImport(module, names, pos=_span(rest))
 
-    def assert_stmt(self, meta, items):
-        return S.Assert(items[0], items[1], pos=_pos(meta))
+    def assert_stmt(self, items):
+        return S.Assert(items[0], items[1], pos=_span(items))
 
-    def del_stmt(self, meta, items):
+    def del_stmt(self, items):
         t = items[0]
-        return S.Delete(t.elts if isinstance(t, S.TupleExpr) else [t], pos=_pos(meta))
+        return S.Delete(t.elts if isinstance(t, S.TupleExpr) else [t], pos=_span(items))
 
-    def global_stmt(self, meta, items):
-        return S.Global([str(t) for t in items], pos=_pos(meta))
+    def global_stmt(self, items):
+        return S.Global([str(t) for t in items], pos=_span(items))
 
-    def if_stmt(self, meta, items):
+    def if_stmt(self, items):
         test, body, *rest = items
         branches = [(test, body)]
         orelse = rest.pop() if rest and not isinstance(rest[-1], tuple) else None
         branches.extend(r for r in rest if isinstance(r, tuple))
-        return S.If(branches, orelse or [], pos=_pos(meta))
+        return S.If(branches, orelse or [], pos=_span(items))
 
-    def elif_clause(self, meta, items):
+    def elif_clause(self, items):
         return (items[0], items[1])
 
-    def while_stmt(self, meta, items):
-        return S.While(items[0], items[1], items[2] or [], pos=_pos(meta))
+    def while_stmt(self, items):
+        return S.While(items[0], items[1], items[2] or [], pos=_span(items))
 
-    def for_stmt(self, meta, items):
-        return S.For(items[0], items[1], items[2], items[3] or [], pos=_pos(meta))
+    def for_stmt(self, items):
+        return S.For(items[0], items[1], items[2], items[3] or [], pos=_span(items))
 
-    def try_stmt(self, meta, items):
+    def try_stmt(self, items):
+        keyword, items = items[0], items[1:]
         body = items[0]
         handlers = [i for i in items[1:-2] if isinstance(i, tuple)]
         orelse, final = items[-2], items[-1]
         if not handlers and final is None:
-            raise _ParseProblem("expected 'except' or 'finally' block", meta)
-        return S.Try(body, handlers, orelse or [], final or [], pos=_pos(meta))
+            raise _ParseProblem("expected 'except' or 'finally' block", _first_pos_token(items))
+        return S.Try(body, handlers, orelse or [], final or [], pos=_span([keyword] + items))
 
-    def except_clause(self, meta, items):
+    def except_clause(self, items):
         typ, name, body = items
         return (typ, str(name) if name is not None else None, body)
 
-    def with_stmt(self, meta, items):
-        return S.With(items[:-1], items[-1], pos=_pos(meta))
+    def with_stmt(self, items):
+        return S.With(items[:-1], items[-1], pos=_span(items))
 
-    def with_item(self, meta, items):
+    def with_item(self, items):
         return (items[0], str(items[1]) if items[1] is not None else None)
 
-    def funcdef(self, meta, items):
+    def funcdef(self, items):
         name, params, _ret, body = items
-        return S.FuncDef(str(name), params or [], body, pos=_pos(meta))
+        return S.FuncDef(str(name), params or [], body, pos=_span(items))
 
-    def parameters(self, meta, items):
+    def parameters(self, items):
         return [i for i in items if i is not None]
 
-    def param(self, meta, items):
+    def param(self, items):
         return ("pos", str(items[0]), items[2])
 
-    def star_param(self, meta, items):
+    def star_param(self, items):
         return ("star", str(items[0]), None)
 
-    def kw_param(self, meta, items):
+    def kw_param(self, items):
         return ("kwstar", str(items[0]), None)
 
     # -- expressions --------------------------------------------------------------------
-    def name(self, meta, items):
+    def name(self, items):
         return S.Name(str(items[0]), pos=_tpos(items[0]))
 
-    def number(self, meta, items):
+    def number(self, items):
         tok = items[0]
         text = str(tok).replace("_", "")
         try:
@@ -224,7 +263,7 @@ class ASTBuilder(Transformer):
                     raise _ParseProblem("leading zeros in decimal integer literals are not permitted; "
                                         "use an 0o prefix for octal integers", tok)
                 if len(text) > 4300:
-                    raise _ParseProblem("integer literal too long", tok)
+                    raise _ParseProblem("integer literal too long (more than 4300 digits)", tok)
                 value = int(text)
             else:
                 value = float(text)
@@ -232,7 +271,7 @@ class ASTBuilder(Transformer):
             raise _ParseProblem(f"invalid number literal {text!r}", tok)
         return S.Const(value, pos=_tpos(tok))
 
-    def string(self, meta, items):
+    def string(self, items):
         parts = []
         fstring = False
         for tok in items:
@@ -243,7 +282,10 @@ class ASTBuilder(Transformer):
                 fstring = True
                 parts.extend(self._fstring(tok, prefix))
             else:
-                parts.append(_pyast.literal_eval(str(tok)))
+                try:
+                    parts.append(_pyast.literal_eval(str(tok)))
+                except (ValueError, SyntaxError) as e:
+                    raise _ParseProblem(f"invalid string literal: {e}", tok)
         pos = (items[0].line, items[0].column, items[-1].end_line, items[-1].end_column)
         if not fstring:
             return S.Const("".join(parts), pos=pos)
@@ -263,140 +305,152 @@ class ASTBuilder(Transformer):
         return _split_fstring(body, lambda lit: _pyast.literal_eval(plain + q + lit + q) if lit else "",
                               self._parse_expr, tok)
 
-    def empty_tuple(self, meta, items):
-        return S.TupleExpr([], pos=_pos(meta))
+    def empty_tuple(self, items):
+        return S.TupleExpr([], pos=_span(items))
 
-    def paren(self, meta, items):
+    def paren(self, items):
         return items[0]
 
-    def tuple(self, meta, items):
-        return S.TupleExpr([i for i in items if i is not None], pos=_pos(meta))
+    def tuple(self, items):
+        elts = [i for i in items if i is not None]
+        return S.TupleExpr(elts, pos=_span(elts))
 
-    def list(self, meta, items):
-        return S.ListExpr([i for i in items if i is not None], pos=_pos(meta))
+    def list(self, items):
+        elts = [i for i in items if i is not None]
+        return S.ListExpr(elts, pos=_span(elts))
 
-    def listcomp(self, meta, items):
+    def listcomp(self, items):
         elt, target, it, cond = items
-        return S.ListComp(elt, target, it, cond, pos=_pos(meta))
+        return S.ListComp(elt, target, it, cond, pos=_span(items))
 
-    def dict(self, meta, items):
+    def dict(self, items):
         items = [i for i in items if i is not None]
-        return S.DictExpr([k for k, _ in items], [v for _, v in items], pos=_pos(meta))
+        return S.DictExpr([k for k, _ in items], [v for _, v in items], pos=_span(items))
 
-    def dict_item(self, meta, items):
+    def dict_item(self, items):
         return (items[0], items[1])
 
-    def ellipsis(self, meta, items):
-        return S.EllipsisExpr(pos=_pos(meta))
+    def ellipsis(self, items):
+        return S.EllipsisExpr(pos=_tpos(items[0]))
 
-    def const_none(self, meta, items):
-        return S.Const(None, pos=_pos(meta))
+    def const_none(self, items):
+        return S.Const(None, pos=_tpos(items[0]))
 
-    def const_true(self, meta, items):
-        return S.Const(True, pos=_pos(meta))
+    def const_true(self, items):
+        return S.Const(True, pos=_tpos(items[0]))
 
-    def const_false(self, meta, items):
-        return S.Const(False, pos=_pos(meta))
+    def const_false(self, items):
+        return S.Const(False, pos=_tpos(items[0]))
 
-    def slice(self, meta, items):
+    def slice(self, items):
         items = list(items) + [None] * (3 - len(items))
-        return S.SliceExpr(items[0], items[1], items[2], pos=_pos(meta))
+        return S.SliceExpr(items[0], items[1], items[2], pos=_span(items))
 
-    def call(self, meta, items):
+    def call(self, items):
         func, args = items
         pos_args, kwargs = [], []
         for a in (args or []):
             if isinstance(a, tuple):
-                if pos_args and kwargs and a[0] is not None and False:
-                    pass
                 kwargs.append(a)
             else:
                 if kwargs and not isinstance(a, S.Starred):
                     raise _ParseProblem("positional argument follows keyword argument", a)
                 pos_args.append(a)
-        return S.Call(func, pos_args, kwargs, pos=_pos(meta))
+        return S.Call(func, pos_args, kwargs, pos=_span(items))
 
-    def arguments(self, meta, items):
+    def arguments(self, items):
         return [i for i in items if i is not None]
 
-    def genexp_arg(self, meta, items):
+    def genexp_arg(self, items):
         elt, target, it, cond = items
-        return [S.ListComp(elt, target, it, cond, pos=_pos(meta))]
+        return [S.ListComp(elt, target, it, cond, pos=_span(items))]
 
-    def kwarg(self, meta, items):
+    def kwarg(self, items):
         return (str(items[0]), items[1])
 
-    def star_arg(self, meta, items):
-        return S.Starred(items[0], pos=_pos(meta))
+    def star_arg(self, items):
+        return S.Starred(items[0], pos=_span(items))
 
-    def kwstar_arg(self, meta, items):
+    def kwstar_arg(self, items):
         return (None, items[0])
 
-    def getitem(self, meta, items):
-        return S.Subscript(items[0], items[1], pos=_pos(meta))
+    def getitem(self, items):
+        return S.Subscript(items[0], items[1], pos=_span(items))
 
-    def getattr(self, meta, items):
-        return S.Attr(items[0], str(items[1]), pos=_pos(meta))
+    def getattr(self, items):
+        return S.Attr(items[0], str(items[1]), pos=_span(items))
 
-    def binops(self, meta, items):
-        # `?rule: a (op a)* -> alias` still calls the alias for a single child: pass it through.
-        left = items[0]
-        for i in range(1, len(items), 2):
-            right = items[i + 1]
-            left = S.BinOp(str(items[i]), left, right,
-                           pos=(left.line, left.col, right.end_line, right.end_col))
-        return left
+    def pow(self, items):
+        return S.BinOp("**", items[0], items[2], pos=_span(items))
 
-    def pow(self, meta, items):
-        return S.BinOp("**", items[0], items[2], pos=_pos(meta))
-
-    def unary(self, meta, items):
+    def unary(self, items):
         op, operand = items
-        return S.UnaryOp(str(op), operand, pos=_pos(meta))
+        return S.UnaryOp(str(op), operand, pos=_span(items))
 
-    def bitor(self, meta, items):
-        return self._chain("|", meta, items)
-
-    def bitxor(self, meta, items):
-        return self._chain("^", meta, items)
-
-    def bitand(self, meta, items):
-        return self._chain("&", meta, items)
-
-    def _chain(self, op, meta, items):
-        left = items[0]
-        for right in items[1:]:
-            left = S.BinOp(op, left, right, pos=(left.line, left.col, right.end_line, right.end_col))
-        return left
-
-    def comp_op(self, meta, items):
+    def binop(self, items):
         return " ".join(map(str, items))
 
-    def compare(self, meta, items):
-        if len(items) == 1:
-            return items[0]
-        ops = items[1::2]
-        return S.Compare(items[0], ops, items[2::2], pos=_pos(meta))
+    def chain(self, items):
+        """Operands, `not` prefixes and operators, in order -> one tree by precedence climbing."""
+        n = len(items)
+        pos = 0
 
-    def not_(self, meta, items):
-        return S.Not(items[0], pos=_pos(meta))
+        def parse(min_prec):
+            nonlocal pos
+            item = items[pos]
+            if isinstance(item, Token):                      # prefix `not`
+                if min_prec > _NOT_PREC:
+                    raise _ParseProblem("invalid syntax: `not` cannot follow this operator without "
+                                        "parentheses", item)
+                pos += 1
+                operand = parse(_NOT_PREC)
+                left = S.Not(operand, pos=(item.line, item.column, operand.end_line, operand.end_col))
+            else:
+                left = item
+                pos += 1
+            while pos < n:
+                op = items[pos]
+                prec = _PREC[op]
+                if prec < min_prec:
+                    break
+                if prec == 4:                                # comparisons chain: a < b < c
+                    ops, rights = [], []
+                    while pos < n and _PREC.get(items[pos]) == 4:
+                        ops.append(items[pos])
+                        pos += 1
+                        rights.append(parse(5))
+                    left = S.Compare(left, ops, rights, pos=(left.line, left.col, rights[-1].end_line,
+                                                              rights[-1].end_col))
+                elif op in ("and", "or"):
+                    values = [left]
+                    while pos < n and items[pos] == op:
+                        pos += 1
+                        values.append(parse(prec + 1))
+                    left = S.BoolOp(op, values, pos=(left.line, left.col, values[-1].end_line,
+                                                     values[-1].end_col))
+                else:
+                    pos += 1
+                    right = parse(prec + 1)
+                    left = S.BinOp(op, left, right, pos=(left.line, left.col, right.end_line, right.end_col))
+            return left
 
-    def and_(self, meta, items):
-        return items[0] if len(items) == 1 else S.BoolOp("and", items, pos=_pos(meta))
+        return parse(0)
 
-    def or_(self, meta, items):
-        return items[0] if len(items) == 1 else S.BoolOp("or", items, pos=_pos(meta))
-
-    def ifexp(self, meta, items):
+    def ifexp(self, items):
         body, test, orelse = items
-        return S.IfExp(test, body, orelse, pos=_pos(meta))
+        return S.IfExp(test, body, orelse, pos=_span(items))
 
-    def lambdef(self, meta, items):
+    def lambdef(self, items):
         params, body = items
-        return S.Lambda(params or [], body, pos=_pos(meta))
+        return S.Lambda(params or [], body, pos=_span(items))
 
-    def lambda_params(self, meta, items):
+    def lambda_params(self, items):
         return [("pos", str(t), None) for t in items]
+
+
+def _first_pos_token(items):
+    p = _first_pos(items) or (1, 1)
+    return Token("X", "", line=p[0], column=p[1])
 
 
 class _ParseProblem(Exception):
@@ -484,11 +538,12 @@ def _split_fstring(body, literal, parse_expr, tok):
             raise _ParseProblem("f-string: empty expression not allowed", tok)
         if conv is not None and conv not in "rsa":
             raise _ParseProblem("f-string: invalid conversion character: expected 's', 'r', or 'a'", tok)
-        expr = parse_expr(src.strip(), tok)
         spec = None
         if spec_start is not None:
             spec = _split_fstring(body[spec_start:end], lambda s: s, parse_expr, tok)
-        parts.append((expr, conv, spec))
+        field = [None, conv, spec]           # the expression is parsed once the outer parse is done
+        parse_expr(src.strip(), tok, field)
+        parts.append(field)
         i = end + 1
     if lit:
         parts.append(literal("".join(lit).replace("{{", "{").replace("}}", "}")))
@@ -517,7 +572,9 @@ def _make_parser():
         grammar = f.read()
     key = hashlib.sha256((grammar + lark.__version__ + __version__).encode()).hexdigest()[:16]
     cache = os.path.join(_cache_dir(), f"parser-{key}.cache")
-    options = dict(postlex=PythonIndenter())
+    global _BUILDER
+    _BUILDER = ASTBuilder(_defer_fragment)
+    options = dict(postlex=PythonIndenter(), transformer=_BUILDER)
     parser = None
     try:
         with open(cache, "rb") as f:
@@ -527,10 +584,8 @@ def _make_parser():
         parser = None
     if parser is None:
         parser = Lark(grammar, parser="lalr", start=["file_input", "eval_input"],
-                      propagate_positions=True, maybe_placeholders=True, **options)
+                      maybe_placeholders=True, **options)
         _save_atomically(parser, cache)
-    global _BUILDER
-    _BUILDER = ASTBuilder(_parse_fragment)
     _PARSER = parser
     return parser
 
@@ -561,7 +616,9 @@ def parse(source: str, filename: str = "<script>") -> S.Module:
         text += "\n"
     parser = _make_parser()
     try:
-        module = _BUILDER.transform(parser.parse(text, start="file_input"))
+        _PENDING.clear()
+        module = parser.parse(text, start="file_input")
+        _resolve_fragments()
     except VisitError as e:
         raise _from_problem(e.orig_exc, text) from None
     except _ParseProblem as e:
@@ -590,11 +647,29 @@ def is_incomplete(source: str) -> bool:
     return False
 
 
+_PENDING = []          # f-string fields of the parse in progress: (source, token, field)
+
+
+def _defer_fragment(src, tok, field):
+    # The transformer runs inside the LALR parse, which must not be re-entered: remember it.
+    _PENDING.append((src, tok, field))
+
+
+def _resolve_fragments():
+    while _PENDING:
+        src, tok, field = _PENDING.pop()
+        field[0] = _parse_fragment(src, tok)
+
+
 def _parse_fragment(src, tok):
     """An expression inside an f-string; positions point at the string."""
     parser = _make_parser()
     try:
-        expr = _BUILDER.transform(parser.parse(src + "\n", start="eval_input"))
+        outer = _PENDING[:]
+        _PENDING.clear()
+        expr = parser.parse(src + "\n", start="eval_input")
+        _resolve_fragments()
+        _PENDING.extend(outer)
     except (UnexpectedInput, _ParseProblem, VisitError):
         raise _ParseProblem(f"f-string: invalid expression {src!r}", tok)
     _shift(expr, tok.line, tok.column)
@@ -612,17 +687,58 @@ def _shift(node, line, col):
             stack.extend(n)
 
 
+_COMPOUND = (S.If, S.For, S.While, S.Try, S.With, S.FuncDef)
+
+
+def _segments(line):
+    """(start, end) columns (0-based) of the `;`-separated statements of one line."""
+    out, start, depth, quote, i = [], 0, 0, None, 0
+    while i < len(line):
+        c = line[i]
+        if quote:
+            if c == "\\":
+                i += 1
+            elif line.startswith(quote, i):
+                i += len(quote) - 1
+                quote = None
+        elif c in "'\"":
+            quote = line[i:i + 3] if line[i:i + 3] in ('\"\"\"', "\'\'\'") else c
+            i += len(quote) - 1
+        elif c == "#":
+            break
+        elif c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif c == ";" and depth == 0:
+            out.append((start, i))
+            start = i + 1
+        i += 1
+    out.append((start, len(line)))
+    return out
+
+
 def _attach_text(body, lines):
+    """Give every statement its source text and the column where it starts (a leading
+    keyword such as `return` is not part of any child's position)."""
     stack = list(body)
     while stack:
         st = stack.pop()
         if not isinstance(st, S.Stmt):
             continue
         src = lines[st.line - 1] if 0 < st.line <= len(lines) else ""
-        if st.end_line == st.line and not isinstance(st, (S.If, S.For, S.While, S.Try, S.With, S.FuncDef)):
-            st.text = src[st.col - 1:st.end_col - 1].strip()
-        else:
+        if isinstance(st, _COMPOUND) or st.end_line != st.line:
             st.text = src.strip()
+            st.col = len(src) - len(src.lstrip()) + 1
+        else:
+            for a, b in _segments(src):
+                if a < st.col <= b + 1 or (a <= st.col - 1 < b):
+                    seg = src[a:b]
+                    st.text = seg.strip()
+                    st.col = a + len(seg) - len(seg.lstrip()) + 1
+                    break
+            else:
+                st.text = src.strip()
         for f in st.fields:
             v = getattr(st, f)
             if isinstance(v, list):

@@ -39,8 +39,18 @@ def pytest_addoption(parser):
 def pytest_collect_file(file_path, parent):
     if file_path.suffix == ".grad":
         return GradcliFile.from_parent(parent, path=file_path)
-    if file_path.suffix == ".py" and _is_script(file_path, parent.config):
+    if file_path.suffix == ".py" and not parent.session.isinitpath(file_path) \
+            and _is_script(file_path, parent.config):
         return GradcliFile.from_parent(parent, path=file_path)
+    return None
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_pycollect_makemodule(module_path, parent):
+    # pytest's Python plugin collects every .py file named on the command line as a test
+    # module (whatever python_files says) and would import it: a gradcli script is ours instead.
+    if parent.session.isinitpath(module_path) and _is_script(module_path, parent.config):
+        return GradcliFile.from_parent(parent, path=module_path)
     return None
 
 

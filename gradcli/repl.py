@@ -52,45 +52,39 @@ def history_path():
 
 # ----------------------------------------------------------------------------- multi-line input
 
-def _parse_error(text):
-    from . import parser
-    from .errors import ParseError
-    try:
-        parser.parse(text)
-    except ParseError as e:
-        return e.message
-    except RecursionError:
-        return "too deeply nested"
-    return None
-
-
-def _open_triple_quote(text):
-    """An unterminated ''' or \"\"\" string (the parser calls it an unterminated literal)."""
-    i, n, quote = 0, len(text), None
+def _scan(text):
+    """(open brackets, inside a triple-quoted string, where the last line's comment starts or None)."""
+    depth, i, n, quote, comment = 0, 0, len(text), None, None
     while i < n:
+        c = text[i]
         if quote:
-            if text[i] == "\\":
+            if c == "\\":
                 i += 2
                 continue
             if text.startswith(quote, i):
                 i += len(quote)
                 quote = None
                 continue
-            if len(quote) == 1 and text[i] == "\n":
+            if len(quote) == 1 and c == "\n":
                 quote = None
             i += 1
             continue
-        c = text[i]
         if c == "#":
             j = text.find("\n", i)
+            if j < 0:
+                comment = i
             i = n if j < 0 else j
             continue
         if c in "'\"":
             quote = text[i:i + 3] if text[i:i + 3] in ('"""', "'''") else c
             i += len(quote)
             continue
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth = max(depth - 1, 0)
         i += 1
-    return quote is not None and len(quote) == 3
+    return depth, quote is not None and len(quote) == 3, comment
 
 
 def needs_more(text):
@@ -99,15 +93,14 @@ def needs_more(text):
     if not text.strip() or text.lstrip().startswith(":"):
         return False
     lines = text.split("\n")
-    if lines[-1].rstrip().endswith("\\") or _open_triple_quote(text):
+    depth, open_string, _ = _scan(text)
+    if lines[-1].rstrip().endswith("\\") or open_string:
         return True
     first = next(l for l in lines if l.strip())
     if _BLOCK_START.match(first):
-        if len(lines) > 1 and not lines[-1].strip():
-            # A blank line ends the block, unless it sits inside an open bracket.
-            message = _parse_error(text)
-            return bool(message and message.endswith("was never closed"))
-        return True
+        # A blank line ends the block, unless it sits inside an open bracket.
+        return not (len(lines) > 1 and not lines[-1].strip()) or depth > 0
+
     from . import parser
     return parser.is_incomplete(text)
 
@@ -141,13 +134,13 @@ class Record:
 class Session:
     """The REPL's state and evaluation, independent of the terminal."""
 
-    def __init__(self, values=None, strict=False, debug=False, out=None):
+    def __init__(self, values=None, strict=False, debug=False, out=None, console=None):
         self.values = dict(values or {})
         self.strict = strict
         self.debug = debug
         self.out = out or sys.stdout
         self.interp = None
-        self.console = None
+        self.console = console            # a Rich Console; made by the warm-up when None
         self.highlighter = None           # prompt_toolkit's lexer for input, made by the warm-up
         self.want_highlighter = False
         self._error = None
@@ -159,7 +152,9 @@ class Session:
         self.line = 1                     # the session line number of the next entry's first line
         self.log = []                     # Records, for :save
         self.torch_imported = False       # an entry imported torch: implicit leaves are off from then on
-        self.last = None                  # the last entry report with a call or an error, for :explain
+        self.last_call = None             # for :explain: the last CallEvent,
+        self.last_error = None            # the last error (ErrorInfo), and whether it came after that call
+        self.error_is_newer = False
 
     # -- start-up: heavy imports and the interpreter, off the critical path ----------------
     def start(self, background=True):
@@ -257,7 +252,7 @@ class Session:
                                     src[line - 1] if line and 0 < line <= len(src) else None)
             entry.parse_failed = True
             self.render(entry)
-            self.last = entry
+            self.last_error, self.error_is_newer = entry.error, True
             return entry
         body = module.body
         if not body:
@@ -310,8 +305,11 @@ class Session:
                 self.render(report)
                 self._internal_error()
             break
-        if entry.error is not None or any(i[0] == "call" for i in entry.items):
-            self.last = entry
+        calls = entry.events
+        if calls:
+            self.last_call, self.error_is_newer = calls[-1], False
+        if entry.error is not None:
+            self.last_error, self.error_is_newer = entry.error, True
         return entry
 
     def render(self, report):
@@ -331,7 +329,7 @@ class Session:
 
     def _print_interrupt(self, st):
         from rich.text import Text
-        t = Text("KeyboardInterrupt", style="bold red")
+        t = Text("\nKeyboardInterrupt", style="bold red")
         t.append(f"  (line {st.line} stopped part-way; names bound before that keep their values)", style="dim")
         self.console.print(t)
 
@@ -475,11 +473,11 @@ class Session:
             self.console.print(_fallback_graph(roots, by_node, by_tensor))
 
     def cmd_explain(self, arg):
-        if self.last is None:
+        if self.last_call is None and self.last_error is None:
             self._note("Nothing to explain yet: :explain tells what the last backward()/autograd.grad() call did "
                        "and why the last error happened.")
             return
-        self.console.print(explain_report(self.last))
+        self.console.print(explain(self.last_call, self.last_error if self.error_is_newer else None))
 
     def cmd_reset(self, arg):
         self._new_interpreter()
@@ -578,7 +576,7 @@ class Session:
         if any(r.kind != "ok" for r in self.log):
             out.append("# Failed statements are comments; one that failed after changing the state runs under "
                        "`expect error`.")
-        if explicit and (leaves or not imports):
+        if explicit and _needs_import(self.log):
             out.append("import torch")
         for r in self.log:
             if explicit:
@@ -792,7 +790,9 @@ def _unquote(s):
 # ----------------------------------------------------------------------------- statements -> script
 
 def _segments(source, body):
-    """The source text of each top-level statement (a compound one runs to the next)."""
+    """The source text of each top-level statement: from its start to the next one's, without
+    the `;` between them or a comment after it. (A statement's recorded end can stop before a
+    closing bracket, which the grammar drops from the tree.)"""
     starts = [0]
     for line in source.split("\n"):
         starts.append(starts[-1] + len(line) + 1)
@@ -803,11 +803,13 @@ def _segments(source, body):
     out = []
     for i, st in enumerate(body):
         a = off(st.line, st.col)
-        if _is_simple(st):
-            b = off(st.end_line, st.end_col)
-        else:
-            b = off(body[i + 1].line, body[i + 1].col) if i + 1 < len(body) else len(source)
-        out.append(source[a:b].rstrip().rstrip(";").rstrip())
+        b = off(body[i + 1].line, body[i + 1].col) if i + 1 < len(body) else len(source)
+        text = source[a:b].rstrip()
+        head, _, last = text.rpartition("\n")
+        cut = _scan(text)[2]
+        if cut is not None and cut >= len(head):     # a comment after the statement
+            text = text[:cut].rstrip()
+        out.append(text.rstrip(";").rstrip())
     return out
 
 
@@ -849,6 +851,17 @@ def _expect_text(message):
         cut = first.rfind(" ", 0, 80)
         first = first[:cut if cut > 20 else 80]
     return first
+
+
+def _needs_import(log):
+    """Whether the script must start with `import torch`: a leaf is written as torch.tensor(...)
+    before any statement of the session imported torch, or nothing imports it (--strict)."""
+    for r in log:
+        if r.leaves:
+            return True
+        if r.imports_torch and r.kind != "comment":
+            return False
+    return True
 
 
 def _nondefault(spec):
@@ -999,14 +1012,13 @@ def _fallback_graph(roots, by_node, by_tensor):
     return top
 
 
-def explain_report(report):
-    """What the last call did, and why the last error happened, from the report's facts."""
+def explain(ev, err):
+    """What call `ev` (a CallEvent) did, and why error `err` (an ErrorInfo) happened, told from the
+    facts the report recorded; either may be None."""
     from rich.console import Group
     from rich.text import Text
     parts = []
-    calls = report.events
-    if calls:
-        ev = calls[-1]
+    if ev is not None:
         head = Text("The last call: ", style="bold")
         head.append(f"`{ev.text or ev.kind}`", style="bold magenta")
         if ev.line:
@@ -1056,11 +1068,9 @@ def explain_report(report):
             parts.append(Text("It freed nothing: none of the nodes it ran held tensors it had not freed before.",
                               style="dim"))
         if ev.failed:
-            parts.append(Text("It stopped part-way, at the error below: the nodes listed ran before it.",
-                              style="red"))
-    err = report.error
+            parts.append(Text("It stopped part-way, because of the error below.", style="red"))
     if err is not None:
-        t = Text(f"\n{err.type}" if parts else err.type, style="bold red")
+        t = Text(f"\nThe last error: {err.type}" if parts else f"The last error: {err.type}", style="bold red")
         if err.line:
             t.append(f" on line {err.line}" + (f": {err.text.strip()}" if err.text else ""), style="red")
         t.append("\n" + err.message)
@@ -1071,8 +1081,6 @@ def explain_report(report):
             parts.append(Text("Why: ", style="bold").append(Text(err.why)))
         if err.fix:
             parts.append(Text("Fix: ", style="bold green").append(Text(err.fix)))
-        if not err.why and not err.fix and err.type != "SyntaxError":
-            parts.append(Text("gradcli has no engine facts about this error beyond its message.", style="dim"))
     return Group(*parts)
 
 
@@ -1104,6 +1112,33 @@ def main(values=None, strict=False, debug=False):
 
 class _NoTerminal(Exception):
     pass
+
+
+def cli_main(argv):
+    """`gradcli repl [--set NAME=VALUE] [--strict] [--debug]` without Typer, whose import and
+    set-up cost about 0.3 s before the first prompt (entry.py calls this; cmd_repl.py declares
+    the same options for `gradcli repl --help`). Returns the exit status."""
+    import argparse
+    from .runner import parse_set, UsageError
+
+    class Parser(argparse.ArgumentParser):
+        def error(self, message):
+            sys.stderr.write(f"gradcli: {message} (see gradcli repl --help)\n")
+            raise SystemExit(2)
+
+    p = Parser(prog="gradcli repl", add_help=False)
+    p.add_argument("--set", dest="set_", action="append", default=[])
+    p.add_argument("--strict", action="store_true")
+    p.add_argument("--debug", action="store_true")
+    try:
+        args = p.parse_args(argv)
+        values = parse_set(args.set_)
+    except UsageError as e:
+        sys.stderr.write(f"gradcli: {e}\n")
+        return 2
+    except SystemExit as e:
+        return e.code
+    return main(values, strict=args.strict, debug=args.debug)
 
 
 def _plain_loop(session):
@@ -1173,12 +1208,15 @@ def _append_history(path, text):
         pass
 
 
-def _prompt_toolkit_loop(session):
+def build_prompt(session, input=None, output=None, history=None):
+    """The prompt_toolkit PromptSession: highlighting, completion, history, and Enter that
+    asks the parser whether the entry is complete. `input`/`output` are for tests."""
     try:
         from prompt_toolkit import PromptSession
         from prompt_toolkit.auto_suggest import AutoSuggestFromHistory
         from prompt_toolkit.completion import Completer, Completion
-        from prompt_toolkit.filters import Condition
+        from prompt_toolkit.enums import DEFAULT_BUFFER
+        from prompt_toolkit.filters import Condition, has_focus
         from prompt_toolkit.history import FileHistory, InMemoryHistory, ThreadedHistory
         from prompt_toolkit.key_binding import KeyBindings
         from prompt_toolkit.lexers import Lexer
@@ -1202,49 +1240,48 @@ def _prompt_toolkit_loop(session):
             for text, start, meta in session.complete(document.text_before_cursor):
                 yield Completion(text, start_position=start, display_meta=meta)
 
-    path = history_path()
-    try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        history = ThreadedHistory(FileHistory(path))
-    except OSError:
-        history = InMemoryHistory()
+    if history is None:
+        path = history_path()
+        try:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            history = ThreadedHistory(FileHistory(path))
+        except OSError:
+            history = InMemoryHistory()
 
     kb = KeyBindings()
+    editing = has_focus(DEFAULT_BUFFER)          # not while Ctrl-R searches
 
-    def _ready_for_parse():
+    def parser_ready():
         try:
             session.wait()
         except BaseException:
             return False
         return True
 
-    @kb.add("enter")
+    @kb.add("enter", filter=editing)
     def _enter(event):
         b = event.current_buffer
         state = b.complete_state
         if state is not None and state.current_completion is not None:
             b.apply_completion(state.current_completion)
             return
-        text = b.text
-        if _ready_for_parse() and needs_more(text):
+        if parser_ready() and needs_more(b.text):
             b.insert_text("\n" + " " * next_indent(b.document.current_line_before_cursor))
         else:
+            if b.text != b.text.rstrip():      # the blank line that ended a block: not for history
+                b.text = b.text.rstrip()
             b.validate_and_handle()
 
-    @kb.add("escape", "enter")
+    @kb.add("escape", "enter", filter=editing)
     def _newline(event):
         b = event.current_buffer
         b.insert_text("\n" + " " * next_indent(b.document.current_line_before_cursor))
 
-    at_indent = Condition(lambda: _buffer_line_blank(session_app[0]))
-
-    @kb.add("tab", filter=at_indent)
+    @kb.add("tab", filter=editing & Condition(lambda: _line_blank(ps.app.current_buffer)))
     def _indent(event):
         event.current_buffer.insert_text("    ")
 
-    dedent = Condition(lambda: _buffer_can_dedent(session_app[0]))
-
-    @kb.add("backspace", filter=dedent)
+    @kb.add("backspace", filter=editing & Condition(lambda: _can_dedent(ps.app.current_buffer)))
     def _dedent(event):
         event.current_buffer.delete_before_cursor(4)
 
@@ -1265,43 +1302,52 @@ def _prompt_toolkit_loop(session):
                            completer=GradcliCompleter(), complete_while_typing=False,
                            lexer=LazyLexer(), key_bindings=kb, style=style,
                            include_default_pygments_style=True, search_ignore_case=True,
-                           mouse_support=False, enable_open_in_editor=False)
+                           mouse_support=False, enable_open_in_editor=False, input=input, output=output)
     except Exception as e:           # e.g. no usable terminal after all
         raise _NoTerminal(f"cannot use the terminal ({type(e).__name__}: {e})") from None
-    session_app = [ps.app]
     session.want_highlighter = True
+    # The warm-up starts once the first prompt is on the screen (later renders do nothing).
+    ps.app.after_render += lambda _app: session.start()
+    return ps
 
-    def start_warm_up(_app):
-        session.start()          # once the first prompt is on the screen; later calls do nothing
 
-    ps.app.after_render += start_warm_up
-    sys.stdout.write(banner(session))
-    sys.stdout.flush()
+def prompt_loop(session, ps, out=None):
+    """Read entries with `ps` and run them until :quit or Ctrl-D."""
+    out = out or sys.stdout
     while True:
         try:
             text = ps.prompt()
-        except KeyboardInterrupt:
-            sys.stdout.write("KeyboardInterrupt\n")
+        except KeyboardInterrupt:          # Ctrl-C at the prompt: drop the input
+            out.write("KeyboardInterrupt\n")
+            out.flush()
             continue
-        except EOFError:
+        except EOFError:                   # Ctrl-D on an empty line
             break
         try:
             if not session.execute(text):
                 break
-        except KeyboardInterrupt:
-            sys.stdout.write("\nKeyboardInterrupt\n")
+        except KeyboardInterrupt:          # outside a statement (rendering, a command)
+            out.write("\nKeyboardInterrupt\n")
         except Exception:
             session._internal_error() if session.console is not None else _print_exc(debug=session.debug)
-        sys.stdout.flush()
+        out.flush()
     return 0
 
 
-def _buffer_line_blank(app):
-    before = app.current_buffer.document.current_line_before_cursor
-    return not before.strip() and app.current_buffer.text.strip() != ""
+def _prompt_toolkit_loop(session):
+    ps = build_prompt(session)
+    sys.stdout.write(banner(session))
+    sys.stdout.flush()
+    return prompt_loop(session, ps)
 
 
-def _buffer_can_dedent(app):
-    doc = app.current_buffer.document
+def _line_blank(buffer):
+    """Tab at the start of a continuation line indents instead of completing."""
+    return not buffer.document.current_line_before_cursor.strip() and buffer.text.strip() != ""
+
+
+def _can_dedent(buffer):
+    """Backspace in a continuation line's indentation removes one level (4 spaces)."""
+    doc = buffer.document
     before = doc.current_line_before_cursor
     return doc.cursor_position_row > 0 and before != "" and not before.strip(" ") and len(before) % 4 == 0

@@ -81,7 +81,7 @@ def _slot_states(node, record):
 
 
 def run(source, filename="<script>", *, values=None, strict=False, timeout=None, max_elements=None,
-        upto=None) -> Trace:
+        max_memory=None, upto=None) -> Trace:
     """Parse and run a script like runner.run_source, keeping every call's engine records."""
     from . import parser, ops, runner
     from .errors import ParseError
@@ -89,7 +89,8 @@ def run(source, filename="<script>", *, values=None, strict=False, timeout=None,
         module = parser.parse(source, filename)
     except (ParseError, RecursionError):
         # run_source reports parse problems exactly as `gradcli run` does.
-        return Trace(runner.run_source(source, filename, values=values, strict=strict))
+        return Trace(runner.run_source(source, filename, values=values, strict=strict, timeout=timeout,
+                                       max_elements=max_elements, max_memory=max_memory))
     from .interp import Interpreter, _imports_torch
     from . import syntax as S
     implicit = not strict and not _imports_torch(module.body)
@@ -98,6 +99,8 @@ def run(source, filename="<script>", *, values=None, strict=False, timeout=None,
                           pos=(module.line, module.col, module.end_line, module.end_col))
     report = Report(source=source, filename=filename)
     ops.LIMITS.max_elements = max_elements
+    if hasattr(ops.LIMITS, "max_bytes"):
+        ops.LIMITS.max_bytes = max_memory
     interp = Interpreter(report, values=values, strict=strict, timeout=timeout, filename=filename)
     trace = Trace(report, interp, module=module)
     theirs = E.STATE.observer

@@ -330,6 +330,9 @@ class _TorchRun:
                 "ran": [(n.name(), self.node_line.get(n)) for n in ran],
                 "freed": [(n.name(), self.node_line.get(n), freed[n]) for n in freed_nodes],
                 "updated": [by_tensor.get(id(t)) for t in updated],
+                # node identities (stable: the oracle keeps every node alive); not compared
+                "ran_ids": [id(n) for n in ran],
+                "freed_ids": [id(n) for n in freed_nodes],
             })
         if raised is not None:
             raise raised
@@ -447,6 +450,27 @@ def run_gradcli(source):
 
 
 # ----------------------------------------------------------------------------- comparison
+
+
+def torch_e1_cause(t):
+    """For a script whose escaping error is E1 raised by a backward/grad call, the facts
+    DESIGN.md puts in error.cause: the node that needed a freed buffer (the last node the
+    failing call started: pre-hooks run before saved tensors are unpacked), the line that
+    created it, its freed tensor slots, and the line of the call that freed them.
+    None when the error is not such an E1."""
+    err = t["error"]
+    if err is None or not err["message"].startswith(E1_PREFIX) or not t["events"]:
+        return None
+    last = t["events"][-1]
+    if last["line"] != err["line"] or not last["ran_ids"]:
+        return None
+    node = last["ran_ids"][-1]
+    for ev in t["events"][:-1]:
+        if node in ev["freed_ids"]:
+            k = ev["freed_ids"].index(node)
+            name, line, slots = ev["freed"][k]
+            return {"grad_fn": name, "line": line, "saved": sorted(slots), "freed_by": ev["line"]}
+    return None
 
 
 def _num_array(v):

@@ -822,6 +822,16 @@ e = b.exp()
 (e / e).backward()
 print(b.grad)
 """)
+case("tanh-backward-near-saturation-rounding", """
+import torch
+b = torch.tensor([2.0, 1.5, -0.5], requires_grad=True)
+t = b.exp().tanh()
+t.sum().backward()
+print(b.grad)
+x = torch.tensor([3.0, 4.0, 0.5], requires_grad=True)
+x.tanh().sum().backward()
+print(x.grad)
+""")
 case("saved-unary-ops", """
 import torch
 x = torch.tensor([0.5, 1.0, 2.0], requires_grad=True)

@@ -3,11 +3,15 @@
 * test_corpus: every script of scripts_corpus.CASES, run under torch and gradcli, must give
   the same stdout, error (type, message, line), warnings, end-state tensors and, per
   backward / autograd.grad call, the same nodes run, nodes freed and leaves updated.
+* test_json_contract: for the corpus scripts about backward/freeing, the --json object of
+  DESIGN.md (json_view.as_dict) carries torch's facts, including error.cause for an E1
+  (the failing node, its line, its saved slots, the line of the call that freed them).
 * test_oracle_*: the oracle itself reproduces documented torch facts and its
   instrumentation does not change what a script does (so a broken oracle can't hide bugs).
 * test_random_scripts: hypothesis-generated straight-line scripts (leaves of shape (),
   (3,), (2,3), a random DAG of the supported ops, 1-3 backward / autograd.grad calls with
-  random retain_graph), compared the same way.  Values are kept in ranges where log, sqrt,
+  random retain_graph, inputs=, allow_unused, some ops under no_grad, retain_grad() on some
+  intermediates, .grad = None / .grad.zero_() between calls), compared the same way.  Values are kept in ranges where log, sqrt,
   division and fractional powers are defined and nothing overflows, so no nan/inf appears.
 """
 from __future__ import annotations
@@ -18,7 +22,7 @@ import pytest
 from hypothesis import HealthCheck, given, note, seed, settings
 from hypothesis import strategies as st
 
-from oracle import E1_PREFIX, assert_same, compare, run_torch
+from oracle import E1_PREFIX, assert_same, compare, numbered, run_torch, torch_e1_cause
 from scripts_corpus import CASES
 
 CASE_IDS = [c[0] for c in CASES]
@@ -30,6 +34,61 @@ CASE_SRC = dict(CASES)
 @pytest.mark.parametrize("case_id", CASE_IDS)
 def test_corpus(case_id):
     assert_same(CASE_SRC[case_id])
+
+
+# ----------------------------------------------------------------------------- the JSON contract
+
+
+def _json_mismatches(src):
+    """DESIGN.md's --json object (gradcli.views.json_view.as_dict) against torch."""
+    from gradcli.runner import run_source
+    from gradcli.views.json_view import as_dict
+    t = run_torch(src)
+    d = as_dict(run_source(src, "<script>", values=None, strict=False))
+    out = []
+
+    def check(what, torch_value, json_value):
+        if torch_value != json_value:
+            out.append(f"{what}: torch {torch_value!r}, json {json_value!r}")
+
+    check("ok", t["error"] is None, d["ok"])
+    check("stdout", t["stdout"], d["stdout"])
+    te, je = t["error"], d["error"]
+    check("error", None if te is None else (te["type"], te["message"], te["line"]),
+          None if je is None else (je["type"], je["message"], je["line"]))
+    cause = torch_e1_cause(t)
+    if cause is not None:
+        check("error.cause", cause, je and je.get("cause") and {
+            "grad_fn": je["cause"].get("grad_fn"), "line": je["cause"].get("line"),
+            "saved": sorted(je["cause"].get("saved") or []), "freed_by": je["cause"].get("freed_by")})
+    events = [e for e in d["events"]
+              if [n for n in e["ran"] if not n.endswith(("AccumulateGrad", "GraphRoot"))]
+              or e["freed"] or e["updated"]]
+    check("number of events", len(t["events"]), len(events))
+    for i, (a, b) in enumerate(zip(t["events"], events)):
+        check(f"event {i + 1}", {
+            "kind": a["kind"], "line": a["line"], "retain_graph": a["retain_graph"],
+            "freed": [{"grad_fn": n, "line": ln, "saved": sorted(sl)} for n, ln, sl in a["freed"]],
+            "ran": [n for n, _ in a["ran"]], "updated": a["updated"]}, {
+            "kind": b["kind"], "line": b["line"], "retain_graph": b["retain_graph"],
+            "freed": [{"grad_fn": f["grad_fn"], "line": f["line"], "saved": sorted(f["saved"])}
+                      for f in b["freed"]],
+            "ran": [n for n in b["ran"] if not n.endswith(("AccumulateGrad", "GraphRoot"))],
+            "updated": b["updated"]})
+    check("tensor names", sorted(t["tensors"]), sorted(d["tensors"]))
+    return out
+
+
+JSON_CASES = [cid for cid in CASE_IDS
+              if cid.startswith(("seed", "S", "freeing", "E1-", "E10", "scalar", "saved", "retain"))]
+
+
+@pytest.mark.parametrize("case_id", JSON_CASES)
+def test_json_contract(case_id):
+    """`gradcli run --json` reports torch's facts: error (with cause for E1), events, freed."""
+    problems = _json_mismatches(CASE_SRC[case_id])
+    assert not problems, ("JSON contract differs from torch for:\n" + numbered(CASE_SRC[case_id])
+                          + "\n\n" + "\n".join("* " + p for p in problems))
 
 
 # ----------------------------------------------------------------------------- oracle self-checks
@@ -58,6 +117,7 @@ def test_oracle_reproduces_design_json_example():
     assert (bw1["kind"], bw1["line"], bw1["retain_graph"]) == ("backward", 8, False)
     assert bw1["freed"] == [("PowBackward0", 6, ("self",)), ("MulBackward0", 5, ("other",))]
     assert t["tensors"]["x"]["grad"] == [40.0]
+    assert torch_e1_cause(t) == {"grad_fn": "MulBackward0", "line": 5, "saved": ["other"], "freed_by": 8}
 
 
 @pytest.mark.parametrize("case_id,updated", [
