@@ -346,23 +346,51 @@ def broadcast_shapes(a, b):
 
 
 def _binary(row, ufunc, a, b, dt=None, extra_attrs=None):
-    _check_operand(a)
-    _check_operand(b)
-    seq = _begin(a, b)
+    ta, tb = type(a) is Tensor, type(b) is Tensor
+    if not ta:
+        _check_operand(a)
+    if not tb:
+        _check_operand(b)
+    seq = STATE.next_seq() if STATE.grad_enabled and ((ta and a._rg) or (tb and b._rg)) else None
+    if ta and tb:
+        da, db = a.data, b.data
+        if dt is None and da.dtype == db.dtype:          # the common case: nothing to promote
+            if da.shape != db.shape:
+                _check_broadcast(da.shape, db.shape, da.dtype.itemsize)
+            elif da.size > 65535:
+                _check_numel(da.size, da.dtype.itemsize)
+            out = ufunc(da, db)
+            if type(out) is not np.ndarray:
+                out = np.asarray(out, da.dtype)
+            return _record(row, seq, out, (a, b), attrs=extra_attrs)
+    elif ta and dt is None and type(b) in (float, int):   # tensor with a Python number
+        da = a.data
+        k = da.dtype.kind
+        if k == "f" or (k in "iu" and type(b) is int):
+            if da.size > 65535:
+                _check_numel(da.size, da.dtype.itemsize)
+            out = ufunc(da, da.dtype.type(b))
+            if type(out) is not np.ndarray:
+                out = np.asarray(out, da.dtype)
+            return _record(row, seq, out, (a, b), attrs=extra_attrs)
     if dt is None:
         dt = result_type(a, b)
-    sa = a.data.shape if type(a) is Tensor else ()
-    sb = b.data.shape if type(b) is Tensor else ()
+    sa = a.data.shape if ta else ()
+    sb = b.data.shape if tb else ()
     if sa != sb:
-        n = _numel(broadcast_shapes(sa, sb))
-    else:
-        n = a.data.size if type(a) is Tensor else b.data.size
-    if n > 65535:
-        _check_numel(n, dt.np.itemsize)
+        _check_broadcast(sa, sb, dt.np.itemsize)
+    elif (a.data.size if ta else b.data.size) > 65535:
+        _check_numel(a.data.size if ta else b.data.size, dt.np.itemsize)
     out = ufunc(_arr(a, dt), _arr(b, dt))
     if type(out) is not np.ndarray:
         out = np.asarray(out, dt.np)
     return _record(row, seq, out, (a, b), attrs=extra_attrs)
+
+
+def _check_broadcast(sa, sb, itemsize):
+    n = _numel(broadcast_shapes(sa, sb))
+    if n > 65535:
+        _check_numel(n, itemsize)
 
 
 def _numel(shape):

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import ast
+import gc
 
 from .errors import ParseError, ScriptError
 from .report import Report, ErrorInfo
@@ -62,5 +63,13 @@ def run_source(source, filename="<script>", *, values=None, strict=False, timeou
     ops.LIMITS.max_bytes = max_memory
     interp = Interpreter(report, values=values, strict=strict, timeout=timeout, filename=filename)
     interp.echo = echo
-    interp.run(module)
+    # The graph holds few reference cycles, so the cyclic collector only costs time here:
+    # it would rescan every node of a large graph again and again. It is back on after.
+    gc_was_on = gc.isenabled()
+    gc.disable()
+    try:
+        interp.run(module)
+    finally:
+        if gc_was_on:
+            gc.enable()
     return report
