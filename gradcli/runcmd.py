@@ -112,6 +112,10 @@ def execute(file=None, code=None, set_=(), strict=False, plain=False, json_=Fals
     except KeyboardInterrupt:
         sys.stderr.write("gradcli: interrupted\n")
         return 130
+    except BrokenPipeError:
+        # The reader went away (`gradcli run ... | head`): not an error of gradcli or the script.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return exit_status(report)
     except Exception:
         return internal_error(debug)
     return exit_status(report)
