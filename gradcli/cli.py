@@ -40,6 +40,8 @@ def run(file: Optional[str] = typer.Argument(None, help="The script to run (.gra
         strict: bool = typer.Option(False, "--strict", help="No implicit leaves: an unknown name is a NameError."),
         plain: bool = typer.Option(False, "--plain", help="Print exactly what Python + PyTorch would print."),
         json_: bool = typer.Option(False, "--json", help="Print one JSON object (see DESIGN.md)."),
+        explain_: bool = typer.Option(False, "--explain",
+                                      help="Then explain every backward/grad call (as `gradcli explain`)."),
         timeout: Optional[float] = typer.Option(None, "--timeout", help="Stop the script after SECONDS."),
         max_elements: int = typer.Option(DEFAULT_MAX_ELEMENTS, "--max-elements",
                                          help="Refuse a tensor with more elements than this."),
@@ -54,11 +56,18 @@ def run(file: Optional[str] = typer.Argument(None, help="The script to run (.gra
 
       gradcli run examples/seed000_block1.py --plain
     """
-    raise typer.Exit(execute(file, code, set_, strict, plain, json_, timeout, max_elements, max_memory, debug))
+    raise typer.Exit(execute(file, code, set_, strict, plain, json_, timeout, max_elements, max_memory, debug,
+                             explain_=explain_))
 
 
 def main():
-    """Entry point: Click's multi-line usage errors become one line and exit status 2."""
+    """Entry point: Click's multi-line usage errors become one line and exit status 2.
+    `gradcli` alone starts the REPL on a terminal and runs the script on standard input otherwise."""
+    if len(sys.argv) == 1:
+        if sys.stdin.isatty():
+            from .repl import cli_main
+            sys.exit(cli_main([]))
+        sys.argv[1:] = ["run", "-"]
     try:                                     # Typer >= 0.25 vendors Click
         from typer._click import exceptions as cx
     except ImportError:
@@ -76,3 +85,7 @@ def main():
         sys.stderr.write("gradcli: interrupted\n")
         status = 130
     sys.exit(status or 0)
+
+
+# The other commands register themselves on `app` (imported last: they import this module).
+from . import cmd_explain, cmd_graph, cmd_export, cmd_repl, cmd_test  # noqa: E402,F401

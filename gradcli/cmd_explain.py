@@ -8,54 +8,12 @@ from typing import List, Optional
 
 import typer
 
-from .cli import app, read_script, exit_status, internal_error, DEFAULT_MAX_ELEMENTS, DEFAULT_MAX_MEMORY_GB
+from .cli import app, read_script, internal_error, DEFAULT_MAX_ELEMENTS, DEFAULT_MAX_MEMORY_GB
 
 
 def _usage(message):
     sys.stderr.write(f"gradcli: {message}\n")
     raise typer.Exit(2)
-
-
-def _console(**kw):
-    """A terminal console like `run`'s: NO_COLOR turns off every style."""
-    import os
-    from rich.console import Console
-    if os.environ.get("NO_COLOR"):
-        return Console(highlight=False, color_system=None, no_color=True, **kw)
-    return Console(highlight=False, **kw)
-
-
-def explain_main(source, name, values, *, strict=False, timeout=None, max_elements=None, max_memory=None,
-                 mode="rich", width=None, show_run=False):
-    """Run, narrate and print; returns the exit status. Also the body of `run --explain`
-    (show_run=True: first what `run` shows, in mode "rich" or "plain", then the narrative)."""
-    from . import narrate, cli
-    narr, trace = narrate.explain_source(source, name, values=values, strict=strict, timeout=timeout,
-                                         max_elements=max_elements, max_memory=max_memory)
-    report = trace.report
-    if report.parse_failed:
-        cli.show(report, "plain" if mode == "plain" else "rich", name)
-        return exit_status(report)
-    if show_run:
-        cli.show(report, mode, name)
-        sys.stdout.flush()
-        if mode != "plain":
-            from rich.rule import Rule
-            _console(width=width).print(Rule("explain", style="dim"))
-        else:
-            sys.stdout.write("\n--- explain ---\n")
-    if mode == "json":
-        import dataclasses
-        import json
-        data = dataclasses.asdict(narr)
-        data["text"] = narrate.render_text(narr)
-        json.dump(data, sys.stdout, indent=1, default=str)
-        sys.stdout.write("\n")
-    elif mode == "plain":
-        sys.stdout.write(narrate.render_text(narr))
-    else:
-        _console(width=width).print(narrate.render_rich(narr))
-    return exit_status(report)
 
 
 @app.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -91,7 +49,8 @@ def explain(file: Optional[str] = typer.Argument(None, help="The script (.grad o
     except UsageError as e:
         _usage(str(e))
     try:
-        status = explain_main(source, name, values, strict=strict, timeout=timeout, max_elements=max_elements,
+        from .narrate import run_and_explain
+        status = run_and_explain(source, name, values, strict=strict, timeout=timeout, max_elements=max_elements,
                               max_memory=int(max_memory * 2 ** 30),
                               mode="json" if json_ else "plain" if plain else "rich")
     except KeyboardInterrupt:

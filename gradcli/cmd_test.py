@@ -134,7 +134,7 @@ def _run_with_bar(scripts, options, jobs, exitfirst, console):
             progress.update(task, description=s.id)
 
         def finished(r):
-            progress.advance(task)
+            progress.update(task, advance=1, description=r.id)
             if r.outcome != "passed" or r.updated:
                 progress.console.print(Text(testing.progress_line(r), style=styles[r.outcome]), soft_wrap=True)
         return testing.run_all(scripts, options, jobs, exitfirst, on_result=finished, on_start=started)

@@ -20,7 +20,6 @@ from __future__ import annotations
 import ast as pyast
 import re
 from dataclasses import dataclass, field
-from typing import Optional
 
 from . import syntax as S
 

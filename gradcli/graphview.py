@@ -14,9 +14,9 @@ The views only format a snapshot:
 * `to_mermaid()` Mermaid flowchart text for Markdown;
 * `render()`     SVG or PNG through Graphviz's `dot` program, written atomically.
 
-`condense()` keeps big graphs readable: a long run of identical nodes made by the same
-line (a loop) becomes one "… N more" node, wide fan-ins keep their first inputs, and
-nodes deeper than a depth limit are summarised.
+`condense()` keeps big graphs readable: a long run of repeating nodes made by the same
+line (a loop) becomes one "… N more nodes" node, wide fan-ins keep their first inputs,
+and nodes deeper than a depth limit are summarised.
 """
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ import shutil
 import subprocess
 import tempfile
 from collections import deque
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from . import engine as E
@@ -253,9 +253,11 @@ def _reachable(snap, nodes, edges):
 
 
 def condense(snap, max_depth=DEFAULT_DEPTH, min_chain=DEFAULT_MIN_CHAIN, max_inputs=DEFAULT_MAX_INPUTS):
-    """A smaller snapshot of the same graph: runs of >= min_chain identical nodes from one
-    line collapse to first, "… N more", last; a node's inputs beyond max_inputs become
-    one "… N more inputs" node; nodes deeper than max_depth become "… N more nodes"."""
+    """A smaller snapshot of the same graph. A run of at least min_chain nodes made by one
+    line (a loop), whose grad_fn names repeat with a period of 1 to 4, keeps its first and
+    last period around one "… N more nodes" node (side branches only reachable through the
+    hidden nodes are hidden too); a node's inputs beyond max_inputs become one "… N more
+    inputs" node; nodes deeper than max_depth become "… N more nodes below"."""
     if snap.condensed:
         return snap
     nodes = dict(snap.nodes)
@@ -267,10 +269,6 @@ def condense(snap, max_depth=DEFAULT_DEPTH, min_chain=DEFAULT_MIN_CHAIN, max_inp
     for a, b in edges:
         indeg[b] = indeg.get(b, 0) + 1
         kids.setdefault(a, []).append(b)
-
-    def sig(nid):
-        n = nodes[nid]
-        return (n.label, n.line) if n.kind == "op" else None
 
     # 1. runs made by one line (a loop): a path of nodes from the same line, each the only
     #    parent of the next, whose grad_fn names repeat with a period of 1 to 4
@@ -285,7 +283,7 @@ def condense(snap, max_depth=DEFAULT_DEPTH, min_chain=DEFAULT_MIN_CHAIN, max_inp
     in_run = set()
     chains = []
     for nid in list(nodes):
-        if nid in in_run or sig(nid) is None:
+        if nid in in_run or nodes[nid].kind != "op":
             continue
         run = [nid]
         members = {nid}

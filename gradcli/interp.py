@@ -224,6 +224,13 @@ class Interpreter:
                                         f"{expected[1]}), but line {st.line} ran without error")
             if self.deadline is not None:
                 self._check_time()
+        if self.expected_error is not None:
+            text, line = self.expected_error
+            self.expected_error = None
+            err = ExpectationFailed(f"`expect error {text!r}` on line {line} has no statement after it "
+                                    "(in its block) that could raise")
+            err.span = (line, 1)
+            raise err
 
     expected_error = None
 
@@ -1207,7 +1214,7 @@ def _torch_namespace(gtorch):
     import types
     attrs = {}
     for k, v in vars(gtorch).items():
-        if k.startswith("_") or isinstance(v, types.ModuleType):
+        if k.startswith("_") or k == "annotations" or isinstance(v, types.ModuleType):
             continue
         if isinstance(v, types.SimpleNamespace):
             continue

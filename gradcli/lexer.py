@@ -40,7 +40,6 @@ class GradcliLexer(RegexLexer):
     aliases = ["gradcli", "grad"]
     filenames = ["*.grad"]
     mimetypes = ["text/x-gradcli"]
-    url = "https://github.com/"   # no public home yet; Pygments only shows it in docs
 
     flags = re.MULTILINE
 

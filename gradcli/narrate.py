@@ -412,12 +412,12 @@ def _inplace_finding(err, call, by_node, by_tensor):
                 f"It saved `{slot}` ({tensor}) at version {s.saved_version}; {by} then changed that tensor in "
                 f"place, so its version is now {s.version.v}"
                 + (f" ({times} in-place changes; the latest is the one named)" if times > 1 else "")
-                + f". A saved tensor whose version moved is refused: its old value, which the backward formula "
-                f"needs, is gone.")
+                + ". A saved tensor whose version moved is refused: its old value, which the backward formula "
+                "needs, is gone.")
     m = re.search(r"which is output 0 of ([\w:]+)", str(err))
     if m:
         text_out += (f" (PyTorch's message says \"output 0 of {m.group(1)}\": for a modified input it names the "
-                     f"tensor's current grad_fn, the in-place op itself.)" if kind != "output" else
+                     "tensor's current grad_fn, the in-place op itself.)" if kind != "output" else
                      f" (PyTorch's message says \"output 0 of {m.group(1)}\": the node that made the output.)")
     if call.freed and not call.retain_graph:
         names = ", ".join(f"{n.op.name} #{n.seq}" for n in call.freed)
@@ -619,7 +619,7 @@ def lines(narr: Narrative):
                 add(6, "also run by " + ", ".join(f"`{t}` (line {l})" + (" with retain_graph" if r else "")
                                                  for i, l, t, r in s.earlier), "dim")
             if s.failed:
-                add(6, f"✗ the call stopped here", "red")
+                add(6, "✗ the call stopped here", "red")
         if c.freed:
             add(2, "freed: " + "; ".join(f"{g} (line {l}): {', '.join(sl)}" for g, l, sl in c.freed), "yellow")
         elif c.failed and not c.retain_graph:
@@ -694,6 +694,50 @@ def render_rich(narr: Narrative):
         else:
             parts.append(Padding(Text(text, style=style or ""), (0, 0, 0, indent), expand=False))
     return Group(*parts)
+
+
+def _console(**kw):
+    """A terminal console like `run`'s: NO_COLOR turns off every style."""
+    import os
+    from rich.console import Console
+    if os.environ.get("NO_COLOR"):
+        return Console(highlight=False, color_system=None, no_color=True, **kw)
+    return Console(highlight=False, **kw)
+
+
+def run_and_explain(source, name, values=None, *, strict=False, timeout=None, max_elements=None, max_memory=None,
+                    mode="rich", width=None, show_run=False):
+    """`gradcli explain` (and `run --explain`, show_run=True: first what `run` shows): run the
+    script, print its narrative in mode "rich", "plain" or "json", return the exit status
+    (0 ok, 1 the script raised, 2 it could not be parsed). Typer-free, for run's fast path."""
+    import sys
+    from .runcmd import show, exit_status
+    narr, trace = explain_source(source, name, values=values, strict=strict, timeout=timeout,
+                                 max_elements=max_elements, max_memory=max_memory)
+    report = trace.report
+    if report.parse_failed:
+        show(report, "plain" if mode == "plain" else "rich", name)
+        return exit_status(report)
+    if show_run:
+        show(report, mode, name)
+        sys.stdout.flush()
+        if mode == "plain":
+            sys.stdout.write("\n--- explain ---\n")
+        else:
+            from rich.rule import Rule
+            _console(width=width).print(Rule("explain", style="dim"))
+    if mode == "json":
+        import dataclasses
+        import json
+        data = dataclasses.asdict(narr)
+        data["text"] = render_text(narr)
+        json.dump(data, sys.stdout, indent=1, default=str)
+        sys.stdout.write("\n")
+    elif mode == "plain":
+        sys.stdout.write(render_text(narr))
+    else:
+        _console(width=width).print(render_rich(narr))
+    return exit_status(report)
 
 
 def explain_source(source, filename="<script>", **kwargs):

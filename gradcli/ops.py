@@ -323,6 +323,9 @@ def _arr(v, dt):
 
 
 def _check_operand(v, what="other"):
+    if type(v) is int and not -2 ** 63 <= v < 2 ** 63:
+        from .errors import TorchOverflowError
+        raise TorchOverflowError("int too big to convert")
     if type(v) is Tensor or isinstance(v, (int, float, bool)):
         return
     raise TorchTypeError(f"unsupported operand type for tensor operation: '{type(v).__name__}'")
@@ -588,6 +591,8 @@ reciprocal = _unary("reciprocal", lambda a: np.asarray(1 / a, a.dtype))
 
 
 def clone(t, memory_format=None):
+    if t.data.size > 65535:
+        _check_numel(t.data.size, t.data.itemsize)
     seq = _begin(t)
     return _record(TABLE["clone"], seq, t.data.copy(), (t,))
 
@@ -1009,8 +1014,9 @@ class _NumpyMath(E._NumpyMath):
 
     @staticmethod
     def tanh_backward(g, r):
-        # PyTorch's kernel computes 1 - r*r with one rounding (a fused multiply-add)
-        if r.dtype == np.float32:
+        # PyTorch's kernel computes 1 - r*r with one rounding (a fused multiply-add); the
+        # float64 emulation is kept to arrays small enough to print, as in _rounded.
+        if r.dtype == np.float32 and r.size <= 65536:
             r64 = r.astype(np.float64)
             return g * (1 - r64 * r64).astype(np.float32)
         return g * (1 - r * r)

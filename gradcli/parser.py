@@ -718,6 +718,25 @@ def _segments(line):
     return out
 
 
+_HEADER = re.compile(r"\s*(if|elif|else|for|while|with|def|try|except|finally)\b")
+
+
+def _after_header(src, a, col):
+    """In `for i in x: print i`, the inner statement starts after the header's colon."""
+    if not _HEADER.match(src, a):
+        return a
+    depth = 0
+    for i in range(a, col):
+        c = src[i]
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif c == ":" and depth == 0:
+            a = i + 1
+    return a
+
+
 def _attach_text(body, lines):
     """Give every statement its source text and the column where it starts (a leading
     keyword such as `return` is not part of any child's position)."""
@@ -733,6 +752,7 @@ def _attach_text(body, lines):
         else:
             for a, b in _segments(src):
                 if a < st.col <= b + 1 or (a <= st.col - 1 < b):
+                    a = _after_header(src, a, st.col - 1)
                     seg = src[a:b]
                     st.text = seg.strip()
                     st.col = a + len(seg) - len(seg.lstrip()) + 1

@@ -36,6 +36,16 @@ def pytest_addoption(parser):
                     help="seconds per script (default 60; a `# gradcli: --timeout` header wins)")
 
 
+def pytest_configure(config):
+    if config.getoption("gradcli_oracle"):
+        from gradcli import oracle
+        if not oracle.available():
+            config.option.gradcli_oracle = None
+            config.issue_config_time_warning(pytest.PytestConfigWarning(
+                "--gradcli-oracle torch: PyTorch is not importable here; the scripts are checked without it"),
+                stacklevel=2)
+
+
 def pytest_collect_file(file_path, parent):
     if file_path.suffix == ".grad":
         return GradcliFile.from_parent(parent, path=file_path)

@@ -28,7 +28,8 @@ COMMANDS = {
     ":help": "this help",
     ":vars": "the tensors in the session: shape, dtype, requires_grad, grad_fn, .grad, saved tensors",
     ":graph": ":graph NAME [NAME ...]: the backward graph behind the named tensors",
-    ":explain": "what the last backward()/autograd.grad() call did, and why the last error happened",
+    ":explain": "the story of the last backward()/autograd.grad() call and why the last error happened "
+                "(:explain all: every call)",
     ":set": ":set NAME=VALUE ...: the value of an implicit leaf created from now on (like --set)",
     ":load": ":load FILE: run a script file in this session",
     ":save": ":save FILE: write this session as a script that `gradcli run FILE` reproduces",
@@ -39,7 +40,6 @@ _ALIASES = {":q": ":quit", ":exit": ":quit", ":h": ":help", ":?": ":help"}
 
 _KEYWORDS_EXTRA = ("backward", "expect", "graph", "print")
 _BLOCK_START = re.compile(r"[ \t]*(if|elif|else|for|while|def|try|except|finally|with|class|async)\b")
-_IDENT = re.compile(r"[A-Za-z_]\w*$")
 
 
 def history_path():
@@ -144,6 +144,7 @@ class Session:
         self.highlighter = None           # prompt_toolkit's lexer for input, made by the warm-up
         self.want_highlighter = False
         self._error = None
+        self._exception = None
         self._ready = threading.Event()
         self._thread = None
         self._fresh()
@@ -152,9 +153,9 @@ class Session:
         self.line = 1                     # the session line number of the next entry's first line
         self.log = []                     # Records, for :save
         self.torch_imported = False       # an entry imported torch: implicit leaves are off from then on
-        self.last_call = None             # for :explain: the last CallEvent,
-        self.last_error = None            # the last error (ErrorInfo), and whether it came after that call
-        self.error_is_newer = False
+        self.traces = []                  # for :explain: tracing.CallTrace of the session's calls (recent ones)
+        self.last_error = None            # the last error (ErrorInfo) and its exception, while no call
+        self.last_exception = None        # has run after it
 
     # -- start-up: heavy imports and the interpreter, off the critical path ----------------
     def start(self, background=True):
@@ -208,7 +209,44 @@ class Session:
         interp.describe_tensors = dict
         ops.LIMITS.max_elements = _default("DEFAULT_MAX_ELEMENTS", 200_000_000)
         ops.LIMITS.max_bytes = int(_default("DEFAULT_MAX_MEMORY_GB", 8.0) * 2 ** 30)
+        self._trace_calls(interp)
         self.interp = interp
+
+    MAX_TRACES = 100       # calls :explain keeps the engine records of (they hold graph nodes)
+
+    def _trace_calls(self, interp):
+        """Keep each call's engine records for :explain (narrate.py), as tracing.run does for a
+        script, and the exception behind each error."""
+        from . import tracing
+        from .engine import STATE
+        theirs = STATE.observer
+
+        def observer(record):
+            by_tensor, by_node = interp._names()
+            origin = record.origin
+            call = tracing.CallTrace(record.index, record.kind, getattr(origin, "line", None),
+                                     getattr(origin, "text", None), record.retain_graph, record,
+                                     list(record.executed), list(record.freed), list(record.updates), record.error,
+                                     by_node, by_tensor)
+            for node in call.executed:
+                if node.saved:
+                    call.slots[node] = tracing._slot_states(node, record)
+            items = interp.report.items
+            before = len(items)
+            theirs(record)
+            if len(items) > before and items[-1][0] == "call":
+                call.event = items[-1][1]
+            self.traces.append(call)
+            del self.traces[:-self.MAX_TRACES]
+
+        STATE.observer = observer
+        error_info = interp.error_info
+
+        def keep_exception(e):
+            self._exception = e
+            return error_info(e)
+
+        interp.error_info = keep_exception
 
     @property
     def implicit(self):
@@ -252,7 +290,7 @@ class Session:
                                     src[line - 1] if line and 0 < line <= len(src) else None)
             entry.parse_failed = True
             self.render(entry)
-            self.last_error, self.error_is_newer = entry.error, True
+            self.last_error, self.last_exception = entry.error, None
             return entry
         body = module.body
         if not body:
@@ -260,39 +298,43 @@ class Session:
         implicit = self.implicit and not _imports_torch(body)
         segments = _segments(source, body)
         interp = self.interp
-        for st, seg in zip(body, segments):
+        for unit, seg in _units(body, segments):
+            st = unit[0]
             report = Report(source=source, filename=filename)
             interp.report = report
+            self._exception = None
             before = self._fingerprint()
             calls = STATE.calls
-            status = "ok"
+            status, crash = "ok", None
             try:
-                interp.run(S.Module([st], pos=(st.line, st.col, st.end_line, st.end_col)), implicit=implicit)
+                last = unit[-1]
+                interp.run(S.Module(unit, pos=(st.line, st.col, last.end_line, last.end_col)), implicit=implicit)
                 if report.error is not None:
                     status = "failed"
             except KeyboardInterrupt:
                 status = "interrupted"
                 self._after_interrupt()
             except Exception:
-                status = "crashed"
+                status, crash = "crashed", sys.exc_info()
             entry.items.extend(report.items)
             if report.error is not None:
                 entry.error = report.error
             leaves = [(name, self.values.get(name, 1.0)) for kind, *rest in report.items if kind == "leaves"
                       for name, _ in rest[0]]
-            imports = _imports_torch([st])
+            imports = _imports_torch(unit)
             if status == "ok":
-                self.log.append(Record(_script_form(st, seg, report), "ok", leaves, imports))
+                self.log.append(Record(_script_form(unit, seg, report), "ok", leaves, imports))
                 if imports:
                     self.torch_imported = True
                 self.render(report)
                 continue
             if status == "failed":
                 err = report.error
-                note = f"{err.type}: {err.message.splitlines()[0] if err.message else ''}".rstrip(": ")
-                changed = (not _is_simple(st) or STATE.calls != calls or any(i[0] == "call" for i in report.items)
+                note = f"{err.type}: {_expect_text(err.message, 100)}".rstrip(": ")
+                changed = (not all(map(_is_simple, unit)) or STATE.calls != calls
+                           or any(i[0] == "call" for i in report.items)
                            or self._changed(before, {n for n, _ in leaves}))
-                kind = "expect" if changed and err.message else "comment"
+                kind = "expect" if changed and err.message and len(unit) == 1 else "comment"
                 self.log.append(Record(seg, kind, leaves, imports,
                                        _expect_text(err.message) if kind == "expect" else note))
                 self.render(report)
@@ -303,13 +345,12 @@ class Session:
             else:
                 self.log.append(Record(seg, "comment", leaves, imports, "stopped by an internal error"))
                 self.render(report)
-                self._internal_error()
+                self._internal_error(crash)
             break
-        calls = entry.events
-        if calls:
-            self.last_call, self.error_is_newer = calls[-1], False
+        if entry.events:
+            self.last_error = self.last_exception = None
         if entry.error is not None:
-            self.last_error, self.error_is_newer = entry.error, True
+            self.last_error, self.last_exception = entry.error, self._exception
         return entry
 
     def render(self, report):
@@ -333,15 +374,19 @@ class Session:
         t.append(f"  (line {st.line} stopped part-way; names bound before that keep their values)", style="dim")
         self.console.print(t)
 
-    def _internal_error(self):
-        exc = sys.exc_info()[1]
+    def _internal_error(self, exc_info=None):
+        """A gradcli bug surfaced: one line about it (a traceback with --debug); the session goes on."""
+        from rich.text import Text
+        etype, exc, tb = exc_info or sys.exc_info()
         if self.debug:
             import traceback
-            traceback.print_exc()
-        self.console.print(f"[bold red]gradcli: internal error:[/] {type(exc).__name__}: {exc}", markup=True,
-                           highlight=False)
-        self.console.print("This is a bug in gradcli, not in your input: please report it with what you typed. "
-                           "The session goes on; :reset starts afresh if it misbehaves.", style="dim")
+            traceback.print_exception(etype, exc, tb)
+        t = Text("gradcli: internal error: ", style="bold red")
+        t.append(f"{type(exc).__name__}: {exc}")
+        self.console.print(t)
+        self.console.print("This is a bug in gradcli, not in your input: please report it with what you typed "
+                           "(--debug shows the traceback). The session goes on; :reset starts afresh.",
+                           style="dim", markup=False, highlight=False)
 
     def _fingerprint(self):
         from .engine import Tensor
@@ -462,26 +507,29 @@ class Session:
                 self._note(f":graph: {name} {what} (:vars lists the tensors)", error=True)
                 return
             roots[name] = v
+        from . import graphview
         by_tensor, by_node = self.interp._names()
-        try:
-            from . import graphview
-        except ImportError:
-            graphview = None
-        if graphview is not None:
-            self.console.print(graphview.tree(graphview.snapshot(roots, by_node, by_tensor)))
-        else:
-            self.console.print(_fallback_graph(roots, by_node, by_tensor))
+        self.console.print(graphview.tree(graphview.snapshot(roots, by_node, by_tensor)))
 
     def cmd_explain(self, arg):
-        if self.last_call is None and self.last_error is None:
-            self._note("Nothing to explain yet: :explain tells what the last backward()/autograd.grad() call did "
-                       "and why the last error happened.")
+        if not self.traces and self.last_error is None:
+            self._note("Nothing to explain yet: :explain tells the story of the last backward()/autograd.grad() "
+                       "call (:explain all: every call since the start or :reset) and why the last error happened.")
             return
-        self.console.print(explain(self.last_call, self.last_error if self.error_is_newer else None))
+        from . import narrate, tracing
+        from .report import Report
+        report = Report(filename="<stdin>")
+        report.error = self.last_error
+        trace = tracing.Trace(report, self.interp, calls=list(self.traces), exception=self.last_exception)
+        narr = narrate.build(trace)
+        lines = narrate.lines(narr)
+        if arg.strip() != "all" and narr.calls:
+            lines = _last_call_lines(lines, narr.calls[-1])
+        self.console.print(_layout(lines))
 
     def cmd_reset(self, arg):
-        self._new_interpreter()
         self._fresh()
+        self._new_interpreter()
         self._note("Session reset: every name and graph is gone; line numbers start again at 1 "
                    "(history and :set values are kept).")
 
@@ -676,7 +724,7 @@ class Session:
                 obj = obj._attrs.get(p)
             elif obj is _TENSOR or isinstance(obj, E.Tensor):
                 real = obj if isinstance(obj, E.Tensor) else None
-                if p in ("grad", "data", "T", "mT", "H", "detach", "_base"):
+                if p in ("grad", "data", "T", "mT", "H", "_base"):
                     obj = _TENSOR
                 elif p == "grad_fn":
                     obj = real.grad_fn if real is not None else None
@@ -813,16 +861,28 @@ def _segments(source, body):
     return out
 
 
+def _units(body, segments):
+    """The top-level statements one at a time (so the session knows which ones ran), except that
+    `expect error "..."` goes with the statement after it, which it is about."""
+    from . import syntax as S
+    i = 0
+    while i < len(body):
+        n = 2 if isinstance(body[i], S.Expect) and body[i].kind == "error" and i + 1 < len(body) else 1
+        yield body[i:i + n], "\n".join(segments[i:i + n])
+        i += n
+
+
 def _is_simple(st):
     from . import syntax as S
     return not isinstance(st, (S.If, S.For, S.While, S.Try, S.With, S.FuncDef))
 
 
-def _script_form(st, seg, report):
+def _script_form(unit, seg, report):
     """A bare expression echoed its value in the REPL; a script prints it instead. Only
     expressions without calls are rewritten: they cannot print, so any output was the echo."""
     from . import syntax as S
-    if not isinstance(st, S.ExprStmt) or _has_call(st.value):
+    st = unit[0]
+    if len(unit) != 1 or not isinstance(st, S.ExprStmt) or _has_call(st.value):
         return seg
     out = "".join(i[1] for i in report.items if i[0] == "out")
     if not out:
@@ -844,12 +904,13 @@ def _has_call(node):
     return False
 
 
-def _expect_text(message):
-    """The part of an error message `expect error` matches on: its first line, shortened."""
+def _expect_text(message, width=80):
+    """The start of an error message, for `expect error` (which matches a part of the message) and
+    for comments: its first line, cut at a space before `width` characters."""
     first = message.splitlines()[0] if message else ""
-    if len(first) > 80:
-        cut = first.rfind(" ", 0, 80)
-        first = first[:cut if cut > 20 else 80]
+    if len(first) > width:
+        cut = first.rfind(" ", 0, width)
+        first = first[:cut if cut > 20 else width]
     return first
 
 
@@ -965,123 +1026,35 @@ def _saved_state(t):
     return out
 
 
-def _fallback_graph(roots, by_node, by_tensor):
-    """The backward graph as a Rich tree (used until gradcli.graphview is available)."""
-    from rich.text import Text
-    from rich.tree import Tree
-    from . import engine as E
-    seen = set()
-    budget = [300]
-
-    def label(node):
-        if isinstance(node, E.AccumulateGrad):
-            return Text(f"AccumulateGrad → {by_tensor.get(id(node.variable), 'leaf')}", style="blue")
-        t = Text(node.name(), style="bold cyan")
-        where = [w for w in (by_node.get(node), f"line {node.origin.line}" if getattr(node.origin, "line", None)
-                             else None) if w]
-        if where:
-            t.append(f" ({', '.join(where)})", style="dim")
-        slots = node.tensor_slots()
-        if slots:
-            state = ", ".join(f"{s} {'freed' if node.saved[s].freed else 'held'}" for s in slots)
-            t.append(f"  saved: {state}", style="yellow")
-        return t
-
-    def add(tree, node):
-        if budget[0] <= 0:
-            tree.add(Text("…", style="dim"))
-            return
-        budget[0] -= 1
-        branch = tree.add(label(node))
-        if node in seen:
-            branch.label.append("  (shown above)", style="dim")
-            return
-        seen.add(node)
-        for nxt, _ in node.next_functions:
-            if nxt is not None:
-                add(branch, nxt)
-
-    top = Tree(Text("backward graph", style="bold"))
-    for name, t in roots.items():
-        if t.grad_fn is None:
-            top.add(Text(f"{name}: a leaf" + (" (requires_grad)" if t.requires_grad else " (no graph)"),
-                         style="dim"))
-        else:
-            sub = top.add(Text(name, style="bold"))
-            add(sub, t.grad_fn)
-    return top
-
-
-def explain(ev, err):
-    """What call `ev` (a CallEvent) did, and why error `err` (an ErrorInfo) happened, told from the
-    facts the report recorded; either may be None."""
+def _layout(lines):
+    """narrate's (indent, text, style) lines as Rich renderables, laid out as narrate.render_rich does."""
     from rich.console import Group
+    from rich.padding import Padding
+    from rich.table import Table
     from rich.text import Text
     parts = []
-    if ev is not None:
-        head = Text("The last call: ", style="bold")
-        head.append(f"`{ev.text or ev.kind}`", style="bold magenta")
-        if ev.line:
-            head.append(f" (line {ev.line})")
-        parts.append(head)
-        ran = [n for n in ev.executed if n.grad_fn != "AccumulateGrad"]
-        if ran:
-            parts.append(Text(f"It ran {len(ran)} node{'s' if len(ran) != 1 else ''} of the backward graph, "
-                              "from the output back towards the leaves:"))
-            for n in ran:
-                t = Text("  • ")
-                t.append(n.grad_fn, style="bold cyan")
-                if n.text:
-                    t.append(f", made by `{n.text}`" + (f" on line {n.line}" if n.line else ""))
-                if n.saved:
-                    slots = [f"the constant {n.constants[s]!r} wrapped as a tensor (`{s}`)" if s in n.constants
-                             else f"`{s}`" for s in n.saved]
-                    t.append(", saved " + " and ".join(slots))
-                else:
-                    t.append(", saved no tensors", style="dim")
-                parts.append(t)
-        if ev.updates:
-            t = Text("Gradients: ")
-            t.append("; ".join(f"{u.name or 'a leaf'}.grad {u.before or 'None'} → {u.after}" for u in ev.updates))
-            t.append(" (backward adds into .grad; it never overwrites it)." if any(u.before for u in ev.updates)
-                     else ".")
-            parts.append(t)
-        elif ev.kind == "grad":
-            parts.append(Text("autograd.grad returned the gradients and left every .grad as it was."))
-        if ev.retain_graph:
-            parts.append(Text("retain_graph=True: it freed nothing, so the graph can be backpropagated again.",
-                              style="green"))
-        elif ev.freed:
-            names = ", ".join(f"{n.grad_fn} ({', '.join(n.saved)})" for n in ev.freed)
-            t = Text("It freed the saved tensors of ", style="yellow")
-            t.append(names, style="yellow")
-            t.append(". A later backward that reaches one of these nodes fails with \"Trying to backward through "
-                     "the graph a second time\", unless this call passes retain_graph=True.")
-            parts.append(t)
-            innocent = [n for n in ran if not n.saved]
-            if innocent:
-                parts.append(Text(", ".join(n.grad_fn for n in innocent) + (" saves" if len(innocent) == 1
-                                                                            else " save")
-                                  + " no tensors: nothing to free there, so a second backward passes through.",
-                                  style="dim"))
+    for indent, text, style in lines:
+        if not text:
+            parts.append(Text(""))
+        elif style == "bullet":                   # a hanging indent for wrapped list items
+            grid = Table.grid(padding=(0, 1))
+            grid.add_column(no_wrap=True)
+            grid.add_column()
+            grid.add_row("-", Text(text))
+            parts.append(Padding(grid, (0, 0, 0, indent), expand=False))
         else:
-            parts.append(Text("It freed nothing: none of the nodes it ran held tensors it had not freed before.",
-                              style="dim"))
-        if ev.failed:
-            parts.append(Text("It stopped part-way, because of the error below.", style="red"))
-    if err is not None:
-        t = Text(f"\nThe last error: {err.type}" if parts else f"The last error: {err.type}", style="bold red")
-        if err.line:
-            t.append(f" on line {err.line}" + (f": {err.text.strip()}" if err.text else ""), style="red")
-        t.append("\n" + err.message)
-        if err.hint:
-            t.append("\n" + err.hint, style="yellow")
-        parts.append(t)
-        if err.why:
-            parts.append(Text("Why: ", style="bold").append(Text(err.why)))
-        if err.fix:
-            parts.append(Text("Fix: ", style="bold green").append(Text(err.fix)))
+            parts.append(Padding(Text(text, style=style or ""), (0, 0, 0, indent), expand=False))
     return Group(*parts)
+
+
+def _last_call_lines(lines, story):
+    """narrate.lines() tells every call; keep the last call's part, and what follows it (the
+    error told outside any call). A call's part starts with its header line."""
+    head = f"{story.kind} {story.index} of "
+    starts = [i for i, (indent, text, style) in enumerate(lines) if indent == 0 and text.startswith(head)]
+    if not starts:
+        return lines
+    return lines[starts[-1]:]
 
 
 # ----------------------------------------------------------------------------- front ends
@@ -1141,10 +1114,10 @@ def cli_main(argv):
     return main(values, strict=args.strict, debug=args.debug)
 
 
-def _plain_loop(session):
+def _plain_loop(session, show_banner=True):
     interactive = sys.stdin.isatty()
     prompt_out = sys.stdout if sys.stdout.isatty() else sys.stderr
-    if interactive:
+    if interactive and show_banner:
         session.out.write(banner(session))
         session.out.flush()
     session.start()
@@ -1160,7 +1133,7 @@ def _plain_loop(session):
     while True:
         try:
             lines = [read(f"{session.line:>3} {PS1}")]
-            while needs_more("\n".join(lines)):
+            while _parser_ready(session) and needs_more("\n".join(lines)):
                 try:
                     lines.append(read(f"{session.line + len(lines):>3} {PS2}"))
                 except EOFError:
@@ -1182,16 +1155,30 @@ def _plain_loop(session):
         except KeyboardInterrupt:
             session.out.write("\nKeyboardInterrupt\n")
         except Exception:
-            session._internal_error() if session.console is not None else _print_exc(debug=session.debug)
+            _report_crash(session)
         session.out.flush()
     return 0
 
 
-def _print_exc(debug=False):
-    exc = sys.exc_info()[1]
-    if debug:
+def _parser_ready(session):
+    """needs_more() asks the parser, which the warm-up loads: wait for it (False if it failed;
+    the entry then runs and reports the failure)."""
+    try:
+        session.wait()
+    except Exception:
+        return False
+    return True
+
+
+def _report_crash(session):
+    """An exception escaped an entry outside any statement (a command, the warm-up): a gradcli bug."""
+    if session.console is not None:
+        session._internal_error()
+        return
+    etype, exc, tb = sys.exc_info()
+    if session.debug:
         import traceback
-        traceback.print_exc()
+        traceback.print_exception(etype, exc, tb)
     sys.stderr.write(f"gradcli: internal error: {type(exc).__name__}: {exc}\n")
 
 
@@ -1237,7 +1224,11 @@ def build_prompt(session, input=None, output=None, history=None):
 
     class GradcliCompleter(Completer):
         def get_completions(self, document, complete_event):
-            for text, start, meta in session.complete(document.text_before_cursor):
+            try:
+                found = session.complete(document.text_before_cursor)
+            except Exception:              # a completion bug must not print a traceback mid-typing
+                found = []
+            for text, start, meta in found:
                 yield Completion(text, start_position=start, display_meta=meta)
 
     if history is None:
@@ -1251,13 +1242,6 @@ def build_prompt(session, input=None, output=None, history=None):
     kb = KeyBindings()
     editing = has_focus(DEFAULT_BUFFER)          # not while Ctrl-R searches
 
-    def parser_ready():
-        try:
-            session.wait()
-        except BaseException:
-            return False
-        return True
-
     @kb.add("enter", filter=editing)
     def _enter(event):
         b = event.current_buffer
@@ -1265,7 +1249,7 @@ def build_prompt(session, input=None, output=None, history=None):
         if state is not None and state.current_completion is not None:
             b.apply_completion(state.current_completion)
             return
-        if parser_ready() and needs_more(b.text):
+        if _parser_ready(session) and needs_more(b.text):
             b.insert_text("\n" + " " * next_indent(b.document.current_line_before_cursor))
         else:
             if b.text != b.text.rstrip():      # the blank line that ended a block: not for history
@@ -1314,22 +1298,31 @@ def build_prompt(session, input=None, output=None, history=None):
 def prompt_loop(session, ps, out=None):
     """Read entries with `ps` and run them until :quit or Ctrl-D."""
     out = out or sys.stdout
+    failures = 0
     while True:
         try:
             text = ps.prompt()
+            failures = 0
         except KeyboardInterrupt:          # Ctrl-C at the prompt: drop the input
             out.write("KeyboardInterrupt\n")
             out.flush()
             continue
         except EOFError:                   # Ctrl-D on an empty line
             break
+        except Exception:                  # the terminal layer failed: report it; twice running, go plain
+            _report_crash(session)
+            failures += 1
+            if failures >= 2:
+                sys.stderr.write("gradcli: the line editor keeps failing; using plain line input\n")
+                return _plain_loop(session, show_banner=False)
+            continue
         try:
             if not session.execute(text):
                 break
         except KeyboardInterrupt:          # outside a statement (rendering, a command)
             out.write("\nKeyboardInterrupt\n")
         except Exception:
-            session._internal_error() if session.console is not None else _print_exc(debug=session.debug)
+            _report_crash(session)
         out.flush()
     return 0
 

@@ -93,11 +93,13 @@ def internal_error(debug):
 
 
 def execute(file=None, code=None, set_=(), strict=False, plain=False, json_=False, timeout=None,
-            max_elements=DEFAULT_MAX_ELEMENTS, max_memory=DEFAULT_MAX_MEMORY_GB, debug=False):
+            max_elements=DEFAULT_MAX_ELEMENTS, max_memory=DEFAULT_MAX_MEMORY_GB, debug=False, explain_=False):
     """Run a script as `gradcli run` does; returns the exit status."""
     from .runner import run_source, parse_set, UsageError
     if plain and json_:
         raise Usage("--plain and --json cannot be used together")
+    if explain_ and json_:
+        raise Usage("--explain and --json cannot be used together (gradcli explain --json gives the facts)")
     if timeout is not None and not timeout > 0:
         raise Usage("--timeout must be a positive number of seconds")
     source, name = read_script(file, code)
@@ -105,7 +107,13 @@ def execute(file=None, code=None, set_=(), strict=False, plain=False, json_=Fals
         values = parse_set(set_)
     except UsageError as e:
         raise Usage(str(e)) from None
+    report = None
     try:
+        if explain_:
+            from .narrate import run_and_explain
+            return run_and_explain(source, name, values, strict=strict, timeout=timeout, max_elements=max_elements,
+                                   max_memory=int(max_memory * 2 ** 30), mode="plain" if plain else "rich",
+                                   show_run=True)
         report = run_source(source, name, values=values, strict=strict, timeout=timeout,
                             max_elements=max_elements, max_memory=int(max_memory * 2 ** 30))
         show(report, "json" if json_ else "plain" if plain else "rich", name)
@@ -115,7 +123,7 @@ def execute(file=None, code=None, set_=(), strict=False, plain=False, json_=Fals
     except BrokenPipeError:
         # The reader went away (`gradcli run ... | head`): not an error of gradcli or the script.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return exit_status(report)
+        return 0 if report is None else exit_status(report)
     except Exception:
         return internal_error(debug)
     return exit_status(report)
@@ -135,6 +143,7 @@ def run_parser():
     p.add_argument("--strict", action="store_true")
     p.add_argument("--plain", action="store_true")
     p.add_argument("--json", dest="json_", action="store_true")
+    p.add_argument("--explain", dest="explain_", action="store_true")
     p.add_argument("--timeout", type=float)
     p.add_argument("--max-elements", dest="max_elements", type=int, default=DEFAULT_MAX_ELEMENTS)
     p.add_argument("--max-memory", dest="max_memory", type=float, default=DEFAULT_MAX_MEMORY_GB)

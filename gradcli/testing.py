@@ -16,6 +16,12 @@ A script runs on a fresh interpreter (``runner.run_source``) and passes when all
 
 Object addresses (`` at 0x7f...``) are written and compared as `` at 0x...``.
 
+``--update`` rewrites (atomically: a temporary file in the same folder, then os.replace) the
+golden files that exist, and creates ``NAME.out`` for a script named on the command line that
+has none; it never writes for a script whose expectation, assert or limit failed. A normal
+run never creates a golden file. (``foo.py`` and ``foo.grad`` in one folder cannot both have
+golden files: that is reported.)
+
 Header comments (in the comment block at the top of the script, before its first statement):
 ``# gradcli: --set x=2 --strict --timeout 5`` (options for this script), ``# xfail: reason``
 (a known failure: reported as xfailed, or xpassed when it passes), ``# skip: reason``.
@@ -31,7 +37,6 @@ import math
 import os
 import re
 import shlex
-import sys
 import tempfile
 import time
 import traceback
@@ -557,9 +562,11 @@ def _judge(script, options, result):
             result.problems.append(Problem("golden", f"cannot read {out_id}: {e}"))
         else:
             if expected != plain_text:
+                # point at the script line only when the difference is in the error that ended it
+                last = (expected.splitlines() or [""])[-1] != (plain_text.splitlines() or [""])[-1]
+                line = err.line if err is not None and last else None
                 result.problems.append(Problem(
-                    "golden", f"the output differs from {out_id}", err.line if err else None,
-                    excerpt(source, err.line) if err else "",
+                    "golden", f"the output differs from {out_id}", line, excerpt(source, line),
                     text_diff(expected, plain_text, out_id, name),
                     hint=f"if the new output is right: gradcli test --update {script.id}"))
     if os.path.exists(json_path):
@@ -672,7 +679,8 @@ def _run_parallel(scripts, options, jobs, exitfirst, on_result):
                 except BrokenProcessPool:
                     r = Result(s.id, s.path, s.index, "failed", [Problem(
                         "internal", "the worker process died while this script was running or waiting "
-                                    "(out of memory?); run it alone with -j 1 to see more")])
+                                    "(out of memory? its own message, if any, is above); run it with -j 1 "
+                                    "to see more")])
                 done[s.index] = r
                 if exitfirst and r.outcome == "failed" and s.index < stop_at:
                     stop_at = s.index

@@ -12,6 +12,7 @@ import numpy as np
 from . import engine as _E
 from . import ops as _ops
 from .engine import Size, Tensor, STATE as _STATE
+from . import errors as _errors
 from .errors import TorchRuntimeError, TorchTypeError, TorchValueError
 
 __version__ = "2.13.0 (gradcli)"
@@ -161,11 +162,13 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
     else:
         np_dt = _np_dtype(dtype)
     values = [v.data.item() if isinstance(v, Tensor) else v for v in flat]
-    if not shape:
-        arr = np.array(values[0], dtype=np_dt)
-    else:
-        arr = np.array(values, dtype=np_dt).reshape(shape)
-    return _new(arr, requires_grad)
+    try:
+        arr = np.array(values[0] if not shape else values, dtype=np_dt)
+    except OverflowError as e:
+        if np.dtype(np_dt).kind == "f":
+            raise _errors.TorchOverflowError("int too large to convert to float") from None
+        raise TorchValueError("Overflow when unpacking long long") from None
+    return _new(arr.reshape(shape), requires_grad)
 
 
 as_tensor = tensor

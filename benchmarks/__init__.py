@@ -1,0 +1,1 @@
+"""gradcli's benchmark suite: `python -m benchmarks.run` (see benchmarks/README.md)."""

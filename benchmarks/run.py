@@ -1,0 +1,527 @@
+"""Run the benchmark suite: `python -m benchmarks.run [--quick] [--json out.json]`.
+
+Contenders alternate within one run (each repetition runs every contender once, in a
+rotated order, after one untimed warm-up each), so a machine that slows down mid-run
+slows everyone alike; the tables give medians and the ratios gradcli/torch and
+gradcli/numpy. See benchmarks/README.md for what each workload measures.
+"""
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import platform
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import tracemalloc
+
+import numpy as np
+
+from . import workloads as W
+
+REPO = W.REPO
+
+# ----------------------------------------------------------------------------- sizes
+
+FULL = dict(w1_sizes=(10_000, 100_000), w1_reps={10_000: 11, 100_000: 5}, w2_size=1_000_000, w2_reps=15,
+            w3=(256, 512), w3_reps=21, seed_runs=15, chain_ops=10_000, chain_runs=5,
+            parse_lines=(10_000, 100_000), parse_reps={10_000: 3, 100_000: 1}, rss_rounds=3)
+QUICK = dict(w1_sizes=(10_000, 100_000), w1_reps={10_000: 3, 100_000: 1}, w2_size=1_000_000, w2_reps=3,
+             w3=(256, 512), w3_reps=5, seed_runs=5, chain_ops=10_000, chain_runs=1,
+             parse_lines=(2_000, 10_000), parse_reps={2_000: 1, 10_000: 1}, rss_rounds=1)
+
+# ----------------------------------------------------------------------------- measuring
+
+
+def interleaved(fns, reps, warmup=1):
+    """Seconds per call of each fn, alternating the fns within each repetition: (wall
+    samples, CPU samples), CPU being user+sys of every thread of this process."""
+    names = list(fns)
+    samples = {n: [] for n in names}
+    cpu = {n: [] for n in names}
+    for _ in range(warmup):
+        for n in names:
+            fns[n]()
+    for r in range(reps):
+        k = r % len(names)
+        for n in names[k:] + names[:k]:
+            fn = fns[n]
+            gc.collect()                 # garbage left by the previous contender is not charged here
+            c0 = time.process_time()
+            t0 = time.perf_counter()
+            fn()                         # the result (and the graph it holds) dies inside the window
+            samples[n].append(time.perf_counter() - t0)
+            cpu[n].append(time.process_time() - c0)
+    return samples, cpu
+
+
+def traced_peak(fn):
+    """Peak bytes allocated (tracemalloc) while fn() runs, over what was live before it.
+    NumPy reports its array buffers to tracemalloc; PyTorch's allocator does not."""
+    gc.collect()
+    tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        tracemalloc.reset_peak()
+        fn()
+        return tracemalloc.get_traced_memory()[1] - base
+    finally:
+        tracemalloc.stop()
+
+
+def _env():
+    env = dict(os.environ)
+    env["PYTHONPATH"] = REPO + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    return env
+
+
+def _children_cpu():
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def run_process(cmd, cwd):
+    """(wall seconds, CPU seconds of the child, its stdout)."""
+    c0 = _children_cpu()
+    t0 = time.perf_counter()
+    p = subprocess.run(cmd, cwd=cwd, env=_env(), capture_output=True, text=True)
+    wall = time.perf_counter() - t0
+    cpu = _children_cpu() - c0
+    if p.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} exited {p.returncode}:\n{p.stderr[-2000:]}")
+    return wall, cpu, p.stdout
+
+
+def interleaved_processes(cmds, runs, cwd, warmup=1):
+    names = list(cmds)
+    samples = {n: [] for n in names}
+    cpus = {n: [] for n in names}
+    outputs = {}
+    for _ in range(warmup):
+        for n in names:
+            outputs[n] = run_process(cmds[n], cwd)[2]
+    for r in range(runs):
+        k = r % len(names)
+        for n in names[k:] + names[:k]:
+            wall, cpu, out = run_process(cmds[n], cwd)
+            samples[n].append(wall)
+            cpus[n].append(cpu)
+            outputs[n] = out
+    return (samples, cpus), outputs
+
+
+def med(xs):
+    return statistics.median(xs) if xs else None
+
+# ----------------------------------------------------------------------------- the suite
+
+
+class Suite:
+    def __init__(self, cfg, only, log):
+        self.cfg = cfg
+        self.only = only
+        self.log = log
+        self.rows = []          # timing rows
+        self.memory = []        # memory rows
+        self.notes = []
+        self.extra = {}
+
+    def want(self, key):
+        return self.only is None or key in self.only
+
+    def add_row(self, key, label, unit, scale, samples, per=1, diagnostic=()):
+        samples, cpu = samples
+        medians = {n: med(v) * scale / per for n, v in samples.items()}
+        mins = {n: min(v) * scale / per for n, v in samples.items()}
+        row = dict(key=key, label=label, unit=unit, median=medians, min=mins,
+                   reps=max(len(v) for v in samples.values()), diagnostic=list(diagnostic),
+                   samples={n: [x * scale / per for x in v] for n, v in samples.items()},
+                   cpu_median={n: med(v) * scale / per for n, v in cpu.items()},
+                   cpu_samples={n: [x * scale / per for x in v] for n, v in cpu.items()})
+        self.rows.append(row)
+        self.log(f"  {label}: " + ", ".join(f"{n} {v:.4g}" for n, v in medians.items()) + f" {unit}")
+        return row
+
+    # -- W1 ------------------------------------------------------------------------------
+    def w1(self):
+        names = W.contenders()
+        for n in self.cfg["w1_sizes"]:
+            fns = {name: W.make_w1(name, n) for name in names}
+            if "gradcli" in fns:
+                fns["gradcli[gc off]"] = _gc_off(fns["gradcli"])
+            self.log(f"W1 n={n:,}")
+            samples = interleaved(fns, self.cfg["w1_reps"][n])
+            self.add_row(f"w1_{n}", f"W1 chain, {n:,} ops", "µs/op", 1e6, samples, per=n,
+                         diagnostic=["gradcli[gc off]"])
+        n = self.cfg["w1_sizes"][0]
+        peaks = {name: traced_peak(W.make_w1(name, n)) for name in names if name != "torch"}
+        self.memory.append(dict(key=f"w1_{n}", label=f"W1 {n:,} ops: tracemalloc peak", unit="MiB",
+                                value={k: v / 2**20 for k, v in peaks.items()}))
+
+    # -- W2 ------------------------------------------------------------------------------
+    def w2(self):
+        size = self.cfg["w2_size"]
+        names = W.w2_contenders()
+        steps = {}
+        for name in names:
+            steps[name] = W.make_w2(name, size)[0]
+        if "torch" in steps:
+            steps["torch[1 thread]"] = _one_thread(W.make_w2("torch", size)[0])
+        self.log(f"W2 size={size:,}")
+        samples = interleaved(steps, self.cfg["w2_reps"])
+        self.add_row("w2", f"W2 21 ops on 2×{size:.0e} float32", "ms", 1e3, samples,
+                     diagnostic=["torch[1 thread]"])
+        peaks = {}
+        for name in names:
+            if name == "torch":
+                continue
+            step = W.make_w2(name, size)[0]
+            step()
+            peaks[name] = traced_peak(step)
+        self.memory.append(dict(key="w2_tracemalloc", label="W2: tracemalloc peak of one step", unit="MiB",
+                                value={k: v / 2**20 for k, v in peaks.items()}))
+        # each contender in its own process: RSS high-water
+        rss = {n: [] for n in names}
+        setup = {n: [] for n in names}
+        for r in range(self.cfg["rss_rounds"]):
+            k = r % len(names)
+            for name in names[k:] + names[:k]:
+                p = subprocess.run([sys.executable, "-m", "benchmarks.workloads", "rss", "w2", name, str(size)],
+                                   cwd=REPO, env=_env(), capture_output=True, text=True, check=True)
+                d = json.loads(p.stdout.strip().splitlines()[-1])
+                rss[name].append(d["maxrss_kib"] / 1024)
+                setup[name].append(d["maxrss_setup_kib"] / 1024)
+        self.memory.append(dict(key="w2_rss", label="W2: process RSS high-water, VmHWM (3 steps)", unit="MiB",
+                                value={n: med(v) for n, v in rss.items()}))
+        self.memory.append(dict(key="w2_rss_delta", label="W2: RSS high-water − after imports+setup", unit="MiB",
+                                value={n: med(rss[n]) - med(setup[n]) for n in names}))
+
+    # -- W3 ------------------------------------------------------------------------------
+    def w3(self):
+        batch, width = self.cfg["w3"]
+        names = W.contenders()
+        fns = {name: W.make_w3(name, batch, width) for name in names}
+        if "torch" in fns:
+            fns["torch[1 thread]"] = _one_thread(W.make_w3("torch", batch, width))
+        self.log(f"W3 batch={batch} width={width}")
+        samples = interleaved(fns, self.cfg["w3_reps"])
+        self.add_row("w3", f"W3 MLP 4×{width}, batch {batch}, 1 SGD step", "ms", 1e3, samples,
+                     diagnostic=["torch[1 thread]"])
+        peaks = {}
+        for name in names:
+            if name == "torch":
+                continue
+            step = W.make_w3(name, batch, width)
+            step()
+            peaks[name] = traced_peak(step)
+        self.memory.append(dict(key="w3_tracemalloc", label="W3: tracemalloc peak of one step", unit="MiB",
+                                value={k: v / 2**20 for k, v in peaks.items()}))
+
+    # -- W4: whole processes -----------------------------------------------------------------
+    def w4(self, tmp):
+        py = sys.executable
+        scripts = {"seed": W.seed_script(),
+                   "chain_lines": W.chain_lines_script(self.cfg["chain_ops"]),
+                   "chain_loop": W.chain_loop_script(self.cfg["chain_ops"])}
+        paths = {}
+        for key, text in scripts.items():
+            paths[key] = os.path.join(tmp, f"{key}.py")
+            with open(paths[key], "w", encoding="utf-8") as f:
+                f.write(text)
+        have_torch = W.load("torch") is not None
+        for key, runs in (("seed", self.cfg["seed_runs"]), ("chain_lines", self.cfg["chain_runs"]),
+                          ("chain_loop", self.cfg["chain_runs"])):
+            cmds = {"gradcli": [py, "-m", "gradcli", "run", "--plain", paths[key]]}
+            if have_torch:
+                cmds["torch"] = [py, paths[key]]
+            if key == "seed":
+                cmds["python -c 'import numpy'"] = [py, "-c", "import numpy"]
+            self.log(f"W4 {key}")
+            samples, outputs = interleaved_processes(cmds, runs, tmp)
+            label = {"seed": "W4 start-up: seed 000 block 1 (retain_graph)",
+                     "chain_lines": f"W4 W1 chain script, {self.cfg['chain_ops']:,} straight lines",
+                     "chain_loop": f"W4 W1 chain script, {self.cfg['chain_ops']:,}-iteration for loop"}[key]
+            self.add_row(f"w4_{key}", label, "s", 1, samples,
+                         diagnostic=["python -c 'import numpy'"])
+            if have_torch and outputs["gradcli"] != outputs["torch"]:
+                self.notes.append(f"{key}: stdout differs: gradcli {outputs['gradcli'].strip()!r} "
+                                  f"vs torch {outputs['torch'].strip()!r}")
+
+    # -- parsing -------------------------------------------------------------------------
+    def parse(self):
+        from gradcli import parser
+        parser.parse(W.seed_script())          # loads (or builds and caches) the Lark tables
+        result = {}
+        for n in self.cfg["parse_lines"]:
+            text = W.chain_lines_script(n)
+            lines = text.count("\n")
+            times = []
+            for _ in range(self.cfg["parse_reps"][n]):
+                gc.collect()
+                t0 = time.perf_counter()
+                parser.parse(text)
+                times.append(time.perf_counter() - t0)
+            result[n] = dict(lines=lines, seconds=med(times), lines_per_s=lines / med(times))
+            self.log(f"  parse {lines:,} lines: {med(times):.2f} s, {lines / med(times):,.0f} lines/s")
+        self.extra["parse"] = result
+
+    def run(self):
+        t_start = time.time()
+        self.extra["load_before"] = os.getloadavg()
+        for key in ("w1", "w2", "w3"):
+            if self.want(key):
+                getattr(self, key)()
+        if self.want("w4"):
+            with tempfile.TemporaryDirectory(prefix="gradcli-bench-") as tmp:
+                self.w4(tmp)
+        if self.want("parse"):
+            self.parse()
+        self.extra["load_after"] = os.getloadavg()
+        self.extra["wall_s"] = time.time() - t_start
+
+
+def _one_thread(fn):
+    """PyTorch restricted to one intra-op thread (diagnostic: on a loaded 2-core machine
+    PyTorch's two threads wait on each other)."""
+    torch = W.load("torch")
+
+    def call():
+        n = torch.get_num_threads()
+        torch.set_num_threads(1)
+        try:
+            return fn()
+        finally:
+            torch.set_num_threads(n)
+    return call
+
+
+def _gc_off(fn):
+    def call():
+        gc.disable()
+        try:
+            return fn()
+        finally:
+            gc.enable()
+    return call
+
+# ----------------------------------------------------------------------------- report
+
+
+def _fmt(v):
+    if v is None:
+        return "—"
+    if v >= 100:
+        return f"{v:,.0f}"
+    if v >= 10:
+        return f"{v:.1f}"
+    if v >= 1:
+        return f"{v:.2f}"
+    return f"{v:.3f}"
+
+
+def _ratio(a, b):
+    return None if a is None or b is None or b == 0 else a / b
+
+
+def table(headers, rows):
+    widths = [max(len(str(h)), *(len(str(r[i])) for r in rows)) for i, h in enumerate(headers)]
+    line = "| " + " | ".join(str(h).ljust(w) for h, w in zip(headers, widths)) + " |"
+    sep = "|" + "|".join("-" * (w + 2) for w in widths) + "|"
+    body = ["| " + " | ".join(str(c).ljust(w) for c, w in zip(r, widths)) + " |" for r in rows]
+    return "\n".join([line, sep, *body])
+
+
+def report(suite):
+    out = []
+    cols = []
+    for row in suite.rows:
+        for n in row["median"]:
+            if n not in cols:
+                cols.append(n)
+    order = ["gradcli", "torch", "numpy", "numpy-fast", "autograd", "mygrad"]
+    cols = [c for c in order if c in cols] + [c for c in cols if c not in order]
+    if suite.rows:
+        headers = ["workload (median)", "unit", *cols, "gradcli/torch", "gradcli/numpy", "reps"]
+        rows = []
+        for row in suite.rows:
+            m = row["median"]
+            best_np = min((m[k] for k in ("numpy", "numpy-fast") if k in m), default=None)
+            r_np = _ratio(m.get("gradcli"), m.get("numpy"))
+            r_np_text = _fmt(r_np) if r_np is not None else "—"
+            if "numpy-fast" in m:
+                r_np_text += f" (fast {_fmt(_ratio(m.get('gradcli'), best_np))})"
+            rows.append([row["label"], row["unit"], *(_fmt(m.get(c)) for c in cols),
+                         _fmt(_ratio(m.get("gradcli"), m.get("torch"))), r_np_text, row["reps"]])
+        out.append(table(headers, rows))
+        rows = []
+        for row in suite.rows:
+            m = row["cpu_median"]
+            rows.append([row["label"], row["unit"], *(_fmt(m.get(c)) for c in cols),
+                         _fmt(_ratio(m.get("gradcli"), m.get("torch"))), _fmt(_ratio(m.get("gradcli"), m.get("numpy"))),
+                         row["reps"]])
+        out.append("")
+        out.append("CPU time (user+sys of all threads; less sensitive than wall to a loaded machine):")
+        out.append(table(["workload (median CPU)", "unit", *cols, "gradcli/torch", "gradcli/numpy", "reps"], rows))
+    if suite.memory:
+        mcols = []
+        for row in suite.memory:
+            for n in row["value"]:
+                if n not in mcols:
+                    mcols.append(n)
+        mcols = [c for c in order if c in mcols] + [c for c in mcols if c not in order]
+        headers = ["memory", "unit", *mcols, "gradcli/numpy", "gradcli/torch"]
+        rows = []
+        for row in suite.memory:
+            v = row["value"]
+            rows.append([row["label"], row["unit"], *(_fmt(v.get(c)) for c in mcols),
+                         _fmt(_ratio(v.get("gradcli"), v.get("numpy"))),
+                         _fmt(_ratio(v.get("gradcli"), v.get("torch")))])
+        out.append("")
+        out.append(table(headers, rows))
+    if "parse" in suite.extra:
+        p = suite.extra["parse"]
+        rows = [[f"{d['lines']:,}", f"{d['seconds']:.3f}", f"{d['lines_per_s']:,.0f}"] for d in p.values()]
+        out.append("")
+        out.append(table(["parse: lines", "s", "lines/s"], rows))
+    goals = _goals(suite)
+    if goals:
+        out.append("")
+        out.append(table(["goal (issue 8)", "measured", "target", "met"], goals))
+    for note in suite.notes:
+        out.append("note: " + note)
+    e = suite.extra
+    out.append("")
+    threads = os.environ.get("GRADCLI_BENCH_THREADS")
+    if threads:
+        out.append(f"threads capped at {threads} (--threads)")
+    out.append(f"machine: {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}, "
+               f"NumPy {np.__version__}" + (f", torch {_torch_version()}" if _torch_version() else "")
+               + f"; load average before {e['load_before'][0]:.2f}, after {e['load_after'][0]:.2f}; "
+               f"suite wall {e['wall_s']:.0f} s")
+    return "\n".join(out)
+
+
+def _torch_version():
+    t = W.load("torch")
+    return getattr(t, "__version__", None) if t is not None else None
+
+
+def _row(suite, key):
+    for r in suite.rows:
+        if r["key"] == key:
+            return r["median"]
+    return {}
+
+
+def _mem(suite, key):
+    for r in suite.memory:
+        if r["key"] == key:
+            return r["value"]
+    return {}
+
+
+def _goals(suite):
+    g = []
+
+    def check(name, value, target, ok):
+        if value is not None:
+            g.append([name, value, target, "yes" if ok else "NO"])
+
+    seed = _row(suite, "w4_seed")
+    if seed.get("gradcli") is not None:
+        check("start-up: gradcli ms (median wall)", f"{seed['gradcli'] * 1e3:.0f} ms", "≤ 150 ms",
+              seed["gradcli"] <= 0.150)
+        r = _ratio(seed.get("gradcli"), seed.get("torch"))
+        if r is not None:
+            check("start-up: gradcli / python+torch", f"{r:.3f}", "≤ 0.1", r <= 0.1)
+    sizes = sorted(int(r["key"][3:]) for r in suite.rows if r["key"].startswith("w1_"))
+    for n in sizes:
+        m = _row(suite, f"w1_{n}")
+        r = _ratio(m.get("gradcli"), m.get("torch"))
+        if r is not None:
+            check(f"W1 {n:,} ops: gradcli / torch per op", f"{r:.2f}", "≤ 0.6", r <= 0.6)
+    if len(sizes) >= 2:
+        lo, hi = _row(suite, f"w1_{sizes[0]}"), _row(suite, f"w1_{sizes[-1]}")
+        r = _ratio(hi.get("gradcli"), lo.get("gradcli"))
+        check(f"W1 linear: µs/op at {sizes[-1]:,} / at {sizes[0]:,}", f"{r:.2f}", "≤ 1.2", r <= 1.2)
+    for key, name in (("w4_chain_lines", "straight lines"), ("w4_chain_loop", "for loop")):
+        m = _row(suite, key)
+        r = _ratio(m.get("gradcli"), m.get("torch"))
+        if r is not None:
+            check(f"W1 script ({name}): gradcli / python+torch", f"{r:.2f}", "≤ 0.5", r <= 0.5)
+    m = _row(suite, "w2")
+    r = _ratio(m.get("gradcli"), m.get("torch"))
+    if r is not None:
+        check("W2: gradcli / torch", f"{r:.2f}", "≤ 1.0", r <= 1.0)
+    best = min((m[k] for k in ("numpy", "numpy-fast") if k in m), default=None)
+    r = _ratio(m.get("gradcli"), best)
+    if r is not None:
+        check("W2: gradcli / best hand-written NumPy", f"{r:.2f}", "≤ 1.1", r <= 1.1)
+    m = _row(suite, "w3")
+    r = _ratio(m.get("gradcli"), m.get("torch"))
+    if r is not None:
+        check("W3: gradcli / torch", f"{r:.2f}", "≤ 1.0", r <= 1.0)
+    m = _mem(suite, "w2_rss")
+    best = min((m[k] for k in ("numpy", "numpy-fast") if k in m), default=None)
+    r = _ratio(m.get("gradcli"), m.get("numpy"))
+    if r is not None:
+        check("W2 peak RSS: gradcli / hand-written NumPy", f"{r:.2f} (vs fast {m['gradcli'] / best:.2f})",
+              "≤ 1.3", r <= 1.3)
+    p = suite.extra.get("parse")
+    if p and len(p) >= 2:
+        ks = sorted(p)
+        r = p[ks[0]]["lines_per_s"] / p[ks[-1]]["lines_per_s"]
+        check(f"parse linear: s/line at {ks[-1]:,} / at {ks[0]:,}", f"{r:.2f}", "≈ 1 (≤ 1.2)", r <= 1.2)
+    return g
+
+# ----------------------------------------------------------------------------- main
+
+_THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="python -m benchmarks.run", description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="fewer repetitions and a smaller parse test")
+    ap.add_argument("--json", metavar="PATH", help="also write every sample and figure as JSON")
+    ap.add_argument("--only", metavar="LIST", help="comma-separated subset of w1,w2,w3,w4,parse")
+    ap.add_argument("--threads", type=int, metavar="N",
+                    help="cap BLAS/OpenMP/PyTorch threads at N in every contender and child process "
+                         "(default: the libraries' own choice, i.e. both cores)")
+    args = ap.parse_args(argv)
+    if args.threads and os.environ.get("GRADCLI_BENCH_THREADS") != str(args.threads):
+        # the thread pools are sized when NumPy and PyTorch load: start again with the caps set
+        env = dict(os.environ, GRADCLI_BENCH_THREADS=str(args.threads))
+        for var in _THREAD_VARS:
+            env[var] = str(args.threads)
+        args_again = argv if argv is not None else sys.argv[1:]
+        os.execve(sys.executable, [sys.executable, "-m", "benchmarks.run", *args_again], env)
+    only = set(args.only.split(",")) if args.only else None
+    cfg = QUICK if args.quick else FULL
+
+    def log(msg):
+        print(msg, file=sys.stderr, flush=True)
+
+    log(f"contenders: {', '.join(W.contenders())} (missing: "
+        f"{', '.join(n for n in W.ALL if n not in W.contenders()) or 'none'})")
+    suite = Suite(cfg, only, log)
+    suite.run()
+    text = report(suite)
+    print(text)
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as f:
+            json.dump(dict(config={k: (v if not isinstance(v, dict) else {str(a): b for a, b in v.items()})
+                                   for k, v in cfg.items()},
+                           rows=suite.rows, memory=suite.memory, extra={k: (v if k != "parse" else
+                                                                          {str(a): b for a, b in v.items()})
+                                                                      for k, v in suite.extra.items()},
+                           notes=suite.notes, goals=_goals(suite), table=text), f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
