@@ -5,8 +5,10 @@ set of built-ins. No file, import, dunder or interpreter internals are reachable
 """
 from __future__ import annotations
 
+import itertools as _itertools
 import math
 import operator
+import re as _re
 import sys
 import time
 
@@ -40,10 +42,11 @@ class _Return(Exception):
 
 
 class Frame:
-    __slots__ = ("vars", "globals", "depth", "fn")
+    __slots__ = ("vars", "globals", "depth", "fn", "closure")
 
-    def __init__(self, vars, globals, depth=0, fn=None):
+    def __init__(self, vars, globals, depth=0, fn=None, closure=()):
         self.vars, self.globals, self.depth, self.fn = vars, globals, depth, fn
+        self.closure = closure          # the local scopes of enclosing functions, innermost first
 
 
 class Namespace:
@@ -57,9 +60,9 @@ class Namespace:
 
 
 class UserFunction:
-    def __init__(self, name, params, body, globals, interp, is_lambda=False):
+    def __init__(self, name, params, body, globals, interp, is_lambda=False, closure=()):
         self.name, self.params, self.body, self.globals = name, params, body, globals
-        self.interp, self.is_lambda = interp, is_lambda
+        self.interp, self.is_lambda, self.closure = interp, is_lambda, closure
 
     def __repr__(self):
         return f"<function {self.name} at {E._fake_address(self)}>"
@@ -100,8 +103,7 @@ def _script_type(v):
         return ScriptType("Size", "torch.Size", E.Size)
     if isinstance(v, E.DType):
         return ScriptType("dtype", "torch.dtype", E.DType)
-    t = type(v)
-    return ScriptType(t.__name__, t.__name__, t)
+    return type(v)          # plain Python values: Python's own type (so `type(1.5) is float`)
 
 # ----------------------------------------------------------------------------- native errors
 
@@ -148,6 +150,12 @@ def _guard_binop(op, a, b):
                 raise LimitError(f"sequence repetition would make more than {MAX_SEQUENCE:,} elements")
     elif op == "<<" and type(b) is int and b > 1_000_000:
         raise LimitError("shift too large")
+    elif op == "%" and isinstance(a, str):
+        for width, precision in _re.findall(r"%[-+ #0]*(\d*)(?:\.(\d*))?", a):
+            check_format_spec(width + " " + precision)
+    elif op == "+" and isinstance(a, (str, list, tuple)) and isinstance(b, (str, list, tuple)) and \
+            len(a) + len(b) > MAX_SEQUENCE:
+        raise LimitError(f"concatenation would make more than {MAX_SEQUENCE:,} elements")
 
 # ----------------------------------------------------------------------------- the interpreter
 
@@ -532,7 +540,7 @@ class Interpreter:
 
     def ex_funcdef(self, st, frame):
         params = [(kind, name, None if d is None else self.eval(d, frame)) for kind, name, d in st.params]
-        frame.vars[st.name] = UserFunction(st.name, params, st.body, frame.globals, self)
+        frame.vars[st.name] = UserFunction(st.name, params, st.body, frame.globals, self, closure=_scopes(frame))
 
     _exec = {S.ExprStmt: ex_expr, S.Assign: ex_assign, S.AugAssign: ex_augassign, S.Print: ex_print,
              S.Backward: ex_backward, S.Pass: ex_pass, S.Expect: ex_expect, S.GraphStmt: ex_graph, S.Break: ex_break, S.Continue: ex_continue,
@@ -600,6 +608,10 @@ class Interpreter:
         v = frame.vars.get(name, _MISSING)
         if v is not _MISSING:
             return v
+        for scope in frame.closure:
+            v = scope.get(name, _MISSING)
+            if v is not _MISSING:
+                return v
         v = frame.globals.get(name, _MISSING)
         if v is not _MISSING:
             return v
@@ -651,6 +663,7 @@ class Interpreter:
         return "".join(out)
 
     def _format(self, v, spec):
+        check_format_spec(spec)
         try:
             return format(v, spec)
         except ScriptError:
@@ -660,6 +673,12 @@ class Interpreter:
 
     def ev_list(self, node, frame):
         return [self.eval(e, frame) for e in node.elts]
+
+    def ev_set(self, node, frame):
+        try:
+            return {self.eval(e, frame) for e in node.elts}
+        except TypeError as e:
+            raise _native(e) from None
 
     def ev_tuple(self, node, frame):
         return tuple(self.eval(e, frame) for e in node.elts)
@@ -781,7 +800,7 @@ class Interpreter:
             names = " and ".join(f"'{m}'" for m in missing)
             raise TorchTypeError(f"{fn.name}() missing {len(missing)} required positional argument"
                                  f"{'s' if len(missing) > 1 else ''}: {names}")
-        frame = Frame(local, fn.globals, fn=fn)
+        frame = Frame(local, fn.globals, fn=fn, closure=fn.closure)
         saved_current = self.current
         self._depth += 1
         try:
@@ -875,7 +894,8 @@ class Interpreter:
         return self.eval(node.body if self.truth(self.eval(node.test, frame)) else node.orelse, frame)
 
     def ev_lambda(self, node, frame):
-        return UserFunction("<lambda>", node.params, node.body, frame.globals, self, is_lambda=True)
+        return UserFunction("<lambda>", node.params, node.body, frame.globals, self, is_lambda=True,
+                            closure=_scopes(frame))
 
     def ev_listcomp(self, node, frame):
         out = []
@@ -888,7 +908,7 @@ class Interpreter:
                     raise LimitError(f"list comprehension made more than {MAX_SEQUENCE:,} elements")
         return out
 
-    _eval = {S.Const: ev_const, S.FString: ev_fstring, S.ListExpr: ev_list, S.TupleExpr: ev_tuple,
+    _eval = {S.Const: ev_const, S.FString: ev_fstring, S.ListExpr: ev_list, S.TupleExpr: ev_tuple, S.SetExpr: ev_set,
              S.DictExpr: ev_dict, S.Attr: ev_attr, S.Subscript: ev_subscript, S.SliceExpr: ev_slice,
              S.EllipsisExpr: ev_ellipsis, S.Call: ev_call, S.BinOp: ev_binop, S.UnaryOp: ev_unary,
              S.BoolOp: ev_boolop, S.Not: ev_not, S.Compare: ev_compare, S.IfExp: ev_ifexp,
@@ -980,11 +1000,16 @@ class Interpreter:
 ScriptErrorSyntax = BY_NAME["RuntimeError"]
 
 
+def _scopes(frame):
+    """The enclosing local scopes a function defined in `frame` can read (none at module level)."""
+    return () if frame.vars is frame.globals else (frame.vars,) + frame.closure
+
+
 class _ChainFrame(Frame):
     """A comprehension's scope: its own loop variable, the enclosing names readable."""
 
     def __init__(self, outer):
-        super().__init__(_ChainDict(outer.vars), outer.globals, fn=outer.fn)
+        super().__init__(_ChainDict(outer.vars), outer.globals, fn=outer.fn, closure=outer.closure)
 
 
 class _ChainDict(dict):
@@ -1205,8 +1230,9 @@ def _safe_getattr(obj, name):
     if isinstance(obj, ScriptType) and name == "__name__":
         return obj.__name__
     if allowed is not None and name in allowed:
-        method = getattr(obj, name)
-        return _NativeOK(method, name)
+        if isinstance(obj, str) and name in ("format", "format_map"):
+            return _NativeOK(_safe_format(obj, name == "format_map"), name)
+        return _NativeOK(_sized(getattr(obj, name), obj), name)
     raise TorchAttributeError(f"'{_type_name(obj)}' object has no attribute '{name}'")
 
 
@@ -1231,10 +1257,62 @@ def _safe_range(*args):
     return r
 
 
+class _SafeFormatter(__import__("string").Formatter):
+    """str.format without Python's own attribute walk: `{0.__class__}` goes through the
+    same checks as `x.__class__` in a script, and huge widths are refused."""
+
+    def get_field(self, field_name, args, kwargs):
+        import _string
+        first, rest = _string.formatter_field_name_split(field_name)
+        obj = self.get_value(first, args, kwargs)
+        for is_attr, key in rest:
+            obj = _safe_getattr(obj, key) if is_attr else obj[key]
+        return obj, first
+
+    def format_field(self, value, format_spec):
+        check_format_spec(format_spec)
+        return format(value, format_spec)
+
+
+def check_format_spec(spec):
+    """Refuse a width or precision that would build an enormous string ("{:>1000000000}")."""
+    for number in _re.findall(r"\d+", spec or ""):
+        if len(number) > 7 or int(number) > MAX_SEQUENCE:
+            raise LimitError(f"format width or precision {number} is too large (the limit is {MAX_SEQUENCE:,})")
+
+
+def _safe_format(text, mapping):
+    formatter = _SafeFormatter()
+    if mapping:
+        return lambda m: formatter.vformat(text, (), m)
+    return lambda *args, **kwargs: formatter.vformat(text, args, kwargs)
+
+
+def _sized(method, obj):
+    """A str/list/dict method whose result (or the object it grows) stays under MAX_SEQUENCE."""
+    def call(*args, **kwargs):
+        for a in args:
+            if type(a) is int and a > MAX_SEQUENCE:
+                raise LimitError(f"{a:,} is over the limit of {MAX_SEQUENCE:,} elements for strings and lists")
+        if args and not isinstance(args[0], (str, int, float, list, tuple, dict)) and method.__name__ in (
+                "join", "extend", "update"):
+            args = (_bounded_list(args[0]),) + args[1:]
+        if method.__name__ == "replace" and len(args) >= 2 and isinstance(obj, str) and \
+                len(obj) + obj.count(args[0]) * len(args[1]) > MAX_SEQUENCE:
+            raise LimitError(f"str.replace would make a string over {MAX_SEQUENCE:,} characters")
+        result = method(*args, **kwargs)
+        for v in (result, obj):
+            if isinstance(v, (str, list, tuple, dict)) and len(v) > MAX_SEQUENCE:
+                raise LimitError(f"a {type(v).__name__} of more than {MAX_SEQUENCE:,} elements")
+        return result
+    call.__name__ = method.__name__
+    return call
+
+
 def _limited(fn, name):
     def wrapper(*args, **kwargs):
-        if args and hasattr(args[0], "__len__") and not isinstance(args[0], Tensor):
-            pass
+        if args and not isinstance(args[0], Tensor):
+            args = (_bounded_list(args[0]),) + args[1:]
         result = fn(*args, **kwargs)
         if isinstance(result, (list, tuple, str)) and len(result) > MAX_SEQUENCE:
             raise LimitError(f"{name}() would make more than {MAX_SEQUENCE:,} elements")
@@ -1243,21 +1321,26 @@ def _limited(fn, name):
 
 
 def _bounded_list(it=()):
-    if isinstance(it, range) and len(it) > MAX_SEQUENCE:
+    """list(...) that stops at MAX_SEQUENCE elements instead of exhausting memory."""
+    if hasattr(it, "__len__") and not isinstance(it, Tensor):
+        if len(it) > MAX_SEQUENCE:
+            raise LimitError(f"list() would make more than {MAX_SEQUENCE:,} elements")
+        return list(it)
+    out = list(_itertools.islice(it, MAX_SEQUENCE + 1))
+    if len(out) > MAX_SEQUENCE:
         raise LimitError(f"list() would make more than {MAX_SEQUENCE:,} elements")
-    return list(it)
+    return out
 
 
 _SAFE_BUILTINS = {
     "len": _NativeOK(len), "range": _NativeOK(range, "range"), "enumerate": _NativeOK(enumerate, "enumerate"),
-    "zip": _NativeOK(zip, "zip"), "float": _NativeOK(float, "float"), "int": _NativeOK(int, "int"),
-    "str": _NativeOK(str, "str"), "bool": _NativeOK(bool, "bool"), "abs": _NativeOK(abs, "abs"),
+    "zip": _NativeOK(zip, "zip"), "float": float, "int": int, "str": str, "bool": bool, "abs": _NativeOK(abs, "abs"),
     "min": _NativeOK(min, "min"), "max": _NativeOK(max, "max"), "sum": _NativeOK(sum, "sum"),
     "round": _NativeOK(round, "round"), "isinstance": _NativeOK(lambda o, t: isinstance(o, t.pytype if isinstance(t, ScriptType) else t), "isinstance"),
-    "list": _NativeOK(_bounded_list, "list"), "tuple": _limited(tuple, "tuple"), "dict": _NativeOK(dict, "dict"),
+    "list": _NativeOK(_bounded_list, "list"), "tuple": _limited(tuple, "tuple"), "dict": dict,
     "sorted": _limited(sorted, "sorted"), "reversed": _NativeOK(reversed, "reversed"), "any": _NativeOK(any, "any"),
-    "all": _NativeOK(all, "all"), "repr": _NativeOK(repr, "repr"), "format": _NativeOK(format, "format"),
+    "all": _NativeOK(all, "all"), "repr": _NativeOK(repr, "repr"), "format": _NativeOK(lambda v, spec="": (check_format_spec(spec), format(v, spec))[1], "format"),
     "map": _NativeOK(map, "map"), "filter": _NativeOK(filter, "filter"), "pow": _NativeOK(pow, "pow"),
     "divmod": _NativeOK(divmod, "divmod"), "chr": _NativeOK(chr, "chr"), "ord": _NativeOK(ord, "ord"),
-    "set": _NativeOK(set, "set"), "ascii": _NativeOK(ascii, "ascii"),
+    "set": _limited(set, "set"), "ascii": _NativeOK(ascii, "ascii"),
 }

@@ -319,6 +319,10 @@ class ASTBuilder(Transformer):
         elts = [i for i in items if i is not None]
         return S.ListExpr(elts, pos=_span(elts))
 
+    def set(self, items):
+        elts = [i for i in items if i is not None]
+        return S.SetExpr(elts, pos=_span(elts))
+
     def listcomp(self, items):
         elt, target, it, cond = items
         return S.ListComp(elt, target, it, cond, pos=_span(items))
