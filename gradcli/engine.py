@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .errors import TorchRuntimeError, TorchTypeError
+from .errors import TorchRuntimeError, TorchTypeError, TorchNotImplementedError
 
 # ----------------------------------------------------------------------------- dtypes
 
@@ -865,8 +865,12 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
                 outs = buf
             else:
                 outs = _apply(fn, buf, create_graph, wanted)
-                if not keep_graph and fn.saved and fn.release(record):
-                    record.freed.append(fn)
+                if not keep_graph:
+                    if fn.saved and fn.release(record):
+                        record.freed.append(fn)
+                    inner = fn.attrs.get("_fn")           # CopySlices frees the op it wraps
+                    if inner is not None:
+                        inner.release(record)
             for (nxt, _), g in zip(fn.next_functions, outs):
                 if nxt is None:
                     continue
@@ -943,6 +947,14 @@ def _apply(fn, grad_out, create_graph, wanted):
     if grad_out is None:
         return [None] * len(fn.next_functions)
     attrs = fn.attrs
+    custom = CUSTOM_APPLY.get(op)
+    if custom is not None:
+        if create_graph:
+            raise TorchNotImplementedError(f"create_graph=True through {op.name} is not supported by gradcli yet")
+        outs = custom(fn, grad_out, create_graph)
+        return [None if nxt is None or (wanted is not None and nxt not in wanted) or g is None
+                else NUMPY_MATH.fit(g, shape, dtype)
+                for (nxt, _), g, (shape, dtype) in zip(fn.next_functions, outs, fn.input_meta)]
     m = TENSOR_MATH if create_graph else NUMPY_MATH
     if op.inputs == ("tensors",):            # cat / stack: one function gives every input's grad
         grads = VARIADIC[op.name](m, grad_out, attrs, fn.input_meta)
@@ -1058,3 +1070,4 @@ def _sum_to(g, shape):
 NUMPY_MATH = _NumpyMath()     # extended by ops.py
 TENSOR_MATH = None            # set by ops.py: the same names, as differentiable tensor ops
 VARIADIC = {}                 # set by ops.py: backward of ops with a list of inputs
+CUSTOM_APPLY = {}             # set by ops.py: nodes whose backward is not a table formula (CopySlices)

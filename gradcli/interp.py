@@ -1195,8 +1195,8 @@ _TUPLE_METHODS = {"index", "count"}
 def _safe_getattr(obj, name):
     global _TENSOR_ATTRS
     if name.startswith("__") and name.endswith("__"):
-        if name == "__name__" and isinstance(obj, (ScriptType, UserFunction)):
-            return obj.__name__ if isinstance(obj, ScriptType) else obj.name
+        if name == "__name__" and isinstance(obj, (ScriptType, UserFunction, type)):
+            return obj.name if isinstance(obj, UserFunction) else obj.__name__
         raise _unsupported(f"access to '{name}'")
     if isinstance(obj, Tensor):
         if name == "data":          # PyTorch's .data: same storage, no autograd, its own version counter

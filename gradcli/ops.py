@@ -21,6 +21,7 @@ np.seterr(all="ignore")
 from . import engine as E
 from .engine import STATE, OpDef, Node, Saved, Tensor, result_type, Size
 from .errors import TorchRuntimeError, TorchTypeError, TorchIndexError, TorchValueError
+from .errors import TorchNotImplementedError as TorchNotImplementedError_
 
 ALWAYS = "always"
 
@@ -232,6 +233,11 @@ TABLE = {
     "fill": op("FillBackward2", ("self",), self=lambda m, g: 0 * g),
     "zero": op("ZeroBackward0", ("self",), self=lambda m, g: 0 * g),
     "copy": op("CopyBackwards", ("self", "src"), self=lambda m, g: 0 * g, src=lambda m, g: g, cpp=True),
+    "index_put": op("IndexPutBackward0", ("self", "values"), saved=(("indices", ALWAYS),), attrs=("accumulate",),
+                    self=lambda m, g, _index: m.zero_at(g, _index),
+                    values=lambda m, g, _index: m.take(g, _index)),
+    "as_strided": op("AsStridedBackward0", ("self",), attrs=("size", "storage_offset", "stride"),
+                     self=lambda m, g, _region, _base_shape: m.as_strided_backward(g, _region, _base_shape)),
     "copy_slices": op("CopySlices", ("self", "src"), attrs=("_index",), cpp=True,
                       self=lambda m, g, _index: m.zero_at(g, _index), src=lambda m, g, _index: m.take(g, _index)),
 }
@@ -788,11 +794,13 @@ def _compare(ufunc):
 
 def _inplace(t, compute, *args, name):
     """Run `compute(t, *args)` out of place, write the result into t, bump t's version,
-    and make the result's node t's new grad_fn (PyTorch's in-place semantics)."""
+    and make the result's node t's new grad_fn (PyTorch's in-place semantics). On a view
+    whose base takes part in autograd, the base gets a CopySlices node instead."""
     if STATE.grad_enabled and t.requires_grad and t.grad_fn is None:
         if t._base is not None:
             raise TorchRuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
         raise TorchRuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    _check_view_of_leaf(t)
     original = t.data.copy() if t.requires_grad or any(type(a) is Tensor and a.requires_grad for a in args) else None
     result = compute(t, *args)
     if result.data.shape != t.data.shape:
@@ -801,6 +809,9 @@ def _inplace(t, compute, *args, name):
     np.copyto(t.data, result.data, casting="unsafe")
     t._version_counter.bump()
     node = result.grad_fn
+    if node is not None and t._base is not None and STATE.grad_enabled:
+        _rebase_view(t, node, original)
+        return t
     if node is not None:
         t.grad_fn = node
         t._rg = True
@@ -814,6 +825,56 @@ def _inplace(t, compute, *args, name):
     return t
 
 
+def _rebase_view(view, fn, original):
+    """An in-place op on a view: the base's grad_fn becomes CopySlices(base's old grad_fn, fn),
+    and the view's becomes AsStridedBackward0 of the base, as in PyTorch."""
+    base = view._base
+    if not base.data.flags.c_contiguous:
+        raise TorchNotImplementedError_("in-place operations on views of non-contiguous tensors are not "
+                                        "supported by gradcli yet")
+    itemsize = base.data.itemsize
+    offset = (view.data.__array_interface__["data"][0] - base.data.__array_interface__["data"][0]) // itemsize
+    strides = tuple(st // itemsize for st in view.data.strides)
+    if any(st == 0 and n > 1 for st, n in zip(strides, view.data.shape)):
+        raise TorchRuntimeError("unsupported operation: more than one element of the written-to tensor refers to "
+                                "a single memory location. Please clone() the tensor before performing the "
+                                "operation.")
+    region = (offset, tuple(view.data.shape), strides)
+    for slot, s in fn.saved.items():
+        if s is not None and s.tensor is view and original is not None:
+            fn.saved[slot] = Saved(Tensor(original))
+    edges = ((base._edge(), 0),) + fn.next_functions[1:]
+    meta = ((base.data.shape, base.data.dtype),) + fn.input_meta[1:]
+    base.grad_fn = Node(COPY_SLICES, edges, {}, {"_fn": fn, "_region": region}, meta, STATE.next_seq())
+    base._rg = True
+    view.grad_fn = Node(TABLE["as_strided"], ((base.grad_fn, 0),), {},
+                        {"size": region[1], "storage_offset": offset, "stride": strides, "_region": region,
+                         "_base_shape": base.data.shape}, ((view.data.shape, view.data.dtype),), STATE.next_seq())
+    view._rg = True
+
+
+def _copy_slices_backward(node, g, create_graph):
+    """CopySlices: the base's gradient passes through, except over the view's region, where the
+    wrapped op's backward decides (and gives the gradients of its other inputs)."""
+    fn = node.attrs["_fn"]
+    result = np.array(g, copy=True)
+    grad_slice = _region_view(result, node.attrs["_region"])
+    outs = E._apply(fn, grad_slice.copy(), False, None)
+    grad_slice[...] = 0 if outs[0] is None else outs[0]
+    return [result] + list(outs[1:])
+
+
+def _region_view(arr, region):
+    offset, shape, strides = region
+    flat = arr.reshape(-1)
+    return np.lib.stride_tricks.as_strided(flat[offset:], shape=shape,
+                                           strides=tuple(st * arr.itemsize for st in strides))
+
+
+COPY_SLICES = OpDef("CopySlices", ("self", "src"), cpp=True, doc="an in-place op on a view, applied to its base")
+E.CUSTOM_APPLY[COPY_SLICES] = _copy_slices_backward
+
+
 def zero_(t):
     return _fill(t, 0, TABLE["zero"])
 
@@ -823,6 +884,7 @@ def fill_(t, value):
 
 
 def _fill(t, value, row):
+    _check_view_of_leaf(t)
     if STATE.grad_enabled and t.requires_grad and t.grad_fn is None:
         raise TorchRuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation."
                                 if t._base is not None else
@@ -841,6 +903,12 @@ def _fill(t, value, row):
 class _TensorMath:
     """The namespace backward formulas use under create_graph: the same operations as
     engine.NUMPY_MATH, recorded as graph nodes so gradients can be differentiated."""
+
+    def __getattr__(self, name):
+        # A formula that has no differentiable version yet: say so, never a wrong answer.
+        raise TorchNotImplementedError_(
+            f"create_graph=True through this operation ({name}) is not supported by gradcli yet; "
+            "first-order gradients (create_graph=False) work")
 
     exp, log, sin, cos, sqrt, tanh, abs = map(staticmethod, (exp, log, sin, cos, sqrt, tanh, abs))
 
@@ -1141,6 +1209,12 @@ class _NumpyMath(E._NumpyMath):
         return (g * d).astype(self.dtype)
 
     @staticmethod
+    def as_strided_backward(g, region, base_shape):
+        z = np.zeros(base_shape, g.dtype)
+        _region_view(z, region)[...] = g
+        return z
+
+    @staticmethod
     def zero_at(g, index):
         g = g.copy()
         g[index] = 0
@@ -1292,8 +1366,8 @@ def select(t, dim, index):
     n = t.data.shape[d]
     if not -n <= index < n:
         raise TorchIndexError(f"index {index} is out of bounds for dimension {d} with size {n}")
-    out = t.data[(slice(None),) * d + (index,)]
-    return _view_result(TABLE["select"], t, np.asarray(out) if not isinstance(out, np.ndarray) else out,
+    out = t.data[(slice(None),) * d + (index, Ellipsis)]      # Ellipsis: a 0-d view, not a copy
+    return _view_result(TABLE["select"], t, out,
                         {"dim": d, "index": index, "self_sym_sizes": tuple(t.data.shape)})
 
 
@@ -1390,26 +1464,46 @@ class SavedList(Tensor):
 
 
 def setitem(t, index, value):
-    """`t[index] = value`: an in-place copy into a view (CopySlices on a tensor that requires grad)."""
-    if STATE.grad_enabled and t.requires_grad and t.grad_fn is None:
-        raise TorchRuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
+    """`t[index] = value`: CopySlices for basic indices, IndexPutBackward0 for tensor, list
+    and mask indices (PyTorch's index_put_), each on a tensor that requires grad."""
     if not isinstance(index, tuple):
         index = (index,)
-    idx = tuple(i.data if type(i) is Tensor else i for i in index)
+    advanced = any(_is_advanced(i) for i in index)
+    if STATE.grad_enabled and t._rg and t.grad_fn is None:
+        raise TorchRuntimeError("a leaf Variable that requires grad is being used in an in-place operation."
+                                if advanced else
+                                "a view of a leaf Variable that requires grad is being used in an in-place "
+                                "operation.")
+    _check_view_of_leaf(t)
+    idx = tuple(i.data if type(i) is Tensor else np.array(i) if isinstance(i, list) else i for i in index)
     src = value.data if type(value) is Tensor else value
     try:
-        np.copyto(t.data[idx], src, casting="unsafe") if np.ndim(t.data[idx]) else t.data.__setitem__(idx, src)
-    except (IndexError, ValueError) as e:
-        raise TorchRuntimeError(str(e)) from None
+        t.data[idx] = src
+    except IndexError as e:
+        raise TorchIndexError(str(e).replace("axis", "dimension")) from None
+    except ValueError:
+        target = np.shape(t.data[idx])
+        raise TorchRuntimeError(f"shape mismatch: value tensor of shape [{', '.join(map(str, np.shape(src)))}] "
+                                f"cannot be broadcast to indexing result of shape "
+                                f"[{', '.join(map(str, target))}]") from None
     t._version_counter.bump()
-    vr = type(value) is Tensor and value.requires_grad
-    if STATE.grad_enabled and (t.requires_grad or vr):
-        seq = STATE.next_seq()
+    vr = type(value) is Tensor and value._rg
+    if STATE.grad_enabled and (t._rg or vr):
         edges = ((t._edge(), 0), ((value._edge() if vr else None), 0))
         meta = ((t.data.shape, t.data.dtype), (np.shape(src), t.data.dtype))
-        node = Node(TABLE["copy_slices"], edges, {}, {"_index": idx}, meta, seq)
+        if advanced:
+            saved = {"indices": Saved(SavedList([Tensor(np.asarray(i)) for i in idx if isinstance(i, np.ndarray)]))}
+            node = Node(TABLE["index_put"], edges, saved, {"accumulate": False, "_index": idx}, meta, STATE.next_seq())
+        else:
+            node = Node(TABLE["copy_slices"], edges, {}, {"_index": idx}, meta, STATE.next_seq())
         t.grad_fn = node
         t._rg = True
+
+
+def _check_view_of_leaf(t):
+    base = t._base
+    if base is not None and STATE.grad_enabled and base._rg and base.grad_fn is None:
+        raise TorchRuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
 
 
 def cat(tensors, dim=0):
@@ -1757,6 +1851,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
 
 
 def copy_(t, src, non_blocking=False):
+    _check_view_of_leaf(t)
     if STATE.grad_enabled and t.requires_grad and t.grad_fn is None:
         raise TorchRuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
     s = src.data if type(src) is Tensor else np.asarray(src)
