@@ -92,7 +92,7 @@ TABLE = {
     "sqrt": op("SqrtBackward0", ("self",), saved=(("result", ALWAYS),),
                self=lambda m, g, result: g / m.mul_scalar(result, 2)),
     "rsqrt": op("RsqrtBackward0", ("self",), saved=(("result", ALWAYS),),
-                self=lambda m, g, result: m.mul_scalar(g * result * result * result, -0.5)),
+                self=lambda m, g, result: m.mul_scalar(g, -0.5) * m.pow_scalar(result, 3)),
     "abs": op("AbsBackward0", ("self",), saved=(("self", ALWAYS),), self=lambda m, g, self: g * m.sign(self)),
     "reciprocal": op("ReciprocalBackward0", ("self",), saved=(("result", ALWAYS),),
                      self=lambda m, g, result: -g * (result * result)),
@@ -900,15 +900,34 @@ def _fill(t, value, row):
 # ----------------------------------------------------------------------------- differentiable maths for create_graph
 
 
+# Helpers whose other tensor arguments only select or place values (masks, indices): their
+# result is a constant whenever the incoming gradient is.
+_LINEAR_IN_GRAD = {"mask", "evenly_distribute", "value_selecting", "tie_split", "select_backward",
+                   "slice_backward", "index_backward", "swapaxes", "permute", "zero_at", "take", "narrow",
+                   "select", "as_strided_backward", "nll_backward"}
+
+
 class _TensorMath:
     """The namespace backward formulas use under create_graph: the same operations as
     engine.NUMPY_MATH, recorded as graph nodes so gradients can be differentiated."""
 
     def __getattr__(self, name):
-        # A formula that has no differentiable version yet: say so, never a wrong answer.
-        raise TorchNotImplementedError_(
-            f"create_graph=True through this operation ({name}) is not supported by gradcli yet; "
-            "first-order gradients (create_graph=False) work")
+        """A backward helper without a differentiable version of its own. When its result
+        cannot require grad (the incoming gradient is a constant and the helper is linear in
+        it, or every tensor it reads is constant), PyTorch's result has no grad_fn either: compute
+        it with NumPy. Otherwise say so clearly: never a silently wrong higher-order gradient."""
+        helper = getattr(E.NUMPY_MATH, name)
+
+        def constant_or_refuse(*args):
+            g = args[0]
+            others = [a for a in args[1:] if type(a) is Tensor and a._rg]
+            if (type(g) is Tensor and g._rg) or (others and name not in _LINEAR_IN_GRAD):
+                raise TorchNotImplementedError_(
+                    f"create_graph=True through this operation ({name}) is not supported by gradcli yet; "
+                    "first-order gradients (create_graph=False) work")
+            out = helper(*[a.data if type(a) is Tensor else a for a in args])
+            return Tensor(np.asarray(out))
+        return constant_or_refuse
 
     exp, log, sin, cos, sqrt, tanh, abs = map(staticmethod, (exp, log, sin, cos, sqrt, tanh, abs))
 
