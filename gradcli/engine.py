@@ -337,6 +337,11 @@ class Tensor:
         return self.data.reshape(()).item()
 
     def tolist(self):
+        from .ops import _check_numel, LIMITS
+        if self.data.size > 10_000_000:
+            from .errors import LimitError
+            raise LimitError(f"tolist() of {self.data.size:,} elements: more than the 10,000,000 a script may "
+                             "turn into Python numbers")
         return self.data.tolist()
 
     def numpy(self):

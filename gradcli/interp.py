@@ -86,8 +86,11 @@ class ScriptType:
     def __hash__(self):
         return hash(self.qualname)
 
-    def __call__(self, *args):
-        return self.pytype(*args)
+    def __call__(self, *args, **kwargs):
+        if self.pytype is Tensor:
+            from .torch import Tensor_ as make
+            return make(*args, **kwargs)
+        raise _unsupported(f"calling type {self.qualname!r}")
 
 
 def _script_type(v):
@@ -103,7 +106,13 @@ def _script_type(v):
         return ScriptType("Size", "torch.Size", E.Size)
     if isinstance(v, E.DType):
         return ScriptType("dtype", "torch.dtype", E.DType)
-    return type(v)          # plain Python values: Python's own type (so `type(1.5) is float`)
+    t = type(v)
+    if t in _PLAIN_TYPES:
+        return t            # plain Python values: Python's own type (so `type(1.5) is float`)
+    return ScriptType(t.__name__, t.__name__, None)      # anything else: a name, never a constructor
+
+
+_PLAIN_TYPES = {int, float, str, bool, list, tuple, dict, set, type(None), range}
 
 # ----------------------------------------------------------------------------- native errors
 
@@ -205,7 +214,7 @@ class Interpreter:
         finally:
             sys.setrecursionlimit(old_limit)
             self._announce_leaves()
-        self.report.tensors = self.describe_tensors()
+        self.report.describe = self.describe_tensors     # computed only when a view asks (JSON)
         return self.report
 
     # -- statements ---------------------------------------------------------------------
@@ -458,7 +467,8 @@ class Interpreter:
         if self.deadline is not None:
             self._tick += 1
             if self._tick & 63 == 0 and time.monotonic() > self.deadline:
-                self.current = st
+                if isinstance(st, S.Stmt):
+                    self.current = st
                 self._check_time()
 
     def ex_for(self, st, frame):
@@ -744,6 +754,9 @@ class Interpreter:
             return self.call_user(func, args, kwargs)
         if isinstance(func, type) and issubclass(func, ScriptError):
             return func(*[str(a) if not isinstance(a, str) else a for a in args[:1]])
+        if func is Tensor:                      # torch.Tensor(2, 3) / torch.Tensor([1, 2])
+            from .torch import Tensor_
+            func = Tensor_
         if not callable(func) or isinstance(func, (Tensor, Namespace)):
             raise TorchTypeError(f"'{_type_name(func)}' object is not callable")
         return self._call_op(func, args, node, kwargs)
@@ -758,7 +771,13 @@ class Interpreter:
         except RecursionError:
             raise
         except _NATIVE as e:
-            if not isinstance(func, _NativeOK) and e.__traceback__.tb_next is not None:
+            not_tensor = _NOT_A_TENSOR.search(str(e)) if isinstance(e, AttributeError) else None
+            if not_tensor:       # a number or list where the function needs a tensor
+                name = getattr(func, "__name__", "function")
+                raise TorchTypeError(f"{name}(): expected a Tensor argument, but got "
+                                     f"{not_tensor.group(1)}") from None
+            if not isinstance(func, _NativeOK) and e.__traceback__.tb_next is not None \
+                    and not _is_binding_error(e):
                 raise            # raised inside gradcli, not at the call's own boundary: a bug
             err = _native(e)
             if err is None:
@@ -766,6 +785,8 @@ class Interpreter:
             raise err from None
 
     def call_user(self, fn, args, kwargs):
+        if self.deadline is not None:
+            self._loop_tick(self.current)
         if self.current is not None and self._depth >= MAX_CALL_DEPTH:
             raise TorchRecursionError("maximum recursion depth exceeded")
         local = {}
@@ -901,6 +922,7 @@ class Interpreter:
         out = []
         inner = _ChainFrame(frame)
         for item in self._iter(self.eval(node.iter, frame)):
+            self._loop_tick(node)
             self.assign(node.target, item, inner)
             if node.cond is None or self.truth(self.eval(node.cond, inner)):
                 out.append(self.eval(node.elt, inner))
@@ -998,6 +1020,18 @@ class Interpreter:
 
 
 ScriptErrorSyntax = BY_NAME["RuntimeError"]
+
+
+_NOT_A_TENSOR = _re.compile(r"'(\w+)' object has no attribute '(?:data|_rg|grad_fn|_version_counter|_base|"
+                            r"_accumulator|_edge|requires_grad)'")
+_BINDING = _re.compile(r"(takes \d+ positional argument|positional argument|got an unexpected keyword argument|"
+                       r"missing \d+ required|got multiple values for argument|takes no keyword arguments)")
+
+
+def _is_binding_error(e):
+    """Python's own complaint about a call's arguments (a script passing the wrong ones),
+    wherever in gradcli's forwarding the call was finally bound."""
+    return isinstance(e, TypeError) and _BINDING.search(str(e)) is not None
 
 
 def _scopes(frame):
@@ -1320,6 +1354,17 @@ def _limited(fn, name):
     return _NativeOK(wrapper, name)
 
 
+def _no_huge_range(fn):
+    """sum/max/any over range(10**12) would run inside C, out of reach of --timeout."""
+    def wrapper(*args, **kwargs):
+        if args and isinstance(args[0], range) and len(args[0]) > MAX_SEQUENCE:
+            raise LimitError(f"{fn.__name__}() over a range of {len(args[0]):,} numbers: more than the "
+                             f"{MAX_SEQUENCE:,} a script may use")
+        return fn(*args, **kwargs)
+    wrapper.__name__ = fn.__name__
+    return wrapper
+
+
 def _bounded_list(it=()):
     """list(...) that stops at MAX_SEQUENCE elements instead of exhausting memory."""
     if hasattr(it, "__len__") and not isinstance(it, Tensor):
@@ -1335,12 +1380,13 @@ def _bounded_list(it=()):
 _SAFE_BUILTINS = {
     "len": _NativeOK(len), "range": _NativeOK(range, "range"), "enumerate": _NativeOK(enumerate, "enumerate"),
     "zip": _NativeOK(zip, "zip"), "float": float, "int": int, "str": str, "bool": bool, "abs": _NativeOK(abs, "abs"),
-    "min": _NativeOK(min, "min"), "max": _NativeOK(max, "max"), "sum": _NativeOK(sum, "sum"),
+    "min": _NativeOK(_no_huge_range(min), "min"), "max": _NativeOK(_no_huge_range(max), "max"),
+    "sum": _NativeOK(_no_huge_range(sum), "sum"),
     "round": _NativeOK(round, "round"), "isinstance": _NativeOK(lambda o, t: isinstance(o, t.pytype if isinstance(t, ScriptType) else t), "isinstance"),
     "list": _NativeOK(_bounded_list, "list"), "tuple": _limited(tuple, "tuple"), "dict": dict,
-    "sorted": _limited(sorted, "sorted"), "reversed": _NativeOK(reversed, "reversed"), "any": _NativeOK(any, "any"),
-    "all": _NativeOK(all, "all"), "repr": _NativeOK(repr, "repr"), "format": _NativeOK(lambda v, spec="": (check_format_spec(spec), format(v, spec))[1], "format"),
-    "map": _NativeOK(map, "map"), "filter": _NativeOK(filter, "filter"), "pow": _NativeOK(pow, "pow"),
+    "sorted": _limited(sorted, "sorted"), "reversed": _NativeOK(reversed, "reversed"), "any": _NativeOK(_no_huge_range(any), "any"),
+    "all": _NativeOK(_no_huge_range(all), "all"), "repr": _NativeOK(repr, "repr"), "format": _NativeOK(lambda v, spec="": (check_format_spec(spec), format(v, spec))[1], "format"),
+    "map": _NativeOK(map, "map"), "filter": _NativeOK(filter, "filter"), "pow": _NativeOK(lambda a, b, *m: (_guard_binop("**", a, b), pow(a, b, *m))[1], "pow"),
     "divmod": _NativeOK(divmod, "divmod"), "chr": _NativeOK(chr, "chr"), "ord": _NativeOK(ord, "ord"),
     "set": _limited(set, "set"), "ascii": _NativeOK(ascii, "ascii"),
 }

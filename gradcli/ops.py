@@ -1529,6 +1529,10 @@ def cat(tensors, dim=0):
     tensors = list(tensors)
     if not tensors:
         raise TorchRuntimeError("torch.cat(): expected a non-empty list of Tensors")
+    if not all(type(t) is Tensor for t in tensors):
+        raise TorchTypeError("cat(): argument 'tensors' (position 1) must be tuple of Tensors, not "
+                             + type(next(t for t in tensors if type(t) is not Tensor)).__name__)
+    _check_numel(_b.sum(t.data.size for t in tensors), tensors[0].data.itemsize)
     seq = _begin(*tensors)
     nd = tensors[0].data.ndim
     d = _norm_dim(dim, nd)
@@ -1553,6 +1557,10 @@ def stack(tensors, dim=0):
     tensors = list(tensors)
     if not tensors:
         raise TorchRuntimeError("stack expects a non-empty TensorList")
+    if not all(type(t) is Tensor for t in tensors):
+        raise TorchTypeError("stack(): argument 'tensors' (position 1) must be tuple of Tensors, not "
+                             + type(next(t for t in tensors if type(t) is not Tensor)).__name__)
+    _check_numel(_b.sum(t.data.size for t in tensors), tensors[0].data.itemsize)
     for k, t in enumerate(tensors[1:], 1):
         if t.data.shape != tensors[0].data.shape:
             raise TorchRuntimeError(f"stack expects each tensor to be equal size, but got "

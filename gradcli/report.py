@@ -76,8 +76,13 @@ class Report:
     #           | ("expect", line, passed, text) | ("graph", line, GraphSnapshot)
     items: list = field(default_factory=list)
     error: Optional[ErrorInfo] = None
-    tensors: dict = field(default_factory=dict)    # name -> JSON-ready description, at the end
+    describe: Any = None          # () -> {name: JSON-ready description} of the tensors at the end
     parse_failed: bool = False
+
+    @property
+    def tensors(self):
+        """Every script variable bound to a tensor when the script ended (the JSON contract)."""
+        return self.describe() if self.describe is not None else {}
 
     @property
     def ok(self):

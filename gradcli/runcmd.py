@@ -8,7 +8,9 @@ A test checks that both accept exactly the same options.
 from __future__ import annotations
 
 import argparse
+import math
 import os
+import stat
 import sys
 
 DEFAULT_MAX_ELEMENTS = 200_000_000       # 800 MB of float32 in one tensor: safe on a 24 GiB machine
@@ -37,6 +39,8 @@ def read_script(file, code):
     else:
         if os.path.isdir(file):
             raise Usage(f"{file} is a directory, not a script")
+        if os.path.exists(file) and not stat.S_ISREG(os.stat(file).st_mode):
+            raise Usage(f"{file} is not a regular file (a pipe or a device cannot be a script)")
         try:
             with open(file, "rb") as f:
                 data = f.read()
@@ -100,8 +104,12 @@ def execute(file=None, code=None, set_=(), strict=False, plain=False, json_=Fals
         raise Usage("--plain and --json cannot be used together")
     if explain_ and json_:
         raise Usage("--explain and --json cannot be used together (gradcli explain --json gives the facts)")
-    if timeout is not None and not timeout > 0:
+    if timeout is not None and not (timeout > 0 and math.isfinite(timeout)):
         raise Usage("--timeout must be a positive number of seconds")
+    if not max_elements > 0:
+        raise Usage("--max-elements must be a positive number of elements")
+    if not (max_memory > 0 and math.isfinite(max_memory)):
+        raise Usage("--max-memory must be a positive number of GiB")
     source, name = read_script(file, code)
     try:
         values = parse_set(set_)

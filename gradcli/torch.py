@@ -174,6 +174,18 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
 as_tensor = tensor
 
 
+def Tensor_(*args, **kwargs):
+    """`torch.Tensor(...)`: sizes give a float32 tensor of that shape, data gives float32 values."""
+    if kwargs:
+        raise TorchTypeError("new() received an invalid combination of arguments - got keyword arguments")
+    if all(isinstance(a, _py_int) and not isinstance(a, _py_bool) for a in args):
+        return zeros(*args)
+    if len(args) == 1 and isinstance(args[0], (list, tuple, Tensor)):
+        return tensor(args[0], dtype=float32)
+    raise TorchTypeError("new() received an invalid combination of arguments - got "
+                         f"({', '.join(type(a).__name__ for a in args)})")
+
+
 def from_numpy(arr):
     return Tensor(arr)
 
@@ -221,16 +233,23 @@ def full(size, fill_value, dtype=None, requires_grad=False, device=None):
     return _new(_alloc((size,) if isinstance(size, _py_int) else (tuple(size),), dtype, fill_value), requires_grad)
 
 
+def _like(t, name):
+    if not isinstance(t, Tensor):
+        raise TorchTypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(t).__name__}")
+    _ops._check_numel(t.data.size, t.data.itemsize)
+    return t.data.shape
+
+
 def ones_like(t, dtype=None, requires_grad=False, device=None):
-    return _new(np.ones(t.data.shape, _np_dtype(dtype, t.data.dtype)), requires_grad)
+    return _new(np.ones(_like(t, "ones_like"), _np_dtype(dtype, t.data.dtype)), requires_grad)
 
 
 def zeros_like(t, dtype=None, requires_grad=False, device=None):
-    return _new(np.zeros(t.data.shape, _np_dtype(dtype, t.data.dtype)), requires_grad)
+    return _new(np.zeros(_like(t, "zeros_like"), _np_dtype(dtype, t.data.dtype)), requires_grad)
 
 
 def full_like(t, fill_value, dtype=None, requires_grad=False, device=None):
-    return _new(np.full(t.data.shape, fill_value, _np_dtype(dtype, t.data.dtype)), requires_grad)
+    return _new(np.full(_like(t, "full_like"), fill_value, _np_dtype(dtype, t.data.dtype)), requires_grad)
 
 
 def empty_like(t, dtype=None, requires_grad=False, device=None):
