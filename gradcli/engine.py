@@ -98,6 +98,9 @@ def _combine(higher, lower):
     return higher
 
 
+MEMORY_HOOK = None      # set while --max-memory applies: counts large buffers (ops._MEMORY.track)
+
+
 class Size(tuple):
     """torch.Size: a tuple that prints as `torch.Size([2, 3])`."""
 
@@ -206,6 +209,8 @@ class Tensor:
 
     def __init__(self, data, requires_grad=False, grad_fn=None, version=None, base=None):
         self.data = data
+        if data.size >= 1024 and MEMORY_HOOK is not None:
+            MEMORY_HOOK(data)
         self._rg = requires_grad          # requires_grad, without the checks of the public setter
         self.grad_fn = grad_fn
         self._grad = None
@@ -337,11 +342,10 @@ class Tensor:
         return self.data.reshape(()).item()
 
     def tolist(self):
-        from .ops import _check_numel, LIMITS
         if self.data.size > 10_000_000:
             from .errors import LimitError
-            raise LimitError(f"tolist() of {self.data.size:,} elements: more than the 10,000,000 a script may "
-                             "turn into Python numbers")
+            raise LimitError(f"tolist() would make {self.data.size:,} Python numbers; a script may make at most "
+                             "10,000,000 (tensors themselves are limited by --max-elements)")
         return self.data.tolist()
 
     def numpy(self):
@@ -519,6 +523,8 @@ class Node:
             attrs = object.__getattribute__(self, "attrs")
             if slot in attrs:
                 return saved_attr_value(slot, attrs[slot])
+        if name.startswith("_raw_saved_") and name[11:] in object.__getattribute__(self, "saved"):
+            return RawSaved()           # PyTorch's SavedTensor handle: opaque, and it never raises
         raise AttributeError(f"'{object.__getattribute__(self, 'op').name}' object has no attribute '{name}'")
 
     def __repr__(self):
@@ -536,6 +542,13 @@ def saved_attr_value(slot, value):
         if type(value) is tuple:
             return tuple(v + 2 ** 64 if type(v) is int and v < 0 else v for v in value)
     return value
+
+
+class RawSaved:
+    __slots__ = ()
+
+    def __repr__(self):
+        return f"<torch._C._autograd.SavedTensor object at {_fake_address(self)}>"
 
 
 def _fake_address(obj):

@@ -211,6 +211,9 @@ class Interpreter:
         except RecursionError:
             self.report.error = ErrorInfo("RecursionError", "maximum recursion depth exceeded: the script "
                                           "nests expressions or calls too deeply", self._line())
+        except MemoryError:
+            self.report.error = ErrorInfo("LimitError", "the script ran out of memory (lower what it builds, "
+                                          "or see --max-memory)", self._line())
         finally:
             sys.setrecursionlimit(old_limit)
             self._announce_leaves()
@@ -464,12 +467,19 @@ class Interpreter:
             self.exec_block(st.orelse, frame)
 
     def _loop_tick(self, st):
-        if self.deadline is not None:
-            self._tick += 1
-            if self._tick & 63 == 0 and time.monotonic() > self.deadline:
-                if isinstance(st, S.Stmt):
-                    self.current = st
-                self._check_time()
+        self._tick += 1
+        if self._tick & 63:
+            return
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            if isinstance(st, S.Stmt):
+                self.current = st
+            self._check_time()
+        if self._tick & 1023 == 0:
+            from . import ops
+            cap = ops.LIMITS.max_bytes
+            if cap is not None and ops._resident_bytes() > cap:
+                raise LimitError(f"the script's memory use passed the limit of {cap / 2 ** 30:.1f} GiB "
+                                 "(raise it with --max-memory)")
 
     def ex_for(self, st, frame):
         iterable = self.eval(st.iter, frame)
@@ -754,6 +764,9 @@ class Interpreter:
             return self.call_user(func, args, kwargs)
         if isinstance(func, type) and issubclass(func, ScriptError):
             return func(*[str(a) if not isinstance(a, str) else a for a in args[:1]])
+        if func is E.Size or func is dict:     # their arguments are iterated in C: bound them first
+            args = [_bounded_list(a) if hasattr(a, "__iter__") and not isinstance(a, (list, tuple, dict, str))
+                    else a for a in args]
         if func is Tensor:                      # torch.Tensor(2, 3) / torch.Tensor([1, 2])
             from .torch import Tensor_
             func = Tensor_
@@ -785,8 +798,7 @@ class Interpreter:
             raise err from None
 
     def call_user(self, fn, args, kwargs):
-        if self.deadline is not None:
-            self._loop_tick(self.current)
+        self._loop_tick(self.current)
         if self.current is not None and self._depth >= MAX_CALL_DEPTH:
             raise TorchRecursionError("maximum recursion depth exceeded")
         local = {}
@@ -1358,8 +1370,8 @@ def _no_huge_range(fn):
     """sum/max/any over range(10**12) would run inside C, out of reach of --timeout."""
     def wrapper(*args, **kwargs):
         if args and isinstance(args[0], range) and len(args[0]) > MAX_SEQUENCE:
-            raise LimitError(f"{fn.__name__}() over a range of {len(args[0]):,} numbers: more than the "
-                             f"{MAX_SEQUENCE:,} a script may use")
+            raise LimitError(f"{fn.__name__}() over {len(args[0]):,} numbers is too large "
+                             f"(limit {MAX_SEQUENCE:,})")
         return fn(*args, **kwargs)
     wrapper.__name__ = fn.__name__
     return wrapper

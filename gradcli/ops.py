@@ -12,6 +12,7 @@ this table; nothing else repeats per-op knowledge.
 from __future__ import annotations
 
 import builtins as _b
+import weakref
 
 import numpy as np
 
@@ -422,12 +423,34 @@ def _check_numel(n, itemsize=4):
         raise LimitError(f"a tensor of {n:,} elements exceeds the limit of {limit:,} elements per tensor "
                          "(raise it with --max-elements)")
     cap = LIMITS.max_bytes
-    if cap is not None and n >= 65536:
+    if cap is not None and n >= 1024:
         need = n * itemsize
-        if need + _resident_bytes() > cap:
+        if need + _MEMORY.live > cap or need + _resident_bytes() > cap:
             from .errors import LimitError
-            raise LimitError(f"a tensor of {n:,} elements ({need / 2 ** 30:.2f} GiB) would take gradcli past its "
-                             f"memory limit of {cap / 2 ** 30:.1f} GiB (raise it with --max-memory)")
+            raise LimitError(f"a tensor of {n:,} elements ({need / 2 ** 30:.2g} GiB) would take gradcli past its "
+                             f"memory limit of {cap / 2 ** 30:g} GiB (raise it with --max-memory)")
+
+
+class _Memory:
+    """Bytes held by live tensor buffers of 1024 elements or more (counted when allocated,
+    uncounted when freed), because untouched pages of a fresh buffer do not show as resident."""
+
+    __slots__ = ("live",)
+
+    def __init__(self):
+        self.live = 0
+
+    def track(self, arr):
+        if arr.base is None:
+            n = arr.nbytes
+            self.live += n
+            weakref.finalize(arr, self._release, n)
+
+    def _release(self, n):
+        self.live -= n
+
+
+_MEMORY = _Memory()
 
 
 def _resident_bytes():

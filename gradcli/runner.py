@@ -61,6 +61,8 @@ def run_source(source, filename="<script>", *, values=None, strict=False, timeou
     from .interp import Interpreter
     ops.LIMITS.max_elements = max_elements
     ops.LIMITS.max_bytes = max_memory
+    from . import engine
+    engine.MEMORY_HOOK = ops._MEMORY.track if max_memory is not None else None
     interp = Interpreter(report, values=values, strict=strict, timeout=timeout, filename=filename)
     interp.echo = echo
     # The graph holds few reference cycles, so the cyclic collector only costs time here:
