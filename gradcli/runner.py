@@ -74,4 +74,9 @@ def run_source(source, filename="<script>", *, values=None, strict=False, timeou
     finally:
         if gc_was_on:
             gc.enable()
+        # The limits belong to this run; the library (gradcli.torch) has none.
+        ops.LIMITS.max_elements = ops.LIMITS.max_bytes = None
+        engine.MEMORY_HOOK = None
+        engine.STATE.observer = None            # the report is complete: stop recording into it
+        engine.STATE.warn = engine._default_warn
     return report
