@@ -456,15 +456,21 @@ class Interpreter:
 
     def ex_while(self, st, frame):
         while self.truth(self.eval(st.test, frame)):
-            self._loop_tick(st)
-            try:
-                self.exec_block(st.body, frame)
-            except _Break:
+            if not self._iteration(st, frame):
                 return
-            except _Continue:
-                pass
         if st.orelse:
             self.exec_block(st.orelse, frame)
+
+    def _iteration(self, st, frame):
+        """One pass of a loop body; False when it ended with `break`."""
+        self._loop_tick(st)
+        try:
+            self.exec_block(st.body, frame)
+        except _Break:
+            return False
+        except _Continue:
+            pass
+        return True
 
     def _loop_tick(self, st):
         self._tick += 1
@@ -485,14 +491,9 @@ class Interpreter:
         iterable = self.eval(st.iter, frame)
         it = self._iter(iterable)
         for item in it:
-            self._loop_tick(st)
             self.assign(st.target, item, frame)
-            try:
-                self.exec_block(st.body, frame)
-            except _Break:
+            if not self._iteration(st, frame):
                 return
-            except _Continue:
-                pass
         if st.orelse:
             self.exec_block(st.orelse, frame)
 

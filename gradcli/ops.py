@@ -1548,14 +1548,20 @@ def _check_view_of_leaf(t):
         raise TorchRuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
 
 
-def cat(tensors, dim=0):
+def _tensor_list(tensors, name, empty_message):
+    """cat/stack's argument: a non-empty sequence of tensors whose result fits the limits."""
     tensors = list(tensors)
     if not tensors:
-        raise TorchRuntimeError("torch.cat(): expected a non-empty list of Tensors")
+        raise TorchRuntimeError(empty_message)
     if not all(type(t) is Tensor for t in tensors):
-        raise TorchTypeError("cat(): argument 'tensors' (position 1) must be tuple of Tensors, not "
+        raise TorchTypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, not "
                              + type(next(t for t in tensors if type(t) is not Tensor)).__name__)
     _check_numel(_b.sum(t.data.size for t in tensors), tensors[0].data.itemsize)
+    return tensors
+
+
+def cat(tensors, dim=0):
+    tensors = _tensor_list(tensors, "cat", "torch.cat(): expected a non-empty list of Tensors")
     seq = _begin(*tensors)
     nd = tensors[0].data.ndim
     d = _norm_dim(dim, nd)
@@ -1577,13 +1583,7 @@ def cat(tensors, dim=0):
 
 
 def stack(tensors, dim=0):
-    tensors = list(tensors)
-    if not tensors:
-        raise TorchRuntimeError("stack expects a non-empty TensorList")
-    if not all(type(t) is Tensor for t in tensors):
-        raise TorchTypeError("stack(): argument 'tensors' (position 1) must be tuple of Tensors, not "
-                             + type(next(t for t in tensors if type(t) is not Tensor)).__name__)
-    _check_numel(_b.sum(t.data.size for t in tensors), tensors[0].data.itemsize)
+    tensors = _tensor_list(tensors, "stack", "stack expects a non-empty TensorList")
     for k, t in enumerate(tensors[1:], 1):
         if t.data.shape != tensors[0].data.shape:
             raise TorchRuntimeError(f"stack expects each tensor to be equal size, but got "
