@@ -476,7 +476,14 @@ LIMITS = _Limits()
 _ADD, _SUB, _MUL, _DIV = TABLE["add"], TABLE["sub"], TABLE["mul"], TABLE["div"]
 
 
+def _alpha(name, alpha):
+    if isinstance(alpha, (int, float)) and not isinstance(alpha, bool):
+        return alpha
+    raise TorchTypeError(f"{name}(): argument 'alpha' must be Number, not {type(alpha).__name__}")
+
+
 def add(a, b, alpha=1):
+    alpha = _alpha("add", alpha)
     if type(a) is not Tensor:                  # 2 + x: PyTorch calls x.__radd__(2) = add(x, 2)
         a, b = b, a
     ufunc = np.add if alpha == 1 else (lambda x, y: x + y * np.asarray(alpha, np.result_type(y)))
@@ -484,6 +491,7 @@ def add(a, b, alpha=1):
 
 
 def sub(a, b, alpha=1):
+    alpha = _alpha("sub", alpha)
     if type(a) is not Tensor:                  # 2 - x is rsub(x, 2)
         return rsub(b, a, alpha)
     if a.data.dtype == np.bool_ and type(b) is Tensor and b.data.dtype == np.bool_:

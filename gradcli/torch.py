@@ -228,6 +228,8 @@ def empty(*size, dtype=None, requires_grad=False, device=None):
 
 
 def full(size, fill_value, dtype=None, requires_grad=False, device=None):
+    if not isinstance(fill_value, (_py_int, _py_float)):
+        fill_value = _number("full", "fill_value", fill_value)
     if dtype is None:
         dtype = bool if isinstance(fill_value, _py_bool) else int64 if isinstance(fill_value, _py_int) else float32
     return _new(_alloc((size,) if isinstance(size, _py_int) else (tuple(size),), dtype, fill_value), requires_grad)
@@ -256,10 +258,27 @@ def empty_like(t, dtype=None, requires_grad=False, device=None):
     return zeros_like(t, dtype=dtype, requires_grad=requires_grad)
 
 
+def _number(name, arg, v):
+    """A Python number argument (or a one-element tensor), with PyTorch's TypeError otherwise."""
+    if isinstance(v, Tensor) and v.data.size == 1:
+        return v.item()
+    if isinstance(v, (_py_int, _py_float)) and not isinstance(v, _py_bool):
+        return v
+    raise TorchTypeError(f"{name}(): argument '{arg}' must be Number, not {type(v).__name__}")
+
+
+def _count(name, arg, v):
+    if not isinstance(v, _py_int) or isinstance(v, _py_bool):
+        raise TorchTypeError(f"{name}(): argument '{arg}' must be int, not {type(v).__name__}")
+    if v < 0:
+        raise TorchRuntimeError(f"{name}(): argument '{arg}' must be non-negative, got {v}")
+    return v
+
+
 def arange(start, end=None, step=1, dtype=None, requires_grad=False, device=None):
     if end is None:
         start, end = 0, start
-    values = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    values = [_number("arange", a, v) for a, v in (("start", start), ("end", end), ("step", step))]
     if step == 0:
         raise TorchRuntimeError("step must be nonzero")
     if dtype is None:
@@ -274,12 +293,15 @@ def arange(start, end=None, step=1, dtype=None, requires_grad=False, device=None
 
 
 def linspace(start, end, steps, dtype=None, requires_grad=False, device=None):
-    _ops._check_numel(steps)
+    start, end = _number("linspace", "start", start), _number("linspace", "end", end)
+    _ops._check_numel(_count("linspace", "steps", steps))
     return _new(np.linspace(start, end, steps).astype(_np_dtype(dtype, np.dtype(np.float32))), requires_grad)
 
 
 def eye(n, m=None, dtype=None, requires_grad=False, device=None):
-    _ops._check_numel(n * (m or n))
+    n = _count("eye", "n", n)
+    m = n if m is None else _count("eye", "m", m)
+    _ops._check_numel(n * m)
     return _new(np.eye(n, m, dtype=_np_dtype(dtype, np.dtype(np.float32))), requires_grad)
 
 # Random numbers: available, but PyTorch's generator is not reproduced (see README).
