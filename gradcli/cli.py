@@ -81,7 +81,7 @@ def main():
         hint = f" (see gradcli {e.ctx.info_name} --help)" if e.ctx and e.ctx.parent else " (see gradcli --help)"
         sys.stderr.write(f"gradcli: {e.format_message()}{hint}\n")
         status = 2
-    except cx.Abort:
+    except (typer.Abort, KeyboardInterrupt):
         sys.stderr.write("gradcli: interrupted\n")
         status = 130
     sys.exit(status or 0)

@@ -8,6 +8,7 @@ from typing import List, Optional
 
 import typer
 
+from .runcmd import check_limits
 from .cli import app, read_script, internal_error, DEFAULT_MAX_ELEMENTS, DEFAULT_MAX_MEMORY_GB
 
 
@@ -41,8 +42,7 @@ def explain(file: Optional[str] = typer.Argument(None, help="The script (.grad o
     from .runner import parse_set, UsageError
     if plain and json_:
         _usage("--plain and --json cannot be used together")
-    if timeout is not None and not timeout > 0:
-        _usage("--timeout must be a positive number of seconds")
+    check_limits(timeout, max_elements, max_memory)
     source, name = read_script(file, code)
     try:
         values = parse_set(set_)

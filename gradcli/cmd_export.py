@@ -6,6 +6,7 @@ from typing import List, Optional
 
 import typer
 
+from .runcmd import check_limits
 from .cli import app, read_script, internal_error, DEFAULT_MAX_ELEMENTS, DEFAULT_MAX_MEMORY_GB
 
 
@@ -39,8 +40,7 @@ def export(file: Optional[str] = typer.Argument(None, help="The script (.grad or
       gradcli export examples/concise_seed000.grad --set x=2 --set y=3 -o seed000.py && python seed000.py
     """
     from .runner import parse_set, UsageError
-    if timeout is not None and not timeout > 0:
-        _usage("--timeout must be a positive number of seconds")
+    check_limits(timeout, max_elements, max_memory)
     source, name = read_script(file, code)
     try:
         values = parse_set(set_)

@@ -7,6 +7,7 @@ from typing import List, Optional
 
 import typer
 
+from .runcmd import check_limits
 from .cli import app, read_script, exit_status, internal_error, DEFAULT_MAX_ELEMENTS, DEFAULT_MAX_MEMORY_GB
 
 FORMATS = ("tree", "dot", "mermaid", "svg", "png")
@@ -69,8 +70,7 @@ def graph(file: Optional[str] = typer.Argument(None, help="The script (.grad or 
         _usage("--at needs a line number >= 1")
     if depth is not None and depth < 1:
         _usage("--depth needs a number >= 1")
-    if timeout is not None and not timeout > 0:
-        _usage("--timeout must be a positive number of seconds")
+    check_limits(timeout, max_elements, max_memory)
     source, name = read_script(file, code)
     try:
         values = parse_set(set_)

@@ -96,6 +96,16 @@ def internal_error(debug):
     return 3
 
 
+def check_limits(timeout, max_elements, max_memory):
+    """The resource options every command shares; a bad one is a usage error (exit 2)."""
+    if timeout is not None and not (timeout > 0 and math.isfinite(timeout)):
+        raise Usage("--timeout must be a positive number of seconds")
+    if not max_elements > 0:
+        raise Usage("--max-elements must be a positive number of elements")
+    if not (max_memory > 0 and math.isfinite(max_memory)):
+        raise Usage("--max-memory must be a positive number of GiB")
+
+
 def execute(file=None, code=None, set_=(), strict=False, plain=False, json_=False, timeout=None,
             max_elements=DEFAULT_MAX_ELEMENTS, max_memory=DEFAULT_MAX_MEMORY_GB, debug=False, explain_=False):
     """Run a script as `gradcli run` does; returns the exit status."""
@@ -104,12 +114,7 @@ def execute(file=None, code=None, set_=(), strict=False, plain=False, json_=Fals
         raise Usage("--plain and --json cannot be used together")
     if explain_ and json_:
         raise Usage("--explain and --json cannot be used together (gradcli explain --json gives the facts)")
-    if timeout is not None and not (timeout > 0 and math.isfinite(timeout)):
-        raise Usage("--timeout must be a positive number of seconds")
-    if not max_elements > 0:
-        raise Usage("--max-elements must be a positive number of elements")
-    if not (max_memory > 0 and math.isfinite(max_memory)):
-        raise Usage("--max-memory must be a positive number of GiB")
+    check_limits(timeout, max_elements, max_memory)
     source, name = read_script(file, code)
     try:
         values = parse_set(set_)

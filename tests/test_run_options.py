@@ -23,3 +23,19 @@ def test_fast_path_and_typer_command_share_defaults():
     t, a = _typer_options(), _argparse_options()
     for opt in ("--max-elements", "--max-memory", "--timeout"):
         assert t[opt] == a[opt], opt
+
+
+import subprocess
+import sys
+
+import pytest
+
+
+@pytest.mark.parametrize("command", ["run", "explain", "graph", "export"])
+@pytest.mark.parametrize("option", [["--timeout", "-1"], ["--max-memory", "nan"], ["--max-elements", "0"]])
+def test_every_command_refuses_bad_limits_in_one_line(command, option):
+    r = subprocess.run([sys.executable, "-m", "gradcli", command, "-c", "x = 1", *option],
+                       capture_output=True, text=True)
+    assert r.returncode == 2
+    assert r.stderr.count("\n") == 1 and r.stderr.startswith("gradcli: "), r.stderr
+    assert "Traceback" not in r.stderr
