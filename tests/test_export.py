@@ -24,7 +24,15 @@ try:
     HAVE_TORCH = importlib.util.find_spec("torch") is not None
 except Exception:            # pragma: no cover
     HAVE_TORCH = False
-needs_torch = pytest.mark.skipif(not HAVE_TORCH, reason="PyTorch (the test-only oracle) is not installed")
+
+
+@pytest.fixture
+def torch_installed():
+    # torch is a test dependency (the `test` extra): a missing install must fail, not skip.
+    assert HAVE_TORCH, "install the test extra: pip install '.[test]'"
+
+
+needs_torch = pytest.mark.usefixtures("torch_installed")
 ADDRESS = re.compile(r" at 0x[0-9a-f]+")
 
 EXPECTS = """\
@@ -105,8 +113,7 @@ json.dump(results, open(sys.argv[1], "w"))
 @pytest.fixture(scope="module")
 def torch_runs(tmp_path_factory):
     """Every case exported, then all run under real PyTorch in one process (one torch import)."""
-    if not HAVE_TORCH:
-        pytest.skip("PyTorch (the test-only oracle) is not installed")
+    assert HAVE_TORCH, "install the test extra: pip install '.[test]'"
     d = tmp_path_factory.mktemp("exported")
     paths = {}
     for name, (source, values) in CASES.items():

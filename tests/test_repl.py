@@ -65,7 +65,7 @@ class Term:
     """A REPL in a pseudo-terminal; matches on its output with escape sequences removed."""
 
     def __init__(self, home, args=(), **env):
-        pexpect = pytest.importorskip("pexpect")
+        import pexpect           # the test extra installs it; a missing install must fail
         self.pexpect = pexpect
         self.child = pexpect.spawn(LAUNCH[0], LAUNCH[1:] + list(args), env=env_for(home, **env), cwd=str(home),
                                    dimensions=(50, 160), encoding="utf-8", codec_errors="replace", timeout=15)
