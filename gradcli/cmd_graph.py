@@ -7,7 +7,7 @@ from typing import List, Optional
 
 import typer
 
-from .runcmd import check_limits
+from .runcmd import check_limits, console
 from .cli import app, read_script, exit_status, internal_error, DEFAULT_MAX_ELEMENTS, DEFAULT_MAX_MEMORY_GB
 
 FORMATS = ("tree", "dot", "mermaid", "svg", "png")
@@ -16,15 +16,6 @@ FORMATS = ("tree", "dot", "mermaid", "svg", "png")
 def _usage(message):
     sys.stderr.write(f"gradcli: {message}\n")
     raise typer.Exit(2)
-
-
-def _console(**kw):
-    """A terminal console like `run`'s: NO_COLOR turns off every style."""
-    import os
-    from rich.console import Console
-    if os.environ.get("NO_COLOR"):
-        return Console(highlight=False, color_system=None, no_color=True, **kw)
-    return Console(highlight=False, **kw)
 
 
 @app.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -129,7 +120,7 @@ def _graph(source, name, values, at, fmt, output, var, depth, full, strict, time
             Console(file=buf, width=100, color_system=None, highlight=False).print(graphview.tree(snap, condensed=False))
             graphview.write_atomic(output, buf.getvalue())
         else:
-            _console().print(graphview.tree(snap, condensed=False))
+            console().print(graphview.tree(snap, condensed=False))
     elif fmt in ("dot", "mermaid"):
         text = graphview.to_dot(snap) if fmt == "dot" else graphview.to_mermaid(snap)
         if output:

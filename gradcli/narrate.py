@@ -674,14 +674,19 @@ def render_text(narr: Narrative, width=100) -> str:
 
 
 def render_rich(narr: Narrative):
+    entries = lines(narr)
+    while entries and entries[0][1] == "":
+        entries.pop(0)
+    return layout(entries)
+
+
+def layout(entries):
+    """(indent, text, style) lines as Rich renderables (also the REPL's :explain)."""
     from rich.console import Group
     from rich.padding import Padding
     from rich.table import Table
     from rich.text import Text
     parts = []
-    entries = lines(narr)
-    while entries and entries[0][1] == "":
-        entries.pop(0)
     for indent, text, style in entries:
         if not text:
             parts.append(Text(""))
@@ -696,22 +701,13 @@ def render_rich(narr: Narrative):
     return Group(*parts)
 
 
-def _console(**kw):
-    """A terminal console like `run`'s: NO_COLOR turns off every style."""
-    import os
-    from rich.console import Console
-    if os.environ.get("NO_COLOR"):
-        return Console(highlight=False, color_system=None, no_color=True, **kw)
-    return Console(highlight=False, **kw)
-
-
 def run_and_explain(source, name, values=None, *, strict=False, timeout=None, max_elements=None, max_memory=None,
                     mode="rich", width=None, show_run=False):
     """`gradcli explain` (and `run --explain`, show_run=True: first what `run` shows): run the
     script, print its narrative in mode "rich", "plain" or "json", return the exit status
     (0 ok, 1 the script raised, 2 it could not be parsed). Typer-free, for run's fast path."""
     import sys
-    from .runcmd import show, exit_status
+    from .runcmd import show, exit_status, console
     narr, trace = explain_source(source, name, values=values, strict=strict, timeout=timeout,
                                  max_elements=max_elements, max_memory=max_memory)
     report = trace.report
@@ -725,7 +721,7 @@ def run_and_explain(source, name, values=None, *, strict=False, timeout=None, ma
             sys.stdout.write("\n--- explain ---\n")
         else:
             from rich.rule import Rule
-            _console(width=width).print(Rule("explain", style="dim"))
+            console(width=width).print(Rule("explain", style="dim"))
     if mode == "json":
         import dataclasses
         import json
@@ -736,7 +732,7 @@ def run_and_explain(source, name, values=None, *, strict=False, timeout=None, ma
     elif mode == "plain":
         sys.stdout.write(render_text(narr))
     else:
-        _console(width=width).print(render_rich(narr))
+        console(width=width).print(render_rich(narr))
     return exit_status(report)
 
 

@@ -525,7 +525,7 @@ class Session:
         lines = narrate.lines(narr)
         if arg.strip() != "all" and narr.calls:
             lines = _last_call_lines(lines, narr.calls[-1])
-        self.console.print(_layout(lines))
+        self.console.print(narrate.layout(lines))
 
     def cmd_reset(self, arg):
         self._fresh()
@@ -1024,27 +1024,6 @@ def _saved_state(t):
         else:
             out.append(f"{label} held", style="green")
     return out
-
-
-def _layout(lines):
-    """narrate's (indent, text, style) lines as Rich renderables, laid out as narrate.render_rich does."""
-    from rich.console import Group
-    from rich.padding import Padding
-    from rich.table import Table
-    from rich.text import Text
-    parts = []
-    for indent, text, style in lines:
-        if not text:
-            parts.append(Text(""))
-        elif style == "bullet":                   # a hanging indent for wrapped list items
-            grid = Table.grid(padding=(0, 1))
-            grid.add_column(no_wrap=True)
-            grid.add_column()
-            grid.add_row("-", Text(text))
-            parts.append(Padding(grid, (0, 0, 0, indent), expand=False))
-        else:
-            parts.append(Padding(Text(text, style=style or ""), (0, 0, 0, indent), expand=False))
-    return Group(*parts)
 
 
 def _last_call_lines(lines, story):

@@ -76,12 +76,12 @@ def show(report, mode, name):
         rich_view.render(report, console())
 
 
-def console():
+def console(**kw):
     """The terminal console; NO_COLOR turns off every ANSI style, not only colours."""
     from rich.console import Console
     if os.environ.get("NO_COLOR"):
-        return Console(highlight=False, color_system=None, no_color=True)
-    return Console(highlight=False)
+        return Console(highlight=False, color_system=None, no_color=True, **kw)
+    return Console(highlight=False, **kw)
 
 
 def internal_error(debug):
