@@ -16,6 +16,16 @@ from .runcmd import (DEFAULT_MAX_ELEMENTS, DEFAULT_MAX_MEMORY_GB, read_script, s
                      execute)
 
 
+# Options several commands share, declared once (Typer only reads these declarations).
+SET = typer.Option([], "--set", help="Value of an implicit leaf, NAME=VALUE (repeatable).")
+STRICT = typer.Option(False, "--strict", help="No implicit leaves: an unknown name is a NameError.")
+TIMEOUT = typer.Option(None, "--timeout", help="Stop the script after SECONDS.")
+MAX_ELEMENTS = typer.Option(DEFAULT_MAX_ELEMENTS, "--max-elements", help="Refuse a tensor with more elements than this.")
+MAX_MEMORY = typer.Option(DEFAULT_MAX_MEMORY_GB, "--max-memory",
+                          help="Refuse to hold more than this many GiB of tensor data.")
+DEBUG = typer.Option(False, "--debug", help="Show Python tracebacks of internal errors.")
+
+
 def _version(value: bool):
     if value:
         print(f"gradcli {__version__}")
@@ -36,18 +46,16 @@ def internal_error(debug):
 @app.command(context_settings={"help_option_names": ["-h", "--help"]})
 def run(file: Optional[str] = typer.Argument(None, help="The script to run (.grad or .py); - reads standard input."),
         code: Optional[str] = typer.Option(None, "-c", help="Run TEXT instead of a file."),
-        set_: List[str] = typer.Option([], "--set", help="Value of an implicit leaf, NAME=VALUE (repeatable)."),
-        strict: bool = typer.Option(False, "--strict", help="No implicit leaves: an unknown name is a NameError."),
+        set_: List[str] = SET,
+        strict: bool = STRICT,
         plain: bool = typer.Option(False, "--plain", help="Print exactly what Python + PyTorch would print."),
         json_: bool = typer.Option(False, "--json", help="Print one JSON object (see DESIGN.md)."),
         explain_: bool = typer.Option(False, "--explain",
                                       help="Then explain every backward/grad call (as `gradcli explain`)."),
-        timeout: Optional[float] = typer.Option(None, "--timeout", help="Stop the script after SECONDS."),
-        max_elements: int = typer.Option(DEFAULT_MAX_ELEMENTS, "--max-elements",
-                                         help="Refuse a tensor with more elements than this."),
-        max_memory: float = typer.Option(DEFAULT_MAX_MEMORY_GB, "--max-memory",
-                                         help="Refuse to hold more than this many GiB of tensor data."),
-        debug: bool = typer.Option(False, "--debug", help="Show Python tracebacks of internal errors.")):
+        timeout: Optional[float] = TIMEOUT,
+        max_elements: int = MAX_ELEMENTS,
+        max_memory: float = MAX_MEMORY,
+        debug: bool = DEBUG):
     """Run a script and show what autograd did.
 
     Examples:

@@ -9,7 +9,8 @@ from typing import List, Optional
 import typer
 
 from .runcmd import check_limits
-from .cli import app, read_script, internal_error, DEFAULT_MAX_ELEMENTS, DEFAULT_MAX_MEMORY_GB
+from .cli import (app, read_script, internal_error,
+                  SET, STRICT, TIMEOUT, MAX_ELEMENTS, MAX_MEMORY, DEBUG)
 
 
 def _usage(message):
@@ -20,16 +21,14 @@ def _usage(message):
 @app.command(context_settings={"help_option_names": ["-h", "--help"]})
 def explain(file: Optional[str] = typer.Argument(None, help="The script (.grad or .py); - reads standard input."),
             code: Optional[str] = typer.Option(None, "-c", help="Explain TEXT instead of a file."),
-            set_: List[str] = typer.Option([], "--set", help="Value of an implicit leaf, NAME=VALUE (repeatable)."),
-            strict: bool = typer.Option(False, "--strict", help="No implicit leaves: an unknown name is a NameError."),
+            set_: List[str] = SET,
+            strict: bool = STRICT,
             plain: bool = typer.Option(False, "--plain", help="Plain text, no colours or wrapping."),
             json_: bool = typer.Option(False, "--json", help="The narrative's facts as JSON."),
-            timeout: Optional[float] = typer.Option(None, "--timeout", help="Stop the script after SECONDS."),
-            max_elements: int = typer.Option(DEFAULT_MAX_ELEMENTS, "--max-elements",
-                                             help="Refuse a tensor with more elements than this."),
-            max_memory: float = typer.Option(DEFAULT_MAX_MEMORY_GB, "--max-memory",
-                                               help="Refuse to hold more than this many GiB of tensor data."),
-            debug: bool = typer.Option(False, "--debug", help="Show Python tracebacks of internal errors.")):
+            timeout: Optional[float] = TIMEOUT,
+            max_elements: int = MAX_ELEMENTS,
+            max_memory: float = MAX_MEMORY,
+            debug: bool = DEBUG):
     """Explain every backward/grad call: the nodes it ran, what they needed from their saved
     tensors, what it freed and which leaves it updated, and why a call failed or worked.
 

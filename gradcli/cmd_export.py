@@ -7,7 +7,8 @@ from typing import List, Optional
 import typer
 
 from .runcmd import check_limits
-from .cli import app, read_script, internal_error, DEFAULT_MAX_ELEMENTS, DEFAULT_MAX_MEMORY_GB
+from .cli import (app, read_script, internal_error,
+                  SET, STRICT, TIMEOUT, MAX_ELEMENTS, MAX_MEMORY, DEBUG)
 
 
 def _usage(message):
@@ -20,14 +21,12 @@ def export(file: Optional[str] = typer.Argument(None, help="The script (.grad or
            code: Optional[str] = typer.Option(None, "-c", help="Export TEXT instead of a file."),
            output: Optional[str] = typer.Option(None, "-o", "--output",
                                                 help="Write to PATH (atomically) instead of standard output."),
-           set_: List[str] = typer.Option([], "--set", help="Value of an implicit leaf, NAME=VALUE (repeatable)."),
-           strict: bool = typer.Option(False, "--strict", help="No implicit leaves: an unknown name is a NameError."),
-           timeout: Optional[float] = typer.Option(None, "--timeout", help="Stop the script after SECONDS."),
-           max_elements: int = typer.Option(DEFAULT_MAX_ELEMENTS, "--max-elements",
-                                            help="Refuse a tensor with more elements than this."),
-           max_memory: float = typer.Option(DEFAULT_MAX_MEMORY_GB, "--max-memory",
-                                              help="Refuse to hold more than this many GiB of tensor data."),
-           debug: bool = typer.Option(False, "--debug", help="Show Python tracebacks of internal errors.")):
+           set_: List[str] = SET,
+           strict: bool = STRICT,
+           timeout: Optional[float] = TIMEOUT,
+           max_elements: int = MAX_ELEMENTS,
+           max_memory: float = MAX_MEMORY,
+           debug: bool = DEBUG):
     """Write a runnable PyTorch script equivalent to a gradcli script: implicit leaves and
     --set values become torch.tensor(..., requires_grad=True), `backward y` becomes
     y.backward(), `print x` becomes print(x), `expect` lines become checks. The script is

@@ -8,7 +8,8 @@ from typing import List, Optional
 import typer
 
 from .runcmd import check_limits, console
-from .cli import app, read_script, exit_status, internal_error, DEFAULT_MAX_ELEMENTS, DEFAULT_MAX_MEMORY_GB
+from .cli import (app, read_script, exit_status, internal_error,
+                  SET, STRICT, TIMEOUT, MAX_ELEMENTS, MAX_MEMORY, DEBUG)
 
 FORMATS = ("tree", "dot", "mermaid", "svg", "png")
 
@@ -31,14 +32,12 @@ def graph(file: Optional[str] = typer.Argument(None, help="The script (.grad or 
           depth: Optional[int] = typer.Option(None, "--depth", help="Summarise nodes deeper than this below an "
                                                                      "output (default 12 for tree, 40 otherwise)."),
           full: bool = typer.Option(False, "--full", help="Draw every node: no collapsed chains, no depth limit."),
-          set_: List[str] = typer.Option([], "--set", help="Value of an implicit leaf, NAME=VALUE (repeatable)."),
-          strict: bool = typer.Option(False, "--strict", help="No implicit leaves: an unknown name is a NameError."),
-          timeout: Optional[float] = typer.Option(None, "--timeout", help="Stop the script after SECONDS."),
-          max_elements: int = typer.Option(DEFAULT_MAX_ELEMENTS, "--max-elements",
-                                           help="Refuse a tensor with more elements than this."),
-          max_memory: float = typer.Option(DEFAULT_MAX_MEMORY_GB, "--max-memory",
-                                             help="Refuse to hold more than this many GiB of tensor data."),
-          debug: bool = typer.Option(False, "--debug", help="Show Python tracebacks of internal errors.")):
+          set_: List[str] = SET,
+          strict: bool = STRICT,
+          timeout: Optional[float] = TIMEOUT,
+          max_elements: int = MAX_ELEMENTS,
+          max_memory: float = MAX_MEMORY,
+          debug: bool = DEBUG):
     """Draw the backward graph: grad_fn nodes with their variable names and source lines,
     saved tensors with their state (alive, freed, None; version), leaves with their .grad.
     Colours follow torchviz: blue leaf, orange saved tensor, green output; freed buffers

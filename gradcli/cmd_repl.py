@@ -5,13 +5,13 @@ from typing import List
 
 import typer
 
-from .cli import app
+from .cli import app, SET, STRICT, DEBUG
 
 
 @app.command("repl", context_settings={"help_option_names": ["-h", "--help"]})
-def repl(set_: List[str] = typer.Option([], "--set", help="Value of an implicit leaf, NAME=VALUE (repeatable)."),
-         strict: bool = typer.Option(False, "--strict", help="No implicit leaves: an unknown name is a NameError."),
-         debug: bool = typer.Option(False, "--debug", help="Show Python tracebacks of internal errors.")):
+def repl(set_: List[str] = SET,
+         strict: bool = STRICT,
+         debug: bool = DEBUG):
     """Start an interactive session: statements run as in a script, with the same output.
 
     Commands: :help :vars :graph NAME :explain :set NAME=VALUE :load FILE :save FILE :reset :quit
