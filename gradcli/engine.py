@@ -452,6 +452,15 @@ class Saved:
         self.constant = constant        # the Python number, when a scalar was wrapped as a tensor
         self.freed = False              # a backward released the buffer; the facts stay for explanations
 
+    @classmethod
+    def number(cls, value, data):
+        """A Python number PyTorch saves as a wrapped 0-d tensor (`data`). Nothing else can
+        reach that tensor, so it is made only when a script reads the slot."""
+        s = cls.__new__(cls)
+        s.tensor, s.data, s.version, s.saved_version = None, data, Version(), 0
+        s.is_output, s.constant, s.freed = False, value, False
+        return s
+
 
 class Node:
     """A grad_fn. `op` is its row of the op table; `saved` maps slot name to Saved or None
@@ -510,6 +519,8 @@ class Node:
             return s.data
         if s.is_output:
             return Tensor(s.data, requires_grad=True, grad_fn=self, version=s.version)
+        if s.tensor is None:                     # a wrapped number, first read
+            s.tensor = Tensor(s.data, version=s.version)
         return s.tensor
 
     def __getattr__(self, name):
@@ -817,17 +828,19 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
 
     # Dependencies: incoming edges per node, repeats counted (x*x has two into Acc(x)).
     deps = {}
-    seen = {root}
     stack = [root]
     while stack:
         fn = stack.pop()
         for nxt, _ in fn.next_functions:
             if nxt is None:
                 continue
-            deps[nxt] = deps.get(nxt, 0) + 1
-            if nxt not in seen:
-                seen.add(nxt)
-                stack.append(nxt)
+            d = deps.get(nxt)
+            if d is None:
+                deps[nxt] = 1
+                if nxt is not root:
+                    stack.append(nxt)
+            else:
+                deps[nxt] = d + 1
 
     # With inputs: run only nodes on a path to one of them (PyTorch's exec_info).
     # `wanted` = nodes whose incoming gradient is computed: needed ones and captured ones.
@@ -860,7 +873,7 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
     heap = [root]
     try:
         while heap:
-            fn = _heap_pop(heap)
+            fn = heap.pop() if len(heap) == 1 else _heap_pop(heap)
             buf = buffers.pop(fn, None)
             # Tensor pre-hooks (register_hook, retain_grad) run on every node popped, even
             # one that is only captured or not needed (the root), as in PyTorch.
@@ -898,7 +911,10 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
                 d = deps[nxt] - 1
                 deps[nxt] = d
                 if d == 0 and (wanted is None or nxt in wanted):
-                    _heap_push(heap, nxt)
+                    if heap:
+                        _heap_push(heap, nxt)
+                    else:
+                        heap.append(nxt)
     except Exception as exc:
         record.error = exc
         raise
@@ -961,7 +977,9 @@ def _apply(fn, grad_out, create_graph, wanted):
             elif s.version.v != s.saved_version:
                 raise _version_error(fn, s)
             else:
-                vals[slot] = s.data
+                # A wrapped Python number enters the formula as that number: NumPy then computes
+                # in the gradient's dtype, as PyTorch does with a wrapped scalar.
+                vals[slot] = s.data if s.constant is None else s.constant
     if grad_out is None:
         return [None] * len(fn.next_functions)
     attrs = fn.attrs

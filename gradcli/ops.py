@@ -274,11 +274,11 @@ def _plan(row):
 def _record(row, seq, out, inputs, extra=None, attrs=None, view_of=None):
     """Wrap `out` (an ndarray) as a Tensor; if seq is not None, also make its grad_fn.
     `inputs` holds, per table input, a Tensor or a Python number (no edge)."""
-    if view_of is not None:
+    if view_of is None:
+        t = Tensor(out)
+    else:
         t = Tensor(out, version=view_of._version_counter,
                    base=view_of._base if view_of._base is not None else view_of)
-    else:
-        t = Tensor(out)
     if seq is None:
         return t
     nexts = []
@@ -286,8 +286,11 @@ def _record(row, seq, out, inputs, extra=None, attrs=None, view_of=None):
     for v in inputs:
         if type(v) is Tensor:
             fn = v.grad_fn
-            nexts.append((fn if fn is not None else v._accumulator() if v._rg else None, 0))
-            meta.append((v.data.shape, v.data.dtype))
+            if fn is None and v._rg:
+                fn = v._acc or v._accumulator()
+            nexts.append((fn, 0))
+            d = v.data
+            meta.append((d.shape, d.dtype))
         else:
             nexts.append(_NO_EDGE)
             meta.append(((), out.dtype))
@@ -296,14 +299,20 @@ def _record(row, seq, out, inputs, extra=None, attrs=None, view_of=None):
     if plan is None:
         plan = row.plan = _plan(row)
     for slot, src, when in plan:
-        if when == -2 or (when >= 0 and not (type(inputs[when]) is Tensor and inputs[when]._rg)):
+        if when >= 0:
+            v = inputs[when]
+            if not (type(v) is Tensor and v._rg):
+                saved[slot] = None
+                continue
+        elif when == -2:
             saved[slot] = None
-        elif src == -1:
-            saved[slot] = Saved(t, is_output=True)
-        else:
-            v = inputs[src] if src is not None else extra[slot]
-            saved[slot] = (Saved(v) if isinstance(v, Tensor) else None if v is None
-                           else Saved(_wrap_scalar(v), constant=v))
+            continue
+        if src == -1:
+            saved[slot] = Saved(t, True)
+            continue
+        v = inputs[src] if src is not None else extra[slot]
+        saved[slot] = (Saved(v) if isinstance(v, Tensor) else None if v is None
+                       else Saved.number(v, _wrapped(v)))
     t.grad_fn = Node(row, tuple(nexts), saved, attrs or _EMPTY, tuple(meta), seq)
     t._rg = True
     return t
@@ -312,13 +321,9 @@ def _record(row, seq, out, inputs, extra=None, attrs=None, view_of=None):
 _EMPTY = {}
 
 
-def _wrap_scalar(v):
+def _wrapped(v):
     """A Python number as PyTorch wraps it: int -> int64, float -> float64, bool -> bool."""
-    if isinstance(v, bool):
-        return Tensor(np.array(v, np.bool_))
-    if isinstance(v, int):
-        return Tensor(np.array(v, np.int64))
-    return Tensor(np.array(v, np.float64))
+    return np.array(v, np.bool_ if type(v) is bool else np.int64 if isinstance(v, int) else np.float64)
 
 
 def _arr(v, dt):

@@ -5,44 +5,46 @@ printed with what each backward call did.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Optional
+# Plain classes rather than dataclasses: `gradcli run` imports this module on every start,
+# and the dataclasses machinery (with inspect) costs several milliseconds there.
 
 
-@dataclass
 class NodeInfo:
     """One graph node as a user knows it: its class, where it was made, what it saved."""
-    grad_fn: str
-    line: Optional[int] = None
-    text: Optional[str] = None          # the statement that created the node
-    saved: list = field(default_factory=list)      # tensor slots (names without `_saved_`)
-    name: Optional[str] = None          # the script variable whose grad_fn this is, if any
-    seq: Optional[int] = None           # the node's sequence number: unique within a run
-    constants: dict = field(default_factory=dict)  # slot -> the Python number saved as a tensor
+
+    def __init__(self, grad_fn, line=None, text=None, saved=None, name=None, seq=None, constants=None):
+        self.grad_fn = grad_fn
+        self.line = line
+        self.text = text                  # the statement that created the node
+        self.saved = saved if saved is not None else []    # tensor slots (names without `_saved_`)
+        self.name = name                  # the script variable whose grad_fn this is, if any
+        self.seq = seq                    # the node's sequence number: unique within a run
+        self.constants = constants if constants is not None else {}  # slot -> the number saved as a tensor
 
     def as_json(self):
         return {"grad_fn": self.grad_fn, "line": self.line, "saved": list(self.saved)}
 
 
-@dataclass
 class LeafUpdate:
-    name: Optional[str]
-    before: Optional[str]       # printed like PyTorch, or None when .grad was None
-    after: str
-    values_after: Any = None
+    def __init__(self, name, before, after, values_after=None):
+        self.name = name
+        self.before = before          # printed like PyTorch, or None when .grad was None
+        self.after = after
+        self.values_after = values_after
 
 
-@dataclass
 class CallEvent:
     """One backward() or autograd.grad() call."""
-    kind: str                    # "backward" or "grad"
-    line: Optional[int]
-    text: Optional[str]
-    retain_graph: bool
-    executed: list = field(default_factory=list)   # NodeInfo, in the order they ran
-    freed: list = field(default_factory=list)      # NodeInfo whose saved tensors this call freed
-    updates: list = field(default_factory=list)    # LeafUpdate, in the order they happened
-    failed: bool = False
+
+    def __init__(self, kind, line, text, retain_graph, executed=None, freed=None, updates=None, failed=False):
+        self.kind = kind                  # "backward" or "grad"
+        self.line = line
+        self.text = text
+        self.retain_graph = retain_graph
+        self.executed = executed if executed is not None else []   # NodeInfo, in the order they ran
+        self.freed = freed if freed is not None else []            # NodeInfo whose saved tensors it freed
+        self.updates = updates if updates is not None else []      # LeafUpdate, in the order they happened
+        self.failed = failed
 
     def as_json(self):
         return {"kind": self.kind, "line": self.line, "retain_graph": self.retain_graph,
@@ -51,33 +53,33 @@ class CallEvent:
                 "updated": [u.name for u in self.updates], "failed": self.failed}
 
 
-@dataclass
 class ErrorInfo:
-    type: str                    # the Python exception name: RuntimeError, NameError, SyntaxError ...
-    message: str
-    line: Optional[int] = None
-    col: Optional[int] = None
-    text: Optional[str] = None   # the source line
-    hint: Optional[str] = None   # "Did you mean: 'y1'?"
-    cause: Optional[dict] = None  # engine facts behind the error (see DESIGN.md)
-    why: Optional[str] = None    # the cause in plain words
-    fix: Optional[str] = None    # what to change
+    def __init__(self, type, message, line=None, col=None, text=None, hint=None, cause=None, why=None, fix=None):
+        self.type = type          # the Python exception name: RuntimeError, NameError, SyntaxError ...
+        self.message = message
+        self.line = line
+        self.col = col
+        self.text = text          # the source line
+        self.hint = hint          # "Did you mean: 'y1'?"
+        self.cause = cause        # engine facts behind the error (see DESIGN.md)
+        self.why = why            # the cause in plain words
+        self.fix = fix            # what to change
 
     def as_json(self):
         return {"type": self.type, "message": self.message, "line": self.line, "column": self.col,
                 "hint": self.hint, "cause": self.cause, "why": self.why, "fix": self.fix}
 
 
-@dataclass
 class Report:
-    source: str = ""
-    filename: str = "<script>"
-    # In order: ("out", text) | ("warn", line, text) | ("call", CallEvent) | ("leaves", [(name, repr)])
-    #           | ("expect", line, passed, text) | ("graph", line, GraphSnapshot)
-    items: list = field(default_factory=list)
-    error: Optional[ErrorInfo] = None
-    describe: Any = None          # () -> {name: JSON-ready description} of the tensors at the end
-    parse_failed: bool = False
+    def __init__(self, source="", filename="<script>"):
+        self.source = source
+        self.filename = filename
+        # In order: ("out", text) | ("warn", line, text) | ("call", CallEvent) | ("leaves", [(name, repr)])
+        #           | ("expect", line, passed, text) | ("graph", line, GraphSnapshot)
+        self.items = []
+        self.error = None             # ErrorInfo
+        self.describe = None          # () -> {name: JSON-ready description} of the tensors at the end
+        self.parse_failed = False
 
     @property
     def tensors(self):

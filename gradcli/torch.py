@@ -307,7 +307,7 @@ def eye(n, m=None, dtype=None, requires_grad=False, device=None):
 # Random numbers: available, but PyTorch's generator is not reproduced (see README).
 
 
-_rng = [np.random.default_rng(0)]
+_rng = [None]          # made on first use: importing numpy.random costs every start-up 6 ms
 
 
 def manual_seed(seed):
@@ -315,16 +315,22 @@ def manual_seed(seed):
     return None
 
 
+def _generator():
+    if _rng[0] is None:
+        manual_seed(0)
+    return _rng[0]
+
+
 def randn(*size, dtype=None, requires_grad=False, device=None):
     size = _size(size)
     _ops._check_numel(_prod(size))
-    return _new(_rng[0].standard_normal(size).astype(_np_dtype(dtype, np.dtype(np.float32))), requires_grad)
+    return _new(_generator().standard_normal(size).astype(_np_dtype(dtype, np.dtype(np.float32))), requires_grad)
 
 
 def rand(*size, dtype=None, requires_grad=False, device=None):
     size = _size(size)
     _ops._check_numel(_prod(size))
-    return _new(_rng[0].random(size).astype(_np_dtype(dtype, np.dtype(np.float32))), requires_grad)
+    return _new(_generator().random(size).astype(_np_dtype(dtype, np.dtype(np.float32))), requires_grad)
 
 
 def randint(low, high=None, size=None, dtype=None, requires_grad=False, device=None):
@@ -332,7 +338,7 @@ def randint(low, high=None, size=None, dtype=None, requires_grad=False, device=N
         low, high = 0, low
     size = _size((size,)) if size is not None else ()
     _ops._check_numel(_prod(size))
-    return _new(_rng[0].integers(low, high, size).astype(_np_dtype(dtype, np.dtype(np.int64))), requires_grad)
+    return _new(_generator().integers(low, high, size).astype(_np_dtype(dtype, np.dtype(np.int64))), requires_grad)
 
 
 def _prod(size):
