@@ -43,8 +43,20 @@ def _numeric(v):
 def run_source(source, filename="<script>", *, values=None, strict=False, timeout=None,
                max_elements=None, max_memory=None, echo=False):
     """Parse and run a script; every script-caused problem ends up in report.error."""
-    from . import parser, ops
     report = Report(source=source, filename=filename)
+    # Parsing and the graph make many objects and few reference cycles, so the cyclic collector
+    # only costs time here: it would rescan every AST and graph node again and again.
+    gc_was_on = gc.isenabled()
+    gc.disable()
+    try:
+        return _parse_and_run(report, source, filename, values, strict, timeout, max_elements, max_memory, echo)
+    finally:
+        if gc_was_on:
+            gc.enable()
+
+
+def _parse_and_run(report, source, filename, values, strict, timeout, max_elements, max_memory, echo):
+    from . import parser, ops
     try:
         module = parser.parse(source, filename)
     except ParseError as e:
@@ -65,15 +77,9 @@ def run_source(source, filename="<script>", *, values=None, strict=False, timeou
     engine.MEMORY_HOOK = ops._MEMORY.track if max_memory is not None else None
     interp = Interpreter(report, values=values, strict=strict, timeout=timeout, filename=filename)
     interp.echo = echo
-    # The graph holds few reference cycles, so the cyclic collector only costs time here:
-    # it would rescan every node of a large graph again and again. It is back on after.
-    gc_was_on = gc.isenabled()
-    gc.disable()
     try:
         interp.run(module)
     finally:
-        if gc_was_on:
-            gc.enable()
         # The limits belong to this run; the library (gradcli.torch) has none.
         ops.LIMITS.max_elements = ops.LIMITS.max_bytes = None
         engine.MEMORY_HOOK = None
