@@ -219,17 +219,49 @@ TABLE = {
     "mse_loss": op("MseLossBackward0", ("self", "target"), saved=(("self", ALWAYS), ("target", ALWAYS)),
                    attrs=("reduction",),
                    self=lambda m, g, self, target, reduction: m.mse_backward(g, self, target, reduction),
-                   target=lambda m, g, self, target, reduction: -m.mse_backward(g, self, target, reduction)),
+                   target=lambda m, g, self, target, reduction: m.mse_backward(g, target, self, reduction)),
     "nll_loss": op("NllLossBackward0", ("self",),
                    saved=(("self", ALWAYS), ("target", ALWAYS), ("total_weight", ALWAYS), ("weight", "never")),
                    attrs=("ignore_index", "reduction"),
-                   self=lambda m, g, target, total_weight, ignore_index, reduction, _sizes: m.nll_backward(
-                       g, target, total_weight, ignore_index, reduction, _sizes)),
+                   self=lambda m, g, self, target, total_weight, ignore_index, reduction: m.nll_backward(
+                       g, self, target, total_weight, ignore_index, reduction)),
     "bce_logits": op("BinaryCrossEntropyWithLogitsBackward0", ("self", "target"),
                      saved=(("pos_weight", "never"), ("self", ALWAYS), ("target", ALWAYS), ("weight", "never")),
                      attrs=("reduction",),
-                     self=lambda m, g, self, target, reduction: m.bce_logits_backward(g, self, target, reduction),
-                     target=lambda m, g, self, reduction: m.bce_logits_target_backward(g, self, reduction)),
+                     self=lambda m, g, self, target, reduction: _loss_mean(m, (m.sigmoid(self) - target) * g,
+                                                                           self, reduction),
+                     target=lambda m, g, self, reduction: _loss_mean(m, -self * g, self, reduction),
+                     doc="its backward is plain arithmetic: under create_graph the gradient's grad_fn is a Mul or Div"),
+    # -- the double-backward nodes of softmax, log_softmax and the losses (create_graph) --------
+    "softmax_backward": op("SoftmaxBackwardDataBackward0", ("grad_output", "output"),
+                           saved=(("grad_output", ALWAYS), ("output", ALWAYS)), attrs=("dim",),
+                           grad_output=lambda m, g, output, dim: m.softmax_backward(g, output, dim),
+                           output=lambda m, g, grad_output, output, dim: (
+                               grad_output * g - m.sum_keepdim(output * grad_output, dim) * g
+                               - grad_output * m.sum_keepdim(output * g, dim)),
+                           doc="softmax's gradient under create_graph: saves the incoming gradient and softmax's output"),
+    "log_softmax_backward": op("LogSoftmaxBackwardDataBackward0", ("grad_output", "output"),
+                               saved=(("grad_output", ALWAYS), ("output", ALWAYS)), attrs=("dim",),
+                               grad_output=lambda m, g, output, dim: g - m.sum_keepdim(g * m.exp(output), dim),
+                               output=lambda m, g, grad_output, output, dim: (
+                                   -m.sum_keepdim(grad_output, dim) * m.exp(output) * g),
+                               doc="log_softmax's gradient under create_graph"),
+    "mse_loss_backward": op("MseLossBackwardBackward0", ("grad_output", "self", "target"),
+                            saved=(("grad_output", ALWAYS), ("self", ALWAYS), ("target", ALWAYS)),
+                            attrs=("reduction",),
+                            grad_output=lambda m, g, self, target, reduction: m.mse_backward(g, self, target, reduction),
+                            self=lambda m, g, grad_output, self, reduction: _loss_mean(
+                                m, m.mul_scalar(g * grad_output, 2), self, reduction),
+                            target=lambda m, g, grad_output, target, reduction: -_loss_mean(
+                                m, m.mul_scalar(g * grad_output, 2), target, reduction),
+                            doc="mse_loss's gradient under create_graph: saves everything it was computed from"),
+    "nll_loss_backward": op("NllLossBackwardBackward0", ("grad_output", "self"),
+                            saved=(("target", ALWAYS), ("weight", "never")), attrs=("ignore_index", "reduction"),
+                            grad_output=lambda m, g, target, ignore_index, reduction: m.nll_loss(
+                                g, target, ignore_index, reduction),
+                            self=lambda m, g: m.zeros_like(g),
+                            doc="nll_loss's gradient under create_graph: linear in the incoming gradient, "
+                                "constant in the log-probabilities"),
     # -- in place -----------------------------------------------------------------------
     "fill": op("FillBackward2", ("self",), self=lambda m, g: 0 * g),
     "zero": op("ZeroBackward0", ("self",), self=lambda m, g: 0 * g),
@@ -1036,6 +1068,50 @@ class _TensorMath:
         out = np.where(result.data > 0, g.data, np.zeros((), g.data.dtype))
         return _record(TABLE["threshold_backward"], seq, out, (g, result), attrs={"threshold": 0})
 
+    # softmax, log_softmax and the losses: their backward helpers record double-backward nodes
+    sigmoid = staticmethod(sigmoid)
+
+    @staticmethod
+    def zeros_like(g):
+        return Tensor(np.zeros_like(g.data))
+
+    @staticmethod
+    def sum_keepdim(a, dim):
+        return sum(a, dim, keepdim=True)
+
+    @staticmethod
+    def softmax_backward(g, result, dim):
+        seq = _begin(g, result)
+        out = E.NUMPY_MATH.softmax_backward(g.data, result.data, dim)
+        return _record(TABLE["softmax_backward"], seq, out, (g, result),
+                       extra={"grad_output": g, "output": result}, attrs={"dim": dim})
+
+    @staticmethod
+    def log_softmax_backward(g, result, dim):
+        seq = _begin(g, result)
+        out = E.NUMPY_MATH.log_softmax_backward(g.data, result.data, dim)
+        return _record(TABLE["log_softmax_backward"], seq, out, (g, result),
+                       extra={"grad_output": g, "output": result}, attrs={"dim": dim})
+
+    @staticmethod
+    def mse_backward(g, self, target, reduction):
+        seq = _begin(g, self, target)
+        out = E.NUMPY_MATH.mse_backward(g.data, self.data, target.data, reduction)
+        return _record(TABLE["mse_loss_backward"], seq, out, (g, self, target),
+                       extra={"grad_output": g}, attrs={"reduction": reduction})
+
+    @staticmethod
+    def nll_backward(g, self, target, total_weight, ignore_index, reduction):
+        seq = _begin(g, self)
+        out = E.NUMPY_MATH.nll_backward(g.data, self.data, target.data, total_weight.data, ignore_index, reduction)
+        return _record(TABLE["nll_loss_backward"], seq, out, (g, self),
+                       extra={"target": target, "weight": None},
+                       attrs={"ignore_index": ignore_index, "reduction": reduction})
+
+    @staticmethod
+    def nll_loss(g, target, ignore_index, reduction):
+        return nll_loss(g, target, ignore_index=ignore_index, reduction=_REDUCTION_NAMES[reduction])
+
 
 def _np_unsqueeze_dims(g, dims, ndim):
     for d in sorted(dims):
@@ -1233,7 +1309,8 @@ class _NumpyMath(E._NumpyMath):
         return (g * d).astype(self.dtype)
 
     @staticmethod
-    def nll_backward(g, target, total_weight, ignore_index, reduction, sizes):
+    def nll_backward(g, self, target, total_weight, ignore_index, reduction):
+        sizes = self.shape
         z = np.zeros(tuple(sizes), g.dtype)
         n = sizes[0] if len(sizes) > 1 else 1
         t = target.reshape(-1)
@@ -1250,20 +1327,6 @@ class _NumpyMath(E._NumpyMath):
         return z
 
     @staticmethod
-    def bce_logits_backward(g, self, target, reduction):
-        d = 1 / (1 + np.exp(-self)) - target
-        if reduction == 1:
-            d = d / self.size
-        return (g * d).astype(self.dtype)
-
-    @staticmethod
-    def bce_logits_target_backward(g, self, reduction):
-        d = -self
-        if reduction == 1:
-            d = d / self.size
-        return (g * d).astype(self.dtype)
-
-    @staticmethod
     def as_strided_backward(g, region, base_shape):
         z = np.zeros(base_shape, g.dtype)
         _region_view(z, region)[...] = g
@@ -1278,6 +1341,14 @@ class _NumpyMath(E._NumpyMath):
     @staticmethod
     def take(g, index):
         return g[index]
+
+    sigmoid = staticmethod(_rounded(_sigmoid))
+    zeros_like = staticmethod(np.zeros_like)
+    sum_keepdim = staticmethod(lambda a, dim: a.sum(axis=dim, keepdims=True))
+
+    @staticmethod
+    def nll_loss(g, target, ignore_index, reduction):
+        return _nll_forward(g, target, ignore_index, reduction)[0]
 
 
 def _prod_others(a, axis):
@@ -1859,10 +1930,25 @@ def _reduction(reduction):
     return _REDUCTIONS[reduction]
 
 
+_REDUCTION_NAMES = {v: k for k, v in _REDUCTIONS.items()}
+
+
+def _loss_mean(m, grad, input, reduction):
+    """The last step of a loss's backward formula: divide by the input's numel for 'mean'."""
+    return m.div_scalar(grad, _arr_of(input).size) if reduction == 1 else grad
+
+
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    if input.data.shape != target.data.shape:     # F.mse_loss warns, then broadcasts both operands
+        STATE.warn(f"Using a target size ({Size(target.data.shape)}) that is different to the input size "
+                   f"({Size(input.data.shape)}). This will likely lead to incorrect results due to broadcasting. "
+                   "Please ensure they have the same size.")
+        shape = broadcast_shapes(input.data.shape, target.data.shape)
+        if input.data.shape != shape:
+            input = expand(input, shape)
+        if target.data.shape != shape:
+            target = expand(target, shape)
     r = _reduction(reduction)
-    if input.data.shape != target.data.shape:
-        broadcast_shapes(input.data.shape, target.data.shape)
     d = input.data - target.data
     sq = d * d
     out = sq if r == 0 else np.asarray(sq.mean() if r == 1 else sq.sum(), sq.dtype)
@@ -1872,8 +1958,17 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
     r = _reduction(reduction)
-    x = input.data
-    t = target.data.astype(np.int64)
+    out, total = _nll_forward(input.data, target.data, ignore_index, r)
+    seq = _begin(input)
+    return _record(TABLE["nll_loss"], seq, out, (input,),
+                   extra={"target": target, "total_weight": Tensor(total), "weight": None},
+                   attrs={"ignore_index": ignore_index, "reduction": r})
+
+
+def _nll_forward(x, target, ignore_index, r):
+    """nll_loss on arrays: (loss, total_weight). A 2-D input with reduction 'none' reports a
+    total weight of 0, as PyTorch's kernel does (it never sums the weights then)."""
+    t = target.astype(np.int64)
     if x.ndim == 1:
         picked = x[t] if t.ndim == 0 else x[t[0]]
         keep = t != ignore_index
@@ -1886,12 +1981,9 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
             bad = safe[(safe < 0) | (safe >= x.shape[1])][0]
             raise TorchIndexError(f"Target {bad} is out of bounds.")
         picked = np.where(keep, -x[np.arange(x.shape[0]), safe], 0)
-        total = np.asarray(keep.sum(), x.dtype)
+        total = np.asarray(keep.sum() if r else 0, x.dtype)
         out = picked if r == 0 else np.asarray(picked.sum() / total if r == 1 else picked.sum(), x.dtype)
-    seq = _begin(input)
-    return _record(TABLE["nll_loss"], seq, np.asarray(out, x.dtype), (input,),
-                   extra={"target": target, "total_weight": Tensor(total), "weight": None},
-                   attrs={"ignore_index": ignore_index, "reduction": r, "_sizes": x.shape})
+    return np.asarray(out, x.dtype), total
 
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,

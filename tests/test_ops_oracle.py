@@ -416,6 +416,32 @@ case("F.binary_cross_entropy_with_logits(a, b)", In(values=[-30.0, 0.0, 40.0]), 
      id="bce logits: extreme logits")
 case("F.binary_cross_entropy_with_logits(a, b)", (2, 3), In((3,), rg=False))
 
+# the first-order gradients themselves (create_graph=True) as outputs: their double-backward
+# nodes (grad_fn, saved slots, freeing) and, through second_order, third-order gradients
+_GRAD = "torch.autograd.grad({}, {}, create_graph=True)"
+for loss, specs in [
+        ("(a.softmax(-1) * b).sum()", ((2, 3), In((2, 3), rg=False))),
+        ("(a.softmax(0) * b).sum()", ((2, 3, 4), In((2, 3, 4), rg=False))),
+        ("a.softmax(0).sum()", ((),)),
+        ("(a.log_softmax(1) * b).sum()", ((2, 3), In((2, 3), rg=False))),
+        ("(F.log_softmax(a, -1) * b).sum()", (In((2, 3), dtype="float64"), In((2, 3), dtype="float64", rg=False))),
+        ("F.mse_loss(a * a, b)", ((2, 3), (2, 3))),
+        ("(F.mse_loss(a, b, reduction='none') * c).sum()", ((2, 3), (2, 3), In((2, 3), rg=False))),
+        ("F.mse_loss(a, b, reduction='sum')", ((2, 3), In((2, 3), rg=False))),
+        ("F.mse_loss(a, b)", ((2, 3), (3,))),
+        ("F.cross_entropy(a, b)", ((3, 4), In(values=[0, 3, 1], rg=False))),
+        ("(F.cross_entropy(a, b, reduction='none', ignore_index=1) * c).sum()",
+         ((3, 4), In(values=[0, 1, 2], rg=False), In((3,), rg=False))),
+        ("F.cross_entropy(a * 2, b, reduction='sum')", ((3, 4), In(values=[0, 3, 1], rg=False))),
+        ("F.cross_entropy(a, b)", ((4,), In(values=2, rg=False))),
+        ("F.nll_loss(a.log_softmax(1), b)", ((3, 4), In(values=[0, 3, 1], rg=False))),
+        ("F.binary_cross_entropy_with_logits(a, b.sigmoid())", ((2, 3), (2, 3))),
+        ("(F.binary_cross_entropy_with_logits(a, b, reduction='none') * c).sum()",
+         ((2, 3), In((2, 3), low=0, high=1), In((2, 3), rg=False))),
+        ("F.binary_cross_entropy_with_logits(a, b, reduction='sum')", ((2, 3), In((2, 3), rg=False, low=0, high=1)))]:
+    rg = [v for v, sp in zip("abc", specs) if not isinstance(sp, In) or sp.rg]
+    case(_GRAD.format(loss, "(" + ", ".join(rg) + ",)"), *specs)
+
 # ============================================================================ constructors (issue 2)
 for expr in ["torch.tensor([])", "torch.tensor([[]])", "torch.zeros(0)", "torch.tensor([1., 2.])", "torch.tensor(2)", "torch.tensor([[1, 2], [3, 4]])", "torch.tensor([True, False])",
              "torch.tensor([1, 2.5])", "torch.tensor(2., dtype=torch.float64)", "torch.ones(2, 3)", "torch.zeros(3)",
