@@ -871,6 +871,7 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
     prev_mode = STATE.grad_enabled
     STATE.grad_enabled = create_graph
     heap = [root]
+    owned = set()           # nodes whose buffer is a sum this call allocated: add into it in place
     try:
         while heap:
             fn = heap.pop() if len(heap) == 1 else _heap_pop(heap)
@@ -907,7 +908,14 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
                     continue
                 if g is not None:
                     old = buffers.get(nxt)
-                    buffers[nxt] = g if old is None else old + g
+                    if old is None:
+                        buffers[nxt] = g
+                    elif nxt in owned:                  # a sum made here: nothing else sees it yet
+                        np.add(old, g, out=old)
+                    else:
+                        old = buffers[nxt] = old + g
+                        if type(old) is np.ndarray:
+                            owned.add(nxt)
                 d = deps[nxt] - 1
                 deps[nxt] = d
                 if d == 0 and (wanted is None or nxt in wanted):
