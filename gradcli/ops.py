@@ -66,7 +66,7 @@ TABLE = {
               doc="always saves the divisor; saves the dividend when the divisor requires grad"),
     "neg": op("NegBackward0", ("self",), self=lambda m, g: -g, doc="saves nothing"),
     "pow": op("PowBackward0", ("self",), saved=(("self", ALWAYS),), attrs=("exponent",),
-              self=lambda m, g, self, exponent: 0 * g if exponent == 0 else
+              self=lambda m, g, self, exponent: m.zeros_like(g) if exponent == 0 else
               g * m.mul_scalar(m.pow_scalar(self, float(exponent) - 1), float(exponent)),
               doc="tensor ** number: saves the base"),
     "pow_tensor": op("PowBackward1", ("self", "exponent"),
@@ -152,21 +152,24 @@ TABLE = {
     # -- the nodes backward formulas record under create_graph (higher-order gradients) ---------
     "mul_scalar": op("MulBackward1", ("self",), attrs=("other",), self=lambda m, g, other: m.mul_scalar(g, other),
                      doc="tensor * a C++ Scalar: saves the number, not a tensor"),
+    "add_scalar": op("AddBackward1", ("self",), self=lambda m, g: g,
+                     doc="tensor + a C++ Scalar: saves nothing"),
     "div_scalar": op("DivBackward1", ("self",), attrs=("other",), self=lambda m, g, other: m.div_scalar(g, other)),
     "tanh_backward": op("TanhBackwardBackward0", ("grad_output", "output"),
                         saved=(("grad_output", ALWAYS), ("output", ALWAYS)),
                         grad_output=lambda m, g, output: m.tanh_backward(g, output),
-                        output=lambda m, g, grad_output, output: g * m.mul_scalar(grad_output * output, -2)),
+                        output=lambda m, g, grad_output, output: g * (m.mul_scalar(output, -2) * grad_output)),
     "sigmoid_backward": op("SigmoidBackwardBackward0", ("grad_output", "output"),
                            saved=(("grad_output", ALWAYS), ("output", ALWAYS)),
                            grad_output=lambda m, g, output: m.sigmoid_backward(g, output),
-                           output=lambda m, g, grad_output, output: g * grad_output * (1 - m.mul_scalar(output, 2))),
+                           output=lambda m, g, grad_output, output: g * grad_output * m.add_scalar(
+                               m.mul_scalar(output, -2), 1)),
     "threshold_backward": op("ThresholdBackwardBackward0", ("grad_output", "self"), saved=(("self", ALWAYS),),
                              attrs=("threshold",),
                              grad_output=lambda m, g, self, threshold: m.threshold_backward(g, self),
-                             self=lambda m, g: 0 * g),
+                             self=lambda m, g: m.zeros_like(g)),
     "sgn": op("SgnBackward0", ("self",), saved=(("result", ALWAYS), ("self", ALWAYS)),
-              self=lambda m, g: 0 * g),
+              self=lambda m, g: m.zeros_like(g)),
     "cat": op("CatBackward0", ("tensors",), attrs=("dim",), doc="saves only dim"),
     "stack": op("StackBackward0", ("tensors",), attrs=("dim",), doc="saves only dim"),
     # -- reductions that save tensors -----------------------------------------------------
@@ -263,9 +266,9 @@ TABLE = {
                             doc="nll_loss's gradient under create_graph: linear in the incoming gradient, "
                                 "constant in the log-probabilities"),
     # -- in place -----------------------------------------------------------------------
-    "fill": op("FillBackward2", ("self",), self=lambda m, g: 0 * g),
-    "zero": op("ZeroBackward0", ("self",), self=lambda m, g: 0 * g),
-    "copy": op("CopyBackwards", ("self", "src"), self=lambda m, g: 0 * g, src=lambda m, g: g, cpp=True),
+    "fill": op("FillBackward2", ("self",), self=lambda m, g: m.zeros_like(g)),
+    "zero": op("ZeroBackward0", ("self",), self=lambda m, g: m.zeros_like(g)),
+    "copy": op("CopyBackwards", ("self", "src"), self=lambda m, g: m.zeros_like(g), src=lambda m, g: g, cpp=True),
     "index_put": op("IndexPutBackward0", ("self", "values"), saved=(("indices", ALWAYS),), attrs=("accumulate",),
                     self=lambda m, g, _index: m.zero_at(g, _index),
                     values=lambda m, g, _index: m.take(g, _index)),
@@ -1021,6 +1024,11 @@ class _TensorMath:
         return _record(TABLE["mul_scalar"], seq, a.data * np.asarray(s, a.data.dtype), (a,), attrs={"other": s})
 
     @staticmethod
+    def add_scalar(a, s):
+        seq = _begin(a)
+        return _record(TABLE["add_scalar"], seq, a.data + np.asarray(s, a.data.dtype), (a,))
+
+    @staticmethod
     def div_scalar(a, s):
         seq = _begin(a)
         return _record(TABLE["div_scalar"], seq, a.data / np.asarray(s, a.data.dtype), (a,), attrs={"other": s})
@@ -1120,6 +1128,7 @@ def _np_unsqueeze_dims(g, dims, ndim):
 
 
 E._NumpyMath.div_scalar = staticmethod(lambda a, s: a / np.asarray(s, a.dtype))
+E._NumpyMath.add_scalar = staticmethod(lambda a, s: a + np.asarray(s, a.dtype))
 E._NumpyMath.reshape = staticmethod(lambda g, shape: g.reshape(shape))
 E._NumpyMath.unsqueeze_dims = staticmethod(_np_unsqueeze_dims)
 E._NumpyMath.squeeze_dim = staticmethod(lambda g, dim: np.squeeze(g, dim))
