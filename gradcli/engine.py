@@ -871,7 +871,7 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
     prev_mode = STATE.grad_enabled
     STATE.grad_enabled = create_graph
     heap = [root]
-    owned = set()           # nodes whose buffer is a sum this call allocated: add into it in place
+    owned = set()           # nodes whose buffer no one else holds: add into it in place, or keep it as .grad
     try:
         while heap:
             fn = heap.pop() if len(heap) == 1 else _heap_pop(heap)
@@ -891,7 +891,7 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
             record.executed.append(fn)
             if type(fn) is AccumulateGrad:
                 if buf is not None:
-                    _accumulate(fn.variable, buf, create_graph, record)
+                    _accumulate(fn.variable, buf, create_graph, record, fn in owned and not fn.hooks)
                 continue
             if fn.op is GRAPH_ROOT:
                 outs = buf
@@ -910,7 +910,11 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
                     old = buffers.get(nxt)
                     if old is None:
                         buffers[nxt] = g
-                    elif nxt in owned:                  # a sum made here: nothing else sees it yet
+                        # A new array from a formula (not the incoming gradient passed on, not a
+                        # view): only this buffer holds it, so sums may go into it in place.
+                        if type(g) is np.ndarray and g is not buf and g.base is None and fn.op is not GRAPH_ROOT:
+                            owned.add(nxt)
+                    elif nxt in owned:
                         np.add(old, g, out=old)
                     else:
                         old = buffers[nxt] = old + g
@@ -1019,12 +1023,18 @@ def _apply(fn, grad_out, create_graph, wanted):
     return outs
 
 
-def _accumulate(leaf, buf, create_graph, record):
-    before = None if leaf._grad is None else leaf._grad.data.copy()
+def _accumulate(leaf, buf, create_graph, record, owned=False):
+    """AccumulateGrad. `owned`: nothing else holds `buf`, so a first gradient can keep it, as
+    PyTorch's AccumulateGrad steals a gradient whose use count says it is not shared."""
+    watched = STATE.observer is not None          # the report shows each .grad before and after
+    before = leaf._grad.data.copy() if watched and leaf._grad is not None else None
     if not create_graph:
         data = buf.data if isinstance(buf, Tensor) else buf
         if leaf._grad is None:
-            leaf._grad = Tensor(np.array(data, dtype=leaf.data.dtype, copy=True))
+            if owned and data.dtype == leaf.data.dtype and data.flags.c_contiguous:
+                leaf._grad = Tensor(data)
+            else:
+                leaf._grad = Tensor(np.array(data, dtype=leaf.data.dtype, copy=True))
         else:
             g = leaf._grad
             np.add(g.data, data, out=g.data, casting="unsafe")
@@ -1042,7 +1052,8 @@ def _accumulate(leaf, buf, create_graph, record):
             leaf._grad = out
         else:
             leaf._grad = leaf._grad + g
-    record.updates.append((leaf, before, leaf._grad.data.copy()))
+    if watched:
+        record.updates.append((leaf, before, leaf._grad.data.copy()))
 
 
 class _NumpyMath:

@@ -83,52 +83,47 @@ def _slot_states(node, record):
 def run(source, filename="<script>", *, values=None, strict=False, timeout=None, max_elements=None,
         max_memory=None, upto=None) -> Trace:
     """Parse and run a script like runner.run_source, keeping every call's engine records."""
-    from . import parser, ops, runner
-    from .errors import ParseError
-    try:
-        module = parser.parse(source, filename)
-    except (ParseError, RecursionError):
-        # run_source reports parse problems exactly as `gradcli run` does.
-        return Trace(runner.run_source(source, filename, values=values, strict=strict, timeout=timeout,
-                                       max_elements=max_elements, max_memory=max_memory))
+    from . import runner
     from .interp import Interpreter, _imports_torch
     from . import syntax as S
-    implicit = not strict and not _imports_torch(module.body)
-    if upto is not None:
-        module = S.Module([st for st in module.body if st.line <= upto],
-                          pos=(module.line, module.col, module.end_line, module.end_col))
     report = Report(source=source, filename=filename)
-    ops.LIMITS.max_elements = max_elements
-    if hasattr(ops.LIMITS, "max_bytes"):
-        ops.LIMITS.max_bytes = max_memory
-    interp = Interpreter(report, values=values, strict=strict, timeout=timeout, filename=filename)
-    trace = Trace(report, interp, module=module)
-    theirs = E.STATE.observer
+    with runner.script_session(max_elements, max_memory):
+        try:
+            module = runner.parse_for_report(source, filename, report)
+        except runner._NotParsed:
+            return Trace(report)          # parse problems are reported exactly as `gradcli run` does
+        implicit = not strict and not _imports_torch(module.body)
+        if upto is not None:
+            module = S.Module([st for st in module.body if st.line <= upto],
+                              pos=(module.line, module.col, module.end_line, module.end_col))
+        interp = Interpreter(report, values=values, strict=strict, timeout=timeout, filename=filename)
+        trace = Trace(report, interp, module=module)
+        theirs = E.STATE.observer
 
-    def observer(record):
-        by_tensor, by_node = interp._names()
-        origin = record.origin
-        call = CallTrace(record.index, record.kind, getattr(origin, "line", None), getattr(origin, "text", None),
-                         record.retain_graph, record, list(record.executed), list(record.freed),
-                         list(record.updates), record.error, by_node, by_tensor)
-        for node in call.executed:
-            if node.saved:
-                call.slots[node] = _slot_states(node, record)
-        before = len(report.items)
-        theirs(record)
-        if len(report.items) > before and report.items[-1][0] == "call":
-            call.event = report.items[-1][1]
-        trace.calls.append(call)
+        def observer(record):
+            by_tensor, by_node = interp._names()
+            origin = record.origin
+            call = CallTrace(record.index, record.kind, getattr(origin, "line", None), getattr(origin, "text", None),
+                             record.retain_graph, record, list(record.executed), list(record.freed),
+                             list(record.updates), record.error, by_node, by_tensor)
+            for node in call.executed:
+                if node.saved:
+                    call.slots[node] = _slot_states(node, record)
+            before = len(report.items)
+            theirs(record)
+            if len(report.items) > before and report.items[-1][0] == "call":
+                call.event = report.items[-1][1]
+            trace.calls.append(call)
 
-    E.STATE.observer = observer
-    error_info = interp.error_info
+        E.STATE.observer = observer
+        error_info = interp.error_info
 
-    def keep_exception(e):
-        trace.exception = e
-        return error_info(e)
+        def keep_exception(e):
+            trace.exception = e
+            return error_info(e)
 
-    interp.error_info = keep_exception
-    interp.run(module, implicit=implicit)
+        interp.error_info = keep_exception
+        interp.run(module, implicit=implicit)
     return trace
 
 
