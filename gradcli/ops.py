@@ -1137,6 +1137,7 @@ class _TensorMath:
     pow = staticmethod(lambda a, b: pow(a, b))
     to = staticmethod(lambda a, dt: to_dtype(a, dt))
     constant = staticmethod(lambda a: Tensor(np.asarray(a)))
+    mask = staticmethod(lambda g, keep: where(keep, g, Tensor(np.zeros((), g.data.dtype))))   # at::where(c, grad, 0)
 
     @staticmethod
     def unsqueeze_to(g, dim, sizes):
@@ -1204,8 +1205,7 @@ def expand(t, *shape):
 
 TABLE["expand"] = op("ExpandBackward0", ("self",), attrs=("self_sym_sizes",),
                      self=lambda m, g, self_sym_sizes: m.fit(g, tuple(self_sym_sizes), g.dtype if not isinstance(g, Tensor) else g.data.dtype))
-TABLE["to_copy"] = op("ToCopyBackward0", ("self",), attrs=("self_sym_sizes",),
-                      self=lambda m, g, self_sym_sizes: g)
+TABLE["to_copy"] = op("ToCopyBackward0", ("self",), self=lambda m, g: g, doc="saves nothing")
 
 
 def to_dtype(t, dtype):
@@ -1213,7 +1213,7 @@ def to_dtype(t, dtype):
     if t.data.dtype == dt:
         return t
     seq = _begin(t) if dt.kind == "f" else None
-    return _record(TABLE["to_copy"], seq, t.data.astype(dt), (t,), attrs={"self_sym_sizes": tuple(t.data.shape)})
+    return _record(TABLE["to_copy"], seq, t.data.astype(dt), (t,))
 
 
 E.TENSOR_MATH = _TensorMath()
@@ -1849,6 +1849,8 @@ def norm(t, p="fro", dim=None, keepdim=False, dtype=None):
         out = a.sum(axis=axes, keepdims=keepdim)
     elif p == float("inf"):
         out = a.max(axis=axes, keepdims=keepdim)
+    elif p == -float("inf"):
+        out = a.min(axis=axes, keepdims=keepdim)
     elif p == 0:
         out = (a != 0).sum(axis=axes, keepdims=keepdim)
     else:
