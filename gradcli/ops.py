@@ -112,12 +112,12 @@ def _norm_backward(m, g, self, result, ord, dim, keepdim):
         count = mask.sum(axis=None if dim is None else tuple(dim), keepdims=True).astype(_dtype_of(g))
         return m.sign(self) * ((g / m.constant(count)) * m.constant(mask))
     if p < 1:
-        scaled = m.sign(self) * m.masked_fill(m.pow_scalar(m.abs(self), p - 1), x == 0, 0)
+        scaled = m.sign(self) * m.masked_fill(m.pow_(m.abs(self), p - 1), x == 0, 0)
         return scaled * g * m.pow_scalar(result, 1 - p)
     if p < 2:
-        scaled = m.sign(self) * m.pow_scalar(m.abs(self), p - 1)
+        scaled = m.sign(self) * m.pow_(m.abs(self), p - 1)
     else:
-        scaled = self * m.pow_scalar(m.abs(self), p - 2)
+        scaled = self * m.pow_(m.abs(self), p - 2)
     return scaled * m.masked_fill(g / m.pow_scalar(result, p - 1), norm == 0, 0)
 
 
@@ -347,6 +347,8 @@ TABLE = {
                   self=lambda m, g, self, result, dim: _cumprod_backward(m, g, self, dim, result)),
     "cumsum": op("CumsumBackward0", ("self",), attrs=("dim",), self=lambda m, g, dim: _cumsum_backward(m, g, dim)),
     "flip": op("FlipBackward0", ("self",), attrs=("dims",), self=lambda m, g, dims: m.flip(g, dims)),
+    "slice_backward": op("SliceBackwardBackward0", ("grad_output",), attrs=("dim", "end", "start", "step"),
+                         grad_output=lambda m, g, dim, start, end, step: m.slice(g, dim, start, end, step)),
     # -- losses -------------------------------------------------------------------------
     "mse_loss": op("MseLossBackward0", ("self", "target"), saved=(("self", ALWAYS), ("target", ALWAYS)),
                    attrs=("reduction",),
@@ -1165,6 +1167,48 @@ class _TensorMath:
     mask = staticmethod(lambda g, keep: where(keep, g, Tensor(np.zeros((), g.data.dtype))))   # at::where(c, grad, 0)
 
     @staticmethod
+    def slice(g, dim, start, end, step):
+        out = g.data[(slice(None),) * dim + (slice(start, None if end in (None, _INT64_MAX) else end, step),)]
+        return _view_result(TABLE["slice"], g, out, {"dim": dim, "end": end, "self_sym_sizes": tuple(g.data.shape),
+                                                     "start": start, "step": step})
+
+    @staticmethod
+    def slice_backward(g, sizes, dim, start, end, step):
+        seq = _begin(g)
+        return _record(TABLE["slice_backward"], seq, E.NUMPY_MATH.slice_backward(g.data, sizes, dim, start, end, step),
+                       (g,), attrs={"dim": dim, "end": end, "start": start, "step": step})
+
+    @staticmethod
+    def cumprod_backward_with_zeros(g, self, dim):
+        """PyTorch's grad-mode path (O(n^2), differentiable): each slice k of the gradient is
+        sum_j g_j * prod(self[:k]) * prod(self[k+1:j+1]), copied into a zeros tensor."""
+        shape = self.data.shape
+        n = shape[dim]
+        grad_input = Tensor(np.zeros(shape, g.data.dtype))
+        for k in range(n):
+            if k == 0:
+                ones = Tensor(np.ones(shape[:dim] + (1,) + shape[dim + 1:], g.data.dtype))
+                omitted = cat([ones, cumprod(_slice_from(self, dim, 1), dim)], dim)
+            else:
+                until_k = prod(_slice(self, dim, slice(0, k)), dim, keepdim=True)
+                omitted = until_k
+                if k < n - 1:
+                    from_k1 = cumprod(_slice_from(self, dim, k + 1), dim)
+                    omitted = cat([until_k, expand(until_k, from_k1.data.shape) * from_k1], dim)
+            setitem(grad_input, (slice(None),) * dim + (k,), sum(_slice_from(g, dim, k) * omitted, dim))
+        return grad_input
+
+    @staticmethod
+    def pow_(a, e):
+        """In-place pow_ on a fresh result: PyTorch's PowBackward0 then saves a clone of the base
+        (made first, so a CloneBackward0 node) while its edge goes to the base's grad_fn."""
+        original = clone(a) if a._rg else None
+        out = pow(a, e)
+        if original is not None:
+            out.grad_fn.saved["self"] = Saved(original)
+        return out
+
+    @staticmethod
     def unsqueeze_to(g, dim, sizes):
         """squeeze's backward: unsqueeze where the input had a size-1 dim (PyTorch's unsqueeze_to)."""
         if not sizes:
@@ -1312,8 +1356,12 @@ class _NumpyMath(E._NumpyMath):
     @staticmethod
     def slice_backward(g, sizes, dim, start, end, step):
         z = np.zeros(tuple(sizes), g.dtype)
-        z[(slice(None),) * (dim % len(sizes)) + (slice(start, None if end == _INT64_MAX else end, step),)] = g
+        z[(slice(None),) * (dim % len(sizes)) + (slice(start, None if end in (None, _INT64_MAX) else end, step),)] = g
         return z
+
+    @staticmethod
+    def slice(g, dim, start, end, step):
+        return g[(slice(None),) * dim + (slice(start, None if end in (None, _INT64_MAX) else end, step),)]
 
     @staticmethod
     def index_backward(g, sizes, indices):
@@ -1415,6 +1463,7 @@ class _NumpyMath(E._NumpyMath):
     masked_fill = staticmethod(lambda a, mask, v: np.where(mask, np.asarray(v, a.dtype), a))
     sub_scalar = staticmethod(lambda a, s: a - np.asarray(s, a.dtype))
     pow = staticmethod(np.power)
+    pow_ = staticmethod(lambda a, e: E._np_pow(a, e))
     to = staticmethod(lambda a, dt: a.astype(dt, copy=False))
     constant = staticmethod(lambda a: a)
 
@@ -1578,6 +1627,13 @@ def _slice(t, dim, sl):
     out = t.data[(slice(None),) * dim + (slice(sl.start, sl.stop, step),)]
     return _view_result(TABLE["slice"], t, out, {"dim": dim, "end": end, "self_sym_sizes": tuple(t.data.shape),
                                                  "start": start, "step": step})
+
+
+def _slice_from(t, dim, start):
+    """PyTorch's C++ t.slice(dim, start): no end (None), unlike Python's t[start:]."""
+    out = t.data[(slice(None),) * dim + (slice(start, None),)]
+    return _view_result(TABLE["slice"], t, out, {"dim": dim, "end": None, "self_sym_sizes": tuple(t.data.shape),
+                                                 "start": start, "step": 1})
 
 
 def _is_advanced(i):
