@@ -414,7 +414,7 @@ for expr, wrt, specs in [
 for specs in [(In((4,), rg=False), (2, 4, 5)), ((3, 4), In((2, 4, 5), rg=False)), (In((2, 3, 4), rg=False), (4,)),
               (In((1, 3, 4), rg=False), (2, 4, 5)), ((2, 4, 5), In((1, 5, 3), rg=False)), ((2, 4, 5), (1, 5, 3))]:
     case("a @ b", *specs)
-for args in ("p=-inf", "p=1.5", "p=-1", "p=inf, dim=1, keepdim=True"):
+for args in ("p=-inf", "p=1.5", "p=-1", "p=inf, dim=1, keepdim=True", "p=0", "p=0, dim=1"):
     case(f"a.norm({args})", (2, 3))
 case("a ** b", In(values=[0.0, 1.0, 2.0]), In(values=[0.0, 2.0, -1.0]), id="a ** b: zero base")
 case("a.prod(0)", In(values=[[1.5, 0.0, 2.0], [3.0, 2.0, 0.0]]), id="prod(0): zeros")
