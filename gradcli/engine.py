@@ -978,12 +978,12 @@ def _apply(fn, grad_out, create_graph, wanted):
         grads = VARIADIC[op.name](m, grad_out, attrs, fn.input_meta)
         return [None if nxt is None or (wanted is not None and nxt not in wanted) else m.fit(g, shape, dtype)
                 for (nxt, _), g, (shape, dtype) in zip(fn.next_functions, grads, fn.input_meta)]
-    n = len(op.formulas)
-    grads = [None] * n
+    count = len(op.formulas)
+    grads = [None] * count
     # PyTorch's generated backward evaluates the formulas in the sorted order of their input
     # names (other before self, exponent before self): under create_graph that is the order of
     # the recorded nodes. The engine then fits each gradient to its input, in input order.
-    for i in (sorted(range(n), key=op.inputs.__getitem__) if create_graph and n > 1 else range(n)):
+    for i in (sorted(range(count), key=op.inputs.__getitem__) if create_graph and count > 1 else range(count)):
         nxt = fn.next_functions[i][0]
         if nxt is None or (wanted is not None and nxt not in wanted):
             continue

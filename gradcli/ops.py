@@ -145,7 +145,7 @@ def _cumsum_backward(m, g, dim):
 
 def _cumprod_backward(m, g, self, dim, result):
     """sum over k >= i of g_k * result_k / self_i; with a zero in self, the exact products
-    (PyTorch then takes an O(n) path, or under grad mode an O(n^2) one: gradcli has the first)."""
+    (an O(n) pass on arrays; under create_graph PyTorch's differentiable O(n^2) one)."""
     x = _arr_of(self)
     if x.size <= 1 or x.shape[dim % x.ndim] == 1:
         return g
