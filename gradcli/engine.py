@@ -871,7 +871,7 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
     prev_mode = STATE.grad_enabled
     STATE.grad_enabled = create_graph
     heap = [root]
-    owned = set()           # nodes whose buffer no one else holds: add into it in place, or keep it as .grad
+    owned = set()           # nodes whose buffer is a sum this call made: add into it in place, keep it as .grad
     try:
         while heap:
             fn = heap.pop() if len(heap) == 1 else _heap_pop(heap)
@@ -910,11 +910,7 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
                     old = buffers.get(nxt)
                     if old is None:
                         buffers[nxt] = g
-                        # A new array from a formula (not the incoming gradient passed on, not a
-                        # view): only this buffer holds it, so sums may go into it in place.
-                        if type(g) is np.ndarray and g is not buf and g.base is None and fn.op is not GRAPH_ROOT:
-                            owned.add(nxt)
-                    elif nxt in owned:
+                    elif nxt in owned:                  # a sum made here: nothing else sees it yet
                         np.add(old, g, out=old)
                     else:
                         old = buffers[nxt] = old + g
@@ -1008,15 +1004,22 @@ def _apply(fn, grad_out, create_graph, wanted):
         grads = VARIADIC[op.name](m, grad_out, attrs, fn.input_meta)
         return [None if nxt is None or (wanted is not None and nxt not in wanted) else m.fit(g, shape, dtype)
                 for (nxt, _), g, (shape, dtype) in zip(fn.next_functions, grads, fn.input_meta)]
-    outs = []
-    for (nxt, _), (formula, names), (shape, dtype) in zip(fn.next_functions, op.formulas, fn.input_meta):
+    count = len(op.formulas)
+    grads = [None] * count
+    # PyTorch's generated backward evaluates the formulas in the sorted order of their input
+    # names (other before self, exponent before self): under create_graph that is the order of
+    # the recorded nodes. The engine then fits each gradient to its input, in input order.
+    for i in (sorted(range(count), key=op.inputs.__getitem__) if create_graph and count > 1 else range(count)):
+        nxt = fn.next_functions[i][0]
         if nxt is None or (wanted is not None and nxt not in wanted):
-            outs.append(None)
             continue
+        formula, names = op.formulas[i]
         if names:
-            g = formula(m, grad_out, *[vals[n] if n in vals else attrs[n] for n in names])
+            grads[i] = formula(m, grad_out, *[vals[n] if n in vals else attrs[n] for n in names])
         else:
-            g = formula(m, grad_out)
+            grads[i] = formula(m, grad_out)
+    outs = []
+    for g, (shape, dtype) in zip(grads, fn.input_meta):
         if g is not None and (create_graph or g.shape != shape or g.dtype != dtype):
             g = m.fit(g, shape, dtype)
         outs.append(g)

@@ -43,8 +43,132 @@ def op(name, inputs=(), saved=(), attrs=(), doc="", cpp=False, **formulas):
     return OpDef(name, tuple(inputs), tuple(sorted(saved)), tuple(attrs), tuple(rows), doc, cpp)
 
 
-def _where_nonzero(m, cond, value):
-    return m.where(cond, value, 0 * value)
+# -- backward formulas longer than a line, each PyTorch's function of that name in
+# FunctionsManual.cpp written against `m`: the same nodes under create_graph, plain NumPy
+# otherwise. Branches on values (zeros, ties) read the arrays, as PyTorch's code does.
+
+
+def _dtype_of(v):
+    return v.data.dtype if type(v) is Tensor else v.dtype
+
+
+def _unsqueeze_multiple(m, t, dim, ndim):
+    if len(dim) == 1:
+        return m.unsqueeze(t, dim[0])
+    for d in sorted(x % ndim for x in dim):
+        t = m.unsqueeze(t, d)
+    return t
+
+
+def _prod_backward(m, g, self, result, dim, keepdim):
+    """grad * (result / self) when self holds no zero, else prod_safe_zeros_backward."""
+    x = _arr_of(self)
+    if x.ndim == 0:
+        return g
+    if dim is None:
+        if not (x == 0).any():
+            return g * (result / self)
+        return m.reshape(_prod_safe_zeros_backward(m, g, m.reshape(self, (-1,)), 0), x.shape)
+    dim = dim % x.ndim
+    if not keepdim:
+        g, result = m.unsqueeze(g, dim), m.unsqueeze(result, dim)
+    if not (x == 0).any():
+        return g * (result / self)
+    return _prod_safe_zeros_backward(m, g, self, dim)
+
+
+def _prod_safe_zeros_backward(m, g, inp, dim):
+    """The product of all the other elements, as exclusive cumulative products from both ends."""
+    shape = _arr_of(inp).shape
+    n = shape[dim]
+    if _arr_of(inp).size == 0:
+        return m.expand(g, shape)
+    if n == 1:
+        return g
+    ones = m.constant(np.ones(shape[:dim] + (1,) + shape[dim + 1:], _dtype_of(g)))
+    exclusive_normal = m.cumprod(m.cat([ones, m.narrow(inp, dim, 0, n - 1)], dim), dim)
+    narrow_reverse = m.flip(m.narrow(inp, dim, 1, n - 1), (dim,))
+    exclusive_reverse = m.flip(m.cumprod(m.cat([ones, narrow_reverse], dim), dim), (dim,))
+    return g * (exclusive_normal * exclusive_reverse)
+
+
+def _norm_backward(m, g, self, result, ord, dim, keepdim):
+    """linalg_vector_norm_backward, one branch per order p (p=0: no gradient at all)."""
+    x = _arr_of(self)
+    p = float(ord)
+    if not keepdim and x.ndim and dim:
+        g = _unsqueeze_multiple(m, g, dim, x.ndim)
+        result = _unsqueeze_multiple(m, result, dim, x.ndim)
+    norm = _arr_of(result)
+    if p == 0:
+        return None
+    if p == 1:
+        return m.sign(self) * g
+    if p == 2:
+        return g * m.masked_fill(self / result, norm == 0, 0)
+    if np.isinf(p):                      # amax(abs(self)): ties share the gradient
+        a = np.abs(x)
+        mask = (a == norm) | np.isnan(a)
+        count = mask.sum(axis=None if dim is None else tuple(dim), keepdims=True).astype(_dtype_of(g))
+        return m.sign(self) * ((g / m.constant(count)) * m.constant(mask))
+    if p < 1:
+        scaled = m.sign(self) * m.masked_fill(m.pow_(m.abs(self), p - 1), x == 0, 0)
+        return scaled * g * m.pow_scalar(result, 1 - p)
+    if p < 2:
+        scaled = m.sign(self) * m.pow_(m.abs(self), p - 1)
+    else:
+        scaled = self * m.pow_(m.abs(self), p - 2)
+    return scaled * m.masked_fill(g / m.pow_scalar(result, p - 1), norm == 0, 0)
+
+
+def _pow_backward_self(m, g, self, exponent):
+    zero = m.constant(np.zeros((), _dtype_of(g)))
+    return m.where(_arr_of(exponent) == 0, zero, g * (exponent * m.pow(self, m.sub_scalar(exponent, 1))))
+
+
+def _pow_backward_exponent(m, g, self, exponent, result):
+    zero = m.constant(np.zeros((), _dtype_of(g)))
+    cond = (_arr_of(self) == 0) & (_arr_of(exponent) >= 0)
+    return g * m.where(cond, zero, result * m.log(m.to(self, _dtype_of(result))))
+
+
+def _reversed_cumsum(m, w, dim):
+    return m.flip(m.cumsum(m.flip(w, (dim,)), dim), (dim,))
+
+
+def _cumsum_backward(m, g, dim):
+    shape = _arr_of(g).shape
+    if _arr_of(g).size <= 1 or shape[dim % len(shape)] == 1:
+        return g
+    return _reversed_cumsum(m, g, dim % len(shape))
+
+
+def _cumprod_backward(m, g, self, dim, result):
+    """sum over k >= i of g_k * result_k / self_i; with a zero in self, the exact products
+    (an O(n) pass on arrays; under create_graph PyTorch's differentiable O(n^2) one)."""
+    x = _arr_of(self)
+    if x.size <= 1 or x.shape[dim % x.ndim] == 1:
+        return g
+    dim = dim % x.ndim
+    if not (x == 0).any():
+        return _reversed_cumsum(m, result * g, dim) / self
+    return m.cumprod_backward_with_zeros(g, self, dim)
+
+
+def _col_major(sizes, strides):
+    """mm's backward keeps a column-major input's gradient column-major (a transposed mm)."""
+    return len(strides) == 2 and strides[0] == 1 and strides[1] == sizes[0]
+
+
+def _clamp_min_mask(self, min, max):
+    """clamp_backward_min_max: min gets the gradient where self < min (and min < max)."""
+    mask = _arr_of(self) < _arr_of(min)
+    return mask if max is None else mask & (_arr_of(min) < _arr_of(max))
+
+
+def _clamp_max_mask(self, min, max):
+    mask = _arr_of(self) > _arr_of(max)
+    return mask if min is None else mask | (_arr_of(max) < _arr_of(min))
 
 
 TABLE = {
@@ -71,9 +195,7 @@ TABLE = {
               doc="tensor ** number: saves the base"),
     "pow_tensor": op("PowBackward1", ("self", "exponent"),
                      saved=(("exponent", ALWAYS), ("result", ALWAYS), ("self", ALWAYS)),
-                     self=lambda m, g, self, exponent: g * _where_nonzero(m, exponent != 0, exponent * self ** (exponent - 1)),
-                     exponent=lambda m, g, self, exponent, result: g * _where_nonzero(
-                         m, (self != 0) | (exponent < 0), result * m.log(self)),
+                     self=_pow_backward_self, exponent=_pow_backward_exponent,
                      doc="tensor ** tensor: saves base, exponent and result whatever requires grad"),
     "pow_scalar_base": op("PowBackward2", ("exponent",), saved=(("exponent", ALWAYS), ("result", ALWAYS)),
                           attrs=("self",),
@@ -117,16 +239,18 @@ TABLE = {
     "dot": op("DotBackward0", ("self", "tensor"), saved=(("self", "tensor"), ("tensor", "self")),
               self=lambda m, g, tensor: g * tensor, tensor=lambda m, g, self: g * self),
     "mv": op("MvBackward0", ("self", "vec"), saved=(("self", "vec"), ("vec", "self")),
-             self=lambda m, g, vec: m.outer(g, vec), vec=lambda m, g, self: m.matmul(m.transpose(self), g)),
+             self=lambda m, g, vec: m.outer(g, vec), vec=lambda m, g, self: m.mv(m.t(self), g)),
     "mm": op("MmBackward0", ("self", "mat2"), saved=(("mat2", "self"), ("self", "mat2")),
              attrs=("mat2_sym_sizes", "mat2_sym_strides", "self_sym_sizes", "self_sym_strides"),
-             self=lambda m, g, mat2: m.matmul(g, m.transpose(mat2)),
-             mat2=lambda m, g, self: m.matmul(m.transpose(self), g)),
+             self=lambda m, g, mat2, self_sym_sizes, self_sym_strides: m.t(m.mm(mat2, m.t(g))) if _col_major(
+                 self_sym_sizes, self_sym_strides) else m.mm(g, m.t(mat2)),
+             mat2=lambda m, g, self, mat2_sym_sizes, mat2_sym_strides: m.t(m.mm(m.t(g), self)) if _col_major(
+                 mat2_sym_sizes, mat2_sym_strides) else m.mm(m.t(self), g)),
     # -- shapes (views: they save sizes, never tensors) ------------------------------------------
     "unsqueeze": op("UnsqueezeBackward0", ("self",), attrs=("dim",),
                     self=lambda m, g, dim: m.squeeze_dim(g, dim)),
     "squeeze_dim_": op("SqueezeBackward4", ("self",), attrs=("dim", "self_sym_sizes"),
-                       self=lambda m, g, dim, self_sym_sizes: m.reshape(g, self_sym_sizes)),
+                       self=lambda m, g, dim, self_sym_sizes: m.unsqueeze_to(g, dim, self_sym_sizes)),
     "view": op("ViewBackward0", ("self",), attrs=("self_sym_sizes",),
                self=lambda m, g, self_sym_sizes: m.reshape(g, self_sym_sizes)),
     "unsafe_view": op("UnsafeViewBackward0", ("self",), attrs=("self_sym_sizes",),
@@ -134,10 +258,10 @@ TABLE = {
     "squeeze": op("SqueezeBackward0", ("self",), attrs=("self_sym_sizes",),
                   self=lambda m, g, self_sym_sizes: m.reshape(g, self_sym_sizes)),
     "squeeze_dim": op("SqueezeBackward1", ("self",), attrs=("dim", "self_sym_sizes"),
-                      self=lambda m, g, dim, self_sym_sizes: m.reshape(g, self_sym_sizes)),
+                      self=lambda m, g, dim, self_sym_sizes: m.unsqueeze_to(g, dim, self_sym_sizes)),
     "transpose": op("TransposeBackward0", ("self",), attrs=("dim0", "dim1"),
                     self=lambda m, g, dim0, dim1: m.swapaxes(g, dim0, dim1)),
-    "t": op("TBackward0", ("self",), self=lambda m, g: m.swapaxes(g, 0, -1)),
+    "t": op("TBackward0", ("self",), self=lambda m, g: m.t(g)),
     "permute": op("PermuteBackward0", ("self",), attrs=("dims",),
                   self=lambda m, g, dims: m.permute(g, _inverse_perm(dims))),
     "select": op("SelectBackward0", ("self",), attrs=("dim", "index", "self_sym_sizes"),
@@ -184,12 +308,12 @@ TABLE = {
                   self=lambda m, g, indices, dim, keepdim, self_sym_sizes: m.value_selecting(
                       g, dim, indices, self_sym_sizes, keepdim)),
     "prod": op("ProdBackward0", ("self",), saved=(("result", ALWAYS), ("self", ALWAYS)),
-               self=lambda m, g, self, result: m.prod_backward(g, self, None, False)),
+               self=lambda m, g, self, result: _prod_backward(m, g, self, result, None, False)),
     "prod_dim": op("ProdBackward1", ("self",), saved=(("result", ALWAYS), ("self", ALWAYS)), attrs=("dim", "keepdim"),
-                   self=lambda m, g, self, result, dim, keepdim: m.prod_backward(g, self, dim, keepdim)),
+                   self=_prod_backward),
     "norm": op("LinalgVectorNormBackward0", ("self",), saved=(("result", ALWAYS), ("self", ALWAYS)),
                attrs=("dim", "keepdim", "ord"),
-               self=lambda m, g, self, result, dim, keepdim, ord: m.norm_backward(g, self, result, ord, dim, keepdim)),
+               self=_norm_backward),
     "softmax": op("SoftmaxBackward0", ("self",), saved=(("result", ALWAYS),), attrs=("dim",),
                   self=lambda m, g, result, dim: m.softmax_backward(g, result, dim)),
     "log_softmax": op("LogSoftmaxBackward0", ("self",), saved=(("result", ALWAYS),), attrs=("dim",),
@@ -202,8 +326,8 @@ TABLE = {
     "clamp_tensor": op("ClampBackward0", ("self", "min", "max"),
                        saved=(("max", ALWAYS), ("min", ALWAYS), ("self", ALWAYS)),
                        self=lambda m, g, self, min, max: m.mask(g, _in_bounds(self, min, max)),
-                       min=lambda m, g, self, min: m.mask(g, _arr_of(self) < _arr_of(min)),
-                       max=lambda m, g, self, max: m.mask(g, _arr_of(self) > _arr_of(max))),
+                       min=lambda m, g, self, min, max: m.mask(g, _clamp_min_mask(self, min, max)),
+                       max=lambda m, g, self, min, max: m.mask(g, _clamp_max_mask(self, min, max))),
     "where": op("WhereBackward0", ("self", "other"), saved=(("condition", ALWAYS),),
                 self=lambda m, g, condition: m.mask(g, _arr_of(condition)),
                 other=lambda m, g, condition: m.mask(g, ~_arr_of(condition)),
@@ -216,8 +340,18 @@ TABLE = {
                   other=lambda m, g, self, other: m.tie_split(g, self, other)),
     # -- batched products ---------------------------------------------------------------
     "bmm": op("BmmBackward0", ("self", "mat2"), saved=(("mat2", "self"), ("self", "mat2")),
-              self=lambda m, g, mat2: m.matmul(g, m.transpose(mat2)),
-              mat2=lambda m, g, self: m.matmul(m.transpose(self), g)),
+              self=lambda m, g, mat2: m.bmm(g, m.swapaxes(mat2, 1, 2)),
+              mat2=lambda m, g, self: m.bmm(m.swapaxes(self, 1, 2), g)),
+    # -- the nodes the backward formulas of prod, norm and pow record under create_graph -----
+    "sub_scalar": op("SubBackward1", ("self",), self=lambda m, g: g, doc="tensor - a C++ Scalar: saves nothing"),
+    "masked_fill": op("MaskedFillBackward0", ("self",), saved=(("mask", ALWAYS),),
+                      self=lambda m, g, mask: m.masked_fill(g, mask, 0)),
+    "cumprod": op("CumprodBackward0", ("self",), saved=(("result", ALWAYS), ("self", ALWAYS)), attrs=("dim",),
+                  self=lambda m, g, self, result, dim: _cumprod_backward(m, g, self, dim, result)),
+    "cumsum": op("CumsumBackward0", ("self",), attrs=("dim",), self=lambda m, g, dim: _cumsum_backward(m, g, dim)),
+    "flip": op("FlipBackward0", ("self",), attrs=("dims",), self=lambda m, g, dims: m.flip(g, dims)),
+    "slice_backward": op("SliceBackwardBackward0", ("grad_output",), attrs=("dim", "end", "start", "step"),
+                         grad_output=lambda m, g, dim, start, end, step: m.slice(g, dim, start, end, step)),
     # -- losses -------------------------------------------------------------------------
     "mse_loss": op("MseLossBackward0", ("self", "target"), saved=(("self", ALWAYS), ("target", ALWAYS)),
                    attrs=("reduction",),
@@ -1017,7 +1151,7 @@ class _TensorMath:
 
     matmul = staticmethod(lambda a, b: matmul(a, b))
     transpose = staticmethod(lambda a: a.t())
-    outer = staticmethod(lambda a, b: mm(unsqueeze(a, 1), unsqueeze(b, 0)))
+    outer = staticmethod(lambda a, b: reshape(a, (a.data.shape[0], 1)) * b)     # at::outer
     @staticmethod
     def mul_scalar(a, s):
         seq = _begin(a)
@@ -1056,7 +1190,76 @@ class _TensorMath:
 
     @staticmethod
     def squeeze_dim(g, dim):
-        return reshape(g, g.data.shape[:dim] + g.data.shape[dim + 1:])
+        return squeeze(g, dim)
+
+    # -- prod, norm, pow(tensor, tensor) and the matmul family: their formulas' building blocks
+    t = staticmethod(lambda a: t_(a))
+    swapaxes = staticmethod(lambda a, d0, d1: transpose(a, d0, d1))
+    mm = staticmethod(lambda a, b: mm(a, b))
+    mv = staticmethod(lambda a, b: mv(a, b))
+    bmm = staticmethod(lambda a, b: bmm(a, b))
+    unsqueeze = staticmethod(lambda a, d: unsqueeze(a, d))
+    narrow = staticmethod(lambda a, d, start, n: _slice(a, d, slice(start, start + n)))
+    cat = staticmethod(lambda ts, d: cat(ts, d))
+    cumprod = staticmethod(lambda a, d: cumprod(a, d))
+    cumsum = staticmethod(lambda a, d: cumsum(a, d))
+    flip = staticmethod(lambda a, dims: flip(a, dims))
+    masked_fill = staticmethod(lambda a, mask, v: masked_fill(a, mask, v))
+    sub_scalar = staticmethod(lambda a, s: _sub_scalar(a, s))
+    pow = staticmethod(lambda a, b: pow(a, b))
+    to = staticmethod(lambda a, dt: to_dtype(a, dt))
+    constant = staticmethod(lambda a: Tensor(np.asarray(a)))
+    mask = staticmethod(lambda g, keep: where(keep, g, Tensor(np.zeros((), g.data.dtype))))   # at::where(c, grad, 0)
+
+    @staticmethod
+    def slice(g, dim, start, end, step):
+        out = g.data[(slice(None),) * dim + (slice(start, None if end in (None, _INT64_MAX) else end, step),)]
+        return _view_result(TABLE["slice"], g, out, {"dim": dim, "end": end, "self_sym_sizes": tuple(g.data.shape),
+                                                     "start": start, "step": step})
+
+    @staticmethod
+    def slice_backward(g, sizes, dim, start, end, step):
+        seq = _begin(g)
+        return _record(TABLE["slice_backward"], seq, E.NUMPY_MATH.slice_backward(g.data, sizes, dim, start, end, step),
+                       (g,), attrs={"dim": dim, "end": end, "start": start, "step": step})
+
+    @staticmethod
+    def cumprod_backward_with_zeros(g, self, dim):
+        """PyTorch's grad-mode path (O(n^2), differentiable): each slice k of the gradient is
+        sum_j g_j * prod(self[:k]) * prod(self[k+1:j+1]), copied into a zeros tensor."""
+        shape = self.data.shape
+        n = shape[dim]
+        grad_input = Tensor(np.zeros(shape, g.data.dtype))
+        for k in range(n):
+            if k == 0:
+                ones = Tensor(np.ones(shape[:dim] + (1,) + shape[dim + 1:], g.data.dtype))
+                omitted = cat([ones, cumprod(_slice_from(self, dim, 1), dim)], dim)
+            else:
+                until_k = prod(_slice(self, dim, slice(0, k)), dim, keepdim=True)
+                omitted = until_k
+                if k < n - 1:
+                    from_k1 = cumprod(_slice_from(self, dim, k + 1), dim)
+                    omitted = cat([until_k, expand(until_k, from_k1.data.shape) * from_k1], dim)
+            setitem(grad_input, (slice(None),) * dim + (k,), sum(_slice_from(g, dim, k) * omitted, dim))
+        return grad_input
+
+    @staticmethod
+    def pow_(a, e):
+        """In-place pow_ on a fresh result: PyTorch's PowBackward0 then saves a clone of the base
+        (made first, so a CloneBackward0 node) while its edge goes to the base's grad_fn."""
+        original = clone(a) if a._rg else None
+        out = pow(a, e)
+        if original is not None:
+            out.grad_fn.saved["self"] = Saved(original)
+        return out
+
+    @staticmethod
+    def unsqueeze_to(g, dim, sizes):
+        """squeeze's backward: unsqueeze where the input had a size-1 dim (PyTorch's unsqueeze_to)."""
+        if not sizes:
+            return g
+        d = dim % len(sizes)
+        return unsqueeze(g, d) if sizes[d] == 1 else g
 
     @staticmethod
     def tanh_backward(g, result):
@@ -1161,8 +1364,7 @@ def expand(t, *shape):
 
 TABLE["expand"] = op("ExpandBackward0", ("self",), attrs=("self_sym_sizes",),
                      self=lambda m, g, self_sym_sizes: m.fit(g, tuple(self_sym_sizes), g.dtype if not isinstance(g, Tensor) else g.data.dtype))
-TABLE["to_copy"] = op("ToCopyBackward0", ("self",), attrs=("self_sym_sizes",),
-                      self=lambda m, g, self_sym_sizes: g)
+TABLE["to_copy"] = op("ToCopyBackward0", ("self",), self=lambda m, g: g, doc="saves nothing")
 
 
 def to_dtype(t, dtype):
@@ -1170,7 +1372,7 @@ def to_dtype(t, dtype):
     if t.data.dtype == dt:
         return t
     seq = _begin(t) if dt.kind == "f" else None
-    return _record(TABLE["to_copy"], seq, t.data.astype(dt), (t,), attrs={"self_sym_sizes": tuple(t.data.shape)})
+    return _record(TABLE["to_copy"], seq, t.data.astype(dt), (t,))
 
 
 E.TENSOR_MATH = _TensorMath()
@@ -1196,9 +1398,9 @@ def _in_bounds(self, lo, hi):
     a = _arr_of(self)
     mask = np.ones(a.shape, bool)
     if lo is not None:
-        mask &= a >= _arr_of(lo)
+        mask = mask & (a >= _arr_of(lo))       # not &=: a tensor bound can broadcast self
     if hi is not None:
-        mask &= a <= _arr_of(hi)
+        mask = mask & (a <= _arr_of(hi))
     return mask
 
 
@@ -1244,8 +1446,12 @@ class _NumpyMath(E._NumpyMath):
     @staticmethod
     def slice_backward(g, sizes, dim, start, end, step):
         z = np.zeros(tuple(sizes), g.dtype)
-        z[(slice(None),) * (dim % len(sizes)) + (slice(start, None if end == _INT64_MAX else end, step),)] = g
+        z[(slice(None),) * (dim % len(sizes)) + (slice(start, None if end in (None, _INT64_MAX) else end, step),)] = g
         return z
+
+    @staticmethod
+    def slice(g, dim, start, end, step):
+        return g[(slice(None),) * dim + (slice(start, None if end in (None, _INT64_MAX) else end, step),)]
 
     @staticmethod
     def index_backward(g, sizes, indices):
@@ -1267,35 +1473,6 @@ class _NumpyMath(E._NumpyMath):
         z = np.zeros(tuple(sizes), g.dtype)
         np.put_along_axis(z, indices, g, axis=dim)
         return z
-
-    @staticmethod
-    def prod_backward(g, self, dim, keepdim):
-        if dim is None:
-            flat = self.reshape(-1)
-            return (g * _prod_others(flat, 0)).reshape(self.shape)
-        dim = dim % _b.max(self.ndim, 1)
-        if not keepdim and self.ndim:
-            g = np.expand_dims(g, dim)
-        return g * _prod_others(self, dim) if self.ndim else g * np.ones_like(self)
-
-    @staticmethod
-    def norm_backward(g, self, result, ord, dim, keepdim):
-        if dim is not None and not keepdim:
-            for d in sorted(x % self.ndim for x in dim):
-                g = np.expand_dims(g, d)
-                result = np.expand_dims(result, d)
-        with np.errstate(all="ignore"):
-            if ord == 2:
-                out = self * (g / result)
-                out = np.where(result == 0, 0, out)
-            elif ord == 1:
-                out = np.sign(self) * g
-            elif ord == 0:
-                out = np.zeros_like(self)
-            else:
-                out = self * np.abs(self) ** (ord - 2) * (g / result ** (ord - 1))
-                out = np.where(result == 0, 0, out)
-        return out.astype(self.dtype)
 
     @staticmethod
     def softmax_backward(g, result, dim):
@@ -1359,14 +1536,34 @@ class _NumpyMath(E._NumpyMath):
     def nll_loss(g, target, ignore_index, reduction):
         return _nll_forward(g, target, ignore_index, reduction)[0]
 
+    # -- prod, norm, pow(tensor, tensor) and the matmul family: their formulas' building blocks
+    t = staticmethod(lambda a: a.T)
+    mm = mv = bmm = staticmethod(np.matmul)
+    unsqueeze = staticmethod(np.expand_dims)
+    unsqueeze_to = staticmethod(lambda g, dim, sizes: g.reshape(tuple(sizes)))
+    cat = staticmethod(lambda ts, d: np.concatenate(ts, axis=d))
+    cumprod = staticmethod(lambda a, d: np.cumprod(a, axis=d))
+    cumsum = staticmethod(lambda a, d: np.cumsum(a, axis=d))
+    flip = staticmethod(lambda a, dims: np.flip(a, dims))
+    masked_fill = staticmethod(lambda a, mask, v: np.where(mask, np.asarray(v, a.dtype), a))
+    sub_scalar = staticmethod(lambda a, s: a - np.asarray(s, a.dtype))
+    pow = staticmethod(np.power)
+    pow_ = staticmethod(lambda a, e: E._np_pow(a, e))
+    to = staticmethod(lambda a, dt: a.astype(dt, copy=False))
+    constant = staticmethod(lambda a: a)
 
-def _prod_others(a, axis):
-    """Product of all other elements along axis (exact with zeros, unlike result / a)."""
-    a = np.moveaxis(a, axis, -1)
-    ones = np.ones(a.shape[:-1] + (1,), a.dtype)
-    left = np.cumprod(np.concatenate([ones, a[..., :-1]], axis=-1), axis=-1)
-    right = np.cumprod(np.concatenate([ones, a[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
-    return np.moveaxis(left * right, -1, axis)
+    @staticmethod
+    def cumprod_backward_with_zeros(g, self, dim):
+        """prod(self[:i]) * s_i, where s_i = g_i + self_{i+1} * s_{i+1}: exact with zeros."""
+        n = self.shape[dim]
+        x = np.moveaxis(self, dim, -1)
+        gm = np.moveaxis(np.broadcast_to(g, self.shape), dim, -1)
+        before = np.cumprod(np.concatenate([np.ones_like(x[..., :1]), x[..., :-1]], -1), -1)
+        s = np.empty(x.shape, np.result_type(g, self))
+        s[..., -1] = gm[..., -1]
+        for i in range(n - 2, -1, -1):
+            s[..., i] = gm[..., i] + x[..., i + 1] * s[..., i + 1]
+        return np.moveaxis(before * s, -1, dim)
 
 
 E.NUMPY_MATH = _NumpyMath()
@@ -1515,6 +1712,13 @@ def _slice(t, dim, sl):
     out = t.data[(slice(None),) * dim + (slice(sl.start, sl.stop, step),)]
     return _view_result(TABLE["slice"], t, out, {"dim": dim, "end": end, "self_sym_sizes": tuple(t.data.shape),
                                                  "start": start, "step": step})
+
+
+def _slice_from(t, dim, start):
+    """PyTorch's C++ t.slice(dim, start): no end (None), unlike Python's t[start:]."""
+    out = t.data[(slice(None),) * dim + (slice(start, None),)]
+    return _view_result(TABLE["slice"], t, out, {"dim": dim, "end": None, "self_sym_sizes": tuple(t.data.shape),
+                                                 "start": start, "step": 1})
 
 
 def _is_advanced(i):
@@ -1804,6 +2008,8 @@ def norm(t, p="fro", dim=None, keepdim=False, dtype=None):
         out = a.sum(axis=axes, keepdims=keepdim)
     elif p == float("inf"):
         out = a.max(axis=axes, keepdims=keepdim)
+    elif p == -float("inf"):
+        out = a.min(axis=axes, keepdims=keepdim)
     elif p == 0:
         out = (a != 0).sum(axis=axes, keepdims=keepdim)
     else:
@@ -1894,39 +2100,101 @@ def bmm(a, b):
 
 
 def _batched_matmul(a, b):
-    """PyTorch's matmul for 3-D and more: fold or expand, bmm, then an unsafe view."""
+    """PyTorch's matmul for 3-D and more (_matmul_impl): fold the larger operand's batch into
+    the rows of an mm or mv when should_fold says so; else expand, reshape, bmm, unsafe view."""
     da, db = a.data.ndim, b.data.ndim
-    if db <= 2:                                  # fold a's batch dims into the rows of an mm
-        rows = reshape(a, (-1, a.data.shape[-1]))
-        if db == 1:
-            out = mv(rows, b)
-            shape = a.data.shape[:-1]
-        else:
-            out = mm(rows, b)
-            shape = a.data.shape[:-1] + (b.data.shape[-1],)
-        seq = _begin(out)
-        return _record(TABLE["unsafe_view"], seq, out.data.reshape(shape), (out,),
-                       attrs={"self_sym_sizes": tuple(out.data.shape)})
-    if da == 1:                                  # v @ B: PyTorch folds B.mT into an mv
-        rows = reshape(transpose(b, -2, -1), (-1, b.data.shape[-2]))
-        out = mv(rows, a)
-        seq = _begin(out)
-        return _record(TABLE["unsafe_view"], seq, out.data.reshape(b.data.shape[:-2] + (b.data.shape[-1],)), (out,),
-                       attrs={"self_sym_sizes": tuple(out.data.shape)})
-    a2 = a
-    n, k = a2.data.shape[-2:]
-    k2, p = b.data.shape[-2:]
-    batch = broadcast_shapes(a2.data.shape[:-2], b.data.shape[:-2])
-    ea = expand(a2, batch + (n, k))
-    eb = expand(b, batch + (k2, p))
+    if _should_fold(a, b):
+        return _folded_matmul(a, b)
+    if da == 3 and db == 3 and a.data.shape[0] != b.data.shape[0]:
+        if a.data.shape[0] == 1 and a.requires_grad:     # broadcasting: fold instead (see should_fold)
+            return matmul(squeeze(a, 0), b)
+        if b.data.shape[0] == 1 and b.requires_grad:
+            return matmul(a, squeeze(b, 0))
+    n = a.data.shape[-2] if da > 1 else 1
+    k = a.data.shape[-1]
+    k2 = b.data.shape[-2] if db > 1 else b.data.shape[0]
+    p = b.data.shape[-1]
+    batch = broadcast_shapes(a.data.shape[:-2], b.data.shape[:-2])
     nb = int(np.prod(batch)) if batch else 1
+    ea = expand(a, batch + (n, k))
     va = view(ea, (nb, n, k)) if ea.data.flags.c_contiguous or True else reshape(ea, (nb, n, k))
+    if db == 1:                                  # a vector: a batch of one-column matrices
+        out = squeeze(bmm(va, unsqueeze(reshape(expand(b, batch + (k2,)), (nb, k2)), 2)), -1)
+        return _unsafe_view(out, batch + (n,))
+    eb = expand(b, batch + (k2, p))
     vb = view(eb, (nb, k2, p)) if eb.data.flags.c_contiguous or True else reshape(eb, (nb, k2, p))
     out = bmm(va, vb)
-    shape = batch + ((n, p) if da > 1 else (p,))
-    seq = _begin(out)
-    return _record(TABLE["unsafe_view"], seq, out.data.reshape(shape), (out,),
-                   attrs={"self_sym_sizes": tuple(out.data.shape)})
+    return _unsafe_view(out, batch + ((n, p) if da > 1 else (p,)))
+
+
+def _should_fold(a, b):
+    """PyTorch's should_fold: the larger operand (b.mT when b is) has >= 3 dims and the other
+    <= 2, and either the smaller one requires grad or the fold needs no copy."""
+    a_larger = a.data.ndim >= b.data.ndim
+    t1 = a.data if a_larger else np.swapaxes(b.data, -1, -2)
+    if not (t1.ndim >= 3 and (b if a_larger else a).data.ndim <= 2):
+        return False
+    if (b if a_larger else a).requires_grad:
+        return True
+    if a.data.ndim == 2:
+        return False
+    if t1.size == 0:
+        return True
+    st = [x // t1.itemsize for x in t1.strides]
+    return all(st[i] == st[i + 1] * t1.shape[i + 1] for i in range(t1.ndim - 2))
+
+
+def _folded_matmul(a, b):
+    swap = b.data.ndim > a.data.ndim             # fold b.mT, multiply by a.t(), transpose back
+    t1 = transpose(b, -2, -1) if swap else a
+    t2 = (t_(a) if a.data.ndim == 2 else a) if swap else b
+    shape = t1.data.shape[:-1]
+    folded = reshape(t1, (_numel(shape), t1.data.shape[-1]))
+    if t2.data.ndim == 1:
+        return _unsafe_view(mv(folded, t2), shape)
+    out = _unsafe_view(mm(folded, t2), shape + (t2.data.shape[1],))
+    return _contiguous(transpose(out, -2, -1)) if swap else out
+
+
+def _unsafe_view(t, shape):
+    seq = _begin(t)
+    return _record(TABLE["unsafe_view"], seq, t.data.reshape(shape), (t,), attrs={"self_sym_sizes": tuple(t.data.shape)})
+
+
+def _contiguous(t):
+    return t if t.data.flags.c_contiguous else clone(t)
+
+# ----------------------------------------------------------------------------- nodes only backward formulas record
+
+
+def cumprod(t, dim):
+    seq = _begin(t)
+    out = np.cumprod(t.data, axis=_norm_dim(dim, t.data.ndim)) if t.data.ndim else t.data.copy()
+    return _record(TABLE["cumprod"], seq, np.asarray(out, t.data.dtype), (t,), attrs={"dim": dim})
+
+
+def flip(t, dims):
+    seq = _begin(t)
+    out = np.flip(t.data, tuple(_norm_dim(d, t.data.ndim) for d in dims)).copy()
+    return _record(TABLE["flip"], seq, out, (t,), attrs={"dims": tuple(dims)})
+
+
+def masked_fill(t, mask, value):
+    m = np.asarray(_arr_of(mask))
+    seq = _begin(t)
+    out = np.where(m, np.asarray(value, t.data.dtype), t.data)
+    return _record(TABLE["masked_fill"], seq, out, (t,), extra={"mask": mask if type(mask) is Tensor else Tensor(m)})
+
+
+def cumsum(t, dim):
+    seq = _begin(t)
+    out = np.cumsum(t.data, axis=_norm_dim(dim, t.data.ndim)) if t.data.ndim else t.data.copy()
+    return _record(TABLE["cumsum"], seq, np.asarray(out, t.data.dtype), (t,), attrs={"dim": dim})
+
+
+def _sub_scalar(t, s):
+    seq = _begin(t)
+    return _record(TABLE["sub_scalar"], seq, t.data - np.asarray(s, t.data.dtype), (t,))
 
 # ----------------------------------------------------------------------------- losses
 

@@ -391,6 +391,36 @@ for expr, specs in [("a @ b", ((2, 3), (4, 5))), ("torch.mm(a, b)", ((2, 3), (4,
     case(expr, *[In(s, rg=False) if isinstance(s, tuple) else s for s in specs], id="E8: " + expr + " " +
          " ".join(str(s.shape if isinstance(s, In) else s) for s in specs))
 
+# ============================================================================ higher order: prod, norm, pow, matmul
+# The output is the first-order gradient under create_graph, so its whole graph (nodes, edges,
+# saved slots) is compared with PyTorch's, and the harness's second order is the op's third.
+for expr, wrt, specs in [
+        ("a.prod()", "a", ((2, 3),)), ("a.prod(1).sum()", "a", ((2, 3, 4),)),
+        ("a.prod()", "a", (In(values=[[1.5, 0.0, 2.0], [3.0, -1.0, 0.5]]),)),
+        ("a.prod(1).sum()", "a", (In(values=[[1.5, 0.0, 2.0], [3.0, 0.0, 0.0]]),)),
+        ("a.norm()", "a", ((2, 3),)), ("a.norm(p=3)", "a", ((2, 3),)), ("a.norm(p=0.5)", "a", (In((2, 3), low=0.25),)),
+        ("a.norm(p=1.5, dim=1).sum()", "a", ((2, 3),)), ("a.norm(dim=(0, 1))", "a", ((2, 3),)),
+        ("a.norm(p=inf)", "a", (In(values=[[1.0, -3.0, 3.0], [0.5, 2.0, -1.0]]),)),
+        ("(a ** b).sum()", "a", (In((2, 3), **POS), (3,))), ("(a ** b).sum()", "b", (In((2, 3), **POS), (3,))),
+        ("(a ** b).sum()", "a", (In(values=[0.0, 1.0, 2.0]), In(values=[0.0, 2.0, -1.0]))),
+        ("(a @ b).sum()", "a", ((2, 3), (3, 4))), ("(a @ b).sum()", "b", ((2, 3), (3, 4))),
+        ("(a.t() @ b).sum()", "a", ((3, 2), (3, 4))), ("(a @ b).sum()", "a", ((2, 3), (3,))),
+        ("(a @ b).sum()", "b", ((3,), (3, 4))), ("(a @ b).sum()", "b", ((4,), (2, 4, 5))),
+        ("(a @ b).sum()", "a", ((3, 4), (2, 4, 5))), ("(a @ b).sum()", "b", ((2, 3, 4), (2, 4, 5))),
+        ("(a @ b @ c).sum()", "b", ((3,), (3, 4), (4,))), ("torch.bmm(a, b).sum()", "a", ((2, 3, 4), (2, 4, 5))),
+        ("torch.dot(a, b)", "a", ((3,), (3,)))]:
+    case(f"out = torch.autograd.grad({expr}, {wrt}, create_graph=True)[0]", *specs)
+# matmul's should_fold: which operand requires grad, and the strides, decide mm/mv or bmm
+for specs in [(In((4,), rg=False), (2, 4, 5)), ((3, 4), In((2, 4, 5), rg=False)), (In((2, 3, 4), rg=False), (4,)),
+              (In((1, 3, 4), rg=False), (2, 4, 5)), ((2, 4, 5), In((1, 5, 3), rg=False)), ((2, 4, 5), (1, 5, 3))]:
+    case("a @ b", *specs)
+for args in ("p=-inf", "p=1.5", "p=-1", "p=inf, dim=1, keepdim=True", "p=0", "p=0, dim=1"):
+    case(f"a.norm({args})", (2, 3))
+case("a ** b", In(values=[0.0, 1.0, 2.0]), In(values=[0.0, 2.0, -1.0]), id="a ** b: zero base")
+case("a.prod(0)", In(values=[[1.5, 0.0, 2.0], [3.0, 2.0, 0.0]]), id="prod(0): zeros")
+case("torch.clamp(a, min=b, max=c)", (2, 3), In(values=[1.0, -1.0, 0.0]), In(values=[0.0, 1.0, 0.5]),
+     id="clamp tensor bounds: min > max")
+
 # ============================================================================ losses
 for red in ("none", "mean", "sum"):
     case(f"F.mse_loss(a, b, reduction='{red}')", (2, 3), (2, 3))
