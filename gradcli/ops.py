@@ -12,6 +12,7 @@ this table; nothing else repeats per-op knowledge.
 from __future__ import annotations
 
 import builtins as _b
+import sys as _sys
 import weakref
 
 import numpy as np
@@ -628,11 +629,52 @@ _MEMORY = _Memory()
 
 
 def _resident_bytes():
+    """The process's resident memory, less the freed heap that malloc keeps for reuse."""
     try:
         with open("/proc/self/statm") as f:
-            return int(f.read().split()[1]) * 4096
+            resident = int(f.read().split()[1]) * 4096
     except (OSError, ValueError, IndexError):
         return 0
+    return resident - _MALLOC.free_bytes()
+
+
+class _Malloc:
+    """glibc's allocator. By default it hands large freed buffers back to the system, so the
+    next tensor of that size page-faults on every first touch, which costs as much as the
+    arithmetic: a script run asks it to keep them for reuse instead (keep_freed_memory)."""
+
+    __slots__ = ("libc", "info")
+
+    def __init__(self):
+        self.libc = self.info = None
+
+    def keep_freed_memory(self):
+        if self.libc is not None or not _sys.platform.startswith("linux"):
+            return
+        try:
+            import ctypes
+            libc = ctypes.CDLL(None)
+            mallopt = libc.mallopt
+        except (OSError, AttributeError):         # not glibc (musl, ...): nothing to tune
+            self.libc = False
+            return
+        mallopt(-3, 512 << 20)                     # M_MMAP_THRESHOLD: big buffers from the heap
+        mallopt(-1, 1 << 30)                       # M_TRIM_THRESHOLD: keep up to 1 GiB of it
+        self.libc = libc
+        info = getattr(libc, "mallinfo2", None)   # glibc >= 2.33: the free heap, for --max-memory
+        if info is not None:
+            class MallInfo2(ctypes.Structure):
+                _fields_ = [(n, ctypes.c_size_t) for n in ("arena", "ordblks", "smblks", "hblks", "hblkhd",
+                                                           "usmblks", "fsmblks", "uordblks", "fordblks",
+                                                           "keepcost")]
+            info.restype = MallInfo2
+            self.info = info
+
+    def free_bytes(self):
+        return self.info().fordblks if self.info is not None else 0
+
+
+_MALLOC = _Malloc()
 
 
 class _Limits:

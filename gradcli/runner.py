@@ -86,6 +86,7 @@ def script_session(max_elements=None, max_memory=None):
     # only costs time here: it would rescan every AST and graph node again and again.
     gc_was_on = gc.isenabled()
     gc.disable()
+    ops._MALLOC.keep_freed_memory()
     ops.LIMITS.max_elements = max_elements
     ops.LIMITS.max_bytes = max_memory
     engine.MEMORY_HOOK = ops._MEMORY.track if max_memory is not None else None
