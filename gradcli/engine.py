@@ -1091,7 +1091,7 @@ class _NumpyMath:
 
     @staticmethod
     def pow_scalar(a, e):
-        return _np_pow(a, e)
+        return a if e == 1 else _np_pow(a, e)     # x ** 1 in a formula: no copy (formulas never write)
 
     @staticmethod
     def where(c, a, b):
