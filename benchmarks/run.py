@@ -76,6 +76,9 @@ def traced_peak(fn):
 
 def _env():
     env = dict(os.environ)
+    # Children read and write compiled bytecode, as an installed gradcli and PyTorch do (some
+    # environments set PYTHONDONTWRITEBYTECODE, which would recompile gradcli on every start).
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     env["PYTHONPATH"] = REPO + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     return env
 
