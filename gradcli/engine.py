@@ -872,6 +872,7 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
     STATE.grad_enabled = create_graph
     heap = [root]
     owned = set()           # nodes whose buffer is a sum this call made: add into it in place, keep it as .grad
+    watched = STATE.observer is not None        # a report lists the nodes each call ran
     try:
         while heap:
             fn = heap.pop() if len(heap) == 1 else _heap_pop(heap)
@@ -888,7 +889,8 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
                     result[k] = buf
             if needed is not None and fn not in needed:
                 continue
-            record.executed.append(fn)
+            if watched:
+                record.executed.append(fn)
             if type(fn) is AccumulateGrad:
                 if buf is not None:
                     _accumulate(fn.variable, buf, create_graph, record, fn in owned and not fn.hooks)
