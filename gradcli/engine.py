@@ -469,6 +469,11 @@ class Node:
     __slots__ = ("op", "seq", "next_functions", "saved", "attrs", "input_meta", "origin",
                  "freed_by", "retained", "hooks", "__weakref__")
 
+    def __new__(cls, op=None, *args):
+        # Node(row, ...) makes an instance of the row's own class, named like PyTorch's
+        # (type(y.grad_fn).__name__ == "MulBackward0"), as PyTorch generates one class per node.
+        return object.__new__(op.node_class if cls is Node else cls)
+
     def __init__(self, op, next_functions, saved, attrs, input_meta, seq):
         self.op = op
         self.seq = seq
@@ -538,6 +543,13 @@ class Node:
             return RawSaved()           # PyTorch's SavedTensor handle: opaque, and it never raises
         raise AttributeError(f"'{object.__getattribute__(self, 'op').name}' object has no attribute '{name}'")
 
+    def __dir__(self):
+        names = set(object.__dir__(self))
+        names.update("_saved_" + s for s in self.saved)
+        names.update("_raw_saved_" + s for s in self.saved)
+        names.update("_saved_" + a for a in self.attrs if not a.startswith("_"))
+        return sorted(names)
+
     def __repr__(self):
         return f"<{self.op.name} object at {_fake_address(self)}>"
 
@@ -570,6 +582,7 @@ class AccumulateGrad(Node):
     """The node of a leaf that requires grad: it adds the incoming gradient into `.grad`."""
 
     __slots__ = ("variable",)
+    __module__ = "builtins"           # type(...) prints <class 'AccumulateGrad'>, as in PyTorch
 
     def __init__(self, variable):
         self.op = ACCUMULATE
@@ -590,10 +603,11 @@ class OpDef:
     the saved slots with the condition under which each holds a tensor, the non-tensor
     attributes, and one backward formula per input."""
 
-    __slots__ = ("name", "inputs", "saved", "attrs", "formulas", "doc", "qualname", "plan")
+    __slots__ = ("name", "inputs", "saved", "attrs", "formulas", "doc", "qualname", "plan", "node_class")
 
     def __init__(self, name, inputs=(), saved=(), attrs=(), formulas=(), doc="", cpp=False):
         self.name = name
+        self.node_class = type(name, (Node,), {"__slots__": (), "__module__": "builtins"})
         self.qualname = "torch::autograd::" + name if cpp else name     # what node.name() returns
         self.plan = None            # ops._record's precomputed saved-slot plan
         self.inputs = inputs
@@ -635,6 +649,12 @@ class VersionError(TorchRuntimeError):
     def __init__(self, message, node, saved):
         super().__init__(message)
         self.node, self.saved = node, saved
+
+
+# Shown as PyTorch shows them ("RuntimeError: ..."); the subclasses only carry the engine facts.
+for _cls in (BackwardTwiceError, VersionError):
+    _cls.__name__ = _cls.__qualname__ = "RuntimeError"
+    _cls.__module__ = "builtins"
 
 
 def _version_error(node, s):

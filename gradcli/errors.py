@@ -24,7 +24,9 @@ class ScriptError(Exception):
 
 
 def _make(name: str, base: type) -> type:
-    return type(name, (ScriptError, base), {"pytype": base.__name__})
+    # Named like the built-in it extends, so that code using gradcli.torch directly sees
+    # "RuntimeError: ..." in a traceback and in type(e).__name__, exactly as with PyTorch.
+    return type(base.__name__, (ScriptError, base), {"pytype": base.__name__, "__module__": "builtins"})
 
 
 TorchRuntimeError = _make("TorchRuntimeError", RuntimeError)
