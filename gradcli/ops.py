@@ -131,13 +131,16 @@ TABLE = {
                self=lambda m, g, self_sym_sizes: m.reshape(g, self_sym_sizes)),
     "unsafe_view": op("UnsafeViewBackward0", ("self",), attrs=("self_sym_sizes",),
                       self=lambda m, g, self_sym_sizes: m.reshape(g, self_sym_sizes)),
+    "reshape_alias": op("ReshapeAliasBackward0", ("self",), attrs=("self_sym_sizes",),
+                        self=lambda m, g, self_sym_sizes: m.reshape(g, self_sym_sizes),
+                        doc="reshape of a non-contiguous tensor that can still be a view"),
     "squeeze": op("SqueezeBackward0", ("self",), attrs=("self_sym_sizes",),
                   self=lambda m, g, self_sym_sizes: m.reshape(g, self_sym_sizes)),
     "squeeze_dim": op("SqueezeBackward1", ("self",), attrs=("dim", "self_sym_sizes"),
                       self=lambda m, g, dim, self_sym_sizes: m.reshape(g, self_sym_sizes)),
     "transpose": op("TransposeBackward0", ("self",), attrs=("dim0", "dim1"),
                     self=lambda m, g, dim0, dim1: m.swapaxes(g, dim0, dim1)),
-    "t": op("TBackward0", ("self",), self=lambda m, g: m.swapaxes(g, 0, -1)),
+    "t": op("TBackward0", ("self",), self=lambda m, g: m.t(g)),
     "permute": op("PermuteBackward0", ("self",), attrs=("dims",),
                   self=lambda m, g, dims: m.permute(g, _inverse_perm(dims))),
     "select": op("SelectBackward0", ("self",), attrs=("dim", "index", "self_sym_sizes"),
@@ -783,7 +786,7 @@ def _same_dtype(a, b, name):
 def unsqueeze(t, dim):
     d = E._wrap_dim(dim, t.data.ndim + 1)
     seq = _begin(t)
-    return _record(TABLE["unsqueeze"], seq, np.expand_dims(t.data, d), (t,), attrs={"dim": d}, view_of=t)
+    return _record(TABLE["unsqueeze"], seq, np.expand_dims(t.data, d), (t,), attrs={"dim": dim}, view_of=t)
 
 
 def _squeeze0_(t):
@@ -1005,12 +1008,15 @@ class _TensorMath:
 
     @staticmethod
     def unsqueeze_dims(g, dims, ndim):
-        for d in sorted(dims):
+        for d in sorted({x % ndim for x in dims} if ndim else ()):   # a 0-d input: nothing to restore
             g = unsqueeze(g, d)
         return g
 
+    t = staticmethod(lambda g: t_(g))
+
     @staticmethod
     def squeeze_dim(g, dim):
+        dim %= g.data.ndim
         return reshape(g, g.data.shape[:dim] + g.data.shape[dim + 1:])
 
     @staticmethod
@@ -1141,9 +1147,11 @@ class _NumpyMath(E._NumpyMath):
 
     @staticmethod
     def unsqueeze_dims(g, dims, ndim):
-        for d in sorted(x % ndim for x in dims):
+        for d in sorted({x % ndim for x in dims} if ndim else ()):   # a 0-d input: nothing to restore
             g = np.expand_dims(g, d)
         return g
+
+    t = staticmethod(lambda g: g.T)
 
     @staticmethod
     def select_backward(g, sizes, dim, index):
@@ -1170,6 +1178,8 @@ class _NumpyMath(E._NumpyMath):
 
     @staticmethod
     def value_selecting(g, dim, indices, sizes, keepdim):
+        if not sizes:                       # max(0) of a 0-d tensor selected its only value
+            return np.array(g)
         dim = dim % len(sizes)
         if not keepdim:
             g = np.expand_dims(g, dim)
@@ -1335,11 +1345,15 @@ def reshape(t, *shape):
     try:
         out.shape = shape
     except AttributeError:          # not viewable: PyTorch clones, then reshapes the copy
-        c = clone(t)
-        seq = _begin(c)
-        return _record(TABLE["unsafe_view"], seq, c.data.reshape(shape), (c,),
-                       attrs={"self_sym_sizes": tuple(c.data.shape)})
-    return _view_result(TABLE["view"], t, out, {"self_sym_sizes": tuple(t.data.shape)})
+        return _unsafe_view(clone(t), shape)
+    # viewable: a view of a contiguous tensor, else PyTorch's _reshape_alias
+    row = TABLE["view"] if t.data.flags.c_contiguous else TABLE["reshape_alias"]
+    return _view_result(row, t, out, {"self_sym_sizes": tuple(t.data.shape)})
+
+
+def _unsafe_view(t, shape):
+    seq = _begin(t)
+    return _record(TABLE["unsafe_view"], seq, t.data.reshape(shape), (t,), attrs={"self_sym_sizes": tuple(t.data.shape)})
 
 
 def flatten(t, start_dim=0, end_dim=-1):
@@ -1410,23 +1424,29 @@ def squeeze(t, dim=None):
 def select(t, dim, index):
     nd = t.data.ndim
     if nd == 0:
-        raise TorchIndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
-                              "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+        raise TorchIndexError("select() cannot be applied to a 0-dim tensor.")
     d = _norm_dim(dim, nd)
     n = t.data.shape[d]
     if not -n <= index < n:
-        raise TorchIndexError(f"index {index} is out of bounds for dimension {d} with size {n}")
+        raise TorchIndexError(f"select(): index {index} out of range for tensor of size {E._sizes(t.data.shape)} "
+                              f"at dimension {d}")
     out = t.data[(slice(None),) * d + (index, Ellipsis)]      # Ellipsis: a 0-d view, not a copy
     return _view_result(TABLE["select"], t, out,
                         {"dim": d, "index": index, "self_sym_sizes": tuple(t.data.shape)})
 
 
-def _slice(t, dim, sl):
+def _slice(t, dim, sl, optimize=False):
+    """PyTorch's applySlice. With `optimize` (any slice in a tuple index), a slice that keeps the
+    whole dimension records nothing."""
+    if sl.step == 0:
+        raise TorchValueError("slice step cannot be zero")
     start = 0 if sl.start is None else sl.start
     end = _INT64_MAX if sl.stop is None else sl.stop
     step = 1 if sl.step is None else sl.step
     if step <= 0:
         raise TorchValueError("step must be greater than zero")
+    if optimize and t.data.ndim and start == 0 and step == 1 and end >= t.data.shape[dim]:
+        return t
     out = t.data[(slice(None),) * dim + (slice(sl.start, sl.stop, step),)]
     return _view_result(TABLE["slice"], t, out, {"dim": dim, "end": end, "self_sym_sizes": tuple(t.data.shape),
                                                  "start": start, "step": step})
@@ -1436,80 +1456,191 @@ def _is_advanced(i):
     return type(i) is Tensor or isinstance(i, (list, np.ndarray)) or (isinstance(i, tuple) and False)
 
 
+W_SEQUENCE_INDEX = ("Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed in "
+                    "pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be interpreted as "
+                    "tensor index, x[torch.tensor(seq)], which will result either in an error or a different "
+                    "result (Triggered internally at /__w/pytorch/pytorch/torch/csrc/autograd/"
+                    "python_variable_indexing.cpp:{}.)")
+
+
+def _index_tuple(index):
+    """PyTorch's wrapTuple: a tuple stays; a list of fewer than 32 items holding a sequence,
+    slice, tensor, None or ... is read as a tuple (deprecated, with a warning); anything else
+    is a 1-tuple."""
+    if isinstance(index, tuple):
+        return index
+    if isinstance(index, list) and len(index) < 32:
+        for i in index:
+            if type(i) is Tensor or isinstance(i, (list, tuple, slice)) or i is None or i is Ellipsis:
+                E.warn_once(W_SEQUENCE_INDEX.format(359 if i is None or i is Ellipsis else 349))
+                return tuple(index)
+    return (index,)
+
+
+def _is_mask(t):
+    return t.data.dtype == np.bool_ or t.data.dtype == np.uint8
+
+
+def _apply_select(t, dim, index, real_dim):
+    """PyTorch's applySelect: x[i] checks i against the size here, naming the index's position."""
+    sizes = t.data.shape
+    if index == 0 and dim == 0 and not sizes:
+        raise TorchIndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                              "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+    size = sizes[dim] if dim < len(sizes) else 0
+    if not -size <= index < size:
+        raise TorchIndexError(f"index {index} is out of bounds for dimension {real_dim} with size {size}")
+    return select(t, dim, index)
+
+
+def _bool_index(value):
+    """A boolean index adds a dimension of size 1, indexed by [0] (True) or [] (False)."""
+    return Tensor(np.zeros(1 if value else 0, np.int64))
+
+
+def _sequence_index(seq):
+    """A list index as a tensor: bool stays a mask, any other number becomes int64."""
+    try:
+        arr = np.array(seq)
+    except ValueError:
+        if all(isinstance(s, list) for s in seq):
+            n = len(seq[0])
+            raise TorchValueError(f"expected sequence of length {n} at dim 1 (got "
+                                  f"{next(len(s) for s in seq if len(s) != n)})") from None
+        raise TorchTypeError("'list' object cannot be interpreted as an integer") from None
+    if arr.dtype.kind not in "biuf":
+        raise TorchTypeError(f"new(): invalid data type '{arr.dtype.name if arr.dtype.kind != 'U' else 'str'}'")
+    return Tensor(arr if arr.dtype == np.bool_ else arr.astype(np.int64))
+
+
 def getitem(t, index):
-    """PyTorch's indexing: basic indices become Select/Slice/Unsqueeze nodes, applied left to
-    right; tensor, list and mask indices become one IndexBackward0."""
+    """PyTorch's indexing (python_variable_indexing.cpp): a lone int, slice, None or ... is one
+    view node; otherwise the basic indices become Select/Slice/Unsqueeze views applied left
+    to right, and the tensor, list and mask indices one IndexBackward0 on the result."""
+    if index is None:
+        return unsqueeze(t, 0)
+    if index is Ellipsis:
+        return _view_result(TABLE["alias"], t, t.data.view(), {})
+    if isinstance(index, bool):
+        return _index(unsqueeze(t, 0), [_bool_index(index)])
+    if isinstance(index, int):
+        return _apply_select(t, 0, index, 0)
     if isinstance(index, slice):             # a lone slice always records a node, even `x[:]`
         if t.data.ndim == 0:
+            if index.step == 0:
+                raise TorchValueError("slice step cannot be zero")
             raise TorchIndexError("slice() cannot be applied to a 0-dim tensor.")
         return _slice(t, 0, index)
-    if not isinstance(index, tuple):
-        index = (index,)
+    index = _index_tuple(index)
     for i in index:
         if not (i is None or i is Ellipsis or isinstance(i, (int, slice, list)) or type(i) is Tensor):
             raise TorchIndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
                                   "are valid indices (got " + type(i).__name__ + ")")
-    if any(_is_advanced(i) for i in index):
-        return _advanced_index(t, index)
-    n_real = _b.sum(1 for i in index if i is not None and i is not Ellipsis)
-    if n_real > t.data.ndim:
-        raise TorchIndexError(f"too many indices for tensor of dimension {t.data.ndim}")
-    if _b.sum(1 for i in index if i is Ellipsis) > 1:
-        raise TorchIndexError("an index can only have a single ellipsis ('...')")
-    result, dim = t, 0
-    for k, i in enumerate(index):
-        if i is Ellipsis:
-            dim += t.data.ndim - n_real
-        elif i is None:
+    index = tuple(_sequence_index(i) if isinstance(i, list) else i for i in index)
+    nd = t.data.ndim
+    specified = 0
+    for i in index:
+        if type(i) is Tensor:
+            specified += i.data.ndim if _is_mask(i) else 1
+        elif not (i is None or i is Ellipsis or isinstance(i, bool)):
+            specified += 1
+    if specified > nd:
+        raise TorchIndexError(f"too many indices for tensor of dimension {nd}")
+    result, dim, tensors = t, 0, []
+
+    def record(x):                           # PyTorch's recordTensorIndex
+        nonlocal dim
+        if not tensors:
+            tensors.extend([None] * dim)
+        tensors.append(x)
+        dim += x.data.ndim if _is_mask(x) else 1
+
+    for real_dim, i in enumerate(index):
+        if i is None:
             result = unsqueeze(result, dim)
             dim += 1
+            if tensors:
+                tensors.append(None)
+        elif i is Ellipsis:
+            dim += nd - specified
+            if tensors:
+                tensors.extend([None] * (nd - specified))
         elif isinstance(i, bool):
-            raise TorchIndexError("boolean scalar indices are not supported")
+            result = unsqueeze(result, dim)
+            record(_bool_index(i))
         elif isinstance(i, int):
-            result = select(result, dim, i)
-        else:
-            if not (i.start in (None, 0) and i.stop is None and i.step in (None, 1)):
-                result = _slice(result, dim, i)
+            result = _apply_select(result, dim, i, real_dim)
+        elif isinstance(i, slice):
+            result = _slice(result, dim, i, optimize=True)
             dim += 1
-    if result is t:                         # x[:] or x[...]: a view of the whole tensor
+            if tensors:
+                tensors.append(None)
+        elif i.data.ndim == 0 and i.data.dtype.kind in "biu":     # a 0-d integer tensor is an int
+            if _is_mask(i):
+                result = unsqueeze(result, dim)
+                record(_bool_index(bool(i.data)))
+            else:
+                result = _apply_select(result, dim, int(i.data), real_dim)
+        else:
+            record(i)
+    if tensors:
+        return _index(result, tensors)
+    if result is t:                         # x[:, :] or x[..., ...]: a view of the whole tensor
         return _view_result(TABLE["alias"], t, t.data.view(), {})
     return result
 
 
-def _advanced_index(t, index):
+def _index(t, indices):
+    """at::index: `indices` holds an index tensor or None (a whole dimension) per leading
+    dimension of t. Masks expand to their nonzero positions; the rest broadcast together."""
+    while indices and indices[-1] is None:
+        indices.pop()
+    for i in indices:
+        if i is not None and i.data.dtype.kind not in "biu":
+            raise TorchIndexError("tensors used as indices must be long, int, byte or bool tensors")
+    sizes = t.data.shape
     idx = []
-    saved = []
-    for i in index:
-        if type(i) is Tensor:
-            if i.data.dtype.kind not in "iub":
-                raise TorchIndexError("tensors used as indices must be long, int, byte or bool tensors")
-            idx.append(i.data)
-            saved.append(i)
-        elif isinstance(i, list):
-            arr = np.array(i)
-            if arr.dtype.kind not in "iub":
-                raise TorchIndexError("tensors used as indices must be long, int, byte or bool tensors")
-            arr = arr.astype(np.int64) if arr.dtype.kind != "b" else arr
-            idx.append(arr)
-            saved.append(Tensor(arr))
+    for i in indices:
+        if i is None:
+            idx.append(slice(None))
+        elif _is_mask(i):
+            m = i.data
+            for j in range(m.ndim):
+                src = len(idx) + j
+                if src >= len(sizes) or m.shape[j] != sizes[src]:
+                    raise TorchIndexError(f"The shape of the mask {E._sizes(m.shape)} at index {j} does not match "
+                                          f"the shape of the indexed tensor {E._sizes(sizes)} at index {src}")
+            idx.extend(np.nonzero(m))
         else:
-            idx.append(i)
+            idx.append(i.data.astype(np.int64, copy=False))
+    arrays = [a for a in idx if not isinstance(a, slice)]
     try:
-        out = t.data[tuple(idx)]
-    except IndexError as e:
-        raise TorchIndexError(str(e).replace("axis", "dimension")) from None
+        arrays = np.broadcast_arrays(*arrays)
+    except ValueError:
+        raise TorchIndexError("shape mismatch: indexing tensors could not be broadcast together with shapes "
+                              + ", ".join(E._sizes(a.shape) for a in arrays)) from None
+    dims = [d for d, a in enumerate(idx) if not isinstance(a, slice)]
+    bad = np.stack([(a < -sizes[d]) | (a >= sizes[d]) for a, d in zip(arrays, dims)], -1)
+    if bad.any():                           # the first element, then the first of its indices
+        at = np.argwhere(bad)[0]
+        k = int(at[-1])
+        raise TorchIndexError(f"index {int(arrays[k][tuple(at[:-1])])} is out of bounds for dimension {k} "
+                              f"with size {sizes[dims[k]]}")
+    out = t.data[tuple(idx)]
     seq = _begin(t)
-    return _record(TABLE["index"], seq, np.ascontiguousarray(out), (t,), extra={"indices": SavedList(saved)},
+    return _record(TABLE["index"], seq, np.ascontiguousarray(out), (t,), extra={"indices": SavedList(indices)},
                    attrs={"self_sym_sizes": tuple(t.data.shape), "_index": tuple(idx)})
 
 
 class SavedList(Tensor):
-    """IndexBackward0's `indices`: index tensors saved (and freed) together; reads as a tuple."""
+    """IndexBackward0's `indices`: index tensors (None for a whole dimension) saved and freed
+    together; reads as a tuple."""
 
     __slots__ = ("items",)
 
     def __init__(self, items):
-        super().__init__(items[0].data if items else np.zeros(0, np.int64))
+        first = next((i for i in items if i is not None), None)
+        super().__init__(first.data if first is not None else np.zeros(0, np.int64))
         self.items = tuple(items)
 
 
@@ -1676,7 +1807,7 @@ def _minmax(t, name, dim, keepdim, other=None):
             idx, values = np.expand_dims(idx, d), np.expand_dims(values, d)
     indices = Tensor(np.asarray(idx, np.int64))
     seq = _begin(t)
-    v = _record(TABLE[name + "_dim"], seq, np.ascontiguousarray(values), (t,), extra={"indices": indices},
+    v = _record(TABLE[name + "_dim"], seq, np.array(values, order="C"), (t,), extra={"indices": indices},
                 attrs={"dim": dim, "keepdim": bool(keepdim), "self_sym_sizes": tuple(t.data.shape)})
     return _return_type(name, v, indices)
 
@@ -1808,40 +1939,58 @@ def bmm(a, b):
     return _record(TABLE["bmm"], seq, np.matmul(a.data, b.data), (a, b), extra={"mat2": b})
 
 
-def _batched_matmul(a, b):
-    """PyTorch's matmul for 3-D and more: fold or expand, bmm, then an unsafe view."""
+def _should_fold(a, b):
+    """PyTorch's should_fold: fold the batch of the larger (>= 3-D) operand into the rows of
+    an mm/mv when the other is 1- or 2-D and requires grad, or when that needs no copy."""
     da, db = a.data.ndim, b.data.ndim
-    if db <= 2:                                  # fold a's batch dims into the rows of an mm
-        rows = reshape(a, (-1, a.data.shape[-1]))
-        if db == 1:
-            out = mv(rows, b)
-            shape = a.data.shape[:-1]
-        else:
-            out = mm(rows, b)
-            shape = a.data.shape[:-1] + (b.data.shape[-1],)
-        seq = _begin(out)
-        return _record(TABLE["unsafe_view"], seq, out.data.reshape(shape), (out,),
-                       attrs={"self_sym_sizes": tuple(out.data.shape)})
-    if da == 1:                                  # v @ B: PyTorch folds B.mT into an mv
-        rows = reshape(transpose(b, -2, -1), (-1, b.data.shape[-2]))
-        out = mv(rows, a)
-        seq = _begin(out)
-        return _record(TABLE["unsafe_view"], seq, out.data.reshape(b.data.shape[:-2] + (b.data.shape[-1],)), (out,),
-                       attrs={"self_sym_sizes": tuple(out.data.shape)})
-    a2 = a
-    n, k = a2.data.shape[-2:]
-    k2, p = b.data.shape[-2:]
-    batch = broadcast_shapes(a2.data.shape[:-2], b.data.shape[:-2])
-    ea = expand(a2, batch + (n, k))
-    eb = expand(b, batch + (k2, p))
-    nb = int(np.prod(batch)) if batch else 1
-    va = view(ea, (nb, n, k)) if ea.data.flags.c_contiguous or True else reshape(ea, (nb, n, k))
-    vb = view(eb, (nb, k2, p)) if eb.data.flags.c_contiguous or True else reshape(eb, (nb, k2, p))
-    out = bmm(va, vb)
-    shape = batch + ((n, p) if da > 1 else (p,))
-    seq = _begin(out)
-    return _record(TABLE["unsafe_view"], seq, out.data.reshape(shape), (out,),
-                   attrs={"self_sym_sizes": tuple(out.data.shape)})
+    larger = da >= db
+    if not (_b.max(da, db) >= 3 and _b.min(da, db) <= 2):
+        return False
+    if (b if larger else a).requires_grad:
+        return True
+    if da == 2:
+        return False
+    t1 = a.data if larger else np.swapaxes(b.data, -2, -1)
+    if t1.size == 0:
+        return True
+    st = [x // t1.itemsize for x in t1.strides]
+    return all(st[i] == st[i + 1] * t1.shape[i + 1] for i in range(t1.ndim - 2))
+
+
+def _batched_matmul(a, b):
+    """PyTorch's _matmul_impl for 3-D and more: fold a batch into an mm or mv when it should,
+    else expand both batches, reshape them to 3-D, bmm, and an unsafe view."""
+    da, db = a.data.ndim, b.data.ndim
+    if _should_fold(a, b):
+        swap = db > da
+        t1 = transpose(b, -2, -1) if swap else a
+        t2 = (t_(a) if da == 2 else a) if swap else b
+        lead = t1.data.shape[:-1]
+        folded = reshape(t1, (_numel(lead), t1.data.shape[-1]))
+        if t2.data.ndim == 1:
+            return _unsafe_view(mv(folded, t2), lead)
+        out = _unsafe_view(mm(folded, t2), lead + (t2.data.shape[1],))
+        return clone(transpose(out, -2, -1)) if swap else out      # .mT.contiguous()
+    n = a.data.shape[-2] if da > 1 else 1
+    m1 = a.data.shape[-1]
+    batch1 = a.data.shape[:-2]
+    m2 = b.data.shape[-2] if db > 1 else b.data.shape[0]
+    p = b.data.shape[-1] if db > 1 else 1
+    batch2 = b.data.shape[:-2]
+    if da == 3 and db == 3 and batch1[0] != batch2[0]:
+        if batch1[0] == 1 and a.requires_grad:
+            return matmul(squeeze(a, 0), b)
+        if batch2[0] == 1 and b.requires_grad:
+            return matmul(a, squeeze(b, 0))
+    batch = broadcast_shapes(batch1, batch2)
+    nb = _numel(batch)
+    ea = reshape(expand(a, batch + (n, m1)), (nb, n, m1))
+    if db == 1:
+        eb = unsqueeze(reshape(expand(b, batch + (m2,)), (nb, m2)), 2)
+        out = squeeze(bmm(ea, eb), -1)
+    else:
+        out = bmm(ea, reshape(expand(b, batch + (m2, p)), (nb, m2, p)))
+    return _unsafe_view(out, batch + ((n,) if da > 1 else ()) + ((p,) if db > 1 else ()))
 
 # ----------------------------------------------------------------------------- losses
 
