@@ -1066,10 +1066,42 @@ def _sum_to(t, shape):
     return t
 
 
+def _type_str(t):
+    """PyTorch's legacy type name of a CPU tensor: torch.FloatTensor, torch.LongTensor, ..."""
+    return f"torch.{_SCALAR_NAME[t.data.dtype.name]}Tensor"
+
+
+def _expand_shape(have, sizes, type_str):
+    """PyTorch's inferExpandGeometry: the shape `have` expands to for `sizes` (-1 keeps a size),
+    with its errors, checked from the last dimension."""
+    sizes = tuple(sizes)
+    nd, td = len(sizes), len(have)
+    if td == 0:
+        return sizes
+    if nd < td:
+        raise TorchRuntimeError(f"expand({type_str}{{{E._sizes(have)}}}, size={E._sizes(sizes)}): the number of "
+                                f"sizes provided ({nd}) must be greater or equal to the number of dimensions in "
+                                f"the tensor ({td})")
+    out = list(sizes)
+    for i in range(nd - 1, -1, -1):
+        dim = td - nd + i
+        size = have[dim] if dim >= 0 else 1
+        if sizes[i] == -1:
+            if dim < 0:
+                raise TorchRuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a leading, "
+                                        f"non-existing dimension {i}")
+            out[i] = size
+        elif size != sizes[i] and size != 1:
+            raise TorchRuntimeError(f"The expanded size of the tensor ({sizes[i]}) must match the existing size "
+                                    f"({size}) at non-singleton dimension {i}.  Target sizes: {E._sizes(sizes)}.  "
+                                    f"Tensor sizes: {E._sizes(have)}")
+    return tuple(out)
+
+
 def expand(t, *shape):
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = tuple(shape[0])
-    shape = tuple(t.data.shape[i - len(shape) + t.data.ndim] if s == -1 else s for i, s in enumerate(shape))
+    shape = _expand_shape(t.data.shape, shape, _type_str(t))
     seq = _begin(t)
     return _record(TABLE["expand"], seq, np.broadcast_to(t.data, shape), (t,),
                    attrs={"self_sym_sizes": tuple(t.data.shape)}, view_of=t)
@@ -1301,6 +1333,9 @@ def _cat_backward(m, g, attrs, meta):
     dim = attrs["dim"] % _b.max(g.ndim if not isinstance(g, Tensor) else g.data.ndim, 1)
     out, start = [], 0
     for shape, _ in meta:
+        if shape == (0,):                   # a skipped 1-D empty input: an empty gradient
+            out.append(Tensor(np.zeros(0, g.data.dtype)) if isinstance(g, Tensor) else np.zeros(0, g.dtype))
+            continue
         n = shape[dim] if len(shape) > dim else 0
         out.append(m.narrow(g, dim, start, n))
         start += n
@@ -1388,6 +1423,8 @@ def permute(t, *dims):
                                 f"length of the desired ordering of dimensions i.e. input.dim() = {nd} is not equal "
                                 f"to len(dims) = {len(dims)}")
     norm = tuple(_norm_dim(d, nd) for d in dims)
+    if len(set(norm)) != nd:
+        raise TorchRuntimeError("permute(): duplicate dims are not allowed.")
     return _view_result(TABLE["permute"], t, np.transpose(t.data, norm), {"dims": tuple(dims)})
 
 
@@ -1658,6 +1695,13 @@ def setitem(t, index, value):
     _check_view_of_leaf(t)
     idx = tuple(i.data if type(i) is Tensor else np.array(i) if isinstance(i, list) else i for i in index)
     src = value.data if type(value) is Tensor else value
+    if not advanced and type(value) is Tensor and value.data.ndim:     # PyTorch's copy_to: expand the value
+        dst = np.shape(t.data[idx])
+        if value.data.shape != dst:
+            have = value.data.shape
+            while have and have[0] == 1:    # slicePrefix1sSize: leading 1s are dropped first
+                have = have[1:]
+            _expand_shape(have, dst, _type_str(value))
     try:
         t.data[idx] = src
     except IndexError as e:
@@ -1700,25 +1744,34 @@ def _tensor_list(tensors, name, empty_message):
 
 
 def cat(tensors, dim=0):
-    tensors = _tensor_list(tensors, "cat", "torch.cat(): expected a non-empty list of Tensors")
+    tensors = list(tensors)
+    if not tensors:
+        raise TorchValueError("torch.cat(): expected a non-empty list of Tensors")
+    tensors = _tensor_list(tensors, "cat", "")
     seq = _begin(*tensors)
-    nd = tensors[0].data.ndim
+    for k, t in enumerate(tensors):
+        if t.data.ndim == 0:
+            raise TorchRuntimeError(f"zero-dimensional tensor (at position {k}) cannot be concatenated")
+    # PyTorch skips 1-D empty tensors (legacy); the first other tensor sets dims and sizes
+    skip = [t.data.ndim == 1 and t.data.size == 0 for t in tensors]
+    ref = next((t for t, s in zip(tensors, skip) if not s), tensors[0])
+    nd = ref.data.ndim
     d = _norm_dim(dim, nd)
+    for k, t in enumerate(tensors):
+        if skip[k]:
+            continue
+        if t.data.ndim != nd:
+            raise TorchRuntimeError(f"Tensors must have same number of dimensions: got {nd} and {t.data.ndim}")
+        for ax in range(nd):
+            if ax != d and t.data.shape[ax] != ref.data.shape[ax]:
+                raise TorchRuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size "
+                                        f"{ref.data.shape[ax]} but got size {t.data.shape[ax]} for tensor number "
+                                        f"{k} in the list.")
     dt = tensors[0].dtype
     for t in tensors[1:]:
         dt = E.promote_types(dt, t.dtype)
-    try:
-        out = np.concatenate([t.data.astype(dt.np, copy=False) for t in tensors], axis=d)
-    except ValueError:
-        ref = tensors[0].data.shape
-        for k, t in enumerate(tensors[1:], 1):
-            for ax in range(nd):
-                if ax != d and t.data.shape[ax] != ref[ax]:
-                    raise TorchRuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size "
-                                            f"{ref[ax]} but got size {t.data.shape[ax]} for tensor number {k} in "
-                                            "the list.")
-        raise TorchRuntimeError("Tensors must have same number of dimensions")
-    return _record_variadic(TABLE["cat"], seq, out, tensors, {"dim": dim})
+    parts = [t.data.astype(dt.np, copy=False) for t, s in zip(tensors, skip) if not s] or [ref.data.astype(dt.np)]
+    return _record_variadic(TABLE["cat"], seq, np.concatenate(parts, axis=d), tensors, {"dim": dim})
 
 
 def stack(tensors, dim=0):
@@ -1907,13 +1960,25 @@ def clamp_min(t, min):
     return _record(TABLE["clamp_min"], seq, np.maximum(t.data, t.data.dtype.type(min)), (t,), attrs={"min": min})
 
 
+W_WHERE_UINT8 = ("where received a uint8 condition tensor. This behavior is deprecated and will be removed in a "
+                 "future version of PyTorch. Use a boolean condition instead. (Triggered internally at "
+                 "/__w/pytorch/pytorch/aten/src/ATen/native/TensorCompare.cpp:621.)")
+
+
 def where(condition, input, other):
     cond = condition.data if type(condition) is Tensor else np.asarray(condition)
-    if cond.dtype != np.bool_:
-        raise TorchRuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
-                                f"{E._BY_NP[cond.dtype].name.capitalize()}")
     dt = result_type(input, other)
     seq = _begin(input, other)
+    if cond.dtype == np.uint8:
+        E.warn_once(W_WHERE_UINT8)
+        cond = cond.astype(np.bool_)
+    if cond.dtype != np.bool_:
+        raise TorchRuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
+                                f"{_SCALAR_NAME[cond.dtype.name]}")
+    shape = cond.shape                      # broadcast condition, input, other in that order
+    for v in (input, other):
+        shape = broadcast_shapes(shape, v.data.shape if type(v) is Tensor else ())
+    _check_numel(_numel(shape), dt.np.itemsize)
     out = np.where(cond, _arr(input, dt), _arr(other, dt)).astype(dt.np, copy=False)
     cond_t = condition if type(condition) is Tensor else Tensor(cond)
     return _record(TABLE["where"], seq, out, (input, other), extra={"condition": cond_t})
@@ -2048,6 +2113,9 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
                                      reduction="mean", pos_weight=None):
     r = _reduction(reduction)
     x, y = input.data, target.data
+    if x.shape != y.shape:
+        raise TorchValueError(f"Target size (torch.Size({list(y.shape)})) must be the same as input size "
+                              f"(torch.Size({list(x.shape)}))")
     loss = np.maximum(x, 0) - x * y + np.log1p(np.exp(-np.abs(x)))
     out = loss if r == 0 else np.asarray(loss.mean() if r == 1 else loss.sum(), x.dtype)
     seq = _begin(input, target)
@@ -2062,6 +2130,10 @@ def copy_(t, src, non_blocking=False):
     if STATE.grad_enabled and t.requires_grad and t.grad_fn is None:
         raise TorchRuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
     s = src.data if type(src) is Tensor else np.asarray(src)
+    shape = broadcast_shapes(t.data.shape, s.shape)
+    if shape != t.data.shape:
+        raise TorchRuntimeError(f"output with shape {E._sizes(t.data.shape)} doesn't match the broadcast shape "
+                                f"{E._sizes(shape)}")
     np.copyto(t.data, np.broadcast_to(s, t.data.shape), casting="unsafe")
     t._version_counter.bump()
     sr = type(src) is Tensor and src.requires_grad

@@ -125,8 +125,8 @@ def _scan(data):
             shape.append(n)
             level = nxt
             depth += 1
-            if n == 0:
-                break
+            if n == 0:                      # torch.tensor([]), torch.tensor([[]]): empty float32
+                return tuple(shape), [], kinds
             continue
         for item in level:
             if isinstance(item, (list, tuple)):
