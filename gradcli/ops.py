@@ -12,6 +12,7 @@ this table; nothing else repeats per-op knowledge.
 from __future__ import annotations
 
 import builtins as _b
+import operator as _operator
 import weakref
 
 import numpy as np
@@ -1475,6 +1476,10 @@ def select(t, dim, index):
 def _slice(t, dim, sl, optimize=False):
     """PyTorch's applySlice. With `optimize` (any slice in a tuple index), a slice that keeps the
     whole dimension records nothing."""
+    try:
+        sl = slice(*(None if v is None else _operator.index(v) for v in (sl.start, sl.stop, sl.step)))
+    except TypeError:
+        raise TorchTypeError("slice indices must be integers or None or have an __index__ method") from None
     if sl.step == 0:
         raise TorchValueError("slice step cannot be zero")
     start = 0 if sl.start is None else sl.start
@@ -1570,10 +1575,10 @@ def getitem(t, index):
         return _slice(t, 0, index)
     index = _index_tuple(index)
     for i in index:
-        if not (i is None or i is Ellipsis or isinstance(i, (int, slice, list)) or type(i) is Tensor):
+        if not (i is None or i is Ellipsis or isinstance(i, (int, slice, list, tuple)) or type(i) is Tensor):
             raise TorchIndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
                                   "are valid indices (got " + type(i).__name__ + ")")
-    index = tuple(_sequence_index(i) if isinstance(i, list) else i for i in index)
+    index = tuple(_sequence_index(i) if isinstance(i, (list, tuple)) else i for i in index)
     nd = t.data.ndim
     specified = 0
     for i in index:
