@@ -1487,8 +1487,10 @@ def _slice(t, dim, sl, optimize=False):
     step = 1 if sl.step is None else sl.step
     if step <= 0:
         raise TorchValueError("step must be greater than zero")
-    if optimize and t.data.ndim and start == 0 and step == 1 and end >= t.data.shape[dim]:
+    if optimize and t.data.ndim and start == 0 and step == 1 and (
+            end == _INT64_MAX or dim < t.data.ndim and end >= t.data.shape[dim]):
         return t
+    _norm_dim(dim, t.data.ndim)
     out = t.data[(slice(None),) * dim + (slice(sl.start, sl.stop, step),)]
     return _view_result(TABLE["slice"], t, out, {"dim": dim, "end": end, "self_sym_sizes": tuple(t.data.shape),
                                                  "start": start, "step": step})
@@ -1637,6 +1639,8 @@ def _index(t, indices):
     dimension of t. Masks expand to their nonzero positions; the rest broadcast together."""
     while indices and indices[-1] is None:
         indices.pop()
+    if len(indices) > t.data.ndim:
+        raise TorchIndexError(f"too many indices for tensor of dimension {t.data.ndim} (got {len(indices)})")
     for i in indices:
         if i is not None and i.data.dtype.kind not in "biu":
             raise TorchIndexError("tensors used as indices must be long, int, byte or bool tensors")
