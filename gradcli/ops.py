@@ -641,9 +641,15 @@ def clone(t, memory_format=None):
 
 
 def _dims(dim, ndim):
-    if isinstance(dim, (list, tuple)):
-        return tuple(E._wrap_dim(d, ndim) for d in dim)
-    return (E._wrap_dim(dim, ndim),)
+    """The reduced axes, wrapped; an empty list reduces every axis (None)."""
+    if not isinstance(dim, (list, tuple)):
+        dim = E._wrap_dim(dim, ndim)
+        return (dim,) if ndim else None
+    dims = tuple(E._wrap_dim(d, ndim) for d in dim)
+    for k, d in enumerate(dims):
+        if d in dims[:k]:
+            raise TorchRuntimeError(f"dim {d} appears multiple times in the list of dims")
+    return dims if dims and ndim else None
 
 
 def _raw_dims(dim):
@@ -653,7 +659,7 @@ def _raw_dims(dim):
 
 def _count(sizes, dim):
     n = 1
-    for d in (dim if isinstance(dim, tuple) else (dim,)):
+    for d in (dim if dim != () else range(len(sizes))) if isinstance(dim, tuple) else (dim,):
         n *= sizes[d % len(sizes)] if sizes else 1
     return n
 
@@ -668,7 +674,7 @@ def sum(t, dim=None, keepdim=False, dtype=None):
         out = np.asarray(data.sum(dtype=out_dt))
         return _record(TABLE["sum"], seq, out, (t,), attrs={"self_sym_sizes": tuple(data.shape)})
     dims = _dims(dim, data.ndim)
-    out = np.asarray(data.sum(axis=dims if data.ndim else None, keepdims=keepdim, dtype=out_dt))
+    out = np.asarray(data.sum(axis=dims, keepdims=keepdim, dtype=out_dt))
     return _record(TABLE["sum_dim"], seq, out, (t,),
                    attrs={"dim": _raw_dims(dim), "keepdim": bool(keepdim), "self_sym_sizes": tuple(data.shape)})
 
@@ -687,7 +693,7 @@ def mean(t, dim=None, keepdim=False, dtype=None):
         return _record(TABLE["mean"], seq, out, (t,),
                        attrs={"self_sym_numel": data.size, "self_sym_sizes": tuple(data.shape)})
     dims = _dims(dim, data.ndim)
-    out = np.asarray(data.mean(axis=dims if data.ndim else None, keepdims=keepdim, dtype=data.dtype))
+    out = np.asarray(data.mean(axis=dims, keepdims=keepdim, dtype=data.dtype))
     return _record(TABLE["mean_dim"], seq, out, (t,),
                    attrs={"dim": _raw_dims(dim), "keepdim": bool(keepdim), "self_sym_numel": data.size,
                           "self_sym_sizes": tuple(data.shape)})
@@ -1110,8 +1116,7 @@ def expand(t, *shape):
 
 TABLE["expand"] = op("ExpandBackward0", ("self",), attrs=("self_sym_sizes",),
                      self=lambda m, g, self_sym_sizes: m.fit(g, tuple(self_sym_sizes), g.dtype if not isinstance(g, Tensor) else g.data.dtype))
-TABLE["to_copy"] = op("ToCopyBackward0", ("self",), attrs=("self_sym_sizes",),
-                      self=lambda m, g, self_sym_sizes: g)
+TABLE["to_copy"] = op("ToCopyBackward0", ("self",), self=lambda m, g: g, doc="saves nothing")
 
 
 def to_dtype(t, dtype):
@@ -1119,7 +1124,7 @@ def to_dtype(t, dtype):
     if t.data.dtype == dt:
         return t
     seq = _begin(t) if dt.kind == "f" else None
-    return _record(TABLE["to_copy"], seq, t.data.astype(dt), (t,), attrs={"self_sym_sizes": tuple(t.data.shape)})
+    return _record(TABLE["to_copy"], seq, t.data.astype(dt), (t,))
 
 
 E.TENSOR_MATH = _TensorMath()
@@ -1397,6 +1402,8 @@ def flatten(t, start_dim=0, end_dim=-1):
     if nd == 0:
         return reshape(t, 1)
     s, e = _norm_dim(start_dim, nd), _norm_dim(end_dim, nd)
+    if s > e:
+        raise TorchRuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     if s == e:
         return t
     shape = t.data.shape[:s] + (-1,) + t.data.shape[e + 1:]
@@ -1416,6 +1423,8 @@ def t_(t):
 
 
 def permute(t, *dims):
+    if not dims:
+        raise TorchTypeError('permute() missing 1 required positional arguments: "dims"')
     if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
         dims = tuple(dims[0])
     nd = t.data.ndim

@@ -474,7 +474,10 @@ for expr, specs in [
         ("torch.cat([a, b])", ((2, 3), ())), ("torch.cat([b, a, b], 1)", ((2, 3), (0,))),
         ("torch.where(c, a, b)", ((2, 3), (3,), In(values=[True, False, True, False], rg=False))),
         ("torch.tensor([[], []])", ()), ("F.binary_cross_entropy_with_logits(a, b)", ((2, 3), In((1, 3), rg=False))),
-        ("out = a * 1; out[0] = torch.ones(2, 3)", ((2, 3),)), ("out = a * 1; out[0] = torch.ones(1, 3)", ((2, 3),))]:
+        ("out = a * 1; out[0] = torch.ones(2, 3)", ((2, 3),)), ("out = a * 1; out[0] = torch.ones(1, 3)", ((2, 3),)),
+        ("a.sum((0, -2))", ((2, 3),)), ("a.sum(dim=[])", ((2, 3),)), ("a.mean(dim=(), keepdim=True)", ((2, 3),)),
+        ("a.sum(-2)", ((),)), ("a.flatten(1, 0)", ((2, 3),)), ("a.permute()", ((),)), ("a.double() * 2", ((2, 3),)),
+        ("a.select(0, 5)", ((3,),)), ("a.select(0, 0)", ((),)), ("torch.select(a, 1, -1)", ((2, 3),))]:
     case(expr, *specs)
 
 # ============================================================================ the test
