@@ -1702,8 +1702,9 @@ class SavedList(Tensor):
 def setitem(t, index, value):
     """`t[index] = value`: CopySlices for basic indices, IndexPutBackward0 for tensor, list
     and mask indices (PyTorch's index_put_), each on a tensor that requires grad."""
-    if not isinstance(index, tuple):
-        index = (index,)
+    index = tuple(_sequence_index(i) if isinstance(i, (list, tuple)) else
+                  int(i.data) if type(i) is Tensor and i.data.ndim == 0 and i.data.dtype.kind in "iu"
+                  and not _is_mask(i) else i for i in _index_tuple(index))   # indices read as getitem reads them
     advanced = any(_is_advanced(i) for i in index)
     if STATE.grad_enabled and t._rg and t.grad_fn is None:
         raise TorchRuntimeError("a leaf Variable that requires grad is being used in an in-place operation."
@@ -1735,7 +1736,11 @@ def setitem(t, index, value):
         edges = ((t._edge(), 0), ((value._edge() if vr else None), 0))
         meta = ((t.data.shape, t.data.dtype), (np.shape(src), t.data.dtype))
         if advanced:
-            saved = {"indices": Saved(SavedList([Tensor(np.asarray(i)) for i in idx if isinstance(i, np.ndarray)]))}
+            items = [Tensor(np.asarray(i)) if isinstance(i, np.ndarray) else None for i in idx
+                     if isinstance(i, np.ndarray) or i == slice(None)]     # None: a whole dimension
+            while items and items[-1] is None:
+                items.pop()
+            saved = {"indices": Saved(SavedList(items))}
             node = Node(TABLE["index_put"], edges, saved, {"accumulate": False, "_index": idx}, meta, STATE.next_seq())
         else:
             node = Node(TABLE["copy_slices"], edges, {}, {"_index": idx}, meta, STATE.next_seq())
