@@ -1167,7 +1167,7 @@ class _NumpyMath(E._NumpyMath):
 
     div_scalar = staticmethod(lambda a, s: a / np.asarray(s, a.dtype))
     reshape = staticmethod(lambda g, shape: g.reshape(tuple(shape)))
-    swapaxes = staticmethod(lambda g, a, b: np.swapaxes(g, a, b))
+    swapaxes = staticmethod(lambda g, a, b: np.swapaxes(g, a, b) if g.ndim else g)
     permute = staticmethod(lambda g, dims: np.transpose(g, dims))
     squeeze_dim = staticmethod(lambda g, dim: np.squeeze(g, dim))
     sigmoid_backward = staticmethod(lambda g, r: g * (r * (1 - r)))
@@ -1413,7 +1413,8 @@ def flatten(t, start_dim=0, end_dim=-1):
 def transpose(t, dim0, dim1):
     nd = t.data.ndim
     a, b = _norm_dim(dim0, nd), _norm_dim(dim1, nd)
-    return _view_result(TABLE["transpose"], t, np.swapaxes(t.data, a, b), {"dim0": dim0, "dim1": dim1})
+    out = np.swapaxes(t.data, a, b) if nd else t.data.view()      # a 0-d tensor: a view of itself
+    return _view_result(TABLE["transpose"], t, out, {"dim0": dim0, "dim1": dim1})
 
 
 def t_(t):
