@@ -12,6 +12,7 @@ this table; nothing else repeats per-op knowledge.
 from __future__ import annotations
 
 import builtins as _b
+import operator as _operator
 import sys as _sys
 import weakref
 
@@ -256,6 +257,9 @@ TABLE = {
                self=lambda m, g, self_sym_sizes: m.reshape(g, self_sym_sizes)),
     "unsafe_view": op("UnsafeViewBackward0", ("self",), attrs=("self_sym_sizes",),
                       self=lambda m, g, self_sym_sizes: m.reshape(g, self_sym_sizes)),
+    "reshape_alias": op("ReshapeAliasBackward0", ("self",), attrs=("self_sym_sizes",),
+                        self=lambda m, g, self_sym_sizes: m.reshape(g, self_sym_sizes),
+                        doc="reshape of a non-contiguous tensor that can still be a view"),
     "squeeze": op("SqueezeBackward0", ("self",), attrs=("self_sym_sizes",),
                   self=lambda m, g, self_sym_sizes: m.reshape(g, self_sym_sizes)),
     "squeeze_dim": op("SqueezeBackward1", ("self",), attrs=("dim", "self_sym_sizes"),
@@ -853,9 +857,15 @@ def clone(t, memory_format=None):
 
 
 def _dims(dim, ndim):
-    if isinstance(dim, (list, tuple)):
-        return tuple(E._wrap_dim(d, ndim) for d in dim)
-    return (E._wrap_dim(dim, ndim),)
+    """The reduced axes, wrapped; an empty list reduces every axis (None)."""
+    if not isinstance(dim, (list, tuple)):
+        dim = E._wrap_dim(dim, ndim)
+        return (dim,) if ndim else None
+    dims = tuple(E._wrap_dim(d, ndim) for d in dim)
+    for k, d in enumerate(dims):
+        if d in dims[:k]:
+            raise TorchRuntimeError(f"dim {d} appears multiple times in the list of dims")
+    return dims if dims and ndim else None
 
 
 def _raw_dims(dim):
@@ -865,7 +875,7 @@ def _raw_dims(dim):
 
 def _count(sizes, dim):
     n = 1
-    for d in (dim if isinstance(dim, tuple) else (dim,)):
+    for d in (dim if dim != () else range(len(sizes))) if isinstance(dim, tuple) else (dim,):
         n *= sizes[d % len(sizes)] if sizes else 1
     return n
 
@@ -880,7 +890,7 @@ def sum(t, dim=None, keepdim=False, dtype=None):
         out = np.asarray(data.sum(dtype=out_dt))
         return _record(TABLE["sum"], seq, out, (t,), attrs={"self_sym_sizes": tuple(data.shape)})
     dims = _dims(dim, data.ndim)
-    out = np.asarray(data.sum(axis=dims if data.ndim else None, keepdims=keepdim, dtype=out_dt))
+    out = np.asarray(data.sum(axis=dims, keepdims=keepdim, dtype=out_dt))
     return _record(TABLE["sum_dim"], seq, out, (t,),
                    attrs={"dim": _raw_dims(dim), "keepdim": bool(keepdim), "self_sym_sizes": tuple(data.shape)})
 
@@ -899,7 +909,7 @@ def mean(t, dim=None, keepdim=False, dtype=None):
         return _record(TABLE["mean"], seq, out, (t,),
                        attrs={"self_sym_numel": data.size, "self_sym_sizes": tuple(data.shape)})
     dims = _dims(dim, data.ndim)
-    out = np.asarray(data.mean(axis=dims if data.ndim else None, keepdims=keepdim, dtype=data.dtype))
+    out = np.asarray(data.mean(axis=dims, keepdims=keepdim, dtype=data.dtype))
     return _record(TABLE["mean_dim"], seq, out, (t,),
                    attrs={"dim": _raw_dims(dim), "keepdim": bool(keepdim), "self_sym_numel": data.size,
                           "self_sym_sizes": tuple(data.shape)})
@@ -999,7 +1009,7 @@ def _same_dtype(a, b, name):
 def unsqueeze(t, dim):
     d = E._wrap_dim(dim, t.data.ndim + 1)
     seq = _begin(t)
-    return _record(TABLE["unsqueeze"], seq, np.expand_dims(t.data, d), (t,), attrs={"dim": d}, view_of=t)
+    return _record(TABLE["unsqueeze"], seq, np.expand_dims(t.data, d), (t,), attrs={"dim": dim}, view_of=t)
 
 
 def _squeeze0_(t):
@@ -1226,7 +1236,7 @@ class _TensorMath:
 
     @staticmethod
     def unsqueeze_dims(g, dims, ndim):
-        for d in sorted(dims):
+        for d in sorted({x % ndim for x in dims} if ndim else ()):   # a 0-d input: nothing to restore
             g = unsqueeze(g, d)
         return g
 
@@ -1395,10 +1405,42 @@ def _sum_to(t, shape):
     return t
 
 
+def _type_str(t):
+    """PyTorch's legacy type name of a CPU tensor: torch.FloatTensor, torch.LongTensor, ..."""
+    return f"torch.{_SCALAR_NAME[t.data.dtype.name]}Tensor"
+
+
+def _expand_shape(have, sizes, type_str):
+    """PyTorch's inferExpandGeometry: the shape `have` expands to for `sizes` (-1 keeps a size),
+    with its errors, checked from the last dimension."""
+    sizes = tuple(sizes)
+    nd, td = len(sizes), len(have)
+    if td == 0:
+        return sizes
+    if nd < td:
+        raise TorchRuntimeError(f"expand({type_str}{{{E._sizes(have)}}}, size={E._sizes(sizes)}): the number of "
+                                f"sizes provided ({nd}) must be greater or equal to the number of dimensions in "
+                                f"the tensor ({td})")
+    out = list(sizes)
+    for i in range(nd - 1, -1, -1):
+        dim = td - nd + i
+        size = have[dim] if dim >= 0 else 1
+        if sizes[i] == -1:
+            if dim < 0:
+                raise TorchRuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a leading, "
+                                        f"non-existing dimension {i}")
+            out[i] = size
+        elif size != sizes[i] and size != 1:
+            raise TorchRuntimeError(f"The expanded size of the tensor ({sizes[i]}) must match the existing size "
+                                    f"({size}) at non-singleton dimension {i}.  Target sizes: {E._sizes(sizes)}.  "
+                                    f"Tensor sizes: {E._sizes(have)}")
+    return tuple(out)
+
+
 def expand(t, *shape):
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = tuple(shape[0])
-    shape = tuple(t.data.shape[i - len(shape) + t.data.ndim] if s == -1 else s for i, s in enumerate(shape))
+    shape = _expand_shape(t.data.shape, shape, _type_str(t))
     seq = _begin(t)
     return _record(TABLE["expand"], seq, np.broadcast_to(t.data, shape), (t,),
                    attrs={"self_sym_sizes": tuple(t.data.shape)}, view_of=t)
@@ -1457,7 +1499,7 @@ class _NumpyMath(E._NumpyMath):
 
     div_scalar = staticmethod(lambda a, s: a / np.asarray(s, a.dtype))
     reshape = staticmethod(lambda g, shape: g.reshape(tuple(shape)))
-    swapaxes = staticmethod(lambda g, a, b: np.swapaxes(g, a, b))
+    swapaxes = staticmethod(lambda g, a, b: np.swapaxes(g, a, b) if g.ndim else g)
     permute = staticmethod(lambda g, dims: np.transpose(g, dims))
     squeeze_dim = staticmethod(lambda g, dim: np.squeeze(g, dim))
     sigmoid_backward = staticmethod(lambda g, r: g * (r * (1 - r)))
@@ -1475,9 +1517,11 @@ class _NumpyMath(E._NumpyMath):
 
     @staticmethod
     def unsqueeze_dims(g, dims, ndim):
-        for d in sorted(x % ndim for x in dims):
+        for d in sorted({x % ndim for x in dims} if ndim else ()):   # a 0-d input: nothing to restore
             g = np.expand_dims(g, d)
         return g
+
+    t = staticmethod(lambda g: g.T)
 
     @staticmethod
     def select_backward(g, sizes, dim, index):
@@ -1508,6 +1552,8 @@ class _NumpyMath(E._NumpyMath):
 
     @staticmethod
     def value_selecting(g, dim, indices, sizes, keepdim):
+        if not sizes:                       # max(0) of a 0-d tensor selected its only value
+            return np.array(g)
         dim = dim % len(sizes)
         if not keepdim:
             g = np.expand_dims(g, dim)
@@ -1615,6 +1661,9 @@ def _cat_backward(m, g, attrs, meta):
     dim = attrs["dim"] % _b.max(g.ndim if not isinstance(g, Tensor) else g.data.ndim, 1)
     out, start = [], 0
     for shape, _ in meta:
+        if shape == (0,):                   # a skipped 1-D empty input: an empty gradient
+            out.append(Tensor(np.zeros(0, g.data.dtype)) if isinstance(g, Tensor) else np.zeros(0, g.dtype))
+            continue
         n = shape[dim] if len(shape) > dim else 0
         out.append(m.narrow(g, dim, start, n))
         start += n
@@ -1659,11 +1708,15 @@ def reshape(t, *shape):
     try:
         out.shape = shape
     except AttributeError:          # not viewable: PyTorch clones, then reshapes the copy
-        c = clone(t)
-        seq = _begin(c)
-        return _record(TABLE["unsafe_view"], seq, c.data.reshape(shape), (c,),
-                       attrs={"self_sym_sizes": tuple(c.data.shape)})
-    return _view_result(TABLE["view"], t, out, {"self_sym_sizes": tuple(t.data.shape)})
+        return _unsafe_view(clone(t), shape)
+    # viewable: a view of a contiguous tensor, else PyTorch's _reshape_alias
+    row = TABLE["view"] if t.data.flags.c_contiguous else TABLE["reshape_alias"]
+    return _view_result(row, t, out, {"self_sym_sizes": tuple(t.data.shape)})
+
+
+def _unsafe_view(t, shape):
+    seq = _begin(t)
+    return _record(TABLE["unsafe_view"], seq, t.data.reshape(shape), (t,), attrs={"self_sym_sizes": tuple(t.data.shape)})
 
 
 def flatten(t, start_dim=0, end_dim=-1):
@@ -1671,6 +1724,8 @@ def flatten(t, start_dim=0, end_dim=-1):
     if nd == 0:
         return reshape(t, 1)
     s, e = _norm_dim(start_dim, nd), _norm_dim(end_dim, nd)
+    if s > e:
+        raise TorchRuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     if s == e:
         return t
     shape = t.data.shape[:s] + (-1,) + t.data.shape[e + 1:]
@@ -1680,7 +1735,8 @@ def flatten(t, start_dim=0, end_dim=-1):
 def transpose(t, dim0, dim1):
     nd = t.data.ndim
     a, b = _norm_dim(dim0, nd), _norm_dim(dim1, nd)
-    return _view_result(TABLE["transpose"], t, np.swapaxes(t.data, a, b), {"dim0": dim0, "dim1": dim1})
+    out = np.swapaxes(t.data, a, b) if nd else t.data.view()      # a 0-d tensor: a view of itself
+    return _view_result(TABLE["transpose"], t, out, {"dim0": dim0, "dim1": dim1})
 
 
 def t_(t):
@@ -1690,6 +1746,8 @@ def t_(t):
 
 
 def permute(t, *dims):
+    if not dims:
+        raise TorchTypeError('permute() missing 1 required positional arguments: "dims"')
     if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
         dims = tuple(dims[0])
     nd = t.data.ndim
@@ -1698,6 +1756,8 @@ def permute(t, *dims):
                                 f"length of the desired ordering of dimensions i.e. input.dim() = {nd} is not equal "
                                 f"to len(dims) = {len(dims)}")
     norm = tuple(_norm_dim(d, nd) for d in dims)
+    if len(set(norm)) != nd:
+        raise TorchRuntimeError("permute(): duplicate dims are not allowed.")
     return _view_result(TABLE["permute"], t, np.transpose(t.data, norm), {"dims": tuple(dims)})
 
 
@@ -1734,23 +1794,35 @@ def squeeze(t, dim=None):
 def select(t, dim, index):
     nd = t.data.ndim
     if nd == 0:
-        raise TorchIndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
-                              "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+        raise TorchIndexError("select() cannot be applied to a 0-dim tensor.")
     d = _norm_dim(dim, nd)
     n = t.data.shape[d]
     if not -n <= index < n:
-        raise TorchIndexError(f"index {index} is out of bounds for dimension {d} with size {n}")
+        raise TorchIndexError(f"select(): index {index} out of range for tensor of size {E._sizes(t.data.shape)} "
+                              f"at dimension {d}")
     out = t.data[(slice(None),) * d + (index, Ellipsis)]      # Ellipsis: a 0-d view, not a copy
     return _view_result(TABLE["select"], t, out,
                         {"dim": d, "index": index, "self_sym_sizes": tuple(t.data.shape)})
 
 
-def _slice(t, dim, sl):
+def _slice(t, dim, sl, optimize=False):
+    """PyTorch's applySlice. With `optimize` (any slice in a tuple index), a slice that keeps the
+    whole dimension records nothing."""
+    try:
+        sl = slice(*(None if v is None else _operator.index(v) for v in (sl.start, sl.stop, sl.step)))
+    except TypeError:
+        raise TorchTypeError("slice indices must be integers or None or have an __index__ method") from None
+    if sl.step == 0:
+        raise TorchValueError("slice step cannot be zero")
     start = 0 if sl.start is None else sl.start
     end = _INT64_MAX if sl.stop is None else sl.stop
     step = 1 if sl.step is None else sl.step
     if step <= 0:
         raise TorchValueError("step must be greater than zero")
+    if optimize and t.data.ndim and start == 0 and step == 1 and (
+            end == _INT64_MAX or dim < t.data.ndim and end >= t.data.shape[dim]):
+        return t
+    _norm_dim(dim, t.data.ndim)
     out = t.data[(slice(None),) * dim + (slice(sl.start, sl.stop, step),)]
     return _view_result(TABLE["slice"], t, out, {"dim": dim, "end": end, "self_sym_sizes": tuple(t.data.shape),
                                                  "start": start, "step": step})
@@ -1767,88 +1839,202 @@ def _is_advanced(i):
     return type(i) is Tensor or isinstance(i, (list, np.ndarray)) or (isinstance(i, tuple) and False)
 
 
+W_SEQUENCE_INDEX = ("Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed in "
+                    "pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be interpreted as "
+                    "tensor index, x[torch.tensor(seq)], which will result either in an error or a different "
+                    "result (Triggered internally at /__w/pytorch/pytorch/torch/csrc/autograd/"
+                    "python_variable_indexing.cpp:{}.)")
+
+
+def _index_tuple(index):
+    """PyTorch's wrapTuple: a tuple stays; a list of fewer than 32 items holding a sequence,
+    slice, tensor, None or ... is read as a tuple (deprecated, with a warning); anything else
+    is a 1-tuple."""
+    if isinstance(index, tuple):
+        return index
+    if isinstance(index, list) and len(index) < 32:
+        for i in index:
+            if type(i) is Tensor or isinstance(i, (list, tuple, slice)) or i is None or i is Ellipsis:
+                E.warn_once(W_SEQUENCE_INDEX.format(359 if i is None or i is Ellipsis else 349))
+                return tuple(index)
+    return (index,)
+
+
+def _is_mask(t):
+    return t.data.dtype == np.bool_ or t.data.dtype == np.uint8
+
+
+def _apply_select(t, dim, index, real_dim):
+    """PyTorch's applySelect: x[i] checks i against the size here, naming the index's position."""
+    sizes = t.data.shape
+    if index == 0 and dim == 0 and not sizes:
+        raise TorchIndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                              "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+    size = sizes[dim] if dim < len(sizes) else 0
+    if not -size <= index < size:
+        raise TorchIndexError(f"index {index} is out of bounds for dimension {real_dim} with size {size}")
+    return select(t, dim, index)
+
+
+def _bool_index(value):
+    """A boolean index adds a dimension of size 1, indexed by [0] (True) or [] (False)."""
+    return Tensor(np.zeros(1 if value else 0, np.int64))
+
+
+def _sequence_index(seq):
+    """A list index as a tensor: bool stays a mask, any other number becomes int64."""
+    try:
+        arr = np.array(seq)
+    except ValueError:
+        if all(isinstance(s, list) for s in seq):
+            n = len(seq[0])
+            raise TorchValueError(f"expected sequence of length {n} at dim 1 (got "
+                                  f"{next(len(s) for s in seq if len(s) != n)})") from None
+        raise TorchTypeError("'list' object cannot be interpreted as an integer") from None
+    if arr.dtype.kind not in "biuf":
+        raise TorchTypeError(f"new(): invalid data type '{arr.dtype.name if arr.dtype.kind != 'U' else 'str'}'")
+    return Tensor(arr if arr.dtype == np.bool_ else arr.astype(np.int64))
+
+
 def getitem(t, index):
-    """PyTorch's indexing: basic indices become Select/Slice/Unsqueeze nodes, applied left to
-    right; tensor, list and mask indices become one IndexBackward0."""
+    """PyTorch's indexing (python_variable_indexing.cpp): a lone int, slice, None or ... is one
+    view node; otherwise the basic indices become Select/Slice/Unsqueeze views applied left
+    to right, and the tensor, list and mask indices one IndexBackward0 on the result."""
+    if index is None:
+        return unsqueeze(t, 0)
+    if index is Ellipsis:
+        return _view_result(TABLE["alias"], t, t.data.view(), {})
+    if isinstance(index, bool):
+        return _index(unsqueeze(t, 0), [_bool_index(index)])
+    if isinstance(index, int):
+        return _apply_select(t, 0, index, 0)
     if isinstance(index, slice):             # a lone slice always records a node, even `x[:]`
         if t.data.ndim == 0:
+            if index.step == 0:
+                raise TorchValueError("slice step cannot be zero")
             raise TorchIndexError("slice() cannot be applied to a 0-dim tensor.")
         return _slice(t, 0, index)
-    if not isinstance(index, tuple):
-        index = (index,)
+    index = _index_tuple(index)
     for i in index:
-        if not (i is None or i is Ellipsis or isinstance(i, (int, slice, list)) or type(i) is Tensor):
+        if not (i is None or i is Ellipsis or isinstance(i, (int, slice, list, tuple)) or type(i) is Tensor):
             raise TorchIndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
                                   "are valid indices (got " + type(i).__name__ + ")")
-    if any(_is_advanced(i) for i in index):
-        return _advanced_index(t, index)
-    n_real = _b.sum(1 for i in index if i is not None and i is not Ellipsis)
-    if n_real > t.data.ndim:
-        raise TorchIndexError(f"too many indices for tensor of dimension {t.data.ndim}")
-    if _b.sum(1 for i in index if i is Ellipsis) > 1:
-        raise TorchIndexError("an index can only have a single ellipsis ('...')")
-    result, dim = t, 0
-    for k, i in enumerate(index):
-        if i is Ellipsis:
-            dim += t.data.ndim - n_real
-        elif i is None:
+    index = tuple(_sequence_index(i) if isinstance(i, (list, tuple)) else i for i in index)
+    nd = t.data.ndim
+    specified = 0
+    for i in index:
+        if type(i) is Tensor:
+            specified += i.data.ndim if _is_mask(i) else 1
+        elif not (i is None or i is Ellipsis or isinstance(i, bool)):
+            specified += 1
+    if specified > nd:
+        raise TorchIndexError(f"too many indices for tensor of dimension {nd}")
+    result, dim, tensors = t, 0, []
+
+    def record(x):                           # PyTorch's recordTensorIndex
+        nonlocal dim
+        if not tensors:
+            tensors.extend([None] * dim)
+        tensors.append(x)
+        dim += x.data.ndim if _is_mask(x) else 1
+
+    for real_dim, i in enumerate(index):
+        if i is None:
             result = unsqueeze(result, dim)
             dim += 1
+            if tensors:
+                tensors.append(None)
+        elif i is Ellipsis:
+            dim += nd - specified
+            if tensors:
+                tensors.extend([None] * (nd - specified))
         elif isinstance(i, bool):
-            raise TorchIndexError("boolean scalar indices are not supported")
+            result = unsqueeze(result, dim)
+            record(_bool_index(i))
         elif isinstance(i, int):
-            result = select(result, dim, i)
-        else:
-            if not (i.start in (None, 0) and i.stop is None and i.step in (None, 1)):
-                result = _slice(result, dim, i)
+            result = _apply_select(result, dim, i, real_dim)
+        elif isinstance(i, slice):
+            result = _slice(result, dim, i, optimize=True)
             dim += 1
-    if result is t:                         # x[:] or x[...]: a view of the whole tensor
+            if tensors:
+                tensors.append(None)
+        elif i.data.ndim == 0 and i.data.dtype.kind in "biu":     # a 0-d integer tensor is an int
+            if _is_mask(i):
+                result = unsqueeze(result, dim)
+                record(_bool_index(bool(i.data)))
+            else:
+                result = _apply_select(result, dim, int(i.data), real_dim)
+        else:
+            record(i)
+    if tensors:
+        return _index(result, tensors)
+    if result is t:                         # x[:, :] or x[..., ...]: a view of the whole tensor
         return _view_result(TABLE["alias"], t, t.data.view(), {})
     return result
 
 
-def _advanced_index(t, index):
+def _index(t, indices):
+    """at::index: `indices` holds an index tensor or None (a whole dimension) per leading
+    dimension of t. Masks expand to their nonzero positions; the rest broadcast together."""
+    while indices and indices[-1] is None:
+        indices.pop()
+    if len(indices) > t.data.ndim:
+        raise TorchIndexError(f"too many indices for tensor of dimension {t.data.ndim} (got {len(indices)})")
+    for i in indices:
+        if i is not None and i.data.dtype.kind not in "biu":
+            raise TorchIndexError("tensors used as indices must be long, int, byte or bool tensors")
+    sizes = t.data.shape
     idx = []
-    saved = []
-    for i in index:
-        if type(i) is Tensor:
-            if i.data.dtype.kind not in "iub":
-                raise TorchIndexError("tensors used as indices must be long, int, byte or bool tensors")
-            idx.append(i.data)
-            saved.append(i)
-        elif isinstance(i, list):
-            arr = np.array(i)
-            if arr.dtype.kind not in "iub":
-                raise TorchIndexError("tensors used as indices must be long, int, byte or bool tensors")
-            arr = arr.astype(np.int64) if arr.dtype.kind != "b" else arr
-            idx.append(arr)
-            saved.append(Tensor(arr))
+    for i in indices:
+        if i is None:
+            idx.append(slice(None))
+        elif _is_mask(i):
+            m = i.data
+            for j in range(m.ndim):
+                src = len(idx) + j
+                if src >= len(sizes) or m.shape[j] != sizes[src]:
+                    raise TorchIndexError(f"The shape of the mask {E._sizes(m.shape)} at index {j} does not match "
+                                          f"the shape of the indexed tensor {E._sizes(sizes)} at index {src}")
+            idx.extend(np.nonzero(m))
         else:
-            idx.append(i)
+            idx.append(i.data.astype(np.int64, copy=False))
+    arrays = [a for a in idx if not isinstance(a, slice)]
     try:
-        out = t.data[tuple(idx)]
-    except IndexError as e:
-        raise TorchIndexError(str(e).replace("axis", "dimension")) from None
+        arrays = np.broadcast_arrays(*arrays)
+    except ValueError:
+        raise TorchIndexError("shape mismatch: indexing tensors could not be broadcast together with shapes "
+                              + ", ".join(E._sizes(a.shape) for a in arrays)) from None
+    dims = [d for d, a in enumerate(idx) if not isinstance(a, slice)]
+    bad = np.stack([(a < -sizes[d]) | (a >= sizes[d]) for a, d in zip(arrays, dims)], -1)
+    if bad.any():                           # the first element, then the first of its indices
+        at = np.argwhere(bad)[0]
+        k = int(at[-1])
+        raise TorchIndexError(f"index {int(arrays[k][tuple(at[:-1])])} is out of bounds for dimension {k} "
+                              f"with size {sizes[dims[k]]}")
+    out = t.data[tuple(idx)]
     seq = _begin(t)
-    return _record(TABLE["index"], seq, np.ascontiguousarray(out), (t,), extra={"indices": SavedList(saved)},
+    return _record(TABLE["index"], seq, np.ascontiguousarray(out), (t,), extra={"indices": SavedList(indices)},
                    attrs={"self_sym_sizes": tuple(t.data.shape), "_index": tuple(idx)})
 
 
 class SavedList(Tensor):
-    """IndexBackward0's `indices`: index tensors saved (and freed) together; reads as a tuple."""
+    """IndexBackward0's `indices`: index tensors (None for a whole dimension) saved and freed
+    together; reads as a tuple."""
 
     __slots__ = ("items",)
 
     def __init__(self, items):
-        super().__init__(items[0].data if items else np.zeros(0, np.int64))
+        first = next((i for i in items if i is not None), None)
+        super().__init__(first.data if first is not None else np.zeros(0, np.int64))
         self.items = tuple(items)
 
 
 def setitem(t, index, value):
     """`t[index] = value`: CopySlices for basic indices, IndexPutBackward0 for tensor, list
     and mask indices (PyTorch's index_put_), each on a tensor that requires grad."""
-    if not isinstance(index, tuple):
-        index = (index,)
+    index = tuple(_sequence_index(i) if isinstance(i, (list, tuple)) else
+                  int(i.data) if type(i) is Tensor and i.data.ndim == 0 and i.data.dtype.kind in "iu"
+                  and not _is_mask(i) else i for i in _index_tuple(index))   # indices read as getitem reads them
     advanced = any(_is_advanced(i) for i in index)
     if STATE.grad_enabled and t._rg and t.grad_fn is None:
         raise TorchRuntimeError("a leaf Variable that requires grad is being used in an in-place operation."
@@ -1858,6 +2044,13 @@ def setitem(t, index, value):
     _check_view_of_leaf(t)
     idx = tuple(i.data if type(i) is Tensor else np.array(i) if isinstance(i, list) else i for i in index)
     src = value.data if type(value) is Tensor else value
+    if not advanced and type(value) is Tensor and value.data.ndim:     # PyTorch's copy_to: expand the value
+        dst = np.shape(t.data[idx])
+        if value.data.shape != dst:
+            have = value.data.shape
+            while have and have[0] == 1:    # slicePrefix1sSize: leading 1s are dropped first
+                have = have[1:]
+            _expand_shape(have, dst, _type_str(value))
     try:
         t.data[idx] = src
     except IndexError as e:
@@ -1873,7 +2066,11 @@ def setitem(t, index, value):
         edges = ((t._edge(), 0), ((value._edge() if vr else None), 0))
         meta = ((t.data.shape, t.data.dtype), (np.shape(src), t.data.dtype))
         if advanced:
-            saved = {"indices": Saved(SavedList([Tensor(np.asarray(i)) for i in idx if isinstance(i, np.ndarray)]))}
+            items = [Tensor(np.asarray(i)) if isinstance(i, np.ndarray) else None for i in idx
+                     if isinstance(i, np.ndarray) or i == slice(None)]     # None: a whole dimension
+            while items and items[-1] is None:
+                items.pop()
+            saved = {"indices": Saved(SavedList(items))}
             node = Node(TABLE["index_put"], edges, saved, {"accumulate": False, "_index": idx}, meta, STATE.next_seq())
         else:
             node = Node(TABLE["copy_slices"], edges, {}, {"_index": idx}, meta, STATE.next_seq())
@@ -1900,25 +2097,34 @@ def _tensor_list(tensors, name, empty_message):
 
 
 def cat(tensors, dim=0):
-    tensors = _tensor_list(tensors, "cat", "torch.cat(): expected a non-empty list of Tensors")
+    tensors = list(tensors)
+    if not tensors:
+        raise TorchValueError("torch.cat(): expected a non-empty list of Tensors")
+    tensors = _tensor_list(tensors, "cat", "")
     seq = _begin(*tensors)
-    nd = tensors[0].data.ndim
+    for k, t in enumerate(tensors):
+        if t.data.ndim == 0:
+            raise TorchRuntimeError(f"zero-dimensional tensor (at position {k}) cannot be concatenated")
+    # PyTorch skips 1-D empty tensors (legacy); the first other tensor sets dims and sizes
+    skip = [t.data.ndim == 1 and t.data.size == 0 for t in tensors]
+    ref = next((t for t, s in zip(tensors, skip) if not s), tensors[0])
+    nd = ref.data.ndim
     d = _norm_dim(dim, nd)
+    for k, t in enumerate(tensors):
+        if skip[k]:
+            continue
+        if t.data.ndim != nd:
+            raise TorchRuntimeError(f"Tensors must have same number of dimensions: got {nd} and {t.data.ndim}")
+        for ax in range(nd):
+            if ax != d and t.data.shape[ax] != ref.data.shape[ax]:
+                raise TorchRuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size "
+                                        f"{ref.data.shape[ax]} but got size {t.data.shape[ax]} for tensor number "
+                                        f"{k} in the list.")
     dt = tensors[0].dtype
     for t in tensors[1:]:
         dt = E.promote_types(dt, t.dtype)
-    try:
-        out = np.concatenate([t.data.astype(dt.np, copy=False) for t in tensors], axis=d)
-    except ValueError:
-        ref = tensors[0].data.shape
-        for k, t in enumerate(tensors[1:], 1):
-            for ax in range(nd):
-                if ax != d and t.data.shape[ax] != ref[ax]:
-                    raise TorchRuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size "
-                                            f"{ref[ax]} but got size {t.data.shape[ax]} for tensor number {k} in "
-                                            "the list.")
-        raise TorchRuntimeError("Tensors must have same number of dimensions")
-    return _record_variadic(TABLE["cat"], seq, out, tensors, {"dim": dim})
+    parts = [t.data.astype(dt.np, copy=False) for t, s in zip(tensors, skip) if not s] or [ref.data.astype(dt.np)]
+    return _record_variadic(TABLE["cat"], seq, np.concatenate(parts, axis=d), tensors, {"dim": dim})
 
 
 def stack(tensors, dim=0):
@@ -2007,7 +2213,7 @@ def _minmax(t, name, dim, keepdim, other=None):
             idx, values = np.expand_dims(idx, d), np.expand_dims(values, d)
     indices = Tensor(np.asarray(idx, np.int64))
     seq = _begin(t)
-    v = _record(TABLE[name + "_dim"], seq, np.ascontiguousarray(values), (t,), extra={"indices": indices},
+    v = _record(TABLE[name + "_dim"], seq, np.array(values, order="C"), (t,), extra={"indices": indices},
                 attrs={"dim": dim, "keepdim": bool(keepdim), "self_sym_sizes": tuple(t.data.shape)})
     return _return_type(name, v, indices)
 
@@ -2109,13 +2315,25 @@ def clamp_min(t, min):
     return _record(TABLE["clamp_min"], seq, np.maximum(t.data, t.data.dtype.type(min)), (t,), attrs={"min": min})
 
 
+W_WHERE_UINT8 = ("where received a uint8 condition tensor. This behavior is deprecated and will be removed in a "
+                 "future version of PyTorch. Use a boolean condition instead. (Triggered internally at "
+                 "/__w/pytorch/pytorch/aten/src/ATen/native/TensorCompare.cpp:621.)")
+
+
 def where(condition, input, other):
     cond = condition.data if type(condition) is Tensor else np.asarray(condition)
-    if cond.dtype != np.bool_:
-        raise TorchRuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
-                                f"{E._BY_NP[cond.dtype].name.capitalize()}")
     dt = result_type(input, other)
     seq = _begin(input, other)
+    if cond.dtype == np.uint8:
+        E.warn_once(W_WHERE_UINT8)
+        cond = cond.astype(np.bool_)
+    if cond.dtype != np.bool_:
+        raise TorchRuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
+                                f"{_SCALAR_NAME[cond.dtype.name]}")
+    shape = cond.shape                      # broadcast condition, input, other in that order
+    for v in (input, other):
+        shape = broadcast_shapes(shape, v.data.shape if type(v) is Tensor else ())
+    _check_numel(_numel(shape), dt.np.itemsize)
     out = np.where(cond, _arr(input, dt), _arr(other, dt)).astype(dt.np, copy=False)
     cond_t = condition if type(condition) is Tensor else Tensor(cond)
     return _record(TABLE["where"], seq, out, (input, other), extra={"condition": cond_t})
@@ -2143,30 +2361,31 @@ def bmm(a, b):
 
 def _batched_matmul(a, b):
     """PyTorch's matmul for 3-D and more (_matmul_impl): fold the larger operand's batch into
-    the rows of an mm or mv when should_fold says so; else expand, reshape, bmm, unsafe view."""
+    the rows of an mm or mv when should_fold says so; else expand both batches, reshape them
+    to 3-D, bmm, and an unsafe view."""
     da, db = a.data.ndim, b.data.ndim
     if _should_fold(a, b):
         return _folded_matmul(a, b)
-    if da == 3 and db == 3 and a.data.shape[0] != b.data.shape[0]:
-        if a.data.shape[0] == 1 and a.requires_grad:     # broadcasting: fold instead (see should_fold)
-            return matmul(squeeze(a, 0), b)
-        if b.data.shape[0] == 1 and b.requires_grad:
-            return matmul(a, squeeze(b, 0))
     n = a.data.shape[-2] if da > 1 else 1
-    k = a.data.shape[-1]
-    k2 = b.data.shape[-2] if db > 1 else b.data.shape[0]
-    p = b.data.shape[-1]
-    batch = broadcast_shapes(a.data.shape[:-2], b.data.shape[:-2])
-    nb = int(np.prod(batch)) if batch else 1
-    ea = expand(a, batch + (n, k))
-    va = view(ea, (nb, n, k)) if ea.data.flags.c_contiguous or True else reshape(ea, (nb, n, k))
+    m1 = a.data.shape[-1]
+    batch1 = a.data.shape[:-2]
+    m2 = b.data.shape[-2] if db > 1 else b.data.shape[0]
+    p = b.data.shape[-1] if db > 1 else 1
+    batch2 = b.data.shape[:-2]
+    if da == 3 and db == 3 and batch1[0] != batch2[0]:
+        if batch1[0] == 1 and a.requires_grad:     # broadcasting: fold instead (see should_fold)
+            return matmul(squeeze(a, 0), b)
+        if batch2[0] == 1 and b.requires_grad:
+            return matmul(a, squeeze(b, 0))
+    batch = broadcast_shapes(batch1, batch2)
+    nb = _numel(batch)
+    ea = reshape(expand(a, batch + (n, m1)), (nb, n, m1))
     if db == 1:                                  # a vector: a batch of one-column matrices
-        out = squeeze(bmm(va, unsqueeze(reshape(expand(b, batch + (k2,)), (nb, k2)), 2)), -1)
-        return _unsafe_view(out, batch + (n,))
-    eb = expand(b, batch + (k2, p))
-    vb = view(eb, (nb, k2, p)) if eb.data.flags.c_contiguous or True else reshape(eb, (nb, k2, p))
-    out = bmm(va, vb)
-    return _unsafe_view(out, batch + ((n, p) if da > 1 else (p,)))
+        eb = unsqueeze(reshape(expand(b, batch + (m2,)), (nb, m2)), 2)
+        out = squeeze(bmm(ea, eb), -1)
+    else:
+        out = bmm(ea, reshape(expand(b, batch + (m2, p)), (nb, m2, p)))
+    return _unsafe_view(out, batch + ((n,) if da > 1 else ()) + ((p,) if db > 1 else ()))
 
 
 def _should_fold(a, b):
@@ -2196,11 +2415,6 @@ def _folded_matmul(a, b):
         return _unsafe_view(mv(folded, t2), shape)
     out = _unsafe_view(mm(folded, t2), shape + (t2.data.shape[1],))
     return _contiguous(transpose(out, -2, -1)) if swap else out
-
-
-def _unsafe_view(t, shape):
-    seq = _begin(t)
-    return _record(TABLE["unsafe_view"], seq, t.data.reshape(shape), (t,), attrs={"self_sym_sizes": tuple(t.data.shape)})
 
 
 def _contiguous(t):
@@ -2315,6 +2529,9 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
                                      reduction="mean", pos_weight=None):
     r = _reduction(reduction)
     x, y = input.data, target.data
+    if x.shape != y.shape:
+        raise TorchValueError(f"Target size (torch.Size({list(y.shape)})) must be the same as input size "
+                              f"(torch.Size({list(x.shape)}))")
     loss = np.maximum(x, 0) - x * y + np.log1p(np.exp(-np.abs(x)))
     out = loss if r == 0 else np.asarray(loss.mean() if r == 1 else loss.sum(), x.dtype)
     seq = _begin(input, target)
@@ -2329,6 +2546,10 @@ def copy_(t, src, non_blocking=False):
     if STATE.grad_enabled and t.requires_grad and t.grad_fn is None:
         raise TorchRuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
     s = src.data if type(src) is Tensor else np.asarray(src)
+    shape = broadcast_shapes(t.data.shape, s.shape)
+    if shape != t.data.shape:
+        raise TorchRuntimeError(f"output with shape {E._sizes(t.data.shape)} doesn't match the broadcast shape "
+                                f"{E._sizes(shape)}")
     np.copyto(t.data, np.broadcast_to(s, t.data.shape), casting="unsafe")
     t._version_counter.bump()
     sr = type(src) is Tensor and src.requires_grad

@@ -125,8 +125,8 @@ def _scan(data):
             shape.append(n)
             level = nxt
             depth += 1
-            if n == 0:
-                break
+            if n == 0:                      # torch.tensor([]), torch.tensor([[]]): empty float32
+                return tuple(shape), [], kinds
             continue
         for item in level:
             if isinstance(item, (list, tuple)):
@@ -356,7 +356,7 @@ exp, log, sin, cos, tanh, sigmoid, relu = _ops.exp, _ops.log, _ops.sin, _ops.cos
 sqrt, rsqrt, abs, reciprocal, square, clone = _ops.sqrt, _ops.rsqrt, _ops.abs, _ops.reciprocal, _ops.square, _ops.clone
 matmul, mm, dot, mv = _ops.matmul, _ops.mm, _ops.dot, _ops.mv
 sum, mean = _ops.sum, _ops.mean
-reshape, unsqueeze = _ops.reshape, _ops.unsqueeze
+reshape, unsqueeze, select = _ops.reshape, _ops.unsqueeze, _ops.select
 floor_divide, remainder = _ops.floor_divide, _ops.remainder
 
 
@@ -427,7 +427,7 @@ def _install_methods():
 
     for name in ("add", "sub", "mul", "div", "pow", "exp", "log", "sin", "cos", "tanh", "sigmoid", "relu",
                  "sqrt", "rsqrt", "abs", "neg", "reciprocal", "square", "sum", "mean", "matmul", "mm", "dot",
-                 "mv", "clone", "unsqueeze", "expand"):
+                 "mv", "clone", "unsqueeze", "expand", "select"):
         setattr(T, name, getattr(ops, name))
     T.subtract, T.multiply, T.divide, T.negative = ops.sub, ops.mul, ops.div, ops.neg
     T.reshape = ops.reshape

@@ -506,6 +506,40 @@ for expr, specs in [
     case(expr, *specs, id="error: " + expr + " " + " ".join(_spec_id(s) for s in specs))
 
 
+# ============================================================================ indexing chains, reshape, matmul paths
+# PyTorch's applySlicing: views left to right, then one IndexBackward0 whose indices hold None
+# for sliced dims; masks advance by their dims; bools and 0-d tensors; its checks in order.
+I01 = In(values=[1, 0], rg=False)
+for expr, specs in [
+        ("a[b, :, b]", ((2, 3, 4), I01)), ("a[:, b, b]", ((2, 3, 4), I01)), ("a[b, 1:, [0, 1]]", ((2, 3, 4), I01)),
+        ("a[b, ..., 1:]", ((2, 3, 4), I01)), ("a[b, None, 1]", ((2, 3, 4), I01)), ("a[0, b, None]", ((2, 3, 4), I01)),
+        ("a[b, 1:]", ((2, 3, 4), In(values=[[True, False, True], [False, True, True]], rg=False))),
+        ("a[True]", ((2, 3),)), ("a[False]", ((2, 3),)), ("a[0, True]", ((2, 3),)), ("a[b]", ((3,), In(values=True, rg=False))),
+        ("a[[0.0, 1.0]]", ((3,),)), ("a[[]]", ((2, 3),)), ("a[:, (0, 2)]", ((2, 3),)), ("a[b:]", ((3,), In(values=1, rg=False))),
+        ("a[:, 0:3]", ((2, 3),)), ("a[0:3]", ((3,),)), ("a[:, -3:]", ((2, 3),)), ("a[:, 1:][:, :]", ((2, 3),)), ("a[..., 0, ...]", ((2, 3),)),
+        ("a[[0, 1], [0, 1, 2]]", ((2, 3),)), ("a[:, [0, 5]]", ((2, 3),)), ("a[[0, 5], [7, 0]]", ((2, 3),)),
+        ("a[:, b]", ((2, 3), In(values=[True, False], rg=False))), ("a[:, b]", ((2, 3), In(values=5, rg=False))),
+        ("a[1]", ((),)), ("a[0,]", ((),)), ("a[None, 5]", ((3,),)), ("a[0, 0, 5]", ((2, 3, 4),)), ("a[1.5:]", ((3,),)),
+        ("a.t().reshape(3, 1, 2)", ((2, 3),)), ("a[:, ::2].reshape(2, 2, 1)", ((2, 3),)), ("a[:, 1:].flatten()", ((2, 3),)),
+        ("a.transpose(0, 1).reshape(3, 2, 2, 2)", ((2, 3, 4),)), ("a.expand(2, 2, 3, 4).reshape(4, 3, 4)", ((2, 3, 4),)),
+        ("a @ b", ((2, 3, 4), In((4, 5), rg=False))), ("a @ b", ((2, 3, 4), (4,))), ("a @ b", ((2, 1, 3, 4), In((4,), rg=False))),
+        ("a @ b", ((1, 3, 4), In((2, 4, 5), rg=False))), ("a @ b", ((2, 3, 4), (3, 4, 5))),
+        ("a.sum(0, keepdim=True)", ((),)), ("a.max(0, keepdim=True)[0]", ((),)), ("a.unsqueeze(-3)", ((2, 3),)),
+        ("a.expand(-1, 2, 3)", ((2, 3),)), ("a.expand(2, 3, -1)", ((2, 3),)), ("a.permute(0, -2)", ((2, 3),)),
+        ("torch.ones(2, 3).copy_(torch.ones(1, 2, 3))", ()), ("torch.cat([b, a])", ((2, 3), (3,))),
+        ("torch.cat([a, b])", ((2, 3), ())), ("torch.cat([b, a, b], 1)", ((2, 3), (0,))),
+        ("torch.where(c, a, b)", ((2, 3), (3,), In(values=[True, False, True, False], rg=False))),
+        ("torch.tensor([[], []])", ()), ("F.binary_cross_entropy_with_logits(a, b)", ((2, 3), In((1, 3), rg=False))),
+        ("out = a * 1; out[0] = torch.ones(2, 3)", ((2, 3),)), ("out = a * 1; out[0] = torch.ones(1, 3)", ((2, 3),)),
+        ("a.sum((0, -2))", ((2, 3),)), ("a.sum(dim=[])", ((2, 3),)), ("a.mean(dim=(), keepdim=True)", ((2, 3),)),
+        ("a.sum(-2)", ((),)), ("a.flatten(1, 0)", ((2, 3),)), ("a.permute()", ((),)), ("a.double() * 2", ((2, 3),)),
+        ("a.select(0, 5)", ((3,),)), ("a.select(0, 0)", ((),)), ("torch.select(a, 1, -1)", ((2, 3),)),
+        ("out = a * 1; out[[[0, 1], [1, 0]]] = 5.", ((2, 3),)), ("out = a * 1; out[[0.0, 1.0]] = 5.", ((2, 3),)),
+        ("out = a * 1; out[b] = c", ((2, 3), In(values=1, rg=False), (3,))),
+        ("out = a * 1; out[:, [0, 2]] = c", ((2, 3), In(values=1, rg=False), (2, 2))),
+        ("a.transpose(0, -1)", ((),)), ("a.sum(-1)", ((),)), ("a[..., None, ...]", ((),))]:
+    case(expr, *specs)
+
 # ============================================================================ the test
 
 
