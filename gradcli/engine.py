@@ -184,6 +184,11 @@ E5_HINT = (
     "with torch.autograd.set_detect_anomaly(True, check_nan=False).")
 
 
+# The C++ type names PyTorch's messages use for a dtype ("a gradient with dtype 'double'").
+_C_TYPE_NAMES = {np.dtype(np.float32): "float", np.dtype(np.float64): "double", np.dtype(np.int64): "long int",
+                 np.dtype(np.bool_): "bool"}
+
+
 class Version:
     """A version counter, shared by every tensor that shares storage."""
 
@@ -299,6 +304,14 @@ class Tensor:
             if not isinstance(value, Tensor):
                 raise TorchTypeError("assigned grad expected to be a Tensor or None but got grad of type "
                                      + type(value).__name__)
+            if value.data.dtype != self.data.dtype:
+                raise TorchRuntimeError(
+                    f"attempting to assign a gradient with dtype '{_C_TYPE_NAMES[value.data.dtype]}' to a tensor "
+                    f"with grad_dtype '{_BY_NP[self.data.dtype].tensor_type[:-6]}'. The gradient must match the "
+                    "tensor's grad_dtype (defaults to the tensor's dtype). You can set the tensor's grad_dtype "
+                    "attribute with a specific dtype, or None to allow any dtype. Set grad_dtype with caution. "
+                    "Diverging the dtypes of a tensor and its gradient may break downstream systems that assume "
+                    "they match.")
             if value.data.shape != self.data.shape:
                 raise TorchRuntimeError(
                     f"attempting to assign a gradient of size '{_sizes(value.data.shape)}' to a tensor of "

@@ -222,6 +222,13 @@ TABLE = {
     "reciprocal": op("ReciprocalBackward0", ("self",), saved=(("result", ALWAYS),),
                      self=lambda m, g, result: -g * (result * result)),
     "clone": op("CloneBackward0", ("self",), self=lambda m, g: g, doc="saves nothing"),
+    # piecewise constant: a zero gradient, and nothing saved
+    "floor": op("FloorBackward0", ("self",), self=lambda m, g: m.zeros_like(g), doc="its gradient is zero"),
+    "ceil": op("CeilBackward0", ("self",), self=lambda m, g: m.zeros_like(g), doc="its gradient is zero"),
+    "round": op("RoundBackward0", ("self",), self=lambda m, g: m.zeros_like(g), doc="its gradient is zero"),
+    "trunc": op("TruncBackward0", ("self",), self=lambda m, g: m.zeros_like(g), doc="its gradient is zero"),
+    "sign": op("SignBackward0", ("self",), self=lambda m, g: m.zeros_like(g), doc="its gradient is zero"),
+    "frac": op("FracBackward0", ("self",), self=lambda m, g: g, doc="x - trunc(x): the gradient passes through"),
     # -- reductions -------------------------------------------------------------------------
     "sum": op("SumBackward0", ("self",), attrs=("self_sym_sizes",),
               self=lambda m, g, self_sym_sizes: m.expand(g, self_sym_sizes), doc="saves only the input's sizes"),
@@ -845,6 +852,35 @@ sqrt = _unary("sqrt", np.sqrt)
 rsqrt = _unary("rsqrt", _rounded(lambda a: np.asarray(1 / np.sqrt(a), a.dtype)))
 abs = _unary("abs", np.abs, float_only=False)
 reciprocal = _unary("reciprocal", lambda a: np.asarray(1 / a, a.dtype))
+floor = _unary("floor", np.floor, float_only=False)
+ceil = _unary("ceil", np.ceil, float_only=False)
+round = _unary("round", np.round, float_only=False)          # half to even, as PyTorch
+trunc = _unary("trunc", np.trunc, float_only=False)
+sign = _unary("sign", np.sign, float_only=False)
+frac = _unary("frac", lambda a: a - np.trunc(a))
+
+
+def _arg_extreme(name, pick):
+    def arg(t, dim=None, keepdim=False):
+        data = t.data
+        if dim is None:
+            if data.size == 0:
+                raise TorchIndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
+            out = np.asarray(pick(data.reshape(-1)), np.int64)
+            if keepdim:
+                out = out.reshape((1,) * data.ndim)
+            return Tensor(out)
+        d = _norm_dim(dim, _b.max(data.ndim, 1))
+        if data.ndim == 0:
+            return Tensor(np.asarray(0, np.int64))
+        out = np.asarray(pick(data, axis=d), np.int64)
+        return Tensor(np.expand_dims(out, d) if keepdim else out)
+    arg.__name__ = name
+    return arg
+
+
+argmax = _arg_extreme("argmax", np.argmax)
+argmin = _arg_extreme("argmin", np.argmin)
 
 
 def clone(t, memory_format=None):

@@ -540,6 +540,18 @@ for expr, specs in [
         ("a.transpose(0, -1)", ((),)), ("a.sum(-1)", ((),)), ("a[..., None, ...]", ((),))]:
     case(expr, *specs)
 
+# ============================================================================ piecewise constant ops, argmax/argmin
+for expr in ["a.floor()", "torch.ceil(a)", "a.round()", "torch.trunc(a)", "a.sign()", "a.frac()", "a.floor() * a"]:
+    for spec in [(3,), (2, 3), In(values=[1.5, -2.5, 0.5, 2.5, -0.0])]:
+        case(expr, spec)
+for expr in ["a.argmax()", "a.argmin()", "torch.argmax(a, dim=1)", "a.argmin(0, keepdim=True)",
+             "a.argmax(-1, keepdim=True)", "a.argmax(dim=None, keepdim=True)"]:
+    case(expr, (2, 3), backward=False)
+case("a.argmax()", In(values=[[1.0, 3.0], [3.0, 0.0]]), backward=False, id="argmax: ties pick the first")
+case("a.argmax()", In(values=[]), backward=False, id="argmax: empty")
+case("a.argmax(0)", (), backward=False)
+case("a.floor()", In((2, 3), ints=True, low=-3, high=3, rg=False), backward=False)
+
 # ============================================================================ the test
 
 
