@@ -152,7 +152,7 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
         if dtype is not None:
             arr = arr.astype(_np_dtype(dtype))
         return _new(arr, requires_grad)
-    if isinstance(data, np.ndarray):
+    if isinstance(data, (np.ndarray, np.generic)):     # a NumPy scalar keeps its dtype, as in PyTorch
         arr = np.array(data, dtype=_np_dtype(dtype, data.dtype))
         return _new(arr, requires_grad)
     shape, flat, kinds = _scan(data)

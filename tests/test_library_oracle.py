@@ -75,6 +75,11 @@ SNIPPETS = {
         except RuntimeError as e:
             print(str(e)[:100])
     """,
+    "NumPy scalars keep their dtype": """
+        import numpy as np
+        for v in (np.float32(1.5), np.float64(2.0), np.int64(3), np.bool_(True)):
+            print(torch.tensor(v), torch.tensor(v).dtype, torch.tensor(v, dtype=torch.float64))
+    """,
 }
 
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
