@@ -111,7 +111,7 @@ def _norm_backward(m, g, self, result, ord, dim, keepdim):
     if np.isinf(p):                      # amax(abs(self)): ties share the gradient
         a = np.abs(x)
         mask = (a == norm) | np.isnan(a)
-        count = mask.sum(axis=None if dim is None else tuple(dim), keepdims=True).astype(_dtype_of(g))
+        count = mask.sum(axis=None if dim is None or not x.ndim else tuple(dim), keepdims=True).astype(_dtype_of(g))
         return m.sign(self) * ((g / m.constant(count)) * m.constant(mask))
     if p < 1:
         scaled = m.sign(self) * m.masked_fill(m.pow_(m.abs(self), p - 1), x == 0, 0)
@@ -2284,7 +2284,7 @@ def norm(t, p="fro", dim=None, keepdim=False, dtype=None):
     if isinstance(dim, int):
         dim = (dim,)
     data = t.data
-    axes = None if dim is None else tuple(_norm_dim(d, data.ndim) for d in dim)
+    axes = None if dim is None or data.ndim == 0 else tuple(_norm_dim(d, data.ndim) for d in dim)
     a = np.abs(data)
     if p == 2:
         out = np.sqrt((a * a).sum(axis=axes, keepdims=keepdim))

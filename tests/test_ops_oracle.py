@@ -552,6 +552,11 @@ case("a.argmax()", In(values=[]), backward=False, id="argmax: empty")
 case("a.argmax(0)", (), backward=False)
 case("a.floor()", In((2, 3), ints=True, low=-3, high=3, rg=False), backward=False)
 
+# a 0-d input reduced over dim 0 or -1 (PyTorch allows it)
+for expr in ["a.norm(dim=0)", "a.norm(p=1, dim=-1)", "a.norm(dim=0, keepdim=True)", "torch.norm(a, p=inf, dim=0)",
+             "a.norm(p=3, dim=(0,))"]:
+    case(expr, ())
+
 # ============================================================================ the test
 
 
