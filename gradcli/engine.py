@@ -123,7 +123,7 @@ class Size(tuple):
 class _State:
     """Per-run engine state (PyTorch keeps the equivalents per thread)."""
 
-    __slots__ = ("seq", "grad_enabled", "origin", "observer", "warn", "calls", "warned")
+    __slots__ = ("seq", "grad_enabled", "origin", "observer", "warn", "calls", "warned", "anomaly", "check_nan")
 
     def __init__(self):
         self.reset()
@@ -136,6 +136,8 @@ class _State:
         self.warn = _default_warn    # called with (message) for PyTorch's UserWarnings
         self.calls = 0               # number of backward/grad calls so far
         self.warned = set()          # PyTorch's TORCH_WARN_ONCE warnings already given
+        self.anomaly = False         # torch.autograd.set_detect_anomaly / detect_anomaly
+        self.check_nan = True        # ... and its check_nan flag (only read while anomaly is on)
 
     def next_seq(self):
         s = self.seq
@@ -182,12 +184,16 @@ E1_TEXT = (
 E5_HINT = (
     "Hint: enable anomaly detection to find the operation that failed to compute its gradient, "
     "with torch.autograd.set_detect_anomaly(True, check_nan=False).")
+E5_HINT_ANOMALY = (
+    "Hint: the backtrace further above shows the operation that failed to compute its gradient. "
+    "The variable in question was changed in there or anywhere later. Good luck!")
 
 
 class Version:
     """A version counter, shared by every tensor that shares storage."""
 
-    __slots__ = ("v", "last")
+    # `views`: the differentiable views of this storage (ops._register_view), set on first use
+    __slots__ = ("v", "last", "views")
 
     def __init__(self):
         self.v = 0
@@ -263,7 +269,9 @@ class Tensor:
     # -- requires_grad -----------------------------------------------------------
     @property
     def requires_grad(self):
-        return self._rg
+        # A view requires grad when its base does, even one made under no_grad (PyTorch's
+        # DifferentiableViewMeta); `_rg` alone says whether the tensor has a graph edge.
+        return self._rg or (self._base is not None and self._base._rg)
 
     @requires_grad.setter
     def requires_grad(self, value):
@@ -330,7 +338,7 @@ class Tensor:
         """The graph edge a gradient for this tensor flows along (None: no gradient)."""
         if self.grad_fn is not None:
             return self.grad_fn
-        if self.requires_grad:
+        if self._rg:
             return self._accumulator()
         return None
 
@@ -628,14 +636,17 @@ class VersionError(TorchRuntimeError):
 
 def _version_error(node, s):
     dt = _BY_NP[s.data.dtype]
+    # A saved input is the tensor itself, so its current sizes show (after `t_()`, say).
+    shape = s.data.shape if s.tensor is None else s.tensor.data.shape
     which = ""
     if s.is_output:
         which = f", which is output 0 of {short_name(node.op.name)},"
     elif s.tensor.grad_fn is not None:
         which = f", which is output 0 of {short_name(s.tensor.grad_fn.op.name)},"
     msg = (f"one of the variables needed for gradient computation has been modified by an inplace "
-           f"operation: [torch.{dt.tensor_type} {_sizes(s.data.shape)}]{which} is at version "
-           f"{s.version.v}; expected version {s.saved_version} instead. {E5_HINT}")
+           f"operation: [torch.{dt.tensor_type} {_sizes(shape)}]{which} is at version "
+           f"{s.version.v}; expected version {s.saved_version} instead. "
+           f"{E5_HINT_ANOMALY if STATE.anomaly else E5_HINT}")
     return VersionError(msg, node, s)
 
 # ----------------------------------------------------------------------------- backward
@@ -858,6 +869,7 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
     prev_mode = STATE.grad_enabled
     STATE.grad_enabled = create_graph
     heap = [root]
+    fn = None
     try:
         while heap:
             fn = _heap_pop(heap)
@@ -883,6 +895,8 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
                 outs = buf
             else:
                 outs = _apply(fn, buf, create_graph, wanted)
+                if STATE.anomaly and STATE.check_nan:
+                    _check_nan(fn, outs)
                 if not keep_graph:
                     if fn.saved and fn.release(record):
                         record.freed.append(fn)
@@ -901,11 +915,36 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
                     _heap_push(heap, nxt)
     except Exception as exc:
         record.error = exc
+        if STATE.anomaly and fn is not None:
+            _anomaly_warning(fn)
         raise
     finally:
         STATE.grad_enabled = prev_mode
         record.finish()
     return result if inputs is not None and not accumulate else None
+
+
+W_ANOMALY_AT = " (Triggered internally at /__w/pytorch/pytorch/torch/csrc/autograd/python_anomaly_mode.cpp:{}.)"
+
+
+def _anomaly_warning(fn):
+    """Anomaly mode: before the error escapes, PyTorch warns with the forward traceback that
+    made the failing node (recorded only for nodes made while anomaly mode was on)."""
+    trace = getattr(fn.origin, "anomaly_trace", None)
+    if trace is None:
+        STATE.warn(f"Error detected in {fn.name()}. No forward pass information available. Enable detect "
+                   "anomaly during forward pass for more information." + W_ANOMALY_AT.format(100))
+    else:
+        STATE.warn(f"Error detected in {fn.name()}. Traceback of forward call that caused the error:\n"
+                   + trace() + W_ANOMALY_AT.format(122))
+
+
+def _check_nan(fn, outs):
+    for i, g in enumerate(outs):
+        if g is not None:
+            a = g.data if isinstance(g, Tensor) else g
+            if a.dtype.kind == "f" and np.isnan(a).any():
+                raise TorchRuntimeError(f"Function '{fn.name()}' returned nan values in its {i}th output.")
 
 
 def _hooked(fn, buf):

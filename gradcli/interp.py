@@ -49,6 +49,28 @@ class Frame:
         self.closure = closure          # the local scopes of enclosing functions, innermost first
 
 
+class _Traced:
+    """A node's origin while anomaly mode is on: the statement, plus the calling frames, so
+    that anomaly mode can show the forward traceback as PyTorch does (engine._anomaly_warning)."""
+
+    __slots__ = ("stmt", "outer", "name", "filename")
+
+    def __init__(self, stmt, outer, name, filename):
+        self.stmt, self.outer, self.name, self.filename = stmt, outer, name, filename
+
+    def __getattr__(self, attr):
+        return getattr(self.stmt, attr)
+
+    def anomaly_trace(self):
+        out = []
+        for name, st in self.outer + ((self.name, self.stmt),):
+            if st is None:
+                continue
+            text = (getattr(st, "text", None) or "").strip().split("\n")[0]
+            out.append(f'  File "{self.filename}", line {st.line}, in {name}\n    {text}\n')
+        return "".join(out)
+
+
 class Namespace:
     """A module as a script sees it (`torch`, `torch.nn.functional`, ...)."""
 
@@ -224,7 +246,7 @@ class Interpreter:
     def exec_block(self, body, frame):
         for st in body:
             self.current = st
-            STATE.origin = st
+            STATE.origin = st if not STATE.anomaly else _Traced(st, self._outer, self._fn_name, self.filename)
             expected, self.expected_error = self.expected_error, None
             try:
                 self._exec[type(st)](self, st, frame)
@@ -547,8 +569,8 @@ class Interpreter:
         try:
             for expr, name in st.items:
                 cm = self.eval(expr, frame)
-                from .torch import _GradMode
-                if not isinstance(cm, _GradMode):
+                from .torch import _Context
+                if not isinstance(cm, _Context):
                     raise TorchTypeError(f"'{_type_name(cm)}' object does not support the context manager protocol")
                 value = cm.__enter__()
                 managers.append(cm)
@@ -835,7 +857,9 @@ class Interpreter:
             raise TorchTypeError(f"{fn.name}() missing {len(missing)} required positional argument"
                                  f"{'s' if len(missing) > 1 else ''}: {names}")
         frame = Frame(local, fn.globals, fn=fn, closure=fn.closure)
-        saved_current = self.current
+        saved_current, saved_origin = self.current, STATE.origin
+        saved_outer, saved_name = self._outer, self._fn_name
+        self._outer, self._fn_name = saved_outer + ((saved_name, saved_current),), fn.name
         self._depth += 1
         try:
             if fn.is_lambda:
@@ -846,10 +870,13 @@ class Interpreter:
         finally:
             self._depth -= 1
             self.current = saved_current
-            STATE.origin = saved_current
+            STATE.origin = saved_origin
+            self._outer, self._fn_name = saved_outer, saved_name
         return None
 
     _depth = 0
+    _outer = ()                 # (function name, statement) of each calling frame, outermost first
+    _fn_name = "<module>"       # the function whose body is running
 
     def ev_binop(self, node, frame):
         a = self.eval(node.left, frame)
@@ -1191,7 +1218,10 @@ def _imports_torch(body):
 
 def node_info(node, by_node=None, by_tensor=None):
     origin = node.origin
-    info = NodeInfo(node.op.name, getattr(origin, "line", None), getattr(origin, "text", None),
+    # PyTorch's node.name(): C++ nodes read "torch::autograd::CopySlices"; the engine's own
+    # bookkeeping nodes (AccumulateGrad, GraphRoot) keep their short names in reports.
+    name = node.op.name if node.op is E.ACCUMULATE or node.op is E.GRAPH_ROOT else node.name()
+    info = NodeInfo(name, getattr(origin, "line", None), getattr(origin, "text", None),
                     node.tensor_slots() if node.saved else [], seq=node.seq)
     if isinstance(node, E.AccumulateGrad):
         info.name = (by_tensor or {}).get(id(node.variable))

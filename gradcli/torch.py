@@ -45,8 +45,27 @@ def is_grad_enabled():
 # ----------------------------------------------------------------------------- grad mode
 
 
-class _GradMode:
+class _Context:
+    """What a script's `with` statement accepts: gradcli's own context managers."""
+
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        return False
+
+    def __repr__(self):
+        return f"<{self._qualname} object at {_E._fake_address(self)}>"
+
+    _qualname = "object"
+
+
+class _GradMode(_Context):
     """Base of no_grad / enable_grad / set_grad_enabled: a context manager that restores."""
+
+    @property
+    def _qualname(self):
+        return "torch.autograd.grad_mode." + type(self).__name__
 
     _flag = True
 
@@ -370,7 +389,57 @@ def numel(t):
 # ----------------------------------------------------------------------------- autograd
 
 
-autograd = _types.SimpleNamespace(grad=_E.grad, backward=_E.backward)
+def is_anomaly_enabled():
+    return _STATE.anomaly
+
+
+def is_anomaly_check_nan_enabled():
+    return _STATE.check_nan
+
+
+def set_anomaly_enabled(enabled, check_nan=True):
+    _STATE.anomaly, _STATE.check_nan = _py_bool(enabled), _py_bool(check_nan)
+
+
+class _set_detect_anomaly(_Context):
+    """torch.autograd.set_detect_anomaly(mode, check_nan=True): takes effect when called; as a
+    context manager it restores the previous setting on exit."""
+
+    _qualname = "torch.autograd.anomaly_mode.set_detect_anomaly"
+
+    def __init__(self, mode, check_nan=True):
+        self.prev = (_STATE.anomaly, _STATE.check_nan)
+        set_anomaly_enabled(mode, check_nan)
+
+    def __exit__(self, *exc):
+        set_anomaly_enabled(*self.prev)
+        return False
+
+
+_W_ANOMALY = ("Anomaly Detection has been enabled. This mode will increase the runtime and should only be "
+             "enabled for debugging.")
+
+
+class _detect_anomaly(_Context):
+    """torch.autograd.detect_anomaly(check_nan=True): on inside the `with` block only."""
+
+    _qualname = "torch.autograd.anomaly_mode.detect_anomaly"
+
+    def __init__(self, check_nan=True):
+        self.check_nan = check_nan
+        _STATE.warn(_W_ANOMALY)
+
+    def __enter__(self):
+        self.prev = (_STATE.anomaly, _STATE.check_nan)
+        set_anomaly_enabled(True, self.check_nan)
+
+    def __exit__(self, *exc):
+        set_anomaly_enabled(*self.prev)
+        return False
+
+
+autograd = _types.SimpleNamespace(grad=_E.grad, backward=_E.backward, set_detect_anomaly=_set_detect_anomaly,
+                                  detect_anomaly=_detect_anomaly)
 
 # ----------------------------------------------------------------------------- nn.functional
 

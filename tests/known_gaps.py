@@ -154,7 +154,6 @@ KNOWN_GAPS = {
     'tests/test_ops_oracle.py::test_op[torch.prod(a, 1) | 2x3]': 'issue 4: create_graph=True through this op has no differentiable backward in gradcli yet',
     'tests/test_ops_oracle.py::test_op[torch.softmax(a, 1) | 2x3]': 'issue 4: create_graph=True through this op has no differentiable backward in gradcli yet',
     # the error raised differs from PyTorch's (type or text)
-    'tests/test_inplace_oracle.py::test_torch_facts_anomaly_mode_hint': "issue 4: the error raised differs from PyTorch's (type or text)",
     'tests/test_inplace_oracle.py::test_torch_facts_cases[E5-base-modified-view-saved]': "issue 4: the error raised differs from PyTorch's (type or text)",
     'tests/test_inplace_oracle.py::test_torch_facts_cases[E5-t_-inplace-names-T1]': "issue 4: the error raised differs from PyTorch's (type or text)",
     'tests/test_inplace_oracle.py::test_torch_facts_cases[E6-inplace-on-nonleaf-rebases-grad-fn]': "issue 4: the error raised differs from PyTorch's (type or text)",
@@ -209,8 +208,6 @@ KNOWN_GAPS = {
     'tests/test_ops_oracle.py::test_op[a.unsqueeze(-1) | 0d]': "issue 4: saved slots differ from PyTorch's",
     'tests/test_ops_oracle.py::test_op[a.unsqueeze(-1) | 2x3]': "issue 4: saved slots differ from PyTorch's",
     # gradient values differ from PyTorch's
-    'tests/test_inplace_oracle.py::test_torch_facts_cases[E5-inplace-on-view-then-backward-through-base-ok]': "issue 4: gradient values differ from PyTorch's",
-    'tests/test_inplace_oracle.py::test_torch_facts_cases[E6-setitem-rg-value-into-plain-tensor]': "issue 4: gradient values differ from PyTorch's",
     # differs from PyTorch: stdout differs:
     'tests/test_inplace_oracle.py::test_torch_facts_cases[E6-view-created-in-no-grad-modified-in-grad-mode]': 'issue 4: differs from PyTorch: stdout differs:',
 }
