@@ -1006,11 +1006,10 @@ def _apply(fn, grad_out, create_graph, wanted):
     attrs = fn.attrs
     custom = CUSTOM_APPLY.get(op)
     if custom is not None:
-        if create_graph:
-            raise TorchNotImplementedError(f"create_graph=True through {op.name} is not supported by gradcli yet")
         outs = custom(fn, grad_out, create_graph)
+        m = TENSOR_MATH if create_graph else NUMPY_MATH
         return [None if nxt is None or (wanted is not None and nxt not in wanted) or g is None
-                else NUMPY_MATH.fit(g, shape, dtype)
+                else m.fit(g, shape, dtype)
                 for (nxt, _), g, (shape, dtype) in zip(fn.next_functions, outs, fn.input_meta)]
     m = TENSOR_MATH if create_graph else NUMPY_MATH
     if op.inputs == ("tensors",):            # cat / stack: one function gives every input's grad

@@ -43,6 +43,10 @@ def op(name, inputs=(), saved=(), attrs=(), doc="", cpp=False, **formulas):
     return OpDef(name, tuple(inputs), tuple(sorted(saved)), tuple(attrs), tuple(rows), doc, cpp)
 
 
+def _ndim(g):
+    return g.data.ndim if type(g) is Tensor else g.ndim
+
+
 def _where_nonzero(m, cond, value):
     return m.where(cond, value, 0 * value)
 
@@ -129,6 +133,8 @@ TABLE = {
                        self=lambda m, g, dim, self_sym_sizes: m.reshape(g, self_sym_sizes)),
     "view": op("ViewBackward0", ("self",), attrs=("self_sym_sizes",),
                self=lambda m, g, self_sym_sizes: m.reshape(g, self_sym_sizes)),
+    "reshape_alias": op("ReshapeAliasBackward0", ("self",), attrs=("self_sym_sizes",),
+                        self=lambda m, g, self_sym_sizes: m.reshape(g, self_sym_sizes)),
     "unsafe_view": op("UnsafeViewBackward0", ("self",), attrs=("self_sym_sizes",),
                       self=lambda m, g, self_sym_sizes: m.reshape(g, self_sym_sizes)),
     "squeeze": op("SqueezeBackward0", ("self",), attrs=("self_sym_sizes",),
@@ -232,15 +238,17 @@ TABLE = {
                      target=lambda m, g, self, reduction: m.bce_logits_target_backward(g, self, reduction)),
     # -- in place -----------------------------------------------------------------------
     "fill": op("FillBackward2", ("self",), self=lambda m, g: 0 * g),
+    "fill_tensor": op("FillBackward3", ("self", "value"), self=lambda m, g: 0 * g, value=lambda m, g: m.sum_all(g)),
     "zero": op("ZeroBackward0", ("self",), self=lambda m, g: 0 * g),
     "copy": op("CopyBackwards", ("self", "src"), self=lambda m, g: 0 * g, src=lambda m, g: g, cpp=True),
     "index_put": op("IndexPutBackward0", ("self", "values"), saved=(("indices", ALWAYS),), attrs=("accumulate",),
                     self=lambda m, g, _index: m.zero_at(g, _index),
                     values=lambda m, g, _index: m.take(g, _index)),
     "as_strided": op("AsStridedBackward0", ("self",), attrs=("size", "storage_offset", "stride"),
-                     self=lambda m, g, _region, _base_shape: m.as_strided_backward(g, _region, _base_shape)),
-    "copy_slices": op("CopySlices", ("self", "src"), attrs=("_index",), cpp=True,
-                      self=lambda m, g, _index: m.zero_at(g, _index), src=lambda m, g, _index: m.take(g, _index)),
+                     self=lambda m, g, _positions, _base_shape: m.as_strided_backward(g, _positions, _base_shape)),
+    "t_": op("TBackward1", ("self",), self=lambda m, g: m.swapaxes(g, 0, -1) if _ndim(g) == 2 else g),
+    "transpose_": op("TransposeBackward1", ("self",), attrs=("dim0", "dim1"),
+                     self=lambda m, g, dim0, dim1: m.swapaxes(g, dim0, dim1)),
 }
 
 # ----------------------------------------------------------------------------- recording
@@ -783,14 +791,14 @@ def _same_dtype(a, b, name):
 def unsqueeze(t, dim):
     d = E._wrap_dim(dim, t.data.ndim + 1)
     seq = _begin(t)
-    return _record(TABLE["unsqueeze"], seq, np.expand_dims(t.data, d), (t,), attrs={"dim": d}, view_of=t)
+    return _view(TABLE["unsqueeze"], seq, np.expand_dims(t.data, d), t, {"dim": d})
 
 
 def _squeeze0_(t):
     """In-place squeeze_(0) on a fresh result: PyTorch records SqueezeBackward4."""
     seq = _begin(t)
-    return _record(TABLE["squeeze_dim_"], seq, t.data.reshape(t.data.shape[1:]), (t,),
-                   attrs={"dim": 0, "self_sym_sizes": tuple(t.data.shape)}, view_of=t)
+    return _view(TABLE["squeeze_dim_"], seq, t.data.reshape(t.data.shape[1:]), t,
+                 {"dim": 0, "self_sym_sizes": tuple(t.data.shape)})
 
 
 def _infer_shape(shape, numel):
@@ -823,109 +831,250 @@ def _compare(ufunc):
 # ----------------------------------------------------------------------------- in-place
 
 
-def _inplace(t, compute, *args, name):
-    """Run `compute(t, *args)` out of place, write the result into t, bump t's version,
-    and make the result's node t's new grad_fn (PyTorch's in-place semantics). On a view
-    whose base takes part in autograd, the base gets a CopySlices node instead."""
-    if STATE.grad_enabled and t.requires_grad and t.grad_fn is None:
-        if t._base is not None:
-            raise TorchRuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
+_NO_GRAD_VIEW = ("A view was created in no_grad mode and is being modified inplace with grad mode enabled. Given "
+                 "that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by "
+                 "moving both the view and the inplace either both inside the no_grad block (if you don't want the "
+                 "inplace to be tracked) or both outside (if you want the inplace to be tracked).")
+_OVERLAP = ("unsupported operation: more than one element of the written-to tensor refers to a single memory "
+            "location. Please clone() the tensor before performing the operation.")
+
+
+class _ViewMeta:
+    """What PyTorch keeps for a differentiable view (DifferentiableViewMeta): whether it was made
+    under no_grad, and the version of the storage its grad_fn was made for."""
+
+    __slots__ = ("ref", "version", "no_grad")
+
+
+def _register_view(view, of):
+    """Remember a new view on its storage's version counter, so an in-place change of the
+    base or of another view can rebuild its grad_fn (_refresh_views)."""
+    ver = view._version_counter
+    views = getattr(ver, "views", None)
+    if views is None:
+        views = ver.views = {}
+    parent = _view_meta(of) if of._base is not None else None
+    meta = _ViewMeta()
+    key = id(view)
+
+    def forget(ref):
+        if views.get(key) is meta:
+            del views[key]
+    meta.ref = weakref.ref(view, forget)
+    meta.version = ver.v
+    meta.no_grad = not STATE.grad_enabled or (parent is not None and parent.no_grad)
+    views[key] = meta
+
+
+def _view_meta(t):
+    views = getattr(t._version_counter, "views", None)
+    meta = views.get(id(t)) if views else None
+    return meta if meta is not None and meta.ref() is t else None
+
+
+def _view(row, seq, out, t, attrs):
+    """Record a view op: the result shares t's storage, version counter and (root) base."""
+    v = _record(row, seq, out, (t,), attrs=attrs, view_of=t)
+    _register_view(v, t)
+    return v
+
+
+def _check_inplace(t, args):
+    """PyTorch's check_inplace, before anything is written: in grad mode, when some input
+    requires grad, a leaf that requires grad (or a view of one), or a view made under
+    no_grad, may not be modified in place."""
+    if not STATE.grad_enabled:
+        return
+    rg = t.requires_grad
+    if not (rg or any(type(a) is Tensor and a.requires_grad for a in args)):
+        return
+    if t._base is not None:
+        meta = _view_meta(t)
+        if meta is not None and meta.no_grad:
+            raise TorchRuntimeError(_NO_GRAD_VIEW)
+        if rg and t._base.grad_fn is None:
+            raise TorchRuntimeError("a view of a leaf Variable that requires grad is being used in an in-place "
+                                    "operation.")
+    if rg and t.grad_fn is None:
         raise TorchRuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
-    _check_view_of_leaf(t)
-    original = t.data.copy() if t.requires_grad or any(type(a) is Tensor and a.requires_grad for a in args) else None
+
+
+def _check_writable(t):
+    if any(st == 0 and n > 1 for st, n in zip(t.data.strides, t.data.shape)):
+        raise TorchRuntimeError(_OVERLAP)
+
+
+def _inplace(t, compute, *args, name, cast=False):
+    """An in-place op: `compute(t, *args)` runs it out of place (recording its node), the result
+    is written into t, t's version is bumped, and the node becomes t's grad_fn; on a view, the
+    base gets a CopySlices node instead and the view's grad_fn is rebuilt (PyTorch's
+    rebase_history). `cast`: the result may be cast to t's dtype (copy_, fill_), else only
+    within a dtype category, as PyTorch allows."""
+    _check_inplace(t, args)
+    _check_writable(t)
     result = compute(t, *args)
-    if result.data.shape != t.data.shape:
+    out = result.data
+    if out.shape != t.data.shape:
         raise TorchRuntimeError(f"output with shape [{', '.join(map(str, t.data.shape))}] doesn't match the "
-                                f"broadcast shape [{', '.join(map(str, result.data.shape))}]")
-    np.copyto(t.data, result.data, casting="unsafe")
-    t._version_counter.bump()
+                                f"broadcast shape [{', '.join(map(str, out.shape))}]")
+    if not cast and out.dtype != t.data.dtype and E.dtype_of(out).kind > E.dtype_of(t.data).kind:
+        raise TorchRuntimeError(f"result type {_SCALAR_NAME[out.dtype.name]} can't be cast to the desired output "
+                                f"type {_SCALAR_NAME[t.data.dtype.name]}")
     node = result.grad_fn
-    if node is not None and t._base is not None and STATE.grad_enabled:
-        _rebase_view(t, node, original)
-        return t
     if node is not None:
-        t.grad_fn = node
-        t._rg = True
+        s = node.saved.get("self")
+        if s is not None and s.tensor is t:
+            # the op needs t's value from before the change: PyTorch saves a clone of it
+            # (recorded, so it reads `grad_fn=<CloneBackward0>`), made right after the node
+            node.saved["self"] = Saved(_record(TABLE["clone"], _begin(t), t.data.copy(), (t,)))
+    np.copyto(t.data, out, casting="unsafe")
+    t._version_counter.bump()
+    if node is not None:
         for slot, s in node.saved.items():
-            if s is None:
-                continue
-            if s.is_output:                    # the saved output is t itself, at its new version
+            if s is not None and s.is_output:          # the saved output is t itself, at its new version
                 node.saved[slot] = Saved(t, is_output=True)
-            elif s.tensor is t and original is not None:   # PyTorch saves the value before the change
-                node.saved[slot] = Saved(Tensor(original))
+        _set_history(t, node)
+    _refresh_views(t)
     return t
 
 
-def _rebase_view(view, fn, original):
-    """An in-place op on a view: the base's grad_fn becomes CopySlices(base's old grad_fn, fn),
-    and the view's becomes AsStridedBackward0 of the base, as in PyTorch."""
-    base = view._base
-    if not base.data.flags.c_contiguous:
-        raise TorchNotImplementedError_("in-place operations on views of non-contiguous tensors are not "
-                                        "supported by gradcli yet")
-    itemsize = base.data.itemsize
-    offset = (view.data.__array_interface__["data"][0] - base.data.__array_interface__["data"][0]) // itemsize
-    strides = tuple(st // itemsize for st in view.data.strides)
-    if any(st == 0 and n > 1 for st, n in zip(strides, view.data.shape)):
-        raise TorchRuntimeError("unsupported operation: more than one element of the written-to tensor refers to "
-                                "a single memory location. Please clone() the tensor before performing the "
-                                "operation.")
-    region = (offset, tuple(view.data.shape), strides)
-    for slot, s in fn.saved.items():
-        if s is not None and s.tensor is view and original is not None:
-            fn.saved[slot] = Saved(Tensor(original))
-    edges = ((base._edge(), 0),) + fn.next_functions[1:]
-    meta = ((base.data.shape, base.data.dtype),) + fn.input_meta[1:]
-    base.grad_fn = Node(COPY_SLICES, edges, {}, {"_fn": fn, "_region": region}, meta, STATE.next_seq())
+def _set_history(t, node):
+    """t's new grad_fn; on a view, the base's becomes CopySlices(base's old grad_fn, node)."""
+    base = t._base
+    if base is None:
+        t.grad_fn = node
+        t._rg = True
+        return
+    edges = ((base._edge(), 0),) + node.next_functions[1:]
+    meta = ((base.data.shape, base.data.dtype),) + node.input_meta[1:]
+    attrs = {"_fn": node, "_positions": _geometry(t, base)["_positions"]}
+    base.grad_fn = Node(COPY_SLICES, edges, {}, attrs, meta, STATE.next_seq())
     base._rg = True
-    view.grad_fn = Node(TABLE["as_strided"], ((base.grad_fn, 0),), {},
-                        {"size": region[1], "storage_offset": offset, "stride": strides, "_region": region,
-                         "_base_shape": base.data.shape}, ((view.data.shape, view.data.dtype),), STATE.next_seq())
-    view._rg = True
+
+
+def _refresh_views(t):
+    """After an in-place change: every live view of the storage whose grad_fn was made for an
+    older version gets AsStridedBackward0 of its base (PyTorch rebuilds it when next read;
+    the modified view's own first, the others in the order they were made)."""
+    ver = t._version_counter
+    views = getattr(ver, "views", None)
+    if not views:
+        return
+    own = views.get(id(t))
+    for meta in ([own] if own is not None else []) + [m for m in views.values() if m is not own]:
+        v = meta.ref()
+        if v is None or meta.version == ver.v:
+            continue
+        base = v._base
+        if v.grad_fn is None and not base._rg:
+            continue
+        if meta.no_grad:                    # PyTorch refuses to read such a view's grad_fn
+            continue
+        meta.version = ver.v
+        v.grad_fn = Node(TABLE["as_strided"], ((base._edge(), 0),), {}, _geometry(v, base),
+                         ((base.data.shape, base.data.dtype),), STATE.next_seq())
+        v._rg = True
+
+
+def _geometry(view, base):
+    """AsStridedBackward0's attributes for a view of base (in elements), and `_positions`: the
+    flat index in base of every element of the view, for the backward formulas."""
+    a, b = view.data, base.data
+    isz = b.itemsize
+    b0 = b.__array_interface__["data"][0]
+    va = _addresses(a)
+    if b.flags.c_contiguous:
+        pos = (va - b0) // isz
+    else:
+        ba = _addresses(b).reshape(-1)
+        order = np.argsort(ba, kind="stable")
+        pos = order[np.searchsorted(ba[order], va.reshape(-1))].reshape(a.shape)
+    return {"size": tuple(a.shape), "stride": tuple(st // isz for st in a.strides),
+            "storage_offset": (a.__array_interface__["data"][0] - b0) // isz,
+            "_positions": pos, "_base_shape": tuple(b.shape)}
+
+
+def _addresses(a):
+    """The memory address of every element of array a."""
+    out = np.full(a.shape, a.__array_interface__["data"][0], np.int64)
+    for ax, (n, st) in enumerate(zip(a.shape, a.strides)):
+        shape = [1] * a.ndim
+        shape[ax] = n
+        out = out + (np.arange(n, dtype=np.int64) * st).reshape(shape)
+    return out
 
 
 def _copy_slices_backward(node, g, create_graph):
-    """CopySlices: the base's gradient passes through, except over the view's region, where the
+    """CopySlices: the base's gradient passes through, except over the view's elements, where the
     wrapped op's backward decides (and gives the gradients of its other inputs)."""
     fn = node.attrs["_fn"]
+    pos = node.attrs["_positions"]
+    if create_graph:            # a constant incoming gradient only: the scatter below is not recorded
+        if g._rg:
+            raise TorchNotImplementedError_("create_graph=True through CopySlices is not supported by gradcli yet "
+                                            "when its incoming gradient requires grad")
+        g = g.data
     result = np.array(g, copy=True)
-    grad_slice = _region_view(result, node.attrs["_region"])
-    outs = E._apply(fn, grad_slice.copy(), False, None)
-    grad_slice[...] = 0 if outs[0] is None else outs[0]
-    return [result] + list(outs[1:])
-
-
-def _region_view(arr, region):
-    offset, shape, strides = region
-    flat = arr.reshape(-1)
-    return np.lib.stride_tricks.as_strided(flat[offset:], shape=shape,
-                                           strides=tuple(st * arr.itemsize for st in strides))
+    flat = result.reshape(-1)
+    grad_slice = flat[pos]
+    outs = E._apply(fn, Tensor(grad_slice) if create_graph else grad_slice, create_graph, None)
+    first = outs[0]
+    if create_graph and first is not None:
+        if first._rg:
+            raise TorchNotImplementedError_("create_graph=True through CopySlices is not supported by gradcli yet "
+                                            "when the wrapped op's gradient requires grad")
+        first = first.data
+    flat[pos] = 0 if first is None else first
+    return [Tensor(result) if create_graph else result] + list(outs[1:])
 
 
 COPY_SLICES = OpDef("CopySlices", ("self", "src"), cpp=True, doc="an in-place op on a view, applied to its base")
 E.CUSTOM_APPLY[COPY_SLICES] = _copy_slices_backward
 
 
+def _inplace_view(t, out, row, attrs):
+    """An in-place view op (t_, transpose_): t's metadata changes, its version is bumped, and in
+    grad mode it gets the op's node (a view stays a view of its base)."""
+    _check_inplace(t, ())
+    seq = _begin(t)
+    edge, meta = t._edge(), (t.data.shape, t.data.dtype)
+    t.data = out
+    t._version_counter.bump()
+    if seq is not None:
+        t.grad_fn = Node(row, ((edge, 0),), {}, attrs, (meta,), seq)
+        own = _view_meta(t) if t._base is not None else None
+        if own is not None:
+            own.version = t._version_counter.v
+    _refresh_views(t)
+    return t
+
+
+def t_inplace(t):
+    if t.data.ndim > 2:
+        raise TorchRuntimeError(f"t_() expects a tensor with <= 2 dimensions, but self is {t.data.ndim}D")
+    return _inplace_view(t, t.data.T, TABLE["t_"], {})
+
+
+def transpose_(t, dim0, dim1):
+    nd = t.data.ndim
+    a, b = _norm_dim(dim0, nd), _norm_dim(dim1, nd)
+    return _inplace_view(t, np.swapaxes(t.data, a, b), TABLE["transpose_"], {"dim0": dim0, "dim1": dim1})
+
+
 def zero_(t):
-    return _fill(t, 0, TABLE["zero"])
+    return _inplace(t, lambda x: _record(TABLE["zero"], _begin(x), np.zeros_like(x.data), (x,)), name="zero_")
 
 
 def fill_(t, value):
-    return _fill(t, value.item() if type(value) is Tensor else value, TABLE["fill"])
-
-
-def _fill(t, value, row):
-    _check_view_of_leaf(t)
-    if STATE.grad_enabled and t.requires_grad and t.grad_fn is None:
-        raise TorchRuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation."
-                                if t._base is not None else
-                                "a leaf Variable that requires grad is being used in an in-place operation.")
-    t.data[...] = value
-    t._version_counter.bump()
-    if t.requires_grad and STATE.grad_enabled:
-        node = Node(row, ((t.grad_fn, 0),), {}, {}, ((t.data.shape, t.data.dtype),), STATE.next_seq())
-        t.grad_fn = node
-    return t
+    if type(value) is Tensor:                  # FillBackward3: the value's gradient is the sum
+        if value.data.ndim:
+            raise TorchRuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
+                                    f"{value.data.ndim} dimensions.")
+        return _inplace(t, lambda x, v: _record(TABLE["fill_tensor"], _begin(x, v),
+                                                np.full_like(x.data, v.data), (x, v)), value, name="fill_", cast=True)
+    _check_operand(value, "value")
+    return _inplace(t, lambda x: _record(TABLE["fill"], _begin(x), np.full_like(x.data, value), (x,)),
+                    name="fill_", cast=True)
 
 
 # ----------------------------------------------------------------------------- differentiable maths for create_graph
@@ -989,6 +1138,7 @@ class _TensorMath:
         return _record(TABLE["div_scalar"], seq, a.data / np.asarray(s, a.data.dtype), (a,), attrs={"other": s})
 
     pow_scalar = staticmethod(lambda a, e: pow(a, e))
+    sum_all = staticmethod(lambda g: sum(g))
 
     @staticmethod
     def where(c, a, b):
@@ -1065,8 +1215,7 @@ def expand(t, *shape):
         shape = tuple(shape[0])
     shape = tuple(t.data.shape[i - len(shape) + t.data.ndim] if s == -1 else s for i, s in enumerate(shape))
     seq = _begin(t)
-    return _record(TABLE["expand"], seq, np.broadcast_to(t.data, shape), (t,),
-                   attrs={"self_sym_sizes": tuple(t.data.shape)}, view_of=t)
+    return _view(TABLE["expand"], seq, np.broadcast_to(t.data, shape), t, {"self_sym_sizes": tuple(t.data.shape)})
 
 
 TABLE["expand"] = op("ExpandBackward0", ("self",), attrs=("self_sym_sizes",),
@@ -1259,10 +1408,14 @@ class _NumpyMath(E._NumpyMath):
         return (g * d).astype(self.dtype)
 
     @staticmethod
-    def as_strided_backward(g, region, base_shape):
-        z = np.zeros(base_shape, g.dtype)
-        _region_view(z, region)[...] = g
-        return z
+    def as_strided_backward(g, positions, base_shape):
+        z = np.zeros(_numel(base_shape), g.dtype)
+        np.add.at(z, positions.reshape(-1), g.reshape(-1))
+        return z.reshape(base_shape)
+
+    @staticmethod
+    def sum_all(g):
+        return np.asarray(g.sum(), g.dtype)
 
     @staticmethod
     def zero_at(g, index):
@@ -1310,8 +1463,7 @@ E.VARIADIC.update(CatBackward0=_cat_backward, StackBackward0=_stack_backward)
 
 
 def _view_result(row, t, out, attrs):
-    seq = _begin(t)
-    return _record(row, seq, out, (t,), attrs=attrs, view_of=t)
+    return _view(row, _begin(t), out, t, attrs)
 
 
 def view(t, *shape):
@@ -1339,7 +1491,9 @@ def reshape(t, *shape):
         seq = _begin(c)
         return _record(TABLE["unsafe_view"], seq, c.data.reshape(shape), (c,),
                        attrs={"self_sym_sizes": tuple(c.data.shape)})
-    return _view_result(TABLE["view"], t, out, {"self_sym_sizes": tuple(t.data.shape)})
+    # viewable: a contiguous input gives view(), any other _reshape_alias()
+    row = TABLE["view"] if t.data.flags.c_contiguous else TABLE["reshape_alias"]
+    return _view_result(row, t, out, {"self_sym_sizes": tuple(t.data.shape)})
 
 
 def flatten(t, start_dim=0, end_dim=-1):
@@ -1514,46 +1668,108 @@ class SavedList(Tensor):
 
 
 def setitem(t, index, value):
-    """`t[index] = value`: CopySlices for basic indices, IndexPutBackward0 for tensor, list
-    and mask indices (PyTorch's index_put_), each on a tensor that requires grad."""
+    """`t[index] = value`, as PyTorch runs it: basic indices make a view of t (ints select, None
+    unsqueezes, a slice that keeps a whole dimension is skipped) and the value is copied into
+    it in place (fill_ for a number or 0-d tensor, else copy_), so a view of a tensor that
+    takes part in autograd gives its base CopySlices; tensor, list and mask indices are
+    index_put_ (IndexPutBackward0)."""
     if not isinstance(index, tuple):
         index = (index,)
-    advanced = any(_is_advanced(i) for i in index)
-    if STATE.grad_enabled and t._rg and t.grad_fn is None:
-        raise TorchRuntimeError("a leaf Variable that requires grad is being used in an in-place operation."
-                                if advanced else
-                                "a view of a leaf Variable that requires grad is being used in an in-place "
-                                "operation.")
-    _check_view_of_leaf(t)
-    idx = tuple(i.data if type(i) is Tensor else np.array(i) if isinstance(i, list) else i for i in index)
-    src = value.data if type(value) is Tensor else value
-    try:
-        t.data[idx] = src
-    except IndexError as e:
-        raise TorchIndexError(str(e).replace("axis", "dimension")) from None
-    except ValueError:
-        target = np.shape(t.data[idx])
-        raise TorchRuntimeError(f"shape mismatch: value tensor of shape [{', '.join(map(str, np.shape(src)))}] "
-                                f"cannot be broadcast to indexing result of shape "
-                                f"[{', '.join(map(str, target))}]") from None
-    t._version_counter.bump()
-    vr = type(value) is Tensor and value._rg
-    if STATE.grad_enabled and (t._rg or vr):
-        edges = ((t._edge(), 0), ((value._edge() if vr else None), 0))
-        meta = ((t.data.shape, t.data.dtype), (np.shape(src), t.data.dtype))
-        if advanced:
-            saved = {"indices": Saved(SavedList([Tensor(np.asarray(i)) for i in idx if isinstance(i, np.ndarray)]))}
-            node = Node(TABLE["index_put"], edges, saved, {"accumulate": False, "_index": idx}, meta, STATE.next_seq())
+    if any(_is_advanced(i) for i in index):
+        _index_put(t, index, value)
+    else:
+        _copy_to(_setitem_view(t, index), value)
+
+
+def _setitem_view(t, index):
+    n_real = _b.sum(1 for i in index if i is not None and i is not Ellipsis)
+    if n_real > t.data.ndim:
+        raise TorchIndexError(f"too many indices for tensor of dimension {t.data.ndim}")
+    if _b.sum(1 for i in index if i is Ellipsis) > 1:
+        raise TorchIndexError("an index can only have a single ellipsis ('...')")
+    result, dim = t, 0
+    for i in index:
+        if i is Ellipsis:
+            dim += t.data.ndim - n_real
+        elif i is None:
+            result = unsqueeze(result, dim)
+            dim += 1
+        elif isinstance(i, bool):
+            raise TorchIndexError("boolean scalar indices are not supported")
+        elif isinstance(i, int):
+            result = select(result, dim, i)
+        elif isinstance(i, slice):
+            whole = (i.start in (None, 0) and i.step in (None, 1)
+                     and (i.stop is None or i.stop >= result.data.shape[dim]))
+            if not whole:
+                result = _slice(result, dim, i)
+            dim += 1
         else:
-            node = Node(TABLE["copy_slices"], edges, {}, {"_index": idx}, meta, STATE.next_seq())
-        t.grad_fn = node
-        t._rg = True
+            raise TorchIndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
+                                  "are valid indices (got " + type(i).__name__ + ")")
+    return result
 
 
-def _check_view_of_leaf(t):
-    base = t._base
-    if base is not None and STATE.grad_enabled and base._rg and base.grad_fn is None:
-        raise TorchRuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
+def _copy_to(dst, value):
+    """PyTorch's copy_to for assignment: equal sizes copy_, a number or 0-d tensor fill_, else the
+    value (leading 1s dropped by a view) is expanded to the target and copied."""
+    if type(value) is not Tensor:
+        _check_operand(value, "value")
+        return fill_(dst, Tensor(np.asarray(value, dst.data.dtype)))
+    if value.data.shape == dst.data.shape:
+        return copy_(dst, value)
+    if value.data.ndim == 0:
+        return fill_(dst, value)
+    shape = value.data.shape
+    while shape and shape[0] == 1:
+        shape = shape[1:]
+    src = view(value, shape)
+    if shape != dst.data.shape:
+        _check_expand(src, dst.data.shape)
+        src = expand(src, dst.data.shape)
+    return copy_(dst, src)
+
+
+def _check_expand(t, size):
+    """expand's errors (the sizes are compared right-aligned)."""
+    shape = t.data.shape
+    if len(shape) > len(size):
+        raise TorchRuntimeError(f"expand(torch.{t.dtype.tensor_type}{{{_sizes_str(shape)}}}, size={_sizes_str(size)}): "
+                                f"the number of sizes provided ({len(size)}) must be greater or equal to the number "
+                                f"of dimensions in the tensor ({len(shape)})")
+    lead = len(size) - len(shape)
+    for i, n in enumerate(shape):
+        if n != 1 and n != size[i + lead]:
+            raise TorchRuntimeError(f"The expanded size of the tensor ({size[i + lead]}) must match the existing size "
+                                    f"({n}) at non-singleton dimension {i + lead}.  Target sizes: "
+                                    f"{_sizes_str(size)}.  Tensor sizes: {_sizes_str(shape)}")
+
+
+def _sizes_str(shape):
+    return "[" + ", ".join(map(str, shape)) + "]"
+
+
+def _index_put(t, index, value):
+    idx = tuple(i.data if type(i) is Tensor else np.array(i) if isinstance(i, list) else i for i in index)
+
+    def compute(x, v):
+        seq = _begin(x, v)
+        out = x.data.copy()
+        src = v.data if type(v) is Tensor else v
+        try:
+            out[idx] = src
+        except IndexError as e:
+            raise TorchIndexError(str(e).replace("axis", "dimension")) from None
+        except ValueError:
+            raise TorchRuntimeError(f"shape mismatch: value tensor of shape [{', '.join(map(str, np.shape(src)))}] "
+                                    f"cannot be broadcast to indexing result of shape "
+                                    f"[{', '.join(map(str, np.shape(x.data[idx])))}]") from None
+        indices = SavedList([Tensor(np.asarray(i)) for i in idx if isinstance(i, np.ndarray)])
+        return _record(TABLE["index_put"], seq, out, (x, v), extra={"indices": indices},
+                       attrs={"accumulate": False, "_index": idx})
+    if type(value) is not Tensor:
+        _check_operand(value, "value")
+    _inplace(t, compute, value, name="index_put_", cast=True)
 
 
 def _tensor_list(tensors, name, empty_message):
@@ -1909,20 +2125,18 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
 
 
 def copy_(t, src, non_blocking=False):
-    _check_view_of_leaf(t)
-    if STATE.grad_enabled and t.requires_grad and t.grad_fn is None:
-        raise TorchRuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
-    s = src.data if type(src) is Tensor else np.asarray(src)
-    np.copyto(t.data, np.broadcast_to(s, t.data.shape), casting="unsafe")
-    t._version_counter.bump()
-    sr = type(src) is Tensor and src.requires_grad
-    if STATE.grad_enabled and (t.requires_grad or sr):
-        seq = STATE.next_seq()
-        edges = ((t._edge(), 0), ((src._edge() if sr else None), 0))
-        meta = ((t.data.shape, t.data.dtype), (s.shape, s.dtype))
-        t.grad_fn = Node(TABLE["copy"], edges, {}, {}, meta, seq)
-        t._rg = True
-    return t
+    if type(src) is not Tensor:
+        _check_operand(src, "src")
+        src = Tensor(np.asarray(src))
+
+    def compute(x, s):
+        shape = broadcast_shapes(x.data.shape, s.data.shape)
+        if shape != x.data.shape:
+            raise TorchRuntimeError(f"output with shape {_sizes_str(x.data.shape)} doesn't match the broadcast "
+                                    f"shape {_sizes_str(shape)}")
+        out = np.array(np.broadcast_to(s.data, x.data.shape), dtype=x.data.dtype)
+        return _record(TABLE["copy"], _begin(x, s), out, (x, s))
+    return _inplace(t, compute, src, name="copy_", cast=True)
 
 
 def clamp_(t, min=None, max=None):

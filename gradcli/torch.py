@@ -514,6 +514,8 @@ def _install_methods():
     T.unbind = lambda self, dim=0: tuple(ops.select(self, dim, i) for i in range(self.data.shape[dim]))
     T.zero_ = ops.zero_
     T.fill_ = ops.fill_
+    T.t_ = ops.t_inplace
+    T.transpose_ = T.swapaxes_ = T.swapdims_ = ops.transpose_
 
     def inplace(f, name):
         def method(self, *args, **kwargs):

@@ -154,9 +154,6 @@ KNOWN_GAPS = {
     'tests/test_ops_oracle.py::test_op[torch.prod(a, 1) | 2x3]': 'issue 4: create_graph=True through this op has no differentiable backward in gradcli yet',
     'tests/test_ops_oracle.py::test_op[torch.softmax(a, 1) | 2x3]': 'issue 4: create_graph=True through this op has no differentiable backward in gradcli yet',
     # the error raised differs from PyTorch's (type or text)
-    'tests/test_inplace_oracle.py::test_torch_facts_cases[E5-base-modified-view-saved]': "issue 4: the error raised differs from PyTorch's (type or text)",
-    'tests/test_inplace_oracle.py::test_torch_facts_cases[E5-t_-inplace-names-T1]': "issue 4: the error raised differs from PyTorch's (type or text)",
-    'tests/test_inplace_oracle.py::test_torch_facts_cases[E6-inplace-on-nonleaf-rebases-grad-fn]': "issue 4: the error raised differs from PyTorch's (type or text)",
     'tests/test_ops_oracle.py::test_op[F.binary_cross_entropy_with_logits(a, b) | 2x3,3n]': "issue 4: the error raised differs from PyTorch's (type or text)",
     'tests/test_ops_oracle.py::test_op[a @ b | 2x1x3x4,5x4x2]': "issue 4: the error raised differs from PyTorch's (type or text)",
     'tests/test_ops_oracle.py::test_op[a @ b | 2x2x3x4,2x4x1]': "issue 4: the error raised differs from PyTorch's (type or text)",
@@ -170,9 +167,7 @@ KNOWN_GAPS = {
     'tests/test_ops_oracle.py::test_op[error: a.expand(3, 3) 2x3]': "issue 4: the error raised differs from PyTorch's (type or text)",
     'tests/test_ops_oracle.py::test_op[error: a.permute(0, 0, 1) 2x3x4]': "issue 4: the error raised differs from PyTorch's (type or text)",
     'tests/test_ops_oracle.py::test_op[error: torch.cat([]) ]': "issue 4: the error raised differs from PyTorch's (type or text)",
-    'tests/test_ops_oracle.py::test_op[error: torch.ones(2, 3).copy_(torch.ones(3, 3)) ]': "issue 4: the error raised differs from PyTorch's (type or text)",
     'tests/test_ops_oracle.py::test_op[error: torch.where(a > 0, a, b) 2x3 2]': "issue 4: the error raised differs from PyTorch's (type or text)",
-    'tests/test_ops_oracle.py::test_op[out = a * 1; out[0] = torch.ones(4) | 2x3]': "issue 4: the error raised differs from PyTorch's (type or text)",
     'tests/test_ops_oracle.py::test_op[torch.cat([a, b]) | 2x3,3]': "issue 4: the error raised differs from PyTorch's (type or text)",
     'tests/test_ops_oracle.py::test_op[torch.matmul(a, b) | 2x1x3x4,5x4x2]': "issue 4: the error raised differs from PyTorch's (type or text)",
     'tests/test_ops_oracle.py::test_op[torch.matmul(a, b) | 2x2x3x4,2x4x1]': "issue 4: the error raised differs from PyTorch's (type or text)",
@@ -190,14 +185,12 @@ KNOWN_GAPS = {
     'tests/test_ops_oracle.py::test_op[torch.mv(a, b) | 2x3,3]': "issue 4: under create_graph the gradient's grad_fn differs from PyTorch's double-backward node",
     # the node chain differs from PyTorch's for this form of the op
     'tests/test_ops_oracle.py::test_op[0-d int tensor index 2d]': "issue 4: the node chain differs from PyTorch's for this form of the op",
-    'tests/test_ops_oracle.py::test_op[a.t().reshape(-1, 2) | 2x3]': "issue 4: the node chain differs from PyTorch's for this form of the op",
     'tests/test_ops_oracle.py::test_op[a[0, [0, 2]] | 2x3]': "issue 4: the node chain differs from PyTorch's for this form of the op",
     'tests/test_ops_oracle.py::test_op[a[1:, [0, 2]] | 2x3x4]': "issue 4: the node chain differs from PyTorch's for this form of the op",
     'tests/test_ops_oracle.py::test_op[a[None, [0, 1]] | 2x3]': "issue 4: the node chain differs from PyTorch's for this form of the op",
     'tests/test_ops_oracle.py::test_op[a[[0, 1], 1:] | 2x3]': "issue 4: the node chain differs from PyTorch's for this form of the op",
     'tests/test_ops_oracle.py::test_op[a[b, 1:] | 3x4,vn]': "issue 4: the node chain differs from PyTorch's for this form of the op",
     # the result's shape differs from PyTorch's
-    'tests/test_inplace_oracle.py::test_random_inplace_scripts': "issue 4: the result's shape differs from PyTorch's",
     'tests/test_ops_oracle.py::test_op[a[..., [0, 3]] | 2x3x4]': "issue 4: the result's shape differs from PyTorch's",
     'tests/test_ops_oracle.py::test_op[a[:, [0, 2]] | 2x3]': "issue 4: the result's shape differs from PyTorch's",
     'tests/test_ops_oracle.py::test_op[a[:, [1, 1, 1]] | 2x3]': "issue 4: the result's shape differs from PyTorch's",
@@ -209,5 +202,4 @@ KNOWN_GAPS = {
     'tests/test_ops_oracle.py::test_op[a.unsqueeze(-1) | 2x3]': "issue 4: saved slots differ from PyTorch's",
     # gradient values differ from PyTorch's
     # differs from PyTorch: stdout differs:
-    'tests/test_inplace_oracle.py::test_torch_facts_cases[E6-view-created-in-no-grad-modified-in-grad-mode]': 'issue 4: differs from PyTorch: stdout differs:',
 }
