@@ -895,14 +895,14 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
                 outs = buf
             else:
                 outs = _apply(fn, buf, create_graph, wanted)
-                if STATE.anomaly and STATE.check_nan:
-                    _check_nan(fn, outs)
                 if not keep_graph:
                     if fn.saved and fn.release(record):
                         record.freed.append(fn)
                     inner = fn.attrs.get("_fn")           # CopySlices frees the op it wraps
                     if inner is not None:
                         inner.release(record)
+                if STATE.anomaly and STATE.check_nan:     # after the release, as in PyTorch
+                    _check_nan(fn, outs)
             for (nxt, _), g in zip(fn.next_functions, outs):
                 if nxt is None:
                     continue

@@ -164,7 +164,8 @@ _BINOPS = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operato
            "//": operator.floordiv, "%": operator.mod, "@": operator.matmul, "**": operator.pow,
            "|": operator.or_, "^": operator.xor, "&": operator.and_}
 _INPLACE = {"+": operator.iadd, "-": operator.isub, "*": operator.imul, "/": operator.itruediv,
-            "//": operator.ifloordiv, "%": operator.imod, "@": operator.imatmul, "**": operator.ipow}
+            "//": operator.ifloordiv, "%": operator.imod, "@": operator.imatmul, "**": operator.ipow,
+            "&": operator.iand, "|": operator.ior, "^": operator.ixor}
 _COMPARE = {"<": operator.lt, ">": operator.gt, "==": operator.eq, ">=": operator.ge, "<=": operator.le,
             "!=": operator.ne, "is": operator.is_, "is not": operator.is_not,
             "in": lambda a, b: a in b, "not in": lambda a, b: a not in b}

@@ -1668,17 +1668,23 @@ class SavedList(Tensor):
 
 
 def setitem(t, index, value):
-    """`t[index] = value`, as PyTorch runs it: basic indices make a view of t (ints select, None
-    unsqueezes, a slice that keeps a whole dimension is skipped) and the value is copied into
-    it in place (fill_ for a number or 0-d tensor, else copy_), so a view of a tensor that
-    takes part in autograd gives its base CopySlices; tensor, list and mask indices are
-    index_put_ (IndexPutBackward0)."""
+    """`t[index] = value`, as PyTorch runs it (set_item): the basic indices make a view of t
+    (ints and 0-d integer tensors select, None unsqueezes, a slice that keeps a whole dimension
+    is skipped); without tensor indices the value is copied into that view in place (fill_ for
+    a number or 0-d tensor, else copy_), else it is index_put_ into it (IndexPutBackward0). So
+    an assignment into a view of a tensor that takes part in autograd gives the base CopySlices."""
     if not isinstance(index, tuple):
         index = (index,)
-    if any(_is_advanced(i) for i in index):
-        _index_put(t, index, value)
-    else:
-        _copy_to(_setitem_view(t, index), value)
+    sliced, advanced = _setitem_view(t, index)
+    if not advanced:
+        _copy_to(sliced, value)
+        return
+    if type(value) is Tensor:
+        shape = _strip_leading_ones(value.data.shape)
+        if shape != value.data.shape:
+            value = view(value, shape)
+    idx = tuple(advanced.get(d, slice(None)) for d in range(_b.max(advanced) + 1))
+    _index_put(sliced, idx, value)
 
 
 def _setitem_view(t, index):
@@ -1687,8 +1693,10 @@ def _setitem_view(t, index):
         raise TorchIndexError(f"too many indices for tensor of dimension {t.data.ndim}")
     if _b.sum(1 for i in index if i is Ellipsis) > 1:
         raise TorchIndexError("an index can only have a single ellipsis ('...')")
-    result, dim = t, 0
+    result, dim, advanced = t, 0, {}
     for i in index:
+        if type(i) is Tensor and i.data.ndim == 0 and i.data.dtype.kind in "iu":
+            i = int(i.data)
         if i is Ellipsis:
             dim += t.data.ndim - n_real
         elif i is None:
@@ -1704,10 +1712,22 @@ def _setitem_view(t, index):
             if not whole:
                 result = _slice(result, dim, i)
             dim += 1
+        elif type(i) is Tensor or isinstance(i, list):
+            arr = i.data if type(i) is Tensor else np.array(i)
+            if arr.dtype.kind not in "iub":
+                raise TorchIndexError("tensors used as indices must be long, int, byte or bool tensors")
+            advanced[dim] = arr
+            dim += 1
         else:
             raise TorchIndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
                                   "are valid indices (got " + type(i).__name__ + ")")
-    return result
+    return result, advanced
+
+
+def _strip_leading_ones(shape):
+    while shape and shape[0] == 1:
+        shape = shape[1:]
+    return shape
 
 
 def _copy_to(dst, value):
@@ -1720,9 +1740,7 @@ def _copy_to(dst, value):
         return copy_(dst, value)
     if value.data.ndim == 0:
         return fill_(dst, value)
-    shape = value.data.shape
-    while shape and shape[0] == 1:
-        shape = shape[1:]
+    shape = _strip_leading_ones(value.data.shape)
     src = view(value, shape)
     if shape != dst.data.shape:
         _check_expand(src, dst.data.shape)
@@ -1749,8 +1767,7 @@ def _sizes_str(shape):
     return "[" + ", ".join(map(str, shape)) + "]"
 
 
-def _index_put(t, index, value):
-    idx = tuple(i.data if type(i) is Tensor else np.array(i) if isinstance(i, list) else i for i in index)
+def _index_put(t, idx, value):
 
     def compute(x, v):
         seq = _begin(x, v)
@@ -2141,3 +2158,100 @@ def copy_(t, src, non_blocking=False):
 
 def clamp_(t, min=None, max=None):
     return _inplace(t, lambda x: clamp(x, min, max), name="clamp_")
+
+# ----------------------------------------------------------------------------- logical and bitwise (no grad)
+
+
+def _bitwise(name, ufunc):
+    """`&`, `|`, `^` and torch.bitwise_*: integer and bool tensors only (PyTorch's promotion)."""
+    def f(a, b):
+        if not (type(b) is Tensor or isinstance(b, (int, float, bool))):
+            return NotImplemented
+        _check_operand(b)
+        dt = result_type(a, b)
+        if dt.kind == E.FLOAT:
+            raise TorchNotImplementedError_(f'"{name}_cpu" not implemented for \'{_SCALAR_NAME[dt.np.name]}\'')
+        sa = a.data.shape if type(a) is Tensor else ()
+        sb = b.data.shape if type(b) is Tensor else ()
+        if sa != sb:
+            _check_broadcast(sa, sb, dt.np.itemsize)
+        return Tensor(np.asarray(ufunc(_arr(a, dt), _arr(b, dt)), dt.np))
+    f.__name__ = name
+    return f
+
+
+bitwise_and = _bitwise("bitwise_and", np.bitwise_and)
+bitwise_or = _bitwise("bitwise_or", np.bitwise_or)
+bitwise_xor = _bitwise("bitwise_xor", np.bitwise_xor)
+
+
+def bitwise_not(t):
+    if t.data.dtype.kind == "f":
+        raise TorchNotImplementedError_(f'"bitwise_not_cpu" not implemented for \'{_SCALAR_NAME[t.data.dtype.name]}\'')
+    return Tensor(np.invert(t.data))
+
+
+def invert(t):
+    """`~t`: logical not of a bool tensor, bitwise not of an integer one."""
+    if t.data.dtype.kind == "f":
+        raise TorchTypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
+    return Tensor(np.invert(t.data))
+
+
+def _logical(ufunc):
+    def f(a, b):
+        if type(b) is not Tensor:
+            raise TorchTypeError(f"{ufunc.__name__}(): argument 'other' (position 2) must be Tensor, not "
+                                 f"{type(b).__name__}")
+        if a.data.shape != b.data.shape:
+            _check_broadcast(a.data.shape, b.data.shape, 1)
+        return Tensor(np.asarray(ufunc(a.data != 0, b.data != 0)))
+    f.__name__ = ufunc.__name__
+    return f
+
+
+logical_and, logical_or, logical_xor = _logical(np.logical_and), _logical(np.logical_or), _logical(np.logical_xor)
+
+
+def logical_not(t):
+    return Tensor(np.asarray(t.data == 0))
+
+
+def _reduce_bool(fn, t, dim, keepdim):
+    data = t.data
+    out_dt = np.uint8 if data.dtype == np.uint8 else np.bool_
+    if dim is None:
+        return Tensor(np.asarray(fn(data), out_dt))
+    dims = _dims(dim, data.ndim)
+    axis = dims if data.ndim else None
+    return Tensor(np.asarray(fn(data, axis=axis, keepdims=bool(keepdim) and data.ndim > 0), out_dt))
+
+
+def tensor_all(t, dim=None, keepdim=False):       # (not `all`/`any`: this module uses the builtins)
+    return _reduce_bool(np.all, t, dim, keepdim)
+
+
+def tensor_any(t, dim=None, keepdim=False):
+    return _reduce_bool(np.any, t, dim, keepdim)
+
+
+def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """torch.allclose: a Python bool; same dtype required, shapes broadcast."""
+    for k, v in ((1, a), (2, b)):
+        if type(v) is not Tensor:
+            raise TorchTypeError(f"allclose(): argument '{'input' if k == 1 else 'other'}' (position {k}) must be "
+                                 f"Tensor, not {type(v).__name__}")
+    x, y = a.data, b.data
+    if x.dtype != y.dtype:
+        raise TorchRuntimeError(f"{_SCALAR_NAME[x.dtype.name]} did not match {_SCALAR_NAME[y.dtype.name]}")
+    broadcast_shapes(x.shape, y.shape)
+    if x.dtype.kind == "b":
+        return bool(np.all(x == y))
+    if x.dtype.kind != "f":
+        x, y = x.astype(np.float64), y.astype(np.float64)
+    with np.errstate(all="ignore"):
+        err = np.abs(x - y)
+        close = (x == y) | (np.isfinite(err) & (err <= atol + np.abs(rtol * y)))
+        if equal_nan:
+            close |= np.isnan(x) & np.isnan(y)
+    return bool(np.all(close))

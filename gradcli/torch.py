@@ -197,7 +197,7 @@ def Tensor_(*args, **kwargs):
     """`torch.Tensor(...)`: sizes give a float32 tensor of that shape, data gives float32 values."""
     if kwargs:
         raise TorchTypeError("new() received an invalid combination of arguments - got keyword arguments")
-    if all(isinstance(a, _py_int) and not isinstance(a, _py_bool) for a in args):
+    if builtins.all(isinstance(a, _py_int) and not isinstance(a, _py_bool) for a in args):
         return zeros(*args)
     if len(args) == 1 and isinstance(args[0], (list, tuple, Tensor)):
         return tensor(args[0], dtype=float32)
@@ -301,7 +301,7 @@ def arange(start, end=None, step=1, dtype=None, requires_grad=False, device=None
     if step == 0:
         raise TorchRuntimeError("step must be nonzero")
     if dtype is None:
-        dtype = float32 if any(isinstance(v, _py_float) for v in values) else int64
+        dtype = float32 if builtins.any(isinstance(v, _py_float) for v in values) else int64
     n = builtins.max(0, _math.ceil((values[1] - values[0]) / values[2]))
     _ops._check_numel(n)
     if dtype.np.kind == "f":
@@ -385,6 +385,11 @@ swapaxes = swapdims = transpose
 
 def numel(t):
     return t.data.size
+
+
+bitwise_and, bitwise_or, bitwise_xor, bitwise_not = _ops.bitwise_and, _ops.bitwise_or, _ops.bitwise_xor, _ops.bitwise_not
+logical_and, logical_or, logical_xor, logical_not = _ops.logical_and, _ops.logical_or, _ops.logical_xor, _ops.logical_not
+all, any, allclose = _ops.tensor_all, _ops.tensor_any, _ops.allclose
 
 # ----------------------------------------------------------------------------- autograd
 
@@ -479,6 +484,15 @@ def _install_methods():
     T.__matmul__ = lambda s, o: ops.matmul(s, o)
     T.__rmatmul__ = rev(ops.matmul)
     T.__neg__ = ops.neg
+    T.__and__ = T.__rand__ = ops.bitwise_and
+    T.__or__ = T.__ror__ = ops.bitwise_or
+    T.__xor__ = T.__rxor__ = ops.bitwise_xor
+    T.__invert__ = ops.invert
+    for name in ("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "logical_and", "logical_or",
+                 "logical_xor", "logical_not", "allclose"):
+        setattr(T, name, getattr(ops, name))
+    T.all, T.any = ops.tensor_all, ops.tensor_any
+    T.retains_grad = property(lambda self: self._retains_grad)
     T.__pos__ = lambda s: s
     T.__lt__ = ops._compare(np.less)
     T.__le__ = ops._compare(np.less_equal)
@@ -527,6 +541,13 @@ def _install_methods():
                     ("pow_", ops.pow), ("exp_", ops.exp), ("neg_", ops.neg), ("relu_", ops.relu),
                     ("sigmoid_", ops.sigmoid), ("tanh_", ops.tanh), ("sqrt_", ops.sqrt)):
         setattr(T, name, inplace(f, name))
+    for name, f in (("bitwise_and_", ops.bitwise_and), ("bitwise_or_", ops.bitwise_or),
+                    ("bitwise_xor_", ops.bitwise_xor), ("bitwise_not_", ops.bitwise_not),
+                    ("logical_not_", ops.logical_not)):
+        setattr(T, name, inplace(f, name))
+    T.__iand__ = inplace(ops.bitwise_and, "bitwise_and_")
+    T.__ior__ = inplace(ops.bitwise_or, "bitwise_or_")
+    T.__ixor__ = inplace(ops.bitwise_xor, "bitwise_xor_")
     T.__iadd__ = inplace(ops.add, "add_")
     T.__isub__ = inplace(ops.sub, "sub_")
     T.__imul__ = inplace(ops.mul, "mul_")
@@ -548,6 +569,7 @@ def _install_methods():
     T.cpu = lambda self: self
     T.contiguous = lambda self, memory_format=None: self if self.data.flags.c_contiguous else ops.clone(self)
     T.device = property(lambda self: "cpu")
+    T.is_contiguous = lambda self, memory_format=None: _py_bool(self.data.flags.c_contiguous)
 
 
 _install_methods()
