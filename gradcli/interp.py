@@ -15,6 +15,7 @@ import time
 import numpy as np
 
 from . import engine as E
+from . import ops as _ops
 from . import syntax as S
 from .engine import Tensor, STATE
 from .errors import (ScriptError, LimitError, ExpectationFailed, TorchRuntimeError, TorchTypeError, TorchValueError,
@@ -1279,6 +1280,8 @@ def _safe_getattr(obj, name):
     if isinstance(obj, Tensor):
         if name == "data":          # PyTorch's .data: same storage, no autograd, its own version counter
             return Tensor(obj.data)
+        if name in ("grad_fn", "is_leaf") and obj.grad_fn is not None and obj.grad_fn.op is _ops.INVALID:
+            raise TorchRuntimeError(_ops._NO_GRAD_VIEW_INDIRECT)
         if _TENSOR_ATTRS is None:
             _TENSOR_ATTRS = _public(Tensor) | {"_version", "_base"}
         if name in _TENSOR_ATTRS:

@@ -835,6 +835,13 @@ _NO_GRAD_VIEW = ("A view was created in no_grad mode and is being modified inpla
                  "that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by "
                  "moving both the view and the inplace either both inside the no_grad block (if you don't want the "
                  "inplace to be tracked) or both outside (if you want the inplace to be tracked).")
+_NO_GRAD_VIEW_INDIRECT = (
+    "A view was created in no_grad mode and its base or another view of its base has been modified inplace with "
+    "grad mode enabled. Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify "
+    "your code by moving both the view and the inplace either both inside the no_grad block (if you don't want the "
+    "inplace to be tracked) or both outside (if you want the inplace to be tracked).")
+# The grad_fn of such a view: PyTorch prints it as `grad_fn=<Invalid>` and raises on reading it
+INVALID = OpDef("Invalid", doc="a view made under no_grad whose storage was then modified in place")
 _OVERLAP = ("unsupported operation: more than one element of the written-to tensor refers to a single memory "
             "location. Please clone() the tensor before performing the operation.")
 
@@ -968,9 +975,10 @@ def _refresh_views(t):
         base = v._base
         if v.grad_fn is None and not base._rg:
             continue
-        if meta.no_grad:                    # PyTorch refuses to read such a view's grad_fn
-            continue
         meta.version = ver.v
+        if meta.no_grad:                    # PyTorch refuses to read such a view's grad_fn
+            v.grad_fn = Node(INVALID, (), {}, {}, (), -1)
+            continue
         v.grad_fn = Node(TABLE["as_strided"], ((base._edge(), 0),), {}, _geometry(v, base),
                          ((base.data.shape, base.data.dtype),), STATE.next_seq())
         v._rg = True
@@ -1215,7 +1223,14 @@ def expand(t, *shape):
         shape = tuple(shape[0])
     shape = tuple(t.data.shape[i - len(shape) + t.data.ndim] if s == -1 else s for i, s in enumerate(shape))
     seq = _begin(t)
-    return _view(TABLE["expand"], seq, np.broadcast_to(t.data, shape), t, {"self_sym_sizes": tuple(t.data.shape)})
+    return _view(TABLE["expand"], seq, _broadcast_view(t.data, shape), t, {"self_sym_sizes": tuple(t.data.shape)})
+
+
+def _broadcast_view(a, shape):
+    """np.broadcast_to, but writable like PyTorch's expand: only the elements that are not
+    repeated may be written (in-place ops on the repeated ones raise _OVERLAP)."""
+    b = np.broadcast_to(a, shape)
+    return np.lib.stride_tricks.as_strided(a, shape=b.shape, strides=b.strides, writeable=a.flags.writeable)
 
 
 TABLE["expand"] = op("ExpandBackward0", ("self",), attrs=("self_sym_sizes",),

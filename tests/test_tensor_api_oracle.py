@@ -360,6 +360,25 @@ case("setitem-advanced-into-views", """
     except RuntimeError as e:
         print('RuntimeError:', e)
     """)
+case("no-grad-view-modified-in-place", """
+    import torch
+    x = torch.tensor([[1., 2.], [3., 4.]], requires_grad=True)
+    with torch.no_grad():
+        u = x[0]
+        d = x.detach()[1]
+    print(u, u.requires_grad, u.is_leaf, d.requires_grad)
+    for k in range(3):
+        try:
+            if k == 0:
+                u.add_(1)
+            elif k == 1:
+                u.zero_()
+            else:
+                d.mul_(x[1])
+        except RuntimeError as e:
+            print('RuntimeError:', e)
+    print(x, x._version, d)
+    """)
 
 ANOMALY = {
     "nan-check": """
