@@ -123,7 +123,8 @@ class Size(tuple):
 class _State:
     """Per-run engine state (PyTorch keeps the equivalents per thread)."""
 
-    __slots__ = ("seq", "grad_enabled", "origin", "observer", "warn", "calls", "warned", "anomaly", "check_nan")
+    __slots__ = ("seq", "grad_enabled", "origin", "observer", "warn", "calls", "warned", "anomaly", "check_nan",
+                 "stale")
 
     def __init__(self):
         self.reset()
@@ -138,6 +139,7 @@ class _State:
         self.warned = set()          # PyTorch's TORCH_WARN_ONCE warnings already given
         self.anomaly = False         # torch.autograd.set_detect_anomaly / detect_anomaly
         self.check_nan = True        # ... and its check_nan flag (only read while anomaly is on)
+        self.stale = False           # some view's grad_fn may be out of date (ops.fresh_view)
 
     def next_seq(self):
         s = self.seq
@@ -336,6 +338,8 @@ class Tensor:
 
     def _edge(self):
         """The graph edge a gradient for this tensor flows along (None: no gradient)."""
+        if self._base is not None:
+            FRESH(self)
         if self.grad_fn is not None:
             return self.grad_fn
         if self._rg:
@@ -402,6 +406,8 @@ class Tensor:
 
     def __repr__(self):
         from .printing import format_tensor
+        if self._base is not None:
+            FRESH(self)
         suffix = ()
         if self.grad_fn is not None:
             suffix = (f"grad_fn=<{self.grad_fn.op.name}>",)
@@ -518,6 +524,8 @@ class Node:
             return s.data
         if s.is_output:
             return Tensor(s.data, requires_grad=True, grad_fn=self, version=s.version)
+        if s.tensor._base is not None:
+            FRESH(s.tensor)
         return s.tensor
 
     def __getattr__(self, name):
@@ -639,6 +647,8 @@ def _version_error(node, s):
     # A saved input is the tensor itself, so its current sizes show (after `t_()`, say).
     shape = s.data.shape if s.tensor is None else s.tensor.data.shape
     which = ""
+    if s.tensor is not None and s.tensor._base is not None:
+        FRESH(s.tensor)                 # PyTorch reads the tensor's grad_fn, rebuilding a stale view's
     if s.is_output:
         which = f", which is output 0 of {short_name(node.op.name)},"
     elif s.tensor.grad_fn is not None:
@@ -1127,3 +1137,4 @@ NUMPY_MATH = _NumpyMath()     # extended by ops.py
 TENSOR_MATH = None            # set by ops.py: the same names, as differentiable tensor ops
 VARIADIC = {}                 # set by ops.py: backward of ops with a list of inputs
 CUSTOM_APPLY = {}             # set by ops.py: nodes whose backward is not a table formula (CopySlices)
+FRESH = None                  # set by ops.py: rebuild a view's grad_fn after its storage changed in place

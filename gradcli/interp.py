@@ -240,6 +240,8 @@ class Interpreter:
                                           "or see --max-memory)", self._line())
         finally:
             sys.setrecursionlimit(old_limit)
+            if STATE.stale:
+                self._fresh_views(frame)
             self._announce_leaves()
         self.report.describe = self.describe_tensors     # computed only when a view asks (JSON)
         return self.report
@@ -247,6 +249,8 @@ class Interpreter:
     # -- statements ---------------------------------------------------------------------
     def exec_block(self, body, frame):
         for st in body:
+            if STATE.stale:                 # (before the next statement: nodes rebuilt belong to the last)
+                self._fresh_views(frame)
             self.current = st
             STATE.origin = st if not STATE.anomaly else _Traced(st, self._outer, self._fn_name, self.filename)
             expected, self.expected_error = self.expected_error, None
@@ -277,6 +281,17 @@ class Interpreter:
             raise err
 
     expected_error = None
+
+    def _fresh_views(self, frame):
+        """Views the script's variables hold get their grad_fn rebuilt after an in-place change of
+        their storage (PyTorch rebuilds one whenever it is read: ops.fresh_view)."""
+        if self._depth == 0:
+            STATE.stale = False
+        _ops.fresh_views(frame.globals.values())
+        if frame.vars is not frame.globals:
+            _ops.fresh_views(frame.vars.values())
+            for scope in frame.closure:
+                _ops.fresh_views(scope.values())
 
     def _check_time(self):
         if time.monotonic() > self.deadline:
@@ -1280,6 +1295,8 @@ def _safe_getattr(obj, name):
     if isinstance(obj, Tensor):
         if name == "data":          # PyTorch's .data: same storage, no autograd, its own version counter
             return Tensor(obj.data)
+        if obj._base is not None:
+            _ops.fresh_view(obj)
         if name in ("grad_fn", "is_leaf") and obj.grad_fn is not None and obj.grad_fn.op is _ops.INVALID:
             raise TorchRuntimeError(_ops._NO_GRAD_VIEW_INDIRECT)
         if _TENSOR_ATTRS is None:

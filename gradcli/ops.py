@@ -600,7 +600,10 @@ def _unary(name, fn, float_only=True):
             _check_numel(data.size, data.dtype.itemsize)
         if float_only and data.dtype.kind != "f":
             data = data.astype(np.float32)
-        return _record(row, seq, fn(data), (t,))
+        out = fn(data)
+        if type(out) is not np.ndarray:         # a ufunc on a 0-d array gives a NumPy scalar
+            out = np.asarray(out)
+        return _record(row, seq, out, (t,))
     forward.__name__ = name
     return forward
 
@@ -917,6 +920,7 @@ def _inplace(t, compute, *args, name, cast=False):
     base gets a CopySlices node instead and the view's grad_fn is rebuilt (PyTorch's
     rebase_history). `cast`: the result may be cast to t's dtype (copy_, fill_), else only
     within a dtype category, as PyTorch allows."""
+    fresh_views((t,) + args)
     _check_inplace(t, args)
     _check_writable(t)
     result = compute(t, *args)
@@ -960,28 +964,57 @@ def _set_history(t, node):
 
 
 def _refresh_views(t):
-    """After an in-place change: every live view of the storage whose grad_fn was made for an
-    older version gets AsStridedBackward0 of its base (PyTorch rebuilds it when next read;
-    the modified view's own first, the others in the order they were made)."""
-    ver = t._version_counter
-    views = getattr(ver, "views", None)
+    """After an in-place change of t's storage: t's own grad_fn is rebuilt now if t is a view
+    (PyTorch's rebase_history); every other view of the storage is now stale, and is rebuilt
+    when next read (fresh_view): the interpreter refreshes the ones its variables hold after
+    each statement, as PyTorch rebuilds a view's grad_fn whenever it is read."""
+    views = getattr(t._version_counter, "views", None)
     if not views:
         return
-    own = views.get(id(t))
-    for meta in ([own] if own is not None else []) + [m for m in views.values() if m is not own]:
-        v = meta.ref()
-        if v is None or meta.version == ver.v:
-            continue
-        base = v._base
-        if v.grad_fn is None and not base._rg:
-            continue
-        meta.version = ver.v
-        if meta.no_grad:                    # PyTorch refuses to read such a view's grad_fn
-            v.grad_fn = Node(INVALID, (), {}, {}, (), -1)
-            continue
-        v.grad_fn = Node(TABLE["as_strided"], ((base._edge(), 0),), {}, _geometry(v, base),
-                         ((base.data.shape, base.data.dtype),), STATE.next_seq())
-        v._rg = True
+    if t._base is not None:
+        fresh_view(t)
+    if len(views) > (1 if id(t) in views else 0):
+        STATE.stale = True
+
+
+def fresh_view(v):
+    """A view whose storage changed in place since its grad_fn was made gets
+    AsStridedBackward0 of its base (or <Invalid>, for a view made under no_grad)."""
+    meta = _view_meta(v)
+    if meta is None:
+        return
+    ver = v._version_counter.v
+    if meta.version == ver:
+        return
+    base = v._base
+    if v.grad_fn is None and not base._rg:
+        return
+    meta.version = ver
+    if meta.no_grad:                    # PyTorch refuses to read such a view's grad_fn
+        v.grad_fn = Node(INVALID, (), {}, {}, (), -1)
+        return
+    v.grad_fn = Node(TABLE["as_strided"], ((base._edge(), 0),), {}, _geometry(v, base),
+                     ((base.data.shape, base.data.dtype),), STATE.next_seq())
+    v._rg = True
+
+
+def fresh_views(values):
+    """fresh_view for every view among values (and one container level inside them)."""
+    for v in values:
+        if type(v) is Tensor:
+            if v._base is not None:
+                fresh_view(v)
+        elif isinstance(v, (list, tuple)):
+            for w in v:
+                if type(w) is Tensor and w._base is not None:
+                    fresh_view(w)
+        elif isinstance(v, dict):
+            for w in v.values():
+                if type(w) is Tensor and w._base is not None:
+                    fresh_view(w)
+
+
+E.FRESH = fresh_view
 
 
 def _geometry(view, base):
@@ -1043,6 +1076,7 @@ E.CUSTOM_APPLY[COPY_SLICES] = _copy_slices_backward
 def _inplace_view(t, out, row, attrs):
     """An in-place view op (t_, transpose_): t's metadata changes, its version is bumped, and in
     grad mode it gets the op's node (a view stays a view of its base)."""
+    fresh_views((t,))
     _check_inplace(t, ())
     seq = _begin(t)
     edge, meta = t._edge(), (t.data.shape, t.data.dtype)
@@ -1690,6 +1724,7 @@ def setitem(t, index, value):
     an assignment into a view of a tensor that takes part in autograd gives the base CopySlices."""
     if not isinstance(index, tuple):
         index = (index,)
+    fresh_views((t, value))
     sliced, advanced = _setitem_view(t, index)
     if not advanced:
         _copy_to(sliced, value)
