@@ -1024,15 +1024,26 @@ def _geometry(view, base):
     isz = b.itemsize
     b0 = b.__array_interface__["data"][0]
     va = _addresses(a)
+    ba = _addresses(b).reshape(-1)
     if b.flags.c_contiguous:
         pos = (va - b0) // isz
+        inside = b.size > 0 and ((pos >= 0) & (pos < b.size)).all()
     else:
-        ba = _addresses(b).reshape(-1)
         order = np.argsort(ba, kind="stable")
-        pos = order[np.searchsorted(ba[order], va.reshape(-1))].reshape(a.shape)
+        k = np.minimum(np.searchsorted(ba[order], va.reshape(-1)), _b.max(b.size - 1, 0))
+        pos = order[k].reshape(a.shape) if b.size else k.reshape(a.shape)
+        inside = b.size > 0 and (ba[pos.reshape(-1)] == va.reshape(-1)).all()
+    if a.size and (not inside or a.dtype != b.dtype):
+        pos = None                      # the base's .data was replaced: refused if a backward needs it
     return {"size": tuple(a.shape), "stride": tuple(st // isz for st in a.strides),
             "storage_offset": (a.__array_interface__["data"][0] - b0) // isz,
             "_positions": pos, "_base_shape": tuple(b.shape)}
+
+
+def _check_positions(positions):
+    if positions is None:
+        raise TorchNotImplementedError_("gradcli cannot follow this view to its base any more (the base's .data "
+                                        "was replaced)")
 
 
 def _addresses(a):
@@ -1050,6 +1061,7 @@ def _copy_slices_backward(node, g, create_graph):
     wrapped op's backward decides (and gives the gradients of its other inputs)."""
     fn = node.attrs["_fn"]
     pos = node.attrs["_positions"]
+    _check_positions(pos)
     if create_graph:            # a constant incoming gradient only: the scatter below is not recorded
         if g._rg:
             raise TorchNotImplementedError_("create_graph=True through CopySlices is not supported by gradcli yet "
@@ -1458,6 +1470,7 @@ class _NumpyMath(E._NumpyMath):
 
     @staticmethod
     def as_strided_backward(g, positions, base_shape):
+        _check_positions(positions)
         z = np.zeros(_numel(base_shape), g.dtype)
         np.add.at(z, positions.reshape(-1), g.reshape(-1))
         return z.reshape(base_shape)
