@@ -246,6 +246,14 @@ TABLE = {
                     values=lambda m, g, _index: m.take(g, _index)),
     "as_strided": op("AsStridedBackward0", ("self",), attrs=("size", "storage_offset", "stride"),
                      self=lambda m, g, _positions, _base_shape: m.as_strided_backward(g, _positions, _base_shape)),
+    "masked_fill": op("MaskedFillBackward0", ("self",), saved=(("mask", ALWAYS),),
+                      self=lambda m, g, mask: m.mask(g, ~_arr_of(mask)), doc="saves the mask"),
+    "masked_fill_tensor": op("MaskedFillBackward1", ("self", "value"), saved=(("mask", ALWAYS),),
+                             self=lambda m, g, mask: m.mask(g, ~_arr_of(mask)),
+                             value=lambda m, g, mask: m.sum_all(m.mask(g, _arr_of(mask)))),
+    "unsqueeze_": op("UnsqueezeBackward1", ("self",), attrs=("dim",), self=lambda m, g, dim: m.squeeze_dim(g, dim)),
+    "squeeze_": op("SqueezeBackward3", ("self",), attrs=("self_sym_sizes",),
+                   self=lambda m, g, self_sym_sizes: m.reshape(g, self_sym_sizes)),
     "t_": op("TBackward1", ("self",), self=lambda m, g: m.swapaxes(g, 0, -1) if _ndim(g) == 2 else g),
     "transpose_": op("TransposeBackward1", ("self",), attrs=("dim0", "dim1"),
                      self=lambda m, g, dim0, dim1: m.swapaxes(g, dim0, dim1)),
@@ -1113,6 +1121,44 @@ def transpose_(t, dim0, dim1):
     nd = t.data.ndim
     a, b = _norm_dim(dim0, nd), _norm_dim(dim1, nd)
     return _inplace_view(t, np.swapaxes(t.data, a, b), TABLE["transpose_"], {"dim0": dim0, "dim1": dim1})
+
+
+def unsqueeze_(t, dim):
+    d = E._wrap_dim(dim, t.data.ndim + 1)
+    return _inplace_view(t, np.expand_dims(t.data, d), TABLE["unsqueeze_"], {"dim": d})
+
+
+def squeeze_(t, dim=None):
+    sizes = tuple(t.data.shape)
+    if dim is None:
+        return _inplace_view(t, np.squeeze(t.data) if t.data.ndim else t.data, TABLE["squeeze_"],
+                             {"self_sym_sizes": sizes})
+    d = _norm_dim(dim, t.data.ndim)
+    out = np.squeeze(t.data, d) if t.data.ndim and sizes[d] == 1 else t.data
+    return _inplace_view(t, out, TABLE["squeeze_dim_"], {"dim": dim, "self_sym_sizes": sizes})
+
+
+def masked_fill(t, mask, value):
+    if type(mask) is not Tensor:
+        raise TorchTypeError(f"masked_fill(): argument 'mask' (position 1) must be Tensor, not {type(mask).__name__}")
+    if mask.data.dtype != np.bool_:
+        raise TorchRuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
+                                f"{_C_NAME[mask.data.dtype.name]}")
+    if type(value) is Tensor and value.data.ndim:
+        raise TorchRuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                                f"{value.data.ndim} dimension(s).")
+    if type(value) is not Tensor:
+        _check_operand(value, "value")
+    broadcast_shapes(t.data.shape, mask.data.shape)
+    fill = value.data if type(value) is Tensor else value
+    out = np.asarray(np.where(mask.data, fill, t.data)).astype(t.data.dtype, copy=False)
+    if type(value) is Tensor:
+        return _record(TABLE["masked_fill_tensor"], _begin(t, value), out, (t, value), extra={"mask": mask})
+    return _record(TABLE["masked_fill"], _begin(t), out, (t,), extra={"mask": mask})
+
+
+def masked_fill_(t, mask, value):
+    return _inplace(t, lambda x, *v: masked_fill(x, mask, *v), value, name="masked_fill_", cast=True)
 
 
 def zero_(t):

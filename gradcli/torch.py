@@ -390,6 +390,7 @@ def numel(t):
 bitwise_and, bitwise_or, bitwise_xor, bitwise_not = _ops.bitwise_and, _ops.bitwise_or, _ops.bitwise_xor, _ops.bitwise_not
 logical_and, logical_or, logical_xor, logical_not = _ops.logical_and, _ops.logical_or, _ops.logical_xor, _ops.logical_not
 all, any, allclose = _ops.tensor_all, _ops.tensor_any, _ops.allclose
+masked_fill = _ops.masked_fill
 
 # ----------------------------------------------------------------------------- autograd
 
@@ -529,6 +530,8 @@ def _install_methods():
     T.zero_ = ops.zero_
     T.fill_ = ops.fill_
     T.t_ = ops.t_inplace
+    T.unsqueeze_, T.squeeze_ = ops.unsqueeze_, ops.squeeze_
+    T.masked_fill, T.masked_fill_ = ops.masked_fill, ops.masked_fill_
     T.transpose_ = T.swapaxes_ = T.swapdims_ = ops.transpose_
 
     def inplace(f, name):
@@ -539,7 +542,8 @@ def _install_methods():
 
     for name, f in (("add_", ops.add), ("sub_", ops.sub), ("mul_", ops.mul), ("div_", ops.div),
                     ("pow_", ops.pow), ("exp_", ops.exp), ("neg_", ops.neg), ("relu_", ops.relu),
-                    ("sigmoid_", ops.sigmoid), ("tanh_", ops.tanh), ("sqrt_", ops.sqrt)):
+                    ("sigmoid_", ops.sigmoid), ("tanh_", ops.tanh), ("sqrt_", ops.sqrt), ("abs_", ops.abs),
+                    ("clamp_min_", ops.clamp_min), ("square_", ops.square)):
         setattr(T, name, inplace(f, name))
     for name, f in (("bitwise_and_", ops.bitwise_and), ("bitwise_or_", ops.bitwise_or),
                     ("bitwise_xor_", ops.bitwise_xor), ("bitwise_not_", ops.bitwise_not),

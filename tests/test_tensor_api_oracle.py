@@ -379,6 +379,59 @@ case("no-grad-view-modified-in-place", """
             print('RuntimeError:', e)
     print(x, x._version, d)
     """)
+case("masked-fill", """
+    import torch
+    x = torch.tensor([[1., -2., 3.], [-4., 5., -6.]], requires_grad=True)
+    v = torch.tensor(0.5, requires_grad=True)
+    m = x < 0
+    y = x.masked_fill(m, 0.)
+    z = torch.masked_fill(x * 2, m[0], v)
+    a = x * 1
+    a.masked_fill_(a > 4, v * 2)
+    b = x.exp()
+    b.masked_fill_(~m, -1.)
+    print(y, z, a, b)
+    print(y.grad_fn.name(), y.grad_fn._saved_mask is m, z.grad_fn.name(), a.grad_fn.name(), b._version)
+    (y.sum() + z.sum() + (a * a).sum()).backward()
+    print(x.grad, v.grad)
+    try:
+        b.sum().backward()
+    except RuntimeError as e:
+        print('RuntimeError:', e)
+    for k in range(4):
+        try:
+            if k == 0:
+                x.masked_fill(m.float(), 1.)
+            elif k == 1:
+                x.masked_fill(m, torch.ones(3))
+            elif k == 2:
+                torch.ones(3).masked_fill_(torch.ones(2, 3) > 0, 1.)
+            else:
+                print(torch.ones(3).masked_fill(torch.ones(2, 3) > 0, 2.), torch.ones(3, dtype=torch.long).masked_fill(m[0], 1.5))
+        except RuntimeError as e:
+            print('RuntimeError:', e)
+    """)
+case("more-inplace-unary-and-view-ops", """
+    import torch
+    x = torch.tensor([[1., -2., 3.], [-4., 5., -6.]], requires_grad=True)
+    a = x * 1
+    a.abs_()
+    b = x * 1
+    b.clamp_min_(0.5)
+    c = x * 1
+    c.square_()
+    print(a.grad_fn.name(), b.grad_fn.name(), c.grad_fn.name(), c.grad_fn._saved_self)
+    d = x * 1
+    d.unsqueeze_(1)
+    print(d.shape, d.grad_fn.name(), d.grad_fn._saved_dim, d._version)
+    d.squeeze_(1)
+    print(d.shape, d.grad_fn.name(), d.grad_fn._saved_dim, d._version)
+    d.unsqueeze_(0)
+    d.squeeze_()
+    print(d.shape, d.grad_fn.name(), d._version)
+    (a.sum() + b.sum() + c.sum() + (d * d).sum()).backward()
+    print(x.grad)
+    """)
 
 ANOMALY = {
     "nan-check": """
