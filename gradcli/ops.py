@@ -1032,11 +1032,11 @@ def _geometry(view, base):
     isz = b.itemsize
     b0 = b.__array_interface__["data"][0]
     va = _addresses(a)
-    ba = _addresses(b).reshape(-1)
     if b.flags.c_contiguous:
         pos = (va - b0) // isz
         inside = b.size > 0 and ((pos >= 0) & (pos < b.size)).all()
     else:
+        ba = _addresses(b).reshape(-1)
         order = np.argsort(ba, kind="stable")
         k = np.minimum(np.searchsorted(ba[order], va.reshape(-1)), _b.max(b.size - 1, 0))
         pos = order[k].reshape(a.shape) if b.size else k.reshape(a.shape)
@@ -1075,7 +1075,7 @@ def _copy_slices_backward(node, g, create_graph):
             raise TorchNotImplementedError_("create_graph=True through CopySlices is not supported by gradcli yet "
                                             "when its incoming gradient requires grad")
         g = g.data
-    result = np.array(g, copy=True)
+    result = np.array(g, copy=True, order="C")        # C order: `flat` must be a view of it
     flat = result.reshape(-1)
     grad_slice = flat[pos]
     outs = E._apply(fn, Tensor(grad_slice) if create_graph else grad_slice, create_graph, None)

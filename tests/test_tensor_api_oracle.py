@@ -432,6 +432,63 @@ case("more-inplace-unary-and-view-ops", """
     (a.sum() + b.sum() + c.sum() + (d * d).sum()).backward()
     print(x.grad)
     """)
+case("augmented-assignment-into-views", """
+    import torch
+    x = torch.tensor([[1., 2., 3.], [4., 5., 6.]], requires_grad=True)
+    a = x * 1
+    a[0] += 1
+    a[1, 1:] *= a[0, :2]
+    print(a, a.grad_fn.name(), a._version)
+    (a * a).sum().backward()
+    """)
+case("views-of-views-and-strided-views-modified", """
+    import torch
+    x = torch.tensor([[1., 2., 3.], [4., 5., 6.]], requires_grad=True)
+    a = x * 1
+    a[0][1:].mul_(2)
+    a.t()[0].add_(1)
+    v = a.view(-1)[::2]
+    v.zero_()
+    print(a, v, v.grad_fn.name(), a.grad_fn.name())
+    (a.exp() * 2).sum().backward()
+    print(x.grad)
+    """)
+case("inplace-on-views-of-a-transposed-base", """
+    import torch
+    x = torch.tensor([[1., 2., 3.], [4., 5., 6.]], requires_grad=True)
+    a = x * 1
+    a.t_()
+    a[0].add_(1)
+    a[1:, 1] = 7.
+    print(a, a.grad_fn.name())
+    (a * a).sum().backward()
+    print(x.grad)
+    """)
+case("rows-filled-in-a-loop", """
+    import torch
+    x = torch.tensor([1., 2., 3., 4.], requires_grad=True)
+    h = torch.zeros(4, 2)
+    for i in range(4):
+        h[i] = x[i] * torch.tensor([1., 2.])
+        if i > 0:
+            h[i] += h[i - 1]
+    s = h.sum()
+    s.backward()
+    print(h, x.grad)
+    """)
+case("view-modified-through-its-base-in-a-function", """
+    import torch
+    x = torch.tensor([1., 2., 3.], requires_grad=True)
+    def f(t):
+        t.mul_(2)
+        return t
+    y = x.clone()
+    v = y[1:]
+    z = f(y) + 1
+    print(v.grad_fn.name(), z)
+    (v * z[1:]).sum().backward()
+    print(x.grad)
+    """)
 
 ANOMALY = {
     "nan-check": """
