@@ -455,7 +455,9 @@ def _wrap_dim(dim, ndim):
 class Saved:
     """One saved tensor (PyTorch's SavedVariable): the value, and its version when saved."""
 
-    __slots__ = ("tensor", "data", "version", "saved_version", "is_output", "constant", "freed")
+    # (`name_fn`, set only for the output of an in-place op on a view: the view's grad_fn when
+    # saved, which E5 names, as PyTorch's SavedVariable does; released with the buffer)
+    __slots__ = ("tensor", "data", "version", "saved_version", "is_output", "constant", "freed", "name_fn")
 
     def __init__(self, tensor, is_output=False, constant=None):
         self.tensor = None if is_output else tensor   # inputs keep identity; outputs avoid a cycle
@@ -505,7 +507,7 @@ class Node:
         for s in self.saved.values():
             if s is not None and not s.freed:
                 s.freed = True
-                s.data = s.tensor = None
+                s.data = s.tensor = s.name_fn = None
                 released = True
         if released:
             self.freed_by = record
@@ -650,7 +652,8 @@ def _version_error(node, s):
     if s.tensor is not None and s.tensor._base is not None:
         FRESH(s.tensor)                 # PyTorch reads the tensor's grad_fn, rebuilding a stale view's
     if s.is_output:
-        which = f", which is output 0 of {short_name(node.op.name)},"
+        fn = getattr(s, "name_fn", None) or node
+        which = f", which is output 0 of {short_name(fn.op.name)},"
     elif s.tensor.grad_fn is not None:
         which = f", which is output 0 of {short_name(s.tensor.grad_fn.op.name)},"
     msg = (f"one of the variables needed for gradient computation has been modified by an inplace "

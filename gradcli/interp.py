@@ -120,7 +120,7 @@ def _script_type(v):
     if isinstance(v, Tensor):
         return ScriptType("Tensor", "torch.Tensor", Tensor)
     if isinstance(v, E.Node):
-        return ScriptType(v.name(), v.name(), type(v))
+        return ScriptType(v.op.name, v.op.name, type(v))      # the class: `CopySlices`, not its name()
     if isinstance(v, ScriptError):
         return ScriptType(v.pytype, v.pytype, type(v))
     if isinstance(v, UserFunction):

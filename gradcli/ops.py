@@ -853,6 +853,8 @@ _NO_GRAD_VIEW_INDIRECT = (
     "inplace to be tracked) or both outside (if you want the inplace to be tracked).")
 # The grad_fn of such a view: PyTorch prints it as `grad_fn=<Invalid>` and raises on reading it
 INVALID = OpDef("Invalid", doc="a view made under no_grad whose storage was then modified in place")
+_PARTIAL_OVERLAP = ("unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
+                    "single memory location. Please clone() the tensor before performing the operation.")
 _OVERLAP = ("unsupported operation: more than one element of the written-to tensor refers to a single memory "
             "location. Please clone() the tensor before performing the operation.")
 
@@ -931,6 +933,9 @@ def _inplace(t, compute, *args, name, cast=False):
     fresh_views((t,) + args)
     _check_inplace(t, args)
     _check_writable(t)
+    for a in args:
+        if type(a) is Tensor and _partial_overlap(t.data, a.data):
+            raise TorchRuntimeError(_PARTIAL_OVERLAP)
     result = compute(t, *args)
     out = result.data
     if out.shape != t.data.shape:
@@ -949,12 +954,37 @@ def _inplace(t, compute, *args, name, cast=False):
     np.copyto(t.data, out, casting="unsafe")
     t._version_counter.bump()
     if node is not None:
-        for slot, s in node.saved.items():
-            if s is not None and s.is_output:          # the saved output is t itself, at its new version
-                node.saved[slot] = Saved(t, is_output=True)
         _set_history(t, node)
     _refresh_views(t)
+    if node is not None:
+        for slot, s in node.saved.items():
+            if s is not None and s.is_output:          # the saved output is t itself, at its new version
+                s = node.saved[slot] = Saved(t, is_output=True)
+                if t._base is not None:                # E5 then names the view's grad_fn (AsStrided)
+                    s.name_fn = t.grad_fn
     return t
+
+
+def _partial_overlap(a, b):
+    """PyTorch's get_overlap_status(...) == Partial: both dense, their memory ranges meet, and
+    they are not the very same elements in the same layout (TooHard, for a non-dense one, passes)."""
+    if a is b or not a.size or not b.size or not (_dense(a) and _dense(b)):
+        return False
+    a0, b0 = a.__array_interface__["data"][0], b.__array_interface__["data"][0]
+    a1, b1 = a0 + a.size * a.itemsize, b0 + b.size * b.itemsize
+    if a0 == b0 and a1 == b1:
+        return a.strides != b.strides
+    return a0 < b1 and b0 < a1
+
+
+def _dense(a):
+    """Non-overlapping and dense: the elements fill a block of memory exactly (any dim order)."""
+    expected = a.itemsize
+    for st, n in sorted((st, n) for n, st in zip(a.shape, a.strides) if n != 1):
+        if st != expected:
+            return False
+        expected *= n
+    return True
 
 
 def _set_history(t, node):

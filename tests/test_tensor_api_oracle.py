@@ -489,6 +489,31 @@ case("view-modified-through-its-base-in-a-function", """
     (v * z[1:]).sum().backward()
     print(x.grad)
     """)
+case("inplace-with-overlapping-operands-and-saved-view-outputs", """
+    import torch
+    x = torch.tensor([[0.5, -1., 2.], [1.5, 0.25, -0.75]], requires_grad=True)
+    a = x + 1
+    v0 = a.reshape(-1)
+    for k in range(3):
+        try:
+            if k == 0:
+                v0.mul_(a)
+            elif k == 1:
+                a[1:].copy_(a[:1] * 2)
+            else:
+                a.mul_(a)
+        except RuntimeError as e:
+            print('RuntimeError:', e)
+    b = x * 1
+    u = b[:, 1:]
+    u.sigmoid_()
+    b.zero_()
+    print(type(b.grad_fn).__name__, type(u.grad_fn).__name__, b.grad_fn.name())
+    try:
+        b.sum().backward()
+    except RuntimeError as e:
+        print('RuntimeError:', e)
+    """)
 
 ANOMALY = {
     "nan-check": """
