@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .errors import TorchRuntimeError, TorchTypeError, TorchNotImplementedError
+from .errors import TorchRuntimeError, TorchTypeError
 
 # ----------------------------------------------------------------------------- dtypes
 
