@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .errors import TorchRuntimeError, TorchTypeError, TorchNotImplementedError
+from .errors import TorchRuntimeError, TorchTypeError
 
 # ----------------------------------------------------------------------------- dtypes
 
@@ -123,7 +123,8 @@ class Size(tuple):
 class _State:
     """Per-run engine state (PyTorch keeps the equivalents per thread)."""
 
-    __slots__ = ("seq", "grad_enabled", "origin", "observer", "warn", "calls", "warned")
+    __slots__ = ("seq", "grad_enabled", "origin", "observer", "warn", "calls", "warned", "anomaly", "check_nan",
+                 "stale")
 
     def __init__(self):
         self.reset()
@@ -136,6 +137,9 @@ class _State:
         self.warn = _default_warn    # called with (message) for PyTorch's UserWarnings
         self.calls = 0               # number of backward/grad calls so far
         self.warned = set()          # PyTorch's TORCH_WARN_ONCE warnings already given
+        self.anomaly = False         # torch.autograd.set_detect_anomaly / detect_anomaly
+        self.check_nan = True        # ... and its check_nan flag (only read while anomaly is on)
+        self.stale = False           # some view's grad_fn may be out of date (ops.fresh_view)
 
     def next_seq(self):
         s = self.seq
@@ -182,6 +186,9 @@ E1_TEXT = (
 E5_HINT = (
     "Hint: enable anomaly detection to find the operation that failed to compute its gradient, "
     "with torch.autograd.set_detect_anomaly(True, check_nan=False).")
+E5_HINT_ANOMALY = (
+    "Hint: the backtrace further above shows the operation that failed to compute its gradient. "
+    "The variable in question was changed in there or anywhere later. Good luck!")
 
 
 # The C++ type names PyTorch's messages use for a dtype ("a gradient with dtype 'double'").
@@ -192,7 +199,8 @@ _C_TYPE_NAMES = {np.dtype(np.float32): "float", np.dtype(np.float64): "double", 
 class Version:
     """A version counter, shared by every tensor that shares storage."""
 
-    __slots__ = ("v", "last")
+    # `views`: the differentiable views of this storage (ops._register_view), set on first use
+    __slots__ = ("v", "last", "views")
 
     def __init__(self):
         self.v = 0
@@ -268,7 +276,9 @@ class Tensor:
     # -- requires_grad -----------------------------------------------------------
     @property
     def requires_grad(self):
-        return self._rg
+        # A view requires grad when its base does, even one made under no_grad (PyTorch's
+        # DifferentiableViewMeta); `_rg` alone says whether the tensor has a graph edge.
+        return self._rg or (self._base is not None and self._base._rg)
 
     @requires_grad.setter
     def requires_grad(self, value):
@@ -341,9 +351,11 @@ class Tensor:
 
     def _edge(self):
         """The graph edge a gradient for this tensor flows along (None: no gradient)."""
+        if self._base is not None:
+            FRESH(self)
         if self.grad_fn is not None:
             return self.grad_fn
-        if self.requires_grad:
+        if self._rg:
             return self._accumulator()
         return None
 
@@ -407,6 +419,8 @@ class Tensor:
 
     def __repr__(self):
         from .printing import format_tensor
+        if self._base is not None:
+            FRESH(self)
         suffix = ()
         if self.grad_fn is not None:
             suffix = (f"grad_fn=<{self.grad_fn.op.name}>",)
@@ -454,7 +468,9 @@ def _wrap_dim(dim, ndim):
 class Saved:
     """One saved tensor (PyTorch's SavedVariable): the value, and its version when saved."""
 
-    __slots__ = ("tensor", "data", "version", "saved_version", "is_output", "constant", "freed")
+    # (`name_fn`, set only for the output of an in-place op on a view: the view's grad_fn when
+    # saved, which E5 names, as PyTorch's SavedVariable does; released with the buffer)
+    __slots__ = ("tensor", "data", "version", "saved_version", "is_output", "constant", "freed", "name_fn")
 
     def __init__(self, tensor, is_output=False, constant=None):
         self.tensor = None if is_output else tensor   # inputs keep identity; outputs avoid a cycle
@@ -518,7 +534,7 @@ class Node:
         for s in self.saved.values():
             if s is not None and not s.freed:
                 s.freed = True
-                s.data = s.tensor = None
+                s.data = s.tensor = s.name_fn = None
                 released = True
         if released:
             self.freed_by = record
@@ -539,6 +555,8 @@ class Node:
             return Tensor(s.data, requires_grad=True, grad_fn=self, version=s.version)
         if s.tensor is None:                     # a wrapped number, first read
             s.tensor = Tensor(s.data, version=s.version)
+        elif s.tensor._base is not None:
+            FRESH(s.tensor)
         return s.tensor
 
     def __getattr__(self, name):
@@ -672,14 +690,20 @@ for _cls in (BackwardTwiceError, VersionError):
 
 def _version_error(node, s):
     dt = _BY_NP[s.data.dtype]
+    # A saved input is the tensor itself, so its current sizes show (after `t_()`, say).
+    shape = s.data.shape if s.tensor is None else s.tensor.data.shape
     which = ""
+    if s.tensor is not None and s.tensor._base is not None:
+        FRESH(s.tensor)                 # PyTorch reads the tensor's grad_fn, rebuilding a stale view's
     if s.is_output:
-        which = f", which is output 0 of {short_name(node.op.name)},"
+        fn = getattr(s, "name_fn", None) or node
+        which = f", which is output 0 of {short_name(fn.op.name)},"
     elif s.tensor.grad_fn is not None:
         which = f", which is output 0 of {short_name(s.tensor.grad_fn.op.name)},"
     msg = (f"one of the variables needed for gradient computation has been modified by an inplace "
-           f"operation: [torch.{dt.tensor_type} {_sizes(s.data.shape)}]{which} is at version "
-           f"{s.version.v}; expected version {s.saved_version} instead. {E5_HINT}")
+           f"operation: [torch.{dt.tensor_type} {_sizes(shape)}]{which} is at version "
+           f"{s.version.v}; expected version {s.saved_version} instead. "
+           f"{E5_HINT_ANOMALY if STATE.anomaly else E5_HINT}")
     return VersionError(msg, node, s)
 
 # ----------------------------------------------------------------------------- backward
@@ -906,6 +930,7 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
     heap = [root]
     owned = set()           # nodes whose buffer is a sum this call made: add into it in place, keep it as .grad
     watched = STATE.observer is not None        # a report lists the nodes each call ran
+    fn = None
     try:
         while heap:
             fn = heap.pop() if len(heap) == 1 else _heap_pop(heap)
@@ -938,6 +963,8 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
                     inner = fn.attrs.get("_fn")           # CopySlices frees the op it wraps
                     if inner is not None:
                         inner.release(record)
+                if STATE.anomaly and STATE.check_nan:     # after the release, as in PyTorch
+                    _check_nan(fn, outs)
             for (nxt, _), g in zip(fn.next_functions, outs):
                 if nxt is None:
                     continue
@@ -960,11 +987,36 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
                         heap.append(nxt)
     except Exception as exc:
         record.error = exc
+        if STATE.anomaly and fn is not None:
+            _anomaly_warning(fn)
         raise
     finally:
         STATE.grad_enabled = prev_mode
         record.finish()
     return result if inputs is not None and not accumulate else None
+
+
+W_ANOMALY_AT = " (Triggered internally at /__w/pytorch/pytorch/torch/csrc/autograd/python_anomaly_mode.cpp:{}.)"
+
+
+def _anomaly_warning(fn):
+    """Anomaly mode: before the error escapes, PyTorch warns with the forward traceback that
+    made the failing node (recorded only for nodes made while anomaly mode was on)."""
+    trace = getattr(fn.origin, "anomaly_trace", None)
+    if trace is None:
+        STATE.warn(f"Error detected in {fn.name()}. No forward pass information available. Enable detect "
+                   "anomaly during forward pass for more information." + W_ANOMALY_AT.format(100))
+    else:
+        STATE.warn(f"Error detected in {fn.name()}. Traceback of forward call that caused the error:\n"
+                   + trace() + W_ANOMALY_AT.format(122))
+
+
+def _check_nan(fn, outs):
+    for i, g in enumerate(outs):
+        if g is not None:
+            a = g.data if isinstance(g, Tensor) else g
+            if a.dtype.kind == "f" and np.isnan(a).any():
+                raise TorchRuntimeError(f"Function '{fn.name()}' returned nan values in its {i}th output.")
 
 
 def _hooked(fn, buf):
@@ -1028,11 +1080,10 @@ def _apply(fn, grad_out, create_graph, wanted):
     attrs = fn.attrs
     custom = CUSTOM_APPLY.get(op)
     if custom is not None:
-        if create_graph:
-            raise TorchNotImplementedError(f"create_graph=True through {op.name} is not supported by gradcli yet")
         outs = custom(fn, grad_out, create_graph)
+        m = TENSOR_MATH if create_graph else NUMPY_MATH
         return [None if nxt is None or (wanted is not None and nxt not in wanted) or g is None
-                else NUMPY_MATH.fit(g, shape, dtype)
+                else m.fit(g, shape, dtype)
                 for (nxt, _), g, (shape, dtype) in zip(fn.next_functions, outs, fn.input_meta)]
     m = TENSOR_MATH if create_graph else NUMPY_MATH
     if op.inputs == ("tensors",):            # cat / stack: one function gives every input's grad
@@ -1164,3 +1215,4 @@ NUMPY_MATH = _NumpyMath()     # extended by ops.py
 TENSOR_MATH = None            # set by ops.py: the same names, as differentiable tensor ops
 VARIADIC = {}                 # set by ops.py: backward of ops with a list of inputs
 CUSTOM_APPLY = {}             # set by ops.py: nodes whose backward is not a table formula (CopySlices)
+FRESH = None                  # set by ops.py: rebuild a view's grad_fn after its storage changed in place

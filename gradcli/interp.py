@@ -15,6 +15,7 @@ import time
 import numpy as np
 
 from . import engine as E
+from . import ops as _ops
 from . import syntax as S
 from .engine import Tensor, STATE
 from .errors import (ScriptError, LimitError, ExpectationFailed, TorchRuntimeError, TorchTypeError, TorchValueError,
@@ -47,6 +48,28 @@ class Frame:
     def __init__(self, vars, globals, depth=0, fn=None, closure=()):
         self.vars, self.globals, self.depth, self.fn = vars, globals, depth, fn
         self.closure = closure          # the local scopes of enclosing functions, innermost first
+
+
+class _Traced:
+    """A node's origin while anomaly mode is on: the statement, plus the calling frames, so
+    that anomaly mode can show the forward traceback as PyTorch does (engine._anomaly_warning)."""
+
+    __slots__ = ("stmt", "outer", "name", "filename")
+
+    def __init__(self, stmt, outer, name, filename):
+        self.stmt, self.outer, self.name, self.filename = stmt, outer, name, filename
+
+    def __getattr__(self, attr):
+        return getattr(self.stmt, attr)
+
+    def anomaly_trace(self):
+        out = []
+        for name, st in self.outer + ((self.name, self.stmt),):
+            if st is None:
+                continue
+            text = (getattr(st, "text", None) or "").strip().split("\n")[0]
+            out.append(f'  File "{self.filename}", line {st.line}, in {name}\n    {text}\n')
+        return "".join(out)
 
 
 class Namespace:
@@ -97,7 +120,7 @@ def _script_type(v):
     if isinstance(v, Tensor):
         return ScriptType("Tensor", "torch.Tensor", Tensor)
     if isinstance(v, E.Node):
-        return ScriptType(v.name(), v.name(), type(v))
+        return ScriptType(v.op.name, v.op.name, type(v))      # the class: `CopySlices`, not its name()
     if isinstance(v, ScriptError):
         return ScriptType(v.pytype, v.pytype, type(v))
     if isinstance(v, UserFunction):
@@ -142,7 +165,8 @@ _BINOPS = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operato
            "//": operator.floordiv, "%": operator.mod, "@": operator.matmul, "**": operator.pow,
            "|": operator.or_, "^": operator.xor, "&": operator.and_}
 _INPLACE = {"+": operator.iadd, "-": operator.isub, "*": operator.imul, "/": operator.itruediv,
-            "//": operator.ifloordiv, "%": operator.imod, "@": operator.imatmul, "**": operator.ipow}
+            "//": operator.ifloordiv, "%": operator.imod, "@": operator.imatmul, "**": operator.ipow,
+            "&": operator.iand, "|": operator.ior, "^": operator.ixor}
 _COMPARE = {"<": operator.lt, ">": operator.gt, "==": operator.eq, ">=": operator.ge, "<=": operator.le,
             "!=": operator.ne, "is": operator.is_, "is not": operator.is_not,
             "in": lambda a, b: a in b, "not in": lambda a, b: a not in b}
@@ -216,6 +240,8 @@ class Interpreter:
                                           "or see --max-memory)", self._line())
         finally:
             sys.setrecursionlimit(old_limit)
+            if STATE.stale:
+                self._fresh_views(frame)
             self._announce_leaves()
         self.report.describe = self.describe_tensors     # computed only when a view asks (JSON)
         return self.report
@@ -223,8 +249,10 @@ class Interpreter:
     # -- statements ---------------------------------------------------------------------
     def exec_block(self, body, frame):
         for st in body:
+            if STATE.stale:                 # (before the next statement: nodes rebuilt belong to the last)
+                self._fresh_views(frame)
             self.current = st
-            STATE.origin = st
+            STATE.origin = st if not STATE.anomaly else _Traced(st, self._outer, self._fn_name, self.filename)
             expected, self.expected_error = self.expected_error, None
             try:
                 self._exec[type(st)](self, st, frame)
@@ -253,6 +281,17 @@ class Interpreter:
             raise err
 
     expected_error = None
+
+    def _fresh_views(self, frame):
+        """Views the script's variables hold get their grad_fn rebuilt after an in-place change of
+        their storage (PyTorch rebuilds one whenever it is read: ops.fresh_view)."""
+        if self._depth == 0:
+            STATE.stale = False
+        _ops.fresh_views(frame.globals.values())
+        if frame.vars is not frame.globals:
+            _ops.fresh_views(frame.vars.values())
+            for scope in frame.closure:
+                _ops.fresh_views(scope.values())
 
     def _check_time(self):
         if time.monotonic() > self.deadline:
@@ -547,8 +586,8 @@ class Interpreter:
         try:
             for expr, name in st.items:
                 cm = self.eval(expr, frame)
-                from .torch import _GradMode
-                if not isinstance(cm, _GradMode):
+                from .torch import _Context
+                if not isinstance(cm, _Context):
                     raise TorchTypeError(f"'{_type_name(cm)}' object does not support the context manager protocol")
                 value = cm.__enter__()
                 managers.append(cm)
@@ -835,7 +874,9 @@ class Interpreter:
             raise TorchTypeError(f"{fn.name}() missing {len(missing)} required positional argument"
                                  f"{'s' if len(missing) > 1 else ''}: {names}")
         frame = Frame(local, fn.globals, fn=fn, closure=fn.closure)
-        saved_current = self.current
+        saved_current, saved_origin = self.current, STATE.origin
+        saved_outer, saved_name = self._outer, self._fn_name
+        self._outer, self._fn_name = saved_outer + ((saved_name, saved_current),), fn.name
         self._depth += 1
         try:
             if fn.is_lambda:
@@ -846,10 +887,13 @@ class Interpreter:
         finally:
             self._depth -= 1
             self.current = saved_current
-            STATE.origin = saved_current
+            STATE.origin = saved_origin
+            self._outer, self._fn_name = saved_outer, saved_name
         return None
 
     _depth = 0
+    _outer = ()                 # (function name, statement) of each calling frame, outermost first
+    _fn_name = "<module>"       # the function whose body is running
 
     def ev_binop(self, node, frame):
         a = self.eval(node.left, frame)
@@ -1191,7 +1235,10 @@ def _imports_torch(body):
 
 def node_info(node, by_node=None, by_tensor=None):
     origin = node.origin
-    info = NodeInfo(node.op.name, getattr(origin, "line", None), getattr(origin, "text", None),
+    # PyTorch's node.name(): C++ nodes read "torch::autograd::CopySlices"; the engine's own
+    # bookkeeping nodes (AccumulateGrad, GraphRoot) keep their short names in reports.
+    name = node.op.name if node.op is E.ACCUMULATE or node.op is E.GRAPH_ROOT else node.name()
+    info = NodeInfo(name, getattr(origin, "line", None), getattr(origin, "text", None),
                     node.tensor_slots() if node.saved else [], seq=node.seq)
     if isinstance(node, E.AccumulateGrad):
         info.name = (by_tensor or {}).get(id(node.variable))
@@ -1248,6 +1295,10 @@ def _safe_getattr(obj, name):
     if isinstance(obj, Tensor):
         if name == "data":          # PyTorch's .data: same storage, no autograd, its own version counter
             return Tensor(obj.data)
+        if obj._base is not None:
+            _ops.fresh_view(obj)
+        if name in ("grad_fn", "is_leaf") and obj.grad_fn is not None and obj.grad_fn.op is _ops.INVALID:
+            raise TorchRuntimeError(_ops._NO_GRAD_VIEW_INDIRECT)
         if _TENSOR_ATTRS is None:
             _TENSOR_ATTRS = _public(Tensor) | {"_version", "_base"}
         if name in _TENSOR_ATTRS:

@@ -45,6 +45,10 @@ def op(name, inputs=(), saved=(), attrs=(), doc="", cpp=False, **formulas):
     return OpDef(name, tuple(inputs), tuple(sorted(saved)), tuple(attrs), tuple(rows), doc, cpp)
 
 
+def _ndim(g):
+    return g.data.ndim if type(g) is Tensor else g.ndim
+
+
 # -- backward formulas longer than a line, each PyTorch's function of that name in
 # FunctionsManual.cpp written against `m`: the same nodes under create_graph, plain NumPy
 # otherwise. Branches on values (zeros, ties) read the arrays, as PyTorch's code does.
@@ -262,6 +266,8 @@ TABLE = {
                        self=lambda m, g, dim, self_sym_sizes: m.unsqueeze_to(g, dim, self_sym_sizes)),
     "view": op("ViewBackward0", ("self",), attrs=("self_sym_sizes",),
                self=lambda m, g, self_sym_sizes: m.reshape(g, self_sym_sizes)),
+    "reshape_alias": op("ReshapeAliasBackward0", ("self",), attrs=("self_sym_sizes",),
+                        self=lambda m, g, self_sym_sizes: m.reshape(g, self_sym_sizes)),
     "unsafe_view": op("UnsafeViewBackward0", ("self",), attrs=("self_sym_sizes",),
                       self=lambda m, g, self_sym_sizes: m.reshape(g, self_sym_sizes)),
     "reshape_alias": op("ReshapeAliasBackward0", ("self",), attrs=("self_sym_sizes",),
@@ -356,8 +362,6 @@ TABLE = {
               mat2=lambda m, g, self: m.bmm(m.swapaxes(self, 1, 2), g)),
     # -- the nodes the backward formulas of prod, norm and pow record under create_graph -----
     "sub_scalar": op("SubBackward1", ("self",), self=lambda m, g: g, doc="tensor - a C++ Scalar: saves nothing"),
-    "masked_fill": op("MaskedFillBackward0", ("self",), saved=(("mask", ALWAYS),),
-                      self=lambda m, g, mask: m.masked_fill(g, mask, 0)),
     "cumprod": op("CumprodBackward0", ("self",), saved=(("result", ALWAYS), ("self", ALWAYS)), attrs=("dim",),
                   self=lambda m, g, self, result, dim: _cumprod_backward(m, g, self, dim, result)),
     "cumsum": op("CumsumBackward0", ("self",), attrs=("dim",), self=lambda m, g, dim: _cumsum_backward(m, g, dim)),
@@ -413,15 +417,26 @@ TABLE = {
                                 "constant in the log-probabilities"),
     # -- in place -----------------------------------------------------------------------
     "fill": op("FillBackward2", ("self",), self=lambda m, g: m.zeros_like(g)),
+    "fill_tensor": op("FillBackward3", ("self", "value"), self=lambda m, g: m.zeros_like(g),
+                      value=lambda m, g: m.sum_all(g)),
     "zero": op("ZeroBackward0", ("self",), self=lambda m, g: m.zeros_like(g)),
     "copy": op("CopyBackwards", ("self", "src"), self=lambda m, g: m.zeros_like(g), src=lambda m, g: g, cpp=True),
     "index_put": op("IndexPutBackward0", ("self", "values"), saved=(("indices", ALWAYS),), attrs=("accumulate",),
                     self=lambda m, g, _index: m.zero_at(g, _index),
                     values=lambda m, g, _index: m.take(g, _index)),
     "as_strided": op("AsStridedBackward0", ("self",), attrs=("size", "storage_offset", "stride"),
-                     self=lambda m, g, _region, _base_shape: m.as_strided_backward(g, _region, _base_shape)),
-    "copy_slices": op("CopySlices", ("self", "src"), attrs=("_index",), cpp=True,
-                      self=lambda m, g, _index: m.zero_at(g, _index), src=lambda m, g, _index: m.take(g, _index)),
+                     self=lambda m, g, _positions, _base_shape: m.as_strided_backward(g, _positions, _base_shape)),
+    "masked_fill": op("MaskedFillBackward0", ("self",), saved=(("mask", ALWAYS),),
+                      self=lambda m, g, mask: m.masked_fill(g, mask, 0), doc="saves the mask"),
+    "masked_fill_tensor": op("MaskedFillBackward1", ("self", "value"), saved=(("mask", ALWAYS),),
+                             self=lambda m, g, mask: m.masked_fill(g, mask, 0),
+                             value=lambda m, g, mask: m.sum_all(m.mask(g, _arr_of(mask)))),
+    "unsqueeze_": op("UnsqueezeBackward1", ("self",), attrs=("dim",), self=lambda m, g, dim: m.squeeze_dim(g, dim)),
+    "squeeze_": op("SqueezeBackward3", ("self",), attrs=("self_sym_sizes",),
+                   self=lambda m, g, self_sym_sizes: m.reshape(g, self_sym_sizes)),
+    "t_": op("TBackward1", ("self",), self=lambda m, g: m.swapaxes(g, 0, -1) if _ndim(g) == 2 else g),
+    "transpose_": op("TransposeBackward1", ("self",), attrs=("dim0", "dim1"),
+                     self=lambda m, g, dim0, dim1: m.swapaxes(g, dim0, dim1)),
 }
 
 # ----------------------------------------------------------------------------- recording
@@ -819,7 +834,10 @@ def _unary(name, fn, float_only=True):
             _check_numel(data.size, data.dtype.itemsize)
         if float_only and data.dtype.kind != "f":
             data = data.astype(np.float32)
-        return _record(row, seq, fn(data), (t,))
+        out = fn(data)
+        if type(out) is not np.ndarray:         # a ufunc on a 0-d array gives a NumPy scalar
+            out = np.asarray(out)
+        return _record(row, seq, out, (t,))
     forward.__name__ = name
     return forward
 
@@ -1045,14 +1063,14 @@ def _same_dtype(a, b, name):
 def unsqueeze(t, dim):
     d = E._wrap_dim(dim, t.data.ndim + 1)
     seq = _begin(t)
-    return _record(TABLE["unsqueeze"], seq, np.expand_dims(t.data, d), (t,), attrs={"dim": dim}, view_of=t)
+    return _view(TABLE["unsqueeze"], seq, np.expand_dims(t.data, d), t, {"dim": dim})
 
 
 def _squeeze0_(t):
     """In-place squeeze_(0) on a fresh result: PyTorch records SqueezeBackward4."""
     seq = _begin(t)
-    return _record(TABLE["squeeze_dim_"], seq, t.data.reshape(t.data.shape[1:]), (t,),
-                   attrs={"dim": 0, "self_sym_sizes": tuple(t.data.shape)}, view_of=t)
+    return _view(TABLE["squeeze_dim_"], seq, t.data.reshape(t.data.shape[1:]), t,
+                 {"dim": 0, "self_sym_sizes": tuple(t.data.shape)})
 
 
 def _infer_shape(shape, numel):
@@ -1085,109 +1103,369 @@ def _compare(ufunc):
 # ----------------------------------------------------------------------------- in-place
 
 
-def _inplace(t, compute, *args, name):
-    """Run `compute(t, *args)` out of place, write the result into t, bump t's version,
-    and make the result's node t's new grad_fn (PyTorch's in-place semantics). On a view
-    whose base takes part in autograd, the base gets a CopySlices node instead."""
-    if STATE.grad_enabled and t.requires_grad and t.grad_fn is None:
-        if t._base is not None:
-            raise TorchRuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
+_NO_GRAD_VIEW = ("A view was created in no_grad mode and is being modified inplace with grad mode enabled. Given "
+                 "that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by "
+                 "moving both the view and the inplace either both inside the no_grad block (if you don't want the "
+                 "inplace to be tracked) or both outside (if you want the inplace to be tracked).")
+_NO_GRAD_VIEW_INDIRECT = (
+    "A view was created in no_grad mode and its base or another view of its base has been modified inplace with "
+    "grad mode enabled. Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify "
+    "your code by moving both the view and the inplace either both inside the no_grad block (if you don't want the "
+    "inplace to be tracked) or both outside (if you want the inplace to be tracked).")
+# The grad_fn of such a view: PyTorch prints it as `grad_fn=<Invalid>` and raises on reading it
+INVALID = OpDef("Invalid", doc="a view made under no_grad whose storage was then modified in place")
+_PARTIAL_OVERLAP = ("unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
+                    "single memory location. Please clone() the tensor before performing the operation.")
+_OVERLAP = ("unsupported operation: more than one element of the written-to tensor refers to a single memory "
+            "location. Please clone() the tensor before performing the operation.")
+
+
+class _ViewMeta:
+    """What PyTorch keeps for a differentiable view (DifferentiableViewMeta): whether it was made
+    under no_grad, and the version of the storage its grad_fn was made for."""
+
+    __slots__ = ("ref", "version", "no_grad")
+
+
+def _register_view(view, of):
+    """Remember a new view on its storage's version counter, so an in-place change of the
+    base or of another view can rebuild its grad_fn (_refresh_views)."""
+    ver = view._version_counter
+    views = getattr(ver, "views", None)
+    if views is None:
+        views = ver.views = {}
+    parent = _view_meta(of) if of._base is not None else None
+    meta = _ViewMeta()
+    key = id(view)
+
+    def forget(ref):
+        if views.get(key) is meta:
+            del views[key]
+    meta.ref = weakref.ref(view, forget)
+    meta.version = ver.v
+    meta.no_grad = not STATE.grad_enabled or (parent is not None and parent.no_grad)
+    views[key] = meta
+
+
+def _view_meta(t):
+    views = getattr(t._version_counter, "views", None)
+    meta = views.get(id(t)) if views else None
+    return meta if meta is not None and meta.ref() is t else None
+
+
+def _view(row, seq, out, t, attrs):
+    """Record a view op: the result shares t's storage, version counter and (root) base."""
+    v = _record(row, seq, out, (t,), attrs=attrs, view_of=t)
+    _register_view(v, t)
+    return v
+
+
+def _check_inplace(t, args):
+    """PyTorch's check_inplace, before anything is written: in grad mode, when some input
+    requires grad, a leaf that requires grad (or a view of one), or a view made under
+    no_grad, may not be modified in place."""
+    if not STATE.grad_enabled:
+        return
+    rg = t.requires_grad
+    if not (rg or any(type(a) is Tensor and a.requires_grad for a in args)):
+        return
+    if t._base is not None:
+        meta = _view_meta(t)
+        if meta is not None and meta.no_grad:
+            raise TorchRuntimeError(_NO_GRAD_VIEW)
+        if rg and t._base.grad_fn is None:
+            raise TorchRuntimeError("a view of a leaf Variable that requires grad is being used in an in-place "
+                                    "operation.")
+    if rg and t.grad_fn is None:
         raise TorchRuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
-    _check_view_of_leaf(t)
-    original = t.data.copy() if t.requires_grad or any(type(a) is Tensor and a.requires_grad for a in args) else None
+
+
+def _check_writable(t):
+    if any(st == 0 and n > 1 for st, n in zip(t.data.strides, t.data.shape)):
+        raise TorchRuntimeError(_OVERLAP)
+
+
+def _inplace(t, compute, *args, name, cast=False):
+    """An in-place op: `compute(t, *args)` runs it out of place (recording its node), the result
+    is written into t, t's version is bumped, and the node becomes t's grad_fn; on a view, the
+    base gets a CopySlices node instead and the view's grad_fn is rebuilt (PyTorch's
+    rebase_history). `cast`: the result may be cast to t's dtype (copy_, fill_), else only
+    within a dtype category, as PyTorch allows."""
+    fresh_views((t,) + args)
+    _check_inplace(t, args)
+    _check_writable(t)
+    for a in args:
+        if type(a) is Tensor and _partial_overlap(t.data, a.data):
+            raise TorchRuntimeError(_PARTIAL_OVERLAP)
     result = compute(t, *args)
-    if result.data.shape != t.data.shape:
+    out = result.data
+    if out.shape != t.data.shape:
         raise TorchRuntimeError(f"output with shape [{', '.join(map(str, t.data.shape))}] doesn't match the "
-                                f"broadcast shape [{', '.join(map(str, result.data.shape))}]")
-    np.copyto(t.data, result.data, casting="unsafe")
-    t._version_counter.bump()
+                                f"broadcast shape [{', '.join(map(str, out.shape))}]")
+    if not cast and out.dtype != t.data.dtype and E.dtype_of(out).kind > E.dtype_of(t.data).kind:
+        raise TorchRuntimeError(f"result type {_SCALAR_NAME[out.dtype.name]} can't be cast to the desired output "
+                                f"type {_SCALAR_NAME[t.data.dtype.name]}")
     node = result.grad_fn
-    if node is not None and t._base is not None and STATE.grad_enabled:
-        _rebase_view(t, node, original)
-        return t
     if node is not None:
-        t.grad_fn = node
-        t._rg = True
+        s = node.saved.get("self")
+        if s is not None and s.tensor is t:
+            # the op needs t's value from before the change: PyTorch saves a clone of it
+            # (recorded, so it reads `grad_fn=<CloneBackward0>`), made right after the node
+            node.saved["self"] = Saved(_record(TABLE["clone"], _begin(t), t.data.copy(), (t,)))
+    np.copyto(t.data, out, casting="unsafe")
+    t._version_counter.bump()
+    if node is not None:
+        _set_history(t, node)
+    _refresh_views(t)
+    if node is not None:
         for slot, s in node.saved.items():
-            if s is None:
-                continue
-            if s.is_output:                    # the saved output is t itself, at its new version
-                node.saved[slot] = Saved(t, is_output=True)
-            elif s.tensor is t and original is not None:   # PyTorch saves the value before the change
-                node.saved[slot] = Saved(Tensor(original))
+            if s is not None and s.is_output:          # the saved output is t itself, at its new version
+                s = node.saved[slot] = Saved(t, is_output=True)
+                if t._base is not None:                # E5 then names the view's grad_fn (AsStrided)
+                    s.name_fn = t.grad_fn
     return t
 
 
-def _rebase_view(view, fn, original):
-    """An in-place op on a view: the base's grad_fn becomes CopySlices(base's old grad_fn, fn),
-    and the view's becomes AsStridedBackward0 of the base, as in PyTorch."""
-    base = view._base
-    if not base.data.flags.c_contiguous:
-        raise TorchNotImplementedError_("in-place operations on views of non-contiguous tensors are not "
-                                        "supported by gradcli yet")
-    itemsize = base.data.itemsize
-    offset = (view.data.__array_interface__["data"][0] - base.data.__array_interface__["data"][0]) // itemsize
-    strides = tuple(st // itemsize for st in view.data.strides)
-    if any(st == 0 and n > 1 for st, n in zip(strides, view.data.shape)):
-        raise TorchRuntimeError("unsupported operation: more than one element of the written-to tensor refers to "
-                                "a single memory location. Please clone() the tensor before performing the "
-                                "operation.")
-    region = (offset, tuple(view.data.shape), strides)
-    for slot, s in fn.saved.items():
-        if s is not None and s.tensor is view and original is not None:
-            fn.saved[slot] = Saved(Tensor(original))
-    edges = ((base._edge(), 0),) + fn.next_functions[1:]
-    meta = ((base.data.shape, base.data.dtype),) + fn.input_meta[1:]
-    base.grad_fn = Node(COPY_SLICES, edges, {}, {"_fn": fn, "_region": region}, meta, STATE.next_seq())
+def _partial_overlap(a, b):
+    """PyTorch's get_overlap_status(...) == Partial: both dense, their memory ranges meet, and
+    they are not the very same elements in the same layout (TooHard, for a non-dense one, passes)."""
+    if a is b or not a.size or not b.size or not (_dense(a) and _dense(b)):
+        return False
+    a0, b0 = a.__array_interface__["data"][0], b.__array_interface__["data"][0]
+    a1, b1 = a0 + a.size * a.itemsize, b0 + b.size * b.itemsize
+    if a0 == b0 and a1 == b1:
+        return a.strides != b.strides
+    return a0 < b1 and b0 < a1
+
+
+def _dense(a):
+    """Non-overlapping and dense: the elements fill a block of memory exactly (any dim order)."""
+    expected = a.itemsize
+    for st, n in sorted((st, n) for n, st in zip(a.shape, a.strides) if n != 1):
+        if st != expected:
+            return False
+        expected *= n
+    return True
+
+
+def _set_history(t, node):
+    """t's new grad_fn; on a view, the base's becomes CopySlices(base's old grad_fn, node)."""
+    base = t._base
+    if base is None:
+        t.grad_fn = node
+        t._rg = True
+        return
+    edges = ((base._edge(), 0),) + node.next_functions[1:]
+    meta = ((base.data.shape, base.data.dtype),) + node.input_meta[1:]
+    attrs = {"_fn": node, "_positions": _geometry(t, base)["_positions"]}
+    base.grad_fn = Node(COPY_SLICES, edges, {}, attrs, meta, STATE.next_seq())
     base._rg = True
-    view.grad_fn = Node(TABLE["as_strided"], ((base.grad_fn, 0),), {},
-                        {"size": region[1], "storage_offset": offset, "stride": strides, "_region": region,
-                         "_base_shape": base.data.shape}, ((view.data.shape, view.data.dtype),), STATE.next_seq())
-    view._rg = True
+
+
+def _refresh_views(t):
+    """After an in-place change of t's storage: t's own grad_fn is rebuilt now if t is a view
+    (PyTorch's rebase_history); every other view of the storage is now stale, and is rebuilt
+    when next read (fresh_view): the interpreter refreshes the ones its variables hold after
+    each statement, as PyTorch rebuilds a view's grad_fn whenever it is read."""
+    views = getattr(t._version_counter, "views", None)
+    if not views:
+        return
+    if t._base is not None:
+        fresh_view(t)
+    if len(views) > (1 if id(t) in views else 0):
+        STATE.stale = True
+
+
+def fresh_view(v):
+    """A view whose storage changed in place since its grad_fn was made gets
+    AsStridedBackward0 of its base (or <Invalid>, for a view made under no_grad)."""
+    meta = _view_meta(v)
+    if meta is None:
+        return
+    ver = v._version_counter.v
+    if meta.version == ver:
+        return
+    base = v._base
+    if v.grad_fn is None and not base._rg:
+        return
+    meta.version = ver
+    if meta.no_grad:                    # PyTorch refuses to read such a view's grad_fn
+        v.grad_fn = Node(INVALID, (), {}, {}, (), -1)
+        return
+    v.grad_fn = Node(TABLE["as_strided"], ((base._edge(), 0),), {}, _geometry(v, base),
+                     ((base.data.shape, base.data.dtype),), STATE.next_seq())
+    v._rg = True
+
+
+def fresh_views(values):
+    """fresh_view for every view among values (and one container level inside them)."""
+    for v in values:
+        if type(v) is Tensor:
+            if v._base is not None:
+                fresh_view(v)
+        elif isinstance(v, (list, tuple)):
+            for w in v:
+                if type(w) is Tensor and w._base is not None:
+                    fresh_view(w)
+        elif isinstance(v, dict):
+            for w in v.values():
+                if type(w) is Tensor and w._base is not None:
+                    fresh_view(w)
+
+
+E.FRESH = fresh_view
+
+
+def _geometry(view, base):
+    """AsStridedBackward0's attributes for a view of base (in elements), and `_positions`: the
+    flat index in base of every element of the view, for the backward formulas."""
+    a, b = view.data, base.data
+    isz = b.itemsize
+    b0 = b.__array_interface__["data"][0]
+    va = _addresses(a)
+    if b.flags.c_contiguous:
+        pos = (va - b0) // isz
+        inside = b.size > 0 and ((pos >= 0) & (pos < b.size)).all()
+    else:
+        ba = _addresses(b).reshape(-1)
+        order = np.argsort(ba, kind="stable")
+        k = np.minimum(np.searchsorted(ba[order], va.reshape(-1)), _b.max(b.size - 1, 0))
+        pos = order[k].reshape(a.shape) if b.size else k.reshape(a.shape)
+        inside = b.size > 0 and (ba[pos.reshape(-1)] == va.reshape(-1)).all()
+    if a.size and (not inside or a.dtype != b.dtype):
+        pos = None                      # the base's .data was replaced: refused if a backward needs it
+    return {"size": tuple(a.shape), "stride": tuple(st // isz for st in a.strides),
+            "storage_offset": (a.__array_interface__["data"][0] - b0) // isz,
+            "_positions": pos, "_base_shape": tuple(b.shape)}
+
+
+def _check_positions(positions):
+    if positions is None:
+        raise TorchNotImplementedError_("gradcli cannot follow this view to its base any more (the base's .data "
+                                        "was replaced)")
+
+
+def _addresses(a):
+    """The memory address of every element of array a."""
+    out = np.full(a.shape, a.__array_interface__["data"][0], np.int64)
+    for ax, (n, st) in enumerate(zip(a.shape, a.strides)):
+        shape = [1] * a.ndim
+        shape[ax] = n
+        out = out + (np.arange(n, dtype=np.int64) * st).reshape(shape)
+    return out
 
 
 def _copy_slices_backward(node, g, create_graph):
-    """CopySlices: the base's gradient passes through, except over the view's region, where the
+    """CopySlices: the base's gradient passes through, except over the view's elements, where the
     wrapped op's backward decides (and gives the gradients of its other inputs)."""
     fn = node.attrs["_fn"]
-    result = np.array(g, copy=True)
-    grad_slice = _region_view(result, node.attrs["_region"])
-    outs = E._apply(fn, grad_slice.copy(), False, None)
-    grad_slice[...] = 0 if outs[0] is None else outs[0]
-    return [result] + list(outs[1:])
-
-
-def _region_view(arr, region):
-    offset, shape, strides = region
-    flat = arr.reshape(-1)
-    return np.lib.stride_tricks.as_strided(flat[offset:], shape=shape,
-                                           strides=tuple(st * arr.itemsize for st in strides))
+    pos = node.attrs["_positions"]
+    _check_positions(pos)
+    if create_graph:            # a constant incoming gradient only: the scatter below is not recorded
+        if g._rg:
+            raise TorchNotImplementedError_("create_graph=True through CopySlices is not supported by gradcli yet "
+                                            "when its incoming gradient requires grad")
+        g = g.data
+    result = np.array(g, copy=True, order="C")        # C order: `flat` must be a view of it
+    flat = result.reshape(-1)
+    grad_slice = flat[pos]
+    outs = E._apply(fn, Tensor(grad_slice) if create_graph else grad_slice, create_graph, None)
+    first = outs[0]
+    if create_graph and first is not None:
+        if first._rg:
+            raise TorchNotImplementedError_("create_graph=True through CopySlices is not supported by gradcli yet "
+                                            "when the wrapped op's gradient requires grad")
+        first = first.data
+    flat[pos] = 0 if first is None else first
+    return [Tensor(result) if create_graph else result] + list(outs[1:])
 
 
 COPY_SLICES = OpDef("CopySlices", ("self", "src"), cpp=True, doc="an in-place op on a view, applied to its base")
 E.CUSTOM_APPLY[COPY_SLICES] = _copy_slices_backward
 
 
+def _inplace_view(t, out, row, attrs):
+    """An in-place view op (t_, transpose_): t's metadata changes, its version is bumped, and in
+    grad mode it gets the op's node (a view stays a view of its base)."""
+    fresh_views((t,))
+    _check_inplace(t, ())
+    seq = _begin(t)
+    edge, meta = t._edge(), (t.data.shape, t.data.dtype)
+    t.data = out
+    t._version_counter.bump()
+    if seq is not None:
+        t.grad_fn = Node(row, ((edge, 0),), {}, attrs, (meta,), seq)
+        own = _view_meta(t) if t._base is not None else None
+        if own is not None:
+            own.version = t._version_counter.v
+    _refresh_views(t)
+    return t
+
+
+def t_inplace(t):
+    if t.data.ndim > 2:
+        raise TorchRuntimeError(f"t_() expects a tensor with <= 2 dimensions, but self is {t.data.ndim}D")
+    return _inplace_view(t, t.data.T, TABLE["t_"], {})
+
+
+def transpose_(t, dim0, dim1):
+    nd = t.data.ndim
+    a, b = _norm_dim(dim0, nd), _norm_dim(dim1, nd)
+    return _inplace_view(t, np.swapaxes(t.data, a, b), TABLE["transpose_"], {"dim0": dim0, "dim1": dim1})
+
+
+def unsqueeze_(t, dim):
+    d = E._wrap_dim(dim, t.data.ndim + 1)
+    return _inplace_view(t, np.expand_dims(t.data, d), TABLE["unsqueeze_"], {"dim": d})
+
+
+def squeeze_(t, dim=None):
+    sizes = tuple(t.data.shape)
+    if dim is None:
+        return _inplace_view(t, np.squeeze(t.data) if t.data.ndim else t.data, TABLE["squeeze_"],
+                             {"self_sym_sizes": sizes})
+    d = _norm_dim(dim, t.data.ndim)
+    out = np.squeeze(t.data, d) if t.data.ndim and sizes[d] == 1 else t.data
+    return _inplace_view(t, out, TABLE["squeeze_dim_"], {"dim": dim, "self_sym_sizes": sizes})
+
+
+def masked_fill(t, mask, value):
+    if type(mask) is not Tensor:
+        raise TorchTypeError(f"masked_fill(): argument 'mask' (position 1) must be Tensor, not {type(mask).__name__}")
+    if mask.data.dtype != np.bool_:
+        raise TorchRuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
+                                f"{_C_NAME[mask.data.dtype.name]}")
+    if type(value) is Tensor and value.data.ndim:
+        raise TorchRuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                                f"{value.data.ndim} dimension(s).")
+    if type(value) is not Tensor:
+        _check_operand(value, "value")
+    broadcast_shapes(t.data.shape, mask.data.shape)
+    fill = value.data if type(value) is Tensor else value
+    out = np.asarray(np.where(mask.data, fill, t.data)).astype(t.data.dtype, copy=False)
+    if type(value) is Tensor:
+        return _record(TABLE["masked_fill_tensor"], _begin(t, value), out, (t, value), extra={"mask": mask})
+    return _record(TABLE["masked_fill"], _begin(t), out, (t,), extra={"mask": mask})
+
+
+def masked_fill_(t, mask, value):
+    return _inplace(t, lambda x, *v: masked_fill(x, mask, *v), value, name="masked_fill_", cast=True)
+
+
 def zero_(t):
-    return _fill(t, 0, TABLE["zero"])
+    return _inplace(t, lambda x: _record(TABLE["zero"], _begin(x), np.zeros_like(x.data), (x,)), name="zero_")
 
 
 def fill_(t, value):
-    return _fill(t, value.item() if type(value) is Tensor else value, TABLE["fill"])
-
-
-def _fill(t, value, row):
-    _check_view_of_leaf(t)
-    if STATE.grad_enabled and t.requires_grad and t.grad_fn is None:
-        raise TorchRuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation."
-                                if t._base is not None else
-                                "a leaf Variable that requires grad is being used in an in-place operation.")
-    t.data[...] = value
-    t._version_counter.bump()
-    if t.requires_grad and STATE.grad_enabled:
-        node = Node(row, ((t.grad_fn, 0),), {}, {}, ((t.data.shape, t.data.dtype),), STATE.next_seq())
-        t.grad_fn = node
-    return t
+    if type(value) is Tensor:                  # FillBackward3: the value's gradient is the sum
+        if value.data.ndim:
+            raise TorchRuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
+                                    f"{value.data.ndim} dimensions.")
+        return _inplace(t, lambda x, v: _record(TABLE["fill_tensor"], _begin(x, v),
+                                                np.full_like(x.data, v.data), (x, v)), value, name="fill_", cast=True)
+    _check_operand(value, "value")
+    return _inplace(t, lambda x: _record(TABLE["fill"], _begin(x), np.full_like(x.data, value), (x,)),
+                    name="fill_", cast=True)
 
 
 # ----------------------------------------------------------------------------- differentiable maths for create_graph
@@ -1256,6 +1534,7 @@ class _TensorMath:
         return _record(TABLE["div_scalar"], seq, a.data / np.asarray(s, a.data.dtype), (a,), attrs={"other": s})
 
     pow_scalar = staticmethod(lambda a, e: pow(a, e))
+    sum_all = staticmethod(lambda g: sum(g))
 
     @staticmethod
     def where(c, a, b):
@@ -1292,7 +1571,7 @@ class _TensorMath:
     cumprod = staticmethod(lambda a, d: cumprod(a, d))
     cumsum = staticmethod(lambda a, d: cumsum(a, d))
     flip = staticmethod(lambda a, dims: flip(a, dims))
-    masked_fill = staticmethod(lambda a, mask, v: masked_fill(a, mask, v))
+    masked_fill = staticmethod(lambda a, mask, v: masked_fill(a, mask if type(mask) is Tensor else Tensor(np.asarray(mask)), v))
     sub_scalar = staticmethod(lambda a, s: _sub_scalar(a, s))
     pow = staticmethod(lambda a, b: pow(a, b))
     to = staticmethod(lambda a, dt: to_dtype(a, dt))
@@ -1478,8 +1757,14 @@ def expand(t, *shape):
         shape = tuple(shape[0])
     shape = _expand_shape(t.data.shape, shape, _type_str(t))
     seq = _begin(t)
-    return _record(TABLE["expand"], seq, np.broadcast_to(t.data, shape), (t,),
-                   attrs={"self_sym_sizes": tuple(t.data.shape)}, view_of=t)
+    return _view(TABLE["expand"], seq, _broadcast_view(t.data, shape), t, {"self_sym_sizes": tuple(t.data.shape)})
+
+
+def _broadcast_view(a, shape):
+    """np.broadcast_to, but writable like PyTorch's expand: only the elements that are not
+    repeated may be written (in-place ops on the repeated ones raise _OVERLAP)."""
+    b = np.broadcast_to(a, shape)
+    return np.lib.stride_tricks.as_strided(a, shape=b.shape, strides=b.strides, writeable=a.flags.writeable)
 
 
 TABLE["expand"] = op("ExpandBackward0", ("self",), attrs=("self_sym_sizes",),
@@ -1637,10 +1922,15 @@ class _NumpyMath(E._NumpyMath):
         return z
 
     @staticmethod
-    def as_strided_backward(g, region, base_shape):
-        z = np.zeros(base_shape, g.dtype)
-        _region_view(z, region)[...] = g
-        return z
+    def as_strided_backward(g, positions, base_shape):
+        _check_positions(positions)
+        z = np.zeros(_numel(base_shape), g.dtype)
+        np.add.at(z, positions.reshape(-1), g.reshape(-1))
+        return z.reshape(base_shape)
+
+    @staticmethod
+    def sum_all(g):
+        return np.asarray(g.sum(), g.dtype)
 
     @staticmethod
     def zero_at(g, index):
@@ -1719,8 +2009,7 @@ E.VARIADIC.update(CatBackward0=_cat_backward, StackBackward0=_stack_backward)
 
 
 def _view_result(row, t, out, attrs):
-    seq = _begin(t)
-    return _record(row, seq, out, (t,), attrs=attrs, view_of=t)
+    return _view(row, _begin(t), out, t, attrs)
 
 
 def view(t, *shape):
@@ -2066,58 +2355,127 @@ class SavedList(Tensor):
 
 
 def setitem(t, index, value):
-    """`t[index] = value`: CopySlices for basic indices, IndexPutBackward0 for tensor, list
-    and mask indices (PyTorch's index_put_), each on a tensor that requires grad."""
-    index = tuple(_sequence_index(i) if isinstance(i, (list, tuple)) else
-                  int(i.data) if type(i) is Tensor and i.data.ndim == 0 and i.data.dtype.kind in "iu"
-                  and not _is_mask(i) else i for i in _index_tuple(index))   # indices read as getitem reads them
-    advanced = any(_is_advanced(i) for i in index)
-    if STATE.grad_enabled and t._rg and t.grad_fn is None:
-        raise TorchRuntimeError("a leaf Variable that requires grad is being used in an in-place operation."
-                                if advanced else
-                                "a view of a leaf Variable that requires grad is being used in an in-place "
-                                "operation.")
-    _check_view_of_leaf(t)
-    idx = tuple(i.data if type(i) is Tensor else np.array(i) if isinstance(i, list) else i for i in index)
-    src = value.data if type(value) is Tensor else value
-    if not advanced and type(value) is Tensor and value.data.ndim:     # PyTorch's copy_to: expand the value
-        dst = np.shape(t.data[idx])
-        if value.data.shape != dst:
-            have = value.data.shape
-            while have and have[0] == 1:    # slicePrefix1sSize: leading 1s are dropped first
-                have = have[1:]
-            _expand_shape(have, dst, _type_str(value))
-    try:
-        t.data[idx] = src
-    except IndexError as e:
-        raise TorchIndexError(str(e).replace("axis", "dimension")) from None
-    except ValueError:
-        target = np.shape(t.data[idx])
-        raise TorchRuntimeError(f"shape mismatch: value tensor of shape [{', '.join(map(str, np.shape(src)))}] "
-                                f"cannot be broadcast to indexing result of shape "
-                                f"[{', '.join(map(str, target))}]") from None
-    t._version_counter.bump()
-    vr = type(value) is Tensor and value._rg
-    if STATE.grad_enabled and (t._rg or vr):
-        edges = ((t._edge(), 0), ((value._edge() if vr else None), 0))
-        meta = ((t.data.shape, t.data.dtype), (np.shape(src), t.data.dtype))
-        if advanced:
-            items = [Tensor(np.asarray(i)) if isinstance(i, np.ndarray) else None for i in idx
-                     if isinstance(i, np.ndarray) or i == slice(None)]     # None: a whole dimension
-            while items and items[-1] is None:
-                items.pop()
-            saved = {"indices": Saved(SavedList(items))}
-            node = Node(TABLE["index_put"], edges, saved, {"accumulate": False, "_index": idx}, meta, STATE.next_seq())
+    """`t[index] = value`, as PyTorch runs it (set_item): the basic indices make a view of t
+    (ints and 0-d integer tensors select, None unsqueezes, a slice that keeps a whole dimension
+    is skipped); without tensor indices the value is copied into that view in place (fill_ for
+    a number or 0-d tensor, else copy_), else it is index_put_ into it (IndexPutBackward0). So
+    an assignment into a view of a tensor that takes part in autograd gives the base CopySlices."""
+    # the index is read as getitem reads it: a list may be a tuple of indices, a list a tensor
+    index = tuple(_sequence_index(i) if isinstance(i, (list, tuple)) else i for i in _index_tuple(index))
+    fresh_views((t, value))
+    sliced, advanced = _setitem_view(t, index)
+    if not advanced:
+        _copy_to(sliced, value)
+        return
+    if type(value) is Tensor:
+        shape = _strip_leading_ones(value.data.shape)
+        if shape != value.data.shape:
+            value = view(value, shape)
+    idx = tuple(advanced.get(d, slice(None)) for d in range(_b.max(advanced) + 1))
+    _index_put(sliced, idx, value)
+
+
+def _setitem_view(t, index):
+    n_real = _b.sum(1 for i in index if i is not None and i is not Ellipsis)
+    if n_real > t.data.ndim:
+        raise TorchIndexError(f"too many indices for tensor of dimension {t.data.ndim}")
+    if _b.sum(1 for i in index if i is Ellipsis) > 1:
+        raise TorchIndexError("an index can only have a single ellipsis ('...')")
+    result, dim, advanced = t, 0, {}
+    for i in index:
+        if type(i) is Tensor and i.data.ndim == 0 and i.data.dtype.kind in "iu":
+            i = int(i.data)
+        if i is Ellipsis:
+            dim += t.data.ndim - n_real
+        elif i is None:
+            result = unsqueeze(result, dim)
+            dim += 1
+        elif isinstance(i, bool):
+            raise TorchIndexError("boolean scalar indices are not supported")
+        elif isinstance(i, int):
+            result = select(result, dim, i)
+        elif isinstance(i, slice):
+            whole = (i.start in (None, 0) and i.step in (None, 1)
+                     and (i.stop is None or i.stop >= result.data.shape[dim]))
+            if not whole:
+                result = _slice(result, dim, i)
+            dim += 1
+        elif type(i) is Tensor or isinstance(i, list):
+            arr = i.data if type(i) is Tensor else np.array(i)
+            if arr.dtype.kind not in "iub":
+                raise TorchIndexError("tensors used as indices must be long, int, byte or bool tensors")
+            advanced[dim] = arr
+            dim += 1
         else:
-            node = Node(TABLE["copy_slices"], edges, {}, {"_index": idx}, meta, STATE.next_seq())
-        t.grad_fn = node
-        t._rg = True
+            raise TorchIndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
+                                  "are valid indices (got " + type(i).__name__ + ")")
+    return result, advanced
 
 
-def _check_view_of_leaf(t):
-    base = t._base
-    if base is not None and STATE.grad_enabled and base._rg and base.grad_fn is None:
-        raise TorchRuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
+def _strip_leading_ones(shape):
+    while shape and shape[0] == 1:
+        shape = shape[1:]
+    return shape
+
+
+def _copy_to(dst, value):
+    """PyTorch's copy_to for assignment: equal sizes copy_, a number or 0-d tensor fill_, else the
+    value (leading 1s dropped by a view) is expanded to the target and copied."""
+    if type(value) is not Tensor:
+        _check_operand(value, "value")
+        return fill_(dst, Tensor(np.asarray(value, dst.data.dtype)))
+    if value.data.shape == dst.data.shape:
+        return copy_(dst, value)
+    if value.data.ndim == 0:
+        return fill_(dst, value)
+    shape = _strip_leading_ones(value.data.shape)
+    src = view(value, shape)
+    if shape != dst.data.shape:
+        _check_expand(src, dst.data.shape)
+        src = expand(src, dst.data.shape)
+    return copy_(dst, src)
+
+
+def _check_expand(t, size):
+    """expand's errors (the sizes are compared right-aligned)."""
+    shape = t.data.shape
+    if len(shape) > len(size):
+        raise TorchRuntimeError(f"expand(torch.{t.dtype.tensor_type}{{{_sizes_str(shape)}}}, size={_sizes_str(size)}): "
+                                f"the number of sizes provided ({len(size)}) must be greater or equal to the number "
+                                f"of dimensions in the tensor ({len(shape)})")
+    lead = len(size) - len(shape)
+    for i, n in enumerate(shape):
+        if n != 1 and n != size[i + lead]:
+            raise TorchRuntimeError(f"The expanded size of the tensor ({size[i + lead]}) must match the existing size "
+                                    f"({n}) at non-singleton dimension {i + lead}.  Target sizes: "
+                                    f"{_sizes_str(size)}.  Tensor sizes: {_sizes_str(shape)}")
+
+
+def _sizes_str(shape):
+    return "[" + ", ".join(map(str, shape)) + "]"
+
+
+def _index_put(t, idx, value):
+
+    def compute(x, v):
+        seq = _begin(x, v)
+        out = x.data.copy()
+        src = v.data if type(v) is Tensor else v
+        try:
+            out[idx] = src
+        except IndexError as e:
+            raise TorchIndexError(str(e).replace("axis", "dimension")) from None
+        except ValueError:
+            raise TorchRuntimeError(f"shape mismatch: value tensor of shape [{', '.join(map(str, np.shape(src)))}] "
+                                    f"cannot be broadcast to indexing result of shape "
+                                    f"[{', '.join(map(str, np.shape(x.data[idx])))}]") from None
+        # PyTorch saves one entry per indexed dimension: None where the whole dimension is kept
+        indices = SavedList([Tensor(np.asarray(i)) if isinstance(i, np.ndarray) else None for i in idx])
+        return _record(TABLE["index_put"], seq, out, (x, v), extra={"indices": indices},
+                       attrs={"accumulate": False, "_index": idx})
+    if type(value) is not Tensor:
+        _check_operand(value, "value")
+    _inplace(t, compute, value, name="index_put_", cast=True)
 
 
 def _tensor_list(tensors, name, empty_message):
@@ -2471,13 +2829,6 @@ def flip(t, dims):
     return _record(TABLE["flip"], seq, out, (t,), attrs={"dims": tuple(dims)})
 
 
-def masked_fill(t, mask, value):
-    m = np.asarray(_arr_of(mask))
-    seq = _begin(t)
-    out = np.where(m, np.asarray(value, t.data.dtype), t.data)
-    return _record(TABLE["masked_fill"], seq, out, (t,), extra={"mask": mask if type(mask) is Tensor else Tensor(m)})
-
-
 def cumsum(t, dim):
     seq = _begin(t)
     out = np.cumsum(t.data, axis=_norm_dim(dim, t.data.ndim)) if t.data.ndim else t.data.copy()
@@ -2578,25 +2929,116 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
 
 
 def copy_(t, src, non_blocking=False):
-    _check_view_of_leaf(t)
-    if STATE.grad_enabled and t.requires_grad and t.grad_fn is None:
-        raise TorchRuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
-    s = src.data if type(src) is Tensor else np.asarray(src)
-    shape = broadcast_shapes(t.data.shape, s.shape)
-    if shape != t.data.shape:
-        raise TorchRuntimeError(f"output with shape {E._sizes(t.data.shape)} doesn't match the broadcast shape "
-                                f"{E._sizes(shape)}")
-    np.copyto(t.data, np.broadcast_to(s, t.data.shape), casting="unsafe")
-    t._version_counter.bump()
-    sr = type(src) is Tensor and src.requires_grad
-    if STATE.grad_enabled and (t.requires_grad or sr):
-        seq = STATE.next_seq()
-        edges = ((t._edge(), 0), ((src._edge() if sr else None), 0))
-        meta = ((t.data.shape, t.data.dtype), (s.shape, s.dtype))
-        t.grad_fn = Node(TABLE["copy"], edges, {}, {}, meta, seq)
-        t._rg = True
-    return t
+    if type(src) is not Tensor:
+        _check_operand(src, "src")
+        src = Tensor(np.asarray(src))
+
+    def compute(x, s):
+        shape = broadcast_shapes(x.data.shape, s.data.shape)
+        if shape != x.data.shape:
+            raise TorchRuntimeError(f"output with shape {_sizes_str(x.data.shape)} doesn't match the broadcast "
+                                    f"shape {_sizes_str(shape)}")
+        out = np.array(np.broadcast_to(s.data, x.data.shape), dtype=x.data.dtype)
+        return _record(TABLE["copy"], _begin(x, s), out, (x, s))
+    return _inplace(t, compute, src, name="copy_", cast=True)
 
 
 def clamp_(t, min=None, max=None):
     return _inplace(t, lambda x: clamp(x, min, max), name="clamp_")
+
+# ----------------------------------------------------------------------------- logical and bitwise (no grad)
+
+
+def _bitwise(name, ufunc):
+    """`&`, `|`, `^` and torch.bitwise_*: integer and bool tensors only (PyTorch's promotion)."""
+    def f(a, b):
+        if not (type(b) is Tensor or isinstance(b, (int, float, bool))):
+            return NotImplemented
+        _check_operand(b)
+        dt = result_type(a, b)
+        if dt.kind == E.FLOAT:
+            raise TorchNotImplementedError_(f'"{name}_cpu" not implemented for \'{_SCALAR_NAME[dt.np.name]}\'')
+        sa = a.data.shape if type(a) is Tensor else ()
+        sb = b.data.shape if type(b) is Tensor else ()
+        if sa != sb:
+            _check_broadcast(sa, sb, dt.np.itemsize)
+        return Tensor(np.asarray(ufunc(_arr(a, dt), _arr(b, dt)), dt.np))
+    f.__name__ = name
+    return f
+
+
+bitwise_and = _bitwise("bitwise_and", np.bitwise_and)
+bitwise_or = _bitwise("bitwise_or", np.bitwise_or)
+bitwise_xor = _bitwise("bitwise_xor", np.bitwise_xor)
+
+
+def bitwise_not(t):
+    if t.data.dtype.kind == "f":
+        raise TorchNotImplementedError_(f'"bitwise_not_cpu" not implemented for \'{_SCALAR_NAME[t.data.dtype.name]}\'')
+    return Tensor(np.invert(t.data))
+
+
+def invert(t):
+    """`~t`: logical not of a bool tensor, bitwise not of an integer one."""
+    if t.data.dtype.kind == "f":
+        raise TorchTypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
+    return Tensor(np.invert(t.data))
+
+
+def _logical(ufunc):
+    def f(a, b):
+        if type(b) is not Tensor:
+            raise TorchTypeError(f"{ufunc.__name__}(): argument 'other' (position 2) must be Tensor, not "
+                                 f"{type(b).__name__}")
+        if a.data.shape != b.data.shape:
+            _check_broadcast(a.data.shape, b.data.shape, 1)
+        return Tensor(np.asarray(ufunc(a.data != 0, b.data != 0)))
+    f.__name__ = ufunc.__name__
+    return f
+
+
+logical_and, logical_or, logical_xor = _logical(np.logical_and), _logical(np.logical_or), _logical(np.logical_xor)
+
+
+def logical_not(t):
+    return Tensor(np.asarray(t.data == 0))
+
+
+def _reduce_bool(fn, t, dim, keepdim):
+    data = t.data
+    out_dt = np.uint8 if data.dtype == np.uint8 else np.bool_
+    if dim is None:
+        return Tensor(np.asarray(fn(data), out_dt))
+    dims = _dims(dim, data.ndim)
+    axis = dims if data.ndim else None
+    return Tensor(np.asarray(fn(data, axis=axis, keepdims=bool(keepdim) and data.ndim > 0), out_dt))
+
+
+def tensor_all(t, dim=None, keepdim=False):       # (not `all`/`any`: this module uses the builtins)
+    return _reduce_bool(np.all, t, dim, keepdim)
+
+
+def tensor_any(t, dim=None, keepdim=False):
+    return _reduce_bool(np.any, t, dim, keepdim)
+
+
+def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """torch.allclose: a Python bool; same dtype required, shapes broadcast."""
+    for k, v in ((1, a), (2, b)):
+        if type(v) is not Tensor:
+            raise TorchTypeError(f"allclose(): argument '{'input' if k == 1 else 'other'}' (position {k}) must be "
+                                 f"Tensor, not {type(v).__name__}")
+    x, y = a.data, b.data
+    if x.dtype != y.dtype:
+        raise TorchRuntimeError(f"{_SCALAR_NAME[x.dtype.name]} did not match {_SCALAR_NAME[y.dtype.name]}")
+    broadcast_shapes(x.shape, y.shape)
+    if x.dtype.kind == "b":
+        return bool(np.all(x == y))
+    if x.dtype.kind != "f":
+        x, y = x.astype(np.float64), y.astype(np.float64)
+    with np.errstate(all="ignore"):
+        err = np.abs(x - y)
+        close = (x == y) | (np.isfinite(err) & (err <= atol + np.abs(rtol * y)))
+        if equal_nan:
+            close |= np.isnan(x) & np.isnan(y)
+    return bool(np.all(close))

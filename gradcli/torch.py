@@ -45,8 +45,27 @@ def is_grad_enabled():
 # ----------------------------------------------------------------------------- grad mode
 
 
-class _GradMode:
+class _Context:
+    """What a script's `with` statement accepts: gradcli's own context managers."""
+
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        return False
+
+    def __repr__(self):
+        return f"<{self._qualname} object at {_E._fake_address(self)}>"
+
+    _qualname = "object"
+
+
+class _GradMode(_Context):
     """Base of no_grad / enable_grad / set_grad_enabled: a context manager that restores."""
+
+    @property
+    def _qualname(self):
+        return "torch.autograd.grad_mode." + type(self).__name__
 
     _flag = True
 
@@ -178,7 +197,7 @@ def Tensor_(*args, **kwargs):
     """`torch.Tensor(...)`: sizes give a float32 tensor of that shape, data gives float32 values."""
     if kwargs:
         raise TorchTypeError("new() received an invalid combination of arguments - got keyword arguments")
-    if all(isinstance(a, _py_int) and not isinstance(a, _py_bool) for a in args):
+    if builtins.all(isinstance(a, _py_int) and not isinstance(a, _py_bool) for a in args):
         return zeros(*args)
     if len(args) == 1 and isinstance(args[0], (list, tuple, Tensor)):
         return tensor(args[0], dtype=float32)
@@ -282,7 +301,7 @@ def arange(start, end=None, step=1, dtype=None, requires_grad=False, device=None
     if step == 0:
         raise TorchRuntimeError("step must be nonzero")
     if dtype is None:
-        dtype = float32 if any(isinstance(v, _py_float) for v in values) else int64
+        dtype = float32 if builtins.any(isinstance(v, _py_float) for v in values) else int64
     n = builtins.max(0, _math.ceil((values[1] - values[0]) / values[2]))
     _ops._check_numel(n)
     if dtype.np.kind == "f":
@@ -375,10 +394,66 @@ swapaxes = swapdims = transpose
 def numel(t):
     return t.data.size
 
+
+bitwise_and, bitwise_or, bitwise_xor, bitwise_not = _ops.bitwise_and, _ops.bitwise_or, _ops.bitwise_xor, _ops.bitwise_not
+logical_and, logical_or, logical_xor, logical_not = _ops.logical_and, _ops.logical_or, _ops.logical_xor, _ops.logical_not
+all, any, allclose = _ops.tensor_all, _ops.tensor_any, _ops.allclose
+masked_fill = _ops.masked_fill
+
 # ----------------------------------------------------------------------------- autograd
 
 
-autograd = _types.SimpleNamespace(grad=_E.grad, backward=_E.backward)
+def is_anomaly_enabled():
+    return _STATE.anomaly
+
+
+def is_anomaly_check_nan_enabled():
+    return _STATE.check_nan
+
+
+def set_anomaly_enabled(enabled, check_nan=True):
+    _STATE.anomaly, _STATE.check_nan = _py_bool(enabled), _py_bool(check_nan)
+
+
+class _set_detect_anomaly(_Context):
+    """torch.autograd.set_detect_anomaly(mode, check_nan=True): takes effect when called; as a
+    context manager it restores the previous setting on exit."""
+
+    _qualname = "torch.autograd.anomaly_mode.set_detect_anomaly"
+
+    def __init__(self, mode, check_nan=True):
+        self.prev = (_STATE.anomaly, _STATE.check_nan)
+        set_anomaly_enabled(mode, check_nan)
+
+    def __exit__(self, *exc):
+        set_anomaly_enabled(*self.prev)
+        return False
+
+
+_W_ANOMALY = ("Anomaly Detection has been enabled. This mode will increase the runtime and should only be "
+             "enabled for debugging.")
+
+
+class _detect_anomaly(_Context):
+    """torch.autograd.detect_anomaly(check_nan=True): on inside the `with` block only."""
+
+    _qualname = "torch.autograd.anomaly_mode.detect_anomaly"
+
+    def __init__(self, check_nan=True):
+        self.check_nan = check_nan
+        _STATE.warn(_W_ANOMALY)
+
+    def __enter__(self):
+        self.prev = (_STATE.anomaly, _STATE.check_nan)
+        set_anomaly_enabled(True, self.check_nan)
+
+    def __exit__(self, *exc):
+        set_anomaly_enabled(*self.prev)
+        return False
+
+
+autograd = _types.SimpleNamespace(grad=_E.grad, backward=_E.backward, set_detect_anomaly=_set_detect_anomaly,
+                                  detect_anomaly=_detect_anomaly)
 
 # ----------------------------------------------------------------------------- nn.functional
 
@@ -418,6 +493,15 @@ def _install_methods():
     T.__matmul__ = lambda s, o: ops.matmul(s, o)
     T.__rmatmul__ = rev(ops.matmul)
     T.__neg__ = ops.neg
+    T.__and__ = T.__rand__ = ops.bitwise_and
+    T.__or__ = T.__ror__ = ops.bitwise_or
+    T.__xor__ = T.__rxor__ = ops.bitwise_xor
+    T.__invert__ = ops.invert
+    for name in ("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "logical_and", "logical_or",
+                 "logical_xor", "logical_not", "allclose"):
+        setattr(T, name, getattr(ops, name))
+    T.all, T.any = ops.tensor_all, ops.tensor_any
+    T.retains_grad = property(lambda self: self._retains_grad)
     T.__pos__ = lambda s: s
     T.__lt__ = ops._compare(np.less)
     T.__le__ = ops._compare(np.less_equal)
@@ -454,6 +538,10 @@ def _install_methods():
     T.unbind = lambda self, dim=0: tuple(ops.select(self, dim, i) for i in range(self.data.shape[dim]))
     T.zero_ = ops.zero_
     T.fill_ = ops.fill_
+    T.t_ = ops.t_inplace
+    T.unsqueeze_, T.squeeze_ = ops.unsqueeze_, ops.squeeze_
+    T.masked_fill, T.masked_fill_ = ops.masked_fill, ops.masked_fill_
+    T.transpose_ = T.swapaxes_ = T.swapdims_ = ops.transpose_
 
     def inplace(f, name):
         def method(self, *args, **kwargs):
@@ -463,8 +551,16 @@ def _install_methods():
 
     for name, f in (("add_", ops.add), ("sub_", ops.sub), ("mul_", ops.mul), ("div_", ops.div),
                     ("pow_", ops.pow), ("exp_", ops.exp), ("neg_", ops.neg), ("relu_", ops.relu),
-                    ("sigmoid_", ops.sigmoid), ("tanh_", ops.tanh), ("sqrt_", ops.sqrt)):
+                    ("sigmoid_", ops.sigmoid), ("tanh_", ops.tanh), ("sqrt_", ops.sqrt), ("abs_", ops.abs),
+                    ("clamp_min_", ops.clamp_min), ("square_", ops.square)):
         setattr(T, name, inplace(f, name))
+    for name, f in (("bitwise_and_", ops.bitwise_and), ("bitwise_or_", ops.bitwise_or),
+                    ("bitwise_xor_", ops.bitwise_xor), ("bitwise_not_", ops.bitwise_not),
+                    ("logical_not_", ops.logical_not)):
+        setattr(T, name, inplace(f, name))
+    T.__iand__ = inplace(ops.bitwise_and, "bitwise_and_")
+    T.__ior__ = inplace(ops.bitwise_or, "bitwise_or_")
+    T.__ixor__ = inplace(ops.bitwise_xor, "bitwise_xor_")
     T.__iadd__ = inplace(ops.add, "add_")
     T.__isub__ = inplace(ops.sub, "sub_")
     T.__imul__ = inplace(ops.mul, "mul_")
@@ -486,6 +582,7 @@ def _install_methods():
     T.cpu = lambda self: self
     T.contiguous = lambda self, memory_format=None: self if self.data.flags.c_contiguous else ops.clone(self)
     T.device = property(lambda self: "cpu")
+    T.is_contiguous = lambda self, memory_format=None: _py_bool(self.data.flags.c_contiguous)
 
 
 _install_methods()

@@ -5,7 +5,8 @@ and per backward/grad call the nodes run, the nodes freed and the leaves updated
 * test_torch_facts_*: hand-written scripts, one per bullet of torch-facts §2 "E5 in detail",
   the E6/E6b rows, and §4 (when saved tensors are freed), as written there.
 * test_random_inplace_scripts: hypothesis scripts mixing in-place ops (+=, -=, *=, add_,
-  sub_, mul_, div_, zero_, fill_, clamp_, copy_, index assignment, `.data` writes), views
+  sub_, mul_ (also of a tensor by itself), div_, pow_, zero_, fill_, clamp_, copy_, t_,
+  index assignment, `.data` writes), views
   (reshape/view/transpose/t/indexing/unsqueeze/detach), plain ops that save inputs or
   outputs, `torch.no_grad()` blocks, `_version` and grad_fn prints, backward and
   autograd.grad calls.  Statements that may raise are wrapped in try/except so the error
@@ -794,6 +795,10 @@ def inplace_scripts(draw):
                 choices += ["add_t", "mul_t", "copy_t", "add_alpha"]
             if a.shape:
                 choices += ["setitem_t", "setitem_mask"]
+            if a.bound <= 7:
+                choices += ["mul_self", "pow_"]
+            if len(a.shape) <= 2:
+                choices += ["t_twice"]
             op = draw(st.sampled_from(choices), label="inplace op")
             c = draw(st.sampled_from(SCALARS), label="scalar")
             fc = abs(float(c))
@@ -836,6 +841,11 @@ def inplace_scripts(draw):
                     stmt, new_bound = f"{a.name}.mul_({other.name})", a.bound * other.bound
             elif op == "copy_t":
                 stmt, new_bound = f"{a.name}.copy_({other.name})", max(a.bound, other.bound)
+            elif op in ("mul_self", "pow_"):
+                stmt = f"{a.name}.mul_({a.name})" if op == "mul_self" else f"{a.name}.pow_(2)"
+                new_bound = a.bound ** 2
+            elif op == "t_twice":           # in place, shape-neutral: two TBackward1 nodes, two versions
+                stmt = f"{a.name}.t_().t_()"
             elif op == "setitem_t":
                 src = pick(lambda v: v.shape == a.shape[1:], "setitem value")
                 value = src.name if src is not None else float(c)
