@@ -2046,9 +2046,9 @@ def _unsafe_view(t, shape):
 
 def flatten(t, start_dim=0, end_dim=-1):
     nd = t.data.ndim
+    s, e = _norm_dim(start_dim, nd), _norm_dim(end_dim, nd)
     if nd == 0:
         return reshape(t, 1)
-    s, e = _norm_dim(start_dim, nd), _norm_dim(end_dim, nd)
     if s > e:
         raise TorchRuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     if s == e:
@@ -2126,8 +2126,8 @@ def select(t, dim, index):
         raise TorchIndexError(f"select(): index {index} out of range for tensor of size {E._sizes(t.data.shape)} "
                               f"at dimension {d}")
     out = t.data[(slice(None),) * d + (index, Ellipsis)]      # Ellipsis: a 0-d view, not a copy
-    return _view_result(TABLE["select"], t, out,
-                        {"dim": d, "index": index, "self_sym_sizes": tuple(t.data.shape)})
+    return _view_result(TABLE["select"], t, out,          # the dim as given: PyTorch saves it unwrapped
+                        {"dim": dim, "index": index, "self_sym_sizes": tuple(t.data.shape)})
 
 
 def _slice(t, dim, sl, optimize=False):
@@ -2642,7 +2642,9 @@ def norm(t, p="fro", dim=None, keepdim=False, dtype=None):
     if isinstance(dim, int):
         dim = (dim,)
     data = t.data
-    axes = None if dim is None or data.ndim == 0 else tuple(_norm_dim(d, data.ndim) for d in dim)
+    axes = None if dim is None else tuple(_norm_dim(d, data.ndim) for d in dim)
+    if data.ndim == 0:
+        axes = None                            # dim 0 or -1 of a 0-d tensor: the element itself
     a = np.abs(data)
     if p == 2:
         out = np.sqrt((a * a).sum(axis=axes, keepdims=keepdim))
@@ -2819,8 +2821,10 @@ def _contiguous(t):
 
 def cumprod(t, dim):
     seq = _begin(t)
-    out = np.cumprod(t.data, axis=_norm_dim(dim, t.data.ndim)) if t.data.ndim else t.data.copy()
-    return _record(TABLE["cumprod"], seq, np.asarray(out, t.data.dtype), (t,), attrs={"dim": dim})
+    d = _norm_dim(dim, t.data.ndim)
+    out = np.cumprod(t.data, axis=d) if t.data.ndim else t.data.copy()
+    dt = np.int64 if t.data.dtype.kind in "biu" else t.data.dtype      # integers and bools sum as int64
+    return _record(TABLE["cumprod"], seq, np.asarray(out, dt), (t,), attrs={"dim": dim})
 
 
 def flip(t, dims):
@@ -2831,8 +2835,10 @@ def flip(t, dims):
 
 def cumsum(t, dim):
     seq = _begin(t)
-    out = np.cumsum(t.data, axis=_norm_dim(dim, t.data.ndim)) if t.data.ndim else t.data.copy()
-    return _record(TABLE["cumsum"], seq, np.asarray(out, t.data.dtype), (t,), attrs={"dim": dim})
+    d = _norm_dim(dim, t.data.ndim)
+    out = np.cumsum(t.data, axis=d) if t.data.ndim else t.data.copy()
+    dt = np.int64 if t.data.dtype.kind in "biu" else t.data.dtype      # integers and bools sum as int64
+    return _record(TABLE["cumsum"], seq, np.asarray(out, dt), (t,), attrs={"dim": dim})
 
 
 def _sub_scalar(t, s):

@@ -379,6 +379,7 @@ reshape, unsqueeze, select = _ops.reshape, _ops.unsqueeze, _ops.select
 floor_divide, remainder = _ops.floor_divide, _ops.remainder
 floor, ceil, round, trunc, sign, frac = _ops.floor, _ops.ceil, _ops.round, _ops.trunc, _ops.sign, _ops.frac
 argmax, argmin = _ops.argmax, _ops.argmin
+cumsum, cumprod = _ops.cumsum, _ops.cumprod
 
 
 where, maximum, minimum, clamp, clamp_min = _ops.where, _ops.maximum, _ops.minimum, _ops.clamp, _ops.clamp_min
@@ -514,7 +515,7 @@ def _install_methods():
     for name in ("add", "sub", "mul", "div", "pow", "exp", "log", "sin", "cos", "tanh", "sigmoid", "relu",
                  "sqrt", "rsqrt", "abs", "neg", "reciprocal", "square", "sum", "mean", "matmul", "mm", "dot",
                  "mv", "clone", "unsqueeze", "expand", "select", "floor", "ceil", "round", "trunc", "sign",
-                 "frac", "argmax", "argmin"):
+                 "frac", "argmax", "argmin", "cumsum", "cumprod"):
         setattr(T, name, getattr(ops, name))
     T.subtract, T.multiply, T.divide, T.negative = ops.sub, ops.mul, ops.div, ops.neg
     T.reshape = ops.reshape

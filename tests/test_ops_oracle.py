@@ -552,6 +552,15 @@ case("a.argmax()", In(values=[]), backward=False, id="argmax: empty")
 case("a.argmax(0)", (), backward=False)
 case("a.floor()", In((2, 3), ints=True, low=-3, high=3, rg=False), backward=False)
 
+# cumulative sums and products (the create_graph formulas are PyTorch's reversed_cumsum and cumprod_backward)
+for expr in ["a.cumsum(0)", "torch.cumsum(a, -1)", "a.cumprod(1)", "torch.cumprod(a, 0)"]:
+    for spec in [(3,), (2, 3), ()]:
+        if spec == () or "1" not in expr.split("(")[-1]:
+            case(expr, spec)
+case("a.cumprod(0)", In(values=[2.0, 0.0, 3.0, 0.0]), id="cumprod: zeros")
+case("a.cumsum(1)", In((2, 3), ints=True, low=-3, high=3, rg=False), backward=False)
+case("a.cumsum(0)", In(values=[True, False, True], rg=False), backward=False)
+
 # a 0-d input reduced over dim 0 or -1 (PyTorch allows it)
 for expr in ["a.norm(dim=0)", "a.norm(p=1, dim=-1)", "a.norm(dim=0, keepdim=True)", "torch.norm(a, p=inf, dim=0)",
              "a.norm(p=3, dim=(0,))"]:
