@@ -1090,12 +1090,24 @@ def _apply(fn, grad_out, create_graph, wanted):
         grads = VARIADIC[op.name](m, grad_out, attrs, fn.input_meta)
         return [None if nxt is None or (wanted is not None and nxt not in wanted) else m.fit(g, shape, dtype)
                 for (nxt, _), g, (shape, dtype) in zip(fn.next_functions, grads, fn.input_meta)]
+    if not create_graph:                     # the common case, in one pass
+        outs = []
+        for (nxt, _), (formula, names), (shape, dtype) in zip(fn.next_functions, op.formulas, fn.input_meta):
+            if nxt is None or (wanted is not None and nxt not in wanted):
+                outs.append(None)
+                continue
+            g = formula(m, grad_out, *[vals[n] if n in vals else attrs[n] for n in names]) if names \
+                else formula(m, grad_out)
+            if g is not None and (g.shape != shape or g.dtype != dtype):
+                g = m.fit(g, shape, dtype)
+            outs.append(g)
+        return outs
     count = len(op.formulas)
     grads = [None] * count
     # PyTorch's generated backward evaluates the formulas in the sorted order of their input
     # names (other before self, exponent before self): under create_graph that is the order of
     # the recorded nodes. The engine then fits each gradient to its input, in input order.
-    for i in (sorted(range(count), key=op.inputs.__getitem__) if create_graph and count > 1 else range(count)):
+    for i in (sorted(range(count), key=op.inputs.__getitem__) if count > 1 else range(count)):
         nxt = fn.next_functions[i][0]
         if nxt is None or (wanted is not None and nxt not in wanted):
             continue
@@ -1106,7 +1118,7 @@ def _apply(fn, grad_out, create_graph, wanted):
             grads[i] = formula(m, grad_out)
     outs = []
     for g, (shape, dtype) in zip(grads, fn.input_meta):
-        if g is not None and (create_graph or g.shape != shape or g.dtype != dtype):
+        if g is not None:
             g = m.fit(g, shape, dtype)
         outs.append(g)
     return outs
