@@ -266,8 +266,6 @@ TABLE = {
                        self=lambda m, g, dim, self_sym_sizes: m.unsqueeze_to(g, dim, self_sym_sizes)),
     "view": op("ViewBackward0", ("self",), attrs=("self_sym_sizes",),
                self=lambda m, g, self_sym_sizes: m.reshape(g, self_sym_sizes)),
-    "reshape_alias": op("ReshapeAliasBackward0", ("self",), attrs=("self_sym_sizes",),
-                        self=lambda m, g, self_sym_sizes: m.reshape(g, self_sym_sizes)),
     "unsafe_view": op("UnsafeViewBackward0", ("self",), attrs=("self_sym_sizes",),
                       self=lambda m, g, self_sym_sizes: m.reshape(g, self_sym_sizes)),
     "reshape_alias": op("ReshapeAliasBackward0", ("self",), attrs=("self_sym_sizes",),
@@ -2747,7 +2745,7 @@ def minimum(a, b):
 
 def bmm(a, b):
     if a.data.ndim != 3 or b.data.ndim != 3:
-        raise TorchRuntimeError(f"batch1 must be a 3D tensor" if a.data.ndim != 3 else "batch2 must be a 3D tensor")
+        raise TorchRuntimeError("batch1 must be a 3D tensor" if a.data.ndim != 3 else "batch2 must be a 3D tensor")
     if a.data.shape[0] != b.data.shape[0] or a.data.shape[2] != b.data.shape[1]:
         raise TorchRuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                                 f"[{a.data.shape[0]}, {a.data.shape[2]}] but got: [{b.data.shape[0]}, {b.data.shape[1]}].")
@@ -2819,26 +2817,25 @@ def _contiguous(t):
 # ----------------------------------------------------------------------------- nodes only backward formulas record
 
 
-def cumprod(t, dim):
-    seq = _begin(t)
-    d = _norm_dim(dim, t.data.ndim)
-    out = np.cumprod(t.data, axis=d) if t.data.ndim else t.data.copy()
-    dt = np.int64 if t.data.dtype.kind in "biu" else t.data.dtype      # integers and bools sum as int64
-    return _record(TABLE["cumprod"], seq, np.asarray(out, dt), (t,), attrs={"dim": dim})
-
-
 def flip(t, dims):
     seq = _begin(t)
     out = np.flip(t.data, tuple(_norm_dim(d, t.data.ndim) for d in dims)).copy()
     return _record(TABLE["flip"], seq, out, (t,), attrs={"dims": tuple(dims)})
 
 
-def cumsum(t, dim):
-    seq = _begin(t)
-    d = _norm_dim(dim, t.data.ndim)
-    out = np.cumsum(t.data, axis=d) if t.data.ndim else t.data.copy()
-    dt = np.int64 if t.data.dtype.kind in "biu" else t.data.dtype      # integers and bools sum as int64
-    return _record(TABLE["cumsum"], seq, np.asarray(out, dt), (t,), attrs={"dim": dim})
+def _cumulative(name, fn):
+    def forward(t, dim):
+        seq = _begin(t)
+        d = _norm_dim(dim, t.data.ndim)
+        out = fn(t.data, axis=d) if t.data.ndim else t.data.copy()
+        dt = np.int64 if t.data.dtype.kind in "biu" else t.data.dtype      # integers and bools sum as int64
+        return _record(TABLE[name], seq, np.asarray(out, dt), (t,), attrs={"dim": dim})
+    forward.__name__ = name
+    return forward
+
+
+cumsum = _cumulative("cumsum", np.cumsum)
+cumprod = _cumulative("cumprod", np.cumprod)
 
 
 def _sub_scalar(t, s):

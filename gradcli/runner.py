@@ -5,7 +5,7 @@ import ast
 import contextlib
 import gc
 
-from .errors import ParseError, ScriptError
+from .errors import ParseError
 from .report import Report, ErrorInfo
 
 

@@ -183,7 +183,7 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
     values = [v.data.item() if isinstance(v, Tensor) else v for v in flat]
     try:
         arr = np.array(values[0] if not shape else values, dtype=np_dt)
-    except OverflowError as e:
+    except OverflowError:
         if np.dtype(np_dt).kind == "f":
             raise _errors.TorchOverflowError("int too large to convert to float") from None
         raise TorchValueError("Overflow when unpacking long long") from None

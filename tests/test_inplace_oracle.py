@@ -20,7 +20,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, note, seed, settings
 from hypothesis import strategies as st
 
-from oracle import assert_same, compare, numbered, run_gradcli, run_torch
+from oracle import assert_same, assert_same_but_warning_tracebacks, compare, numbered, run_gradcli, run_torch
 
 # ============================================================================ hand-written cases
 
@@ -594,17 +594,7 @@ def test_torch_facts_cases(cid):
 def test_torch_facts_anomaly_mode_hint():
     """With anomaly mode the E5 hint changes; the warning that precedes it carries a Python
     traceback of the forward call, so only its first line is compared."""
-    src = textwrap.dedent(ANOMALY).strip("\n") + "\n"
-    t, g = run_torch(src), run_gradcli(src)
-    tw, gw = t.pop("warnings"), g.pop("warnings")
-    t["warnings"] = g["warnings"] = []
-    diffs = compare(t, g)
-    first = [(ln, m.splitlines()[0]) for ln, m in tw]
-    got = [(ln, m.splitlines()[0]) for ln, m in gw]
-    if first != got:
-        diffs.append(f"warnings (first lines): torch {first!r}, gradcli {got!r}")
-    if diffs:
-        pytest.fail(numbered(src) + "\n" + "\n".join("* " + d for d in diffs), pytrace=False)
+    assert_same_but_warning_tracebacks(textwrap.dedent(ANOMALY).strip("\n") + "\n")
 
 
 # torch gives these UserWarnings once per *process* (TORCH_WARN_ONCE): an in-process oracle sees

@@ -8,7 +8,7 @@ import textwrap
 
 import pytest
 
-from oracle import assert_same, compare, numbered, run_gradcli, run_torch
+from oracle import assert_same, assert_same_but_warning_tracebacks
 
 CASES = {}
 
@@ -565,17 +565,7 @@ ANOMALY = {
 def test_anomaly_mode(cid):
     """The anomaly warnings carry a Python traceback of the forward call: only their lines and
     first lines are compared, everything else exactly."""
-    src = textwrap.dedent(ANOMALY[cid]).strip("\n") + "\n"
-    t, g = run_torch(src), run_gradcli(src)
-    tw, gw = t.pop("warnings"), g.pop("warnings")
-    t["warnings"] = g["warnings"] = []
-    diffs = compare(t, g)
-    first = [(ln, m.splitlines()[0]) for ln, m in tw]
-    got = [(ln, m.splitlines()[0]) for ln, m in gw]
-    if first != got:
-        diffs.append(f"warnings (first lines): torch {first!r}, gradcli {got!r}")
-    if diffs:
-        pytest.fail(numbered(src) + "\n" + "\n".join("* " + d for d in diffs), pytrace=False)
+    assert_same_but_warning_tracebacks(textwrap.dedent(ANOMALY[cid]).strip("\n") + "\n")
 
 
 @pytest.mark.parametrize("cid", list(CASES))
