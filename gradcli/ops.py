@@ -1476,6 +1476,18 @@ _LINEAR_IN_GRAD = {"mask", "evenly_distribute", "value_selecting", "tie_split", 
                    "select", "as_strided_backward", "nll_backward"}
 
 
+def _double_backward(name, *attr_names):
+    """A backward kernel as a node of its own (TanhBackwardBackward0, SoftmaxBackwardDataBackward0,
+    ...): its value is the NumPy helper of the same name, its inputs the incoming gradient and
+    the forward output, both saved."""
+    def record(g, output, *attrs):
+        seq = _begin(g, output)
+        out = getattr(E.NUMPY_MATH, name)(g.data, output.data, *attrs)
+        return _record(TABLE[name], seq, out, (g, output), extra={"grad_output": g, "output": output},
+                       attrs=dict(zip(attr_names, attrs)) if attrs else None)
+    return staticmethod(record)
+
+
 class _TensorMath:
     """The namespace backward formulas use under create_graph: the same operations as
     engine.NUMPY_MATH, recorded as graph nodes so gradients can be differentiated."""
@@ -1626,17 +1638,8 @@ class _TensorMath:
         d = dim % len(sizes)
         return unsqueeze(g, d) if sizes[d] == 1 else g
 
-    @staticmethod
-    def tanh_backward(g, result):
-        seq = _begin(g, result)
-        out = g.data * (1 - result.data * result.data)
-        return _record(TABLE["tanh_backward"], seq, out, (g, result), extra={"grad_output": g, "output": result})
-
-    @staticmethod
-    def sigmoid_backward(g, result):
-        seq = _begin(g, result)
-        out = g.data * (result.data * (1 - result.data))
-        return _record(TABLE["sigmoid_backward"], seq, out, (g, result), extra={"grad_output": g, "output": result})
+    tanh_backward = _double_backward("tanh_backward")
+    sigmoid_backward = _double_backward("sigmoid_backward")
 
     @staticmethod
     def threshold_backward(g, result):
@@ -1655,19 +1658,8 @@ class _TensorMath:
     def sum_keepdim(a, dim):
         return sum(a, dim, keepdim=True)
 
-    @staticmethod
-    def softmax_backward(g, result, dim):
-        seq = _begin(g, result)
-        out = E.NUMPY_MATH.softmax_backward(g.data, result.data, dim)
-        return _record(TABLE["softmax_backward"], seq, out, (g, result),
-                       extra={"grad_output": g, "output": result}, attrs={"dim": dim})
-
-    @staticmethod
-    def log_softmax_backward(g, result, dim):
-        seq = _begin(g, result)
-        out = E.NUMPY_MATH.log_softmax_backward(g.data, result.data, dim)
-        return _record(TABLE["log_softmax_backward"], seq, out, (g, result),
-                       extra={"grad_output": g, "output": result}, attrs={"dim": dim})
+    softmax_backward = _double_backward("softmax_backward", "dim")
+    log_softmax_backward = _double_backward("log_softmax_backward", "dim")
 
     @staticmethod
     def mse_backward(g, self, target, reduction):
