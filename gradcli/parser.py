@@ -6,6 +6,7 @@ directory, so a run loads them instead of analysing the grammar again.
 from __future__ import annotations
 
 import ast as _pyast
+import bisect
 import os
 import re
 import sys
@@ -755,6 +756,7 @@ def _attach_text(body, lines):
     """Give every statement its source text and the column where it starts (a leading
     keyword such as `return` is not part of any child's position)."""
     stack = list(body)
+    segments = {}           # line -> its `;` segments and their starts, found once per line
     while stack:
         st = stack.pop()
         if not isinstance(st, S.Stmt):
@@ -764,13 +766,17 @@ def _attach_text(body, lines):
             st.text = src.strip()
             st.col = len(src) - len(src.lstrip()) + 1
         else:
-            for a, b in _segments(src):
-                if a < st.col <= b + 1 or (a <= st.col - 1 < b):
-                    a = _after_header(src, a, st.col - 1)
-                    seg = src[a:b]
-                    st.text = seg.strip()
-                    st.col = a + len(seg) - len(seg.lstrip()) + 1
-                    break
+            segs = segments.get(st.line)
+            if segs is None:
+                segs = segments[st.line] = _segments(src)
+                segs = segments[st.line] = (segs, [a for a, _ in segs])
+            k = bisect.bisect_right(segs[1], st.col - 1) - 1     # the segment the statement starts in
+            if k >= 0:
+                a, b = segs[0][k]
+                a = _after_header(src, a, st.col - 1)
+                seg = src[a:b]
+                st.text = seg.strip()
+                st.col = a + len(seg) - len(seg.lstrip()) + 1
             else:
                 st.text = src.strip()
         for f in st.fields:

@@ -87,6 +87,24 @@ print(json.dumps([ratio, tg, tn]))
 """
 
 
+def test_parsing_is_linear_in_statements_per_line():
+    """Many `;`-separated statements on one line once took quadratic time (each statement
+    re-scanned its whole line for its text): 8× the statements must cost far less than 64×."""
+    from gradcli import parser
+    parser.parse("x = 1\n")                     # tables loaded before timing
+
+    def best(n):
+        src = "q = 1" + "; q = 1" * n + "\n"
+        times = []
+        for _ in range(3):
+            t0 = time.perf_counter()
+            parser.parse(src)
+            times.append(time.perf_counter() - t0)
+        return min(times)
+    ratio = best(4000) / best(500)
+    assert ratio < 24, f"8x the statements on one line took {ratio:.1f}x the time (linear: 8x)"
+
+
 def test_w3_mlp_not_grossly_worse_than_numpy():
     # In a child with one BLAS thread: on a busy 2-core machine OpenBLAS's second thread
     # spins and stalls small matmuls by 10-100x at random, on either side.
