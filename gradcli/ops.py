@@ -863,7 +863,8 @@ sin = _unary("sin", _sin)
 cos = _unary("cos", _cos)
 tanh = _unary("tanh", _tanh)
 sigmoid = _unary("sigmoid", _rounded(_sigmoid))
-relu = _unary("relu", lambda a: np.maximum(a, 0).astype(a.dtype, copy=False), float_only=False)
+# PyTorch keeps x unless x < 0: relu(-0.) is -0. and relu(nan) is nan (np.maximum would give +0.)
+relu = _unary("relu", lambda a: np.where(a < 0, np.zeros((), a.dtype), a), float_only=False)
 sqrt = _unary("sqrt", np.sqrt)
 rsqrt = _unary("rsqrt", _rounded(lambda a: np.asarray(1 / np.sqrt(a), a.dtype)))
 abs = _unary("abs", np.abs, float_only=False)
@@ -2676,6 +2677,15 @@ def log_softmax(t, dim=None, dtype=None, _stacklevel=3):
 # ----------------------------------------------------------------------------- selection
 
 
+def _max_keep(a, b):
+    """PyTorch's max as std::max: where a == b it is a (max(-0., 0.) is -0.); nan propagates."""
+    return np.where(a == b, a, np.maximum(a, b))
+
+
+def _min_keep(a, b):
+    return np.where(a == b, a, np.minimum(a, b))
+
+
 def clamp(t, min=None, max=None):
     if min is None and max is None:
         raise TorchRuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
@@ -2684,21 +2694,25 @@ def clamp(t, min=None, max=None):
         hi = max.data if type(max) is Tensor else max
         out = t.data
         if lo is not None:
-            out = np.maximum(out, lo)
+            out = _max_keep(out, lo)
         if hi is not None:
-            out = np.minimum(out, hi)
+            out = _min_keep(out, hi)
         seq = _begin(t, *(v for v in (min, max) if type(v) is Tensor))
         return _record(TABLE["clamp_tensor"], seq, np.asarray(out, t.data.dtype),
                        (t, min if type(min) is Tensor else None, max if type(max) is Tensor else None),
                        extra={"min": min, "max": max})
-    out = np.clip(t.data, min, max).astype(t.data.dtype, copy=False)
+    out = t.data
+    if min is not None:
+        out = _max_keep(out, out.dtype.type(min))
+    if max is not None:
+        out = _min_keep(out, out.dtype.type(max))
     seq = _begin(t)
-    return _record(TABLE["clamp"], seq, out, (t,), attrs={"max": max, "min": min})
+    return _record(TABLE["clamp"], seq, np.asarray(out, t.data.dtype), (t,), attrs={"max": max, "min": min})
 
 
 def clamp_min(t, min):
     seq = _begin(t)
-    return _record(TABLE["clamp_min"], seq, np.maximum(t.data, t.data.dtype.type(min)), (t,), attrs={"min": min})
+    return _record(TABLE["clamp_min"], seq, _max_keep(t.data, t.data.dtype.type(min)), (t,), attrs={"min": min})
 
 
 W_WHERE_UINT8 = ("where received a uint8 condition tensor. This behavior is deprecated and will be removed in a "
@@ -2726,11 +2740,11 @@ def where(condition, input, other):
 
 
 def maximum(a, b):
-    return _binary(TABLE["maximum"], np.maximum, a, b)
+    return _binary(TABLE["maximum"], _max_keep, a, b)
 
 
 def minimum(a, b):
-    return _binary(TABLE["minimum"], np.minimum, a, b)
+    return _binary(TABLE["minimum"], _min_keep, a, b)
 
 # ----------------------------------------------------------------------------- products
 
@@ -2820,6 +2834,8 @@ def _cumulative(name, fn):
         seq = _begin(t)
         d = _norm_dim(dim, t.data.ndim)
         out = fn(t.data, axis=d) if t.data.ndim else t.data.copy()
+        if name == "cumsum" and out.dtype.kind == "f":
+            out = out + 0.0                 # PyTorch's running sum starts at +0: cumsum([-0.]) is 0.
         dt = np.int64 if t.data.dtype.kind in "biu" else t.data.dtype      # integers and bools sum as int64
         return _record(TABLE[name], seq, np.asarray(out, dt), (t,), attrs={"dim": dim})
     forward.__name__ = name

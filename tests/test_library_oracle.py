@@ -80,6 +80,13 @@ SNIPPETS = {
         for v in (np.float32(1.5), np.float64(2.0), np.int64(3), np.bool_(True)):
             print(torch.tensor(v), torch.tensor(v).dtype, torch.tensor(v, dtype=torch.float64))
     """,
+    "signed zeros and nan as PyTorch keeps them": """
+        n = float("nan")
+        x = torch.tensor([-0., 0., n, -1., 2.])
+        print(x.relu(), torch.nn.functional.relu(x), x.clamp(min=0), x.clamp(max=0), x.clamp_min(0.))
+        print(x.clamp(min=n), x.clamp(min=0., max=-1.), x.clamp(min=torch.zeros(5)), x.cumsum(0))
+        print(torch.maximum(x, torch.zeros(5)), torch.minimum(x, -torch.zeros(5)), torch.tensor([-0., 2.]).cumsum(0))
+    """,
 }
 
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
