@@ -456,6 +456,9 @@ def _sizes(shape):
 
 
 def _wrap_dim(dim, ndim):
+    if not isinstance(dim, int):
+        from .errors import TorchTypeError
+        raise TorchTypeError(f"argument 'dim' must be int, not {type(dim).__name__}")
     n = max(ndim, 1)
     if not -n <= dim < n:
         from .errors import TorchIndexError

@@ -1072,7 +1072,17 @@ def _squeeze0_(t):
                  {"dim": 0, "self_sym_sizes": tuple(t.data.shape)})
 
 
-def _infer_shape(shape, numel):
+def _type_name(v):
+    return "torch.dtype" if isinstance(v, E.DType) else type(v).__name__
+
+
+def _infer_shape(shape, numel, op="reshape"):
+    for i, s in enumerate(shape):
+        if not isinstance(s, int):
+            if len(shape) == 1:
+                raise TorchTypeError(f"{op}(): argument 'shape' (position 1) must be tuple of ints, not {_type_name(s)}")
+            raise TorchTypeError(f"{op}(): argument 'shape' failed to unpack the object at pos {i + 1} with error "
+                                 f"\"type must be tuple of ints,but got {_type_name(s)}\"")
     shape = [int(s) for s in shape]
     if shape.count(-1) > 1:
         raise TorchRuntimeError("only one dimension can be inferred")
@@ -2006,7 +2016,7 @@ def _view_result(row, t, out, attrs):
 def view(t, *shape):
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = tuple(shape[0])
-    shape = _infer_shape(shape, t.data.size)
+    shape = _infer_shape(shape, t.data.size, "view")
     out = t.data.view()
     try:
         out.shape = shape

@@ -206,6 +206,8 @@ def Tensor_(*args, **kwargs):
 
 
 def from_numpy(arr):
+    if not isinstance(arr, np.ndarray):
+        raise TorchTypeError(f"expected np.ndarray (got {type(arr).__name__})")
     return Tensor(arr)
 
 
@@ -302,6 +304,8 @@ def arange(start, end=None, step=1, dtype=None, requires_grad=False, device=None
         raise TorchRuntimeError("step must be nonzero")
     if dtype is None:
         dtype = float32 if builtins.any(isinstance(v, _py_float) for v in values) else int64
+    elif not isinstance(dtype, _E.DType):
+        raise TorchTypeError(f"arange(): argument 'dtype' must be torch.dtype, not {type(dtype).__name__}")
     n = builtins.max(0, _math.ceil((values[1] - values[0]) / values[2]))
     _ops._check_numel(n)
     if dtype.np.kind == "f":

@@ -896,3 +896,28 @@ def test_internal_error_hint_shape():
         assert d.rc == 3 and "Traceback (most recent call last)" in d.err, d.err[-1500:]
     else:
         assert r.rc in (0, 1), r.both
+
+
+# Wrong argument types found by the API fuzzer at 4x scale: each must be the script's
+# TypeError (exit 1) with PyTorch's wording where PyTorch's is specific, never an internal error.
+BAD_ARGUMENTS = {
+    "from_numpy of a list": ("torch.from_numpy([1, ''])", "TypeError: expected np.ndarray (got list)"),
+    "softmax dim a list": ("x.softmax([])", "TypeError: argument 'dim' must be int, not list"),
+    "sum dim a string": ("x.sum('a')", "TypeError: argument 'dim' must be int, not str"),
+    "mean dims with a string": ("x.mean(dim=[0, 'a'])", "TypeError: argument 'dim' must be int, not str"),
+    "reshape with a dtype": ("torch.tensor(0).reshape(1030, 0, torch.float16)",
+                             "TypeError: reshape(): argument 'shape' failed to unpack the object at pos 3 with "
+                             "error \"type must be tuple of ints,but got torch.dtype\""),
+    "reshape to a float": ("torch.tensor(0.).reshape(2.0)",
+                           "TypeError: reshape(): argument 'shape' (position 1) must be tuple of ints, not float"),
+    "view to a string": ("x.view('a')", "TypeError: view(): argument 'shape' (position 1) must be tuple of ints, not str"),
+    "arange dtype an int": ("torch.arange(1, dtype=0)", "TypeError: arange(): argument 'dtype' must be torch.dtype, not int"),
+}
+
+
+@pytest.mark.parametrize("expr,message", BAD_ARGUMENTS.values(), ids=BAD_ARGUMENTS.keys())
+def test_wrong_argument_types_are_the_scripts_type_error(tmp_path, expr, message):
+    r = run_script(tmp_path, f"import torch\nx = torch.tensor([0., 1.], requires_grad=True)\nprint({expr})\n",
+                   "--plain")
+    assert r.rc == 1, r.err
+    assert r.err.strip().splitlines()[-1] == message
