@@ -169,9 +169,9 @@ class Session:
     def _warm_up(self):
         try:
             from rich.console import Console
-            from . import parser
+            from . import lark_parser, pyparse  # noqa: F401  (pyparse: for its import time)
             from .views import rich_view   # noqa: F401  (imported for its import time)
-            parser._make_parser()
+            lark_parser._make_parser()
             if self.console is None:
                 self.console = Console(file=self.out, highlight=False)
             self._new_interpreter()
