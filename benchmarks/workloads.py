@@ -24,12 +24,14 @@ process and prints that process's RSS high-water (used by benchmarks.run).
 """
 from __future__ import annotations
 
+import gc
 import importlib
 import json
 import os
 import re
 import resource
 import sys
+import time
 import types
 
 import numpy as np
@@ -558,8 +560,30 @@ def _rss_probe(workload, name, size):
                       "ru_maxrss_setup_kib": ru_before, "ru_maxrss_kib": ru_peak}))
 
 
+def _w1_probe(name, n, reps):
+    """Run in a fresh process that imports only this contender: W1 `reps` times after one
+    warm-up; print the wall seconds of each as JSON. In the benchmark's own process every
+    library is loaded, and each full collection of Python's cyclic GC also walks the other
+    libraries' objects (PyTorch's alone are some 100,000), a cost no user of one library has."""
+    step = make_w1(name, n)
+    step()
+    wall, cpu = [], []
+    for _ in range(reps):
+        gc.collect()
+        c0 = time.process_time()
+        t0 = time.perf_counter()
+        step()
+        wall.append(time.perf_counter() - t0)
+        cpu.append(time.process_time() - c0)
+    print(json.dumps({"wall": wall, "cpu": cpu}))
+
+
+USAGE = "usage: python -m benchmarks.workloads rss w2 CONTENDER [SIZE] | w1 CONTENDER N REPS"
+
 if __name__ == "__main__":
     if len(sys.argv) >= 4 and sys.argv[1] == "rss":
         _rss_probe(sys.argv[2], sys.argv[3], int(sys.argv[4]) if len(sys.argv) > 4 else 1_000_000)
+    elif len(sys.argv) == 5 and sys.argv[1] == "w1":
+        _w1_probe(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
     else:
-        raise SystemExit("usage: python -m benchmarks.workloads rss w2 CONTENDER [SIZE]")
+        raise SystemExit(USAGE)
