@@ -28,9 +28,11 @@ class _Decline(Exception):
 # with the grammar's own lookaheads. Conservative: a match in a string or comment also declines.
 _DIALECT = re.compile(r"""(?:^|[;:])[ \t]*(?:print(?=[ \t]+[A-Za-z_0-9"'\[])|backward(?=[ \t]+[A-Za-z_(])"""
                       r"""|expect(?=[ \t]+[^\s=.,;:)\]}])|graph(?=[ \t]+[A-Za-z_(]))""", re.M)
-# Printable ASCII and newlines only: CPython's columns count bytes and Lark's characters, and
-# tabs and form feeds are where their indentation rules could differ.
+# Printable ASCII and newlines: tabs and form feeds are where the two indentation rules could
+# differ. Other characters may appear in strings and comments (CPython's columns then count
+# UTF-8 bytes; _char_columns turns them into Lark's character columns).
 _PLAIN = re.compile(r"[\n\x20-\x7e]*\Z")
+_CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f]")
 # grammar/gradcli.lark's NUMBER: CPython also accepts a few spellings it does not (`1e1_0`).
 _NUMBER = re.compile(r"0[xX][0-9a-fA-F_]+|0[oO][0-7_]+|0[bB][01_]+"
                      r"|(\d[\d_]*\.?[\d_]*([eE][+-]?\d+)?|\.\d[\d_]*([eE][+-]?\d+)?)")
@@ -43,15 +45,55 @@ _CONVERSIONS = {-1: None, ord("s"): "s", ord("r"): "r", ord("a"): "a"}
 
 def parse(text: str) -> S.Module | None:
     """The AST of normalised source (\\n line ends, a final newline), or None: use Lark."""
-    if not _PLAIN.match(text) or _DIALECT.search(text):
+    wide = not text.isascii()
+    if (_CONTROL.search(text) if wide else not _PLAIN.match(text)) or _DIALECT.search(text):
         return None
     try:
+        if wide and not _ascii_names(text):
+            return None
         with warnings.catch_warnings():
             warnings.simplefilter("error")       # e.g. an invalid escape: Lark's path shows it
             tree = ast.parse(text)
-        return _Converter(text).module(tree)
+        # one character per UTF-8 byte, so that CPython's byte columns index the lines
+        module = _Converter(text.encode().decode("latin-1") if wide else text).module(tree)
     except (SyntaxError, ValueError, OverflowError, MemoryError, RecursionError, Warning, _Decline):
         return None
+    if wide:
+        _char_columns(module, text.split("\n"))
+    return module
+
+
+def _ascii_names(text):
+    """True when every identifier is ASCII: CPython normalises the others (NFKC), the grammar
+    does not. Only scripts with non-ASCII text pay for the tokenizer."""
+    import io
+    import tokenize
+    try:
+        return all(t.string.isascii() for t in tokenize.generate_tokens(io.StringIO(text).readline)
+                   if t.type == tokenize.NAME or t.type == tokenize.ERRORTOKEN)
+    except (tokenize.TokenError, SyntaxError):
+        return False
+
+
+def _char_columns(module, lines):
+    """Byte columns -> character columns, on the lines that have non-ASCII characters."""
+    wide = {i + 1 for i, line in enumerate(lines) if not line.isascii()}
+    encoded = {i: lines[i - 1].encode() for i in wide}
+
+    def chars(line, col):
+        return len(encoded[line][:col - 1].decode("utf-8", "replace")) + 1
+
+    stack = [module]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, S.Node):
+            if n.line in wide:
+                n.col = chars(n.line, n.col)
+            if n.end_line in wide:
+                n.end_col = chars(n.end_line, n.end_col)
+            stack.extend(getattr(n, f) for f in n.fields)
+        elif isinstance(n, (list, tuple)):
+            stack.extend(n)
 
 # ----------------------------------------------------------------------------- positions
 
