@@ -215,3 +215,17 @@ def test_backward_memory_drops_back_tracemalloc(no_gc):
     assert after_backward <= grad_bytes + 1 * MB, (
         f"after backward {after_backward / MB:.1f} MiB are still allocated beyond the leaf; only x.grad "
         f"({grad_bytes / MB:.1f} MiB) should be (forward held {after_forward / MB:.1f} MiB)")
+
+
+def test_a_plain_python_run_imports_only_what_it_needs(tmp_path):
+    """Start-up: `gradcli run --plain` on a plain-Python script parses it with CPython's parser
+    and prints without Rich, so none of the heavier libraries may load (Lark alone is ~20 ms)."""
+    script = tmp_path / "seed.py"
+    script.write_text(W.seed_script(), encoding="utf-8")
+    r = subprocess.run([sys.executable, "-X", "importtime", "-m", "gradcli", "run", "--plain", str(script)],
+                       cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr[-2000:]          # seed 000 with retain_graph: it runs through
+    imported = {line.rsplit("|", 1)[-1].strip().split(".")[0] for line in r.stderr.splitlines()
+                if line.startswith("import time:")}
+    assert "gradcli" in imported
+    assert not imported & {"lark", "typer", "click", "rich", "pygments", "prompt_toolkit", "torch", "regex"}
