@@ -1,6 +1,6 @@
 """The fast path of parse(): a script that is plain Python is parsed by CPython's own parser
-and converted to the very AST the Lark grammar builds, positions included. It is about ten
-times faster, and Lark is then not even imported.
+and converted to the very AST the Lark grammar builds, positions included. It is about four
+times faster (10,000 lines: 0.16 s against 0.63 s), and Lark is then not even imported.
 
 The positions mirror lark_parser.ASTBuilder's rule: a node spans the children the grammar
 keeps (names, numbers, strings, keyword tokens such as `return`, nested nodes), not the
