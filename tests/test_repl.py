@@ -121,7 +121,7 @@ class Term:
         if self.child.isalive():
             self.child.sendcontrol("d")
             try:
-                self.child.expect(self.pexpect.EOF, timeout=10)
+                self.child.expect(self.pexpect.EOF, timeout=30)   # saving history, on a loaded machine
             except self.pexpect.TIMEOUT:
                 self.child.terminate(force=True)
         self.child.close()
