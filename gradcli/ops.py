@@ -225,10 +225,11 @@ TABLE = {
     "sqrt": op("SqrtBackward0", ("self",), saved=(("result", ALWAYS),),
                self=lambda m, g, result: m.div_into(g, m.mul_scalar(result, 2))),
     "rsqrt": op("RsqrtBackward0", ("self",), saved=(("result", ALWAYS),),
-                self=lambda m, g, result: m.mul_scalar(g, -0.5) * m.pow_scalar(result, 3)),
-    "abs": op("AbsBackward0", ("self",), saved=(("self", ALWAYS),), self=lambda m, g, self: g * m.sign(self)),
+                self=lambda m, g, result: m.mul_into(m.mul_scalar(g, -0.5), m.pow_scalar(result, 3))),
+    "abs": op("AbsBackward0", ("self",), saved=(("self", ALWAYS),),
+              self=lambda m, g, self: m.mul_into(g, m.sign(self))),
     "reciprocal": op("ReciprocalBackward0", ("self",), saved=(("result", ALWAYS),),
-                     self=lambda m, g, result: -g * (result * result)),
+                     self=lambda m, g, result: m.mul_into(-g, result * result)),
     "clone": op("CloneBackward0", ("self",), self=lambda m, g: g, doc="saves nothing"),
     # piecewise constant: a zero gradient, and nothing saved
     "floor": op("FloorBackward0", ("self",), self=lambda m, g: m.zeros_like(g), doc="its gradient is zero"),
@@ -1834,7 +1835,7 @@ class _NumpyMath(E._NumpyMath):
     swapaxes = staticmethod(lambda g, a, b: np.swapaxes(g, a, b) if g.ndim else g)
     permute = staticmethod(lambda g, dims: np.transpose(g, dims))
     squeeze_dim = staticmethod(lambda g, dim: np.squeeze(g, dim))
-    sigmoid_backward = staticmethod(lambda g, r: g * (r * (1 - r)))
+    sigmoid_backward = staticmethod(lambda g, r: E._NumpyMath.mul_into(g, E._NumpyMath.mul_into(r, 1 - r)))
     threshold_backward = staticmethod(lambda g, r: np.where(r > 0, g, np.zeros((), g.dtype)))
     mask = staticmethod(lambda g, m: np.where(m, g, np.zeros((), g.dtype)))
 
