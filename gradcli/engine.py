@@ -1194,6 +1194,24 @@ class _NumpyMath:
     def pow_scalar(a, e):
         return a if e == 1 else _np_pow(a, e)     # x ** 1 in a formula: no copy (formulas never write)
 
+    # `t` below is a temporary the formula itself just made (referenced by nothing else): the
+    # result goes into it, which saves an allocation and a pass writing to cold memory. The
+    # operands keep PyTorch's order. Under create_graph these are the plain tensor ops.
+    @staticmethod
+    def mul_into(a, t):
+        """a * t"""
+        return _into(np.multiply, a, t, t)
+
+    @staticmethod
+    def div_into(a, t):
+        """a / t"""
+        return _into(np.divide, a, t, t)
+
+    @staticmethod
+    def neg_into(t):
+        """-t"""
+        return np.negative(t, out=t) if type(t) is np.ndarray else -t
+
     @staticmethod
     def where(c, a, b):
         return np.where(c, a, b).astype(np.result_type(a, b), copy=False)
@@ -1203,17 +1221,38 @@ class _NumpyMath:
         return np.broadcast_to(g, shape)
 
 
+def _into(ufunc, a, b, t):
+    """ufunc(a, b) written into t (a or b, a temporary of the caller's own) when a and b are
+    arrays of one shape and dtype; otherwise a fresh result (broadcasting, promotion, 0-d)."""
+    if type(a) is np.ndarray and type(b) is np.ndarray and a.shape == b.shape and a.dtype == b.dtype:
+        return ufunc(a, b, out=t)
+    return ufunc(a, b)
+
+
 def _np_pow(a, e):
-    # Small integer exponents by multiplication: NumPy's generic power is slow on floats.
+    """a ** e as PyTorch's pow kernel computes it: exponents 2 and 3 by multiplication
+    (base * base * base), and for float32/float64 also -1, -2, 0.5 and -0.5 as reciprocal,
+    1 / (base * base), sqrt and 1 / sqrt (NumPy's generic power rounds some of those differently,
+    and is slow on floats)."""
     if e == 2:
         return a * a
     if e == 3:
-        return a * a * a
+        t = a * a
+        return np.multiply(t, a, out=t) if type(t) is np.ndarray else t * a
     if e == 1:
         return a.copy()
     if e == 0.5:
         return np.sqrt(a)
-    return np.power(a, a.dtype.type(e)) if a.dtype.kind == "f" else np.power(a, e)
+    if a.dtype.kind != "f":
+        return np.power(a, e)
+    if a.dtype.itemsize >= 4 and e in (-1, -2, -0.5):
+        t = a if e == -1 else a * a if e == -2 else np.sqrt(a)
+        return np.divide(1, t, out=t) if t is not a and type(t) is np.ndarray else 1 / t
+    if a.dtype == np.float32 and a.size <= 65536:
+        # PyTorch's pow is within an ulp of the float64 result rounded once, NumPy's float32
+        # power often is not: as ops._rounded, float64 for arrays small enough to print.
+        return np.power(a.astype(np.float64), e).astype(np.float32)
+    return np.power(a, a.dtype.type(e))
 
 
 def _sum_to(g, shape):

@@ -192,12 +192,13 @@ TABLE = {
               self=lambda m, g, other: g * other, other=lambda m, g, self: g * self,
               doc="saves each operand when the other requires grad; a Python number is saved as a 0-d tensor"),
     "div": op("DivBackward0", ("self", "other"), saved=(("other", ALWAYS), ("self", "other")),
-              self=lambda m, g, other: g / other, other=lambda m, g, self, other: -g * ((self / other) / other),
+              self=lambda m, g, other: g / other,
+              other=lambda m, g, self, other: m.div_tensor_other_backward(g, self, other),
               doc="always saves the divisor; saves the dividend when the divisor requires grad"),
     "neg": op("NegBackward0", ("self",), self=lambda m, g: -g, doc="saves nothing"),
     "pow": op("PowBackward0", ("self",), saved=(("self", ALWAYS),), attrs=("exponent",),
               self=lambda m, g, self, exponent: m.zeros_like(g) if exponent == 0 else
-              g * m.mul_scalar(m.pow_scalar(self, float(exponent) - 1), float(exponent)),
+              m.pow_backward(g, self, float(exponent)),
               doc="tensor ** number: saves the base"),
     "pow_tensor": op("PowBackward1", ("self", "exponent"),
                      saved=(("exponent", ALWAYS), ("result", ALWAYS), ("self", ALWAYS)),
@@ -210,8 +211,11 @@ TABLE = {
     # -- unary ----------------------------------------------------------------------------
     "exp": op("ExpBackward0", ("self",), saved=(("result", ALWAYS),), self=lambda m, g, result: g * result),
     "log": op("LogBackward0", ("self",), saved=(("self", ALWAYS),), self=lambda m, g, self: g / self),
-    "sin": op("SinBackward0", ("self",), saved=(("self", ALWAYS),), self=lambda m, g, self: g * m.cos(self)),
-    "cos": op("CosBackward0", ("self",), saved=(("self", ALWAYS),), self=lambda m, g, self: g * -m.sin(self)),
+    # g * cos(self), g * -sin(self): NumPy writes the product into the temporary (mul_into)
+    "sin": op("SinBackward0", ("self",), saved=(("self", ALWAYS),),
+              self=lambda m, g, self: m.mul_into(g, m.cos(self))),
+    "cos": op("CosBackward0", ("self",), saved=(("self", ALWAYS),),
+              self=lambda m, g, self: m.mul_into(g, m.neg_into(m.sin(self)))),
     "tanh": op("TanhBackward0", ("self",), saved=(("result", ALWAYS),),
                self=lambda m, g, result: m.tanh_backward(g, result)),
     "sigmoid": op("SigmoidBackward0", ("self",), saved=(("result", ALWAYS),),
@@ -219,12 +223,13 @@ TABLE = {
     "relu": op("ReluBackward0", ("self",), saved=(("result", ALWAYS),),
                self=lambda m, g, result: m.threshold_backward(g, result)),
     "sqrt": op("SqrtBackward0", ("self",), saved=(("result", ALWAYS),),
-               self=lambda m, g, result: g / m.mul_scalar(result, 2)),
+               self=lambda m, g, result: m.div_into(g, m.mul_scalar(result, 2))),
     "rsqrt": op("RsqrtBackward0", ("self",), saved=(("result", ALWAYS),),
-                self=lambda m, g, result: m.mul_scalar(g, -0.5) * m.pow_scalar(result, 3)),
-    "abs": op("AbsBackward0", ("self",), saved=(("self", ALWAYS),), self=lambda m, g, self: g * m.sign(self)),
+                self=lambda m, g, result: m.mul_into(m.mul_scalar(g, -0.5), m.pow_scalar(result, 3))),
+    "abs": op("AbsBackward0", ("self",), saved=(("self", ALWAYS),),
+              self=lambda m, g, self: m.mul_into(g, m.sign(self))),
     "reciprocal": op("ReciprocalBackward0", ("self",), saved=(("result", ALWAYS),),
-                     self=lambda m, g, result: -g * (result * result)),
+                     self=lambda m, g, result: m.mul_into(-g, result * result)),
     "clone": op("CloneBackward0", ("self",), self=lambda m, g: g, doc="saves nothing"),
     # piecewise constant: a zero gradient, and nothing saved
     "floor": op("FloorBackward0", ("self",), self=lambda m, g: m.zeros_like(g), doc="its gradient is zero"),
@@ -1556,6 +1561,12 @@ class _TensorMath:
 
     pow_scalar = staticmethod(lambda a, e: pow(a, e))
     sum_all = staticmethod(lambda g: sum(g))
+    # NumPy writes these into their temporary operand; here they are the plain ops
+    mul_into = staticmethod(lambda a, t: a * t)
+    div_into = staticmethod(lambda a, t: a / t)
+    neg_into = staticmethod(lambda t: -t)
+    div_tensor_other_backward = staticmethod(lambda g, self, other: -g * ((self / other) / other))
+    pow_backward = staticmethod(lambda g, self, e: g * _TensorMath.mul_scalar(pow(self, e - 1), e))
 
     @staticmethod
     def where(c, a, b):
@@ -1824,7 +1835,7 @@ class _NumpyMath(E._NumpyMath):
     swapaxes = staticmethod(lambda g, a, b: np.swapaxes(g, a, b) if g.ndim else g)
     permute = staticmethod(lambda g, dims: np.transpose(g, dims))
     squeeze_dim = staticmethod(lambda g, dim: np.squeeze(g, dim))
-    sigmoid_backward = staticmethod(lambda g, r: g * (r * (1 - r)))
+    sigmoid_backward = staticmethod(lambda g, r: E._NumpyMath.mul_into(g, E._NumpyMath.mul_into(r, 1 - r)))
     threshold_backward = staticmethod(lambda g, r: np.where(r > 0, g, np.zeros((), g.dtype)))
     mask = staticmethod(lambda g, m: np.where(m, g, np.zeros((), g.dtype)))
 
@@ -1834,8 +1845,31 @@ class _NumpyMath(E._NumpyMath):
         # float64 emulation is kept to arrays small enough to print, as in _rounded.
         if r.dtype == np.float32 and r.size <= 65536:
             r64 = r.astype(np.float64)
-            return g * (1 - r64 * r64).astype(np.float32)
-        return g * (1 - r * r)
+            return E._NumpyMath.mul_into(g, (1 - r64 * r64).astype(np.float32))
+        t = r * r
+        if type(t) is np.ndarray:
+            np.subtract(1, t, out=t)
+        else:
+            t = 1 - t
+        return E._NumpyMath.mul_into(g, t)
+
+    @staticmethod
+    def pow_backward(g, self, e):
+        """grad * (e * self.pow(e - 1)), PyTorch's pow_backward (e != 0), in one temporary
+        (self.pow(1) is self itself: e * self is then the temporary)."""
+        s = np.asarray(e, self.dtype)
+        if e == 2:
+            return E._NumpyMath.mul_into(g, self * s)
+        t = E._np_pow(self, e - 1)
+        return E._NumpyMath.mul_into(g, np.multiply(t, s, out=t) if type(t) is np.ndarray else t * s)
+
+    @staticmethod
+    def div_tensor_other_backward(g, self, other):
+        """-grad * ((self / other) / other), PyTorch's div_tensor_other_backward; the
+        quotient's temporary takes the second division and the product."""
+        q = self / other
+        q = E._into(np.divide, q, other, q)
+        return E._into(np.multiply, -g, q, q)
 
     @staticmethod
     def unsqueeze_dims(g, dims, ndim):
