@@ -197,7 +197,9 @@ _C_TYPE_NAMES = {np.dtype(np.float32): "float", np.dtype(np.float64): "double", 
 
 
 class Version:
-    """A version counter, shared by every tensor that shares storage."""
+    """A version counter, shared by every tensor that shares storage. A tensor makes its own
+    only when something needs it (a view, a detach, a save, an in-place change): until then
+    its version is 0."""
 
     # `views`: the differentiable views of this storage (ops._register_view), set on first use
     __slots__ = ("v", "last", "views")
@@ -216,18 +218,19 @@ class Version:
 class Tensor:
     """A NumPy array plus PyTorch's autograd metadata. Operations are added by ops.py."""
 
-    __slots__ = ("data", "_rg", "grad_fn", "_grad", "_version_counter", "_acc",
+    # `_vc`: the Version, or None while nothing has needed one (read `_version_counter`)
+    __slots__ = ("data", "_rg", "grad_fn", "_grad", "_vc", "_acc",
                  "_retains_grad", "_hooks", "_base", "__weakref__")
     __array_priority__ = 1000        # so `ndarray * Tensor` defers to Tensor
 
     def __init__(self, data, requires_grad=False, grad_fn=None, version=None, base=None):
         self.data = data
-        if data.size >= 1024 and MEMORY_HOOK is not None:
+        if MEMORY_HOOK is not None and data.size >= 1024:
             MEMORY_HOOK(data)
         self._rg = requires_grad          # requires_grad, without the checks of the public setter
         self.grad_fn = grad_fn
         self._grad = None
-        self._version_counter = version if version is not None else Version()
+        self._vc = version
         self._acc = None
         self._retains_grad = False
         self._hooks = None
@@ -268,7 +271,15 @@ class Tensor:
 
     @property
     def _version(self):
-        return self._version_counter.v
+        vc = self._vc
+        return 0 if vc is None else vc.v
+
+    @property
+    def _version_counter(self):
+        vc = self._vc
+        if vc is None:
+            vc = self._vc = Version()
+        return vc
 
     def is_floating_point(self):
         return self.data.dtype.kind == "f"
@@ -478,8 +489,8 @@ class Saved:
     def __init__(self, tensor, is_output=False, constant=None):
         self.tensor = None if is_output else tensor   # inputs keep identity; outputs avoid a cycle
         self.data = tensor.data
-        self.version = tensor._version_counter
-        self.saved_version = tensor._version_counter.v
+        vc = self.version = tensor._version_counter
+        self.saved_version = vc.v
         self.is_output = is_output
         self.constant = constant        # the Python number, when a scalar was wrapped as a tensor
         self.freed = False              # a backward released the buffer; the facts stay for explanations
@@ -495,21 +506,19 @@ class Saved:
 
 
 class Node:
-    """A grad_fn. `op` is its row of the op table; `saved` maps slot name to Saved or None
-    (a tensor slot holding nothing); `attrs` are the non-tensor attributes."""
+    """A grad_fn, made as `op.node_class(...)` (one class per row, named like PyTorch's:
+    type(y.grad_fn).__name__ == "MulBackward0"). `op` is its row of the op table; `edges`
+    the next node per input (None: no gradient flows there), which `next_functions` shows
+    as PyTorch's ((node, 0), ...); `saved` maps slot name to Saved or None (a tensor slot
+    holding nothing); `attrs` are the non-tensor attributes."""
 
-    __slots__ = ("op", "seq", "next_functions", "saved", "attrs", "input_meta", "origin",
+    __slots__ = ("op", "seq", "edges", "saved", "attrs", "input_meta", "origin",
                  "freed_by", "retained", "hooks", "__weakref__")
 
-    def __new__(cls, op=None, *args):
-        # Node(row, ...) makes an instance of the row's own class, named like PyTorch's
-        # (type(y.grad_fn).__name__ == "MulBackward0"), as PyTorch generates one class per node.
-        return object.__new__(op.node_class if cls is Node else cls)
-
-    def __init__(self, op, next_functions, saved, attrs, input_meta, seq):
+    def __init__(self, op, edges, saved, attrs, input_meta, seq):
         self.op = op
         self.seq = seq
-        self.next_functions = next_functions
+        self.edges = edges
         self.saved = saved
         self.attrs = attrs
         self.input_meta = input_meta        # (shape, numpy dtype) per input, to shape its gradient
@@ -517,6 +526,11 @@ class Node:
         self.freed_by = None                # the CallRecord that released the saved tensors
         self.retained = None                # non-leaf tensors that retain_grad() here
         self.hooks = None                   # tensor hooks (register_hook) on this node's output
+
+    @property
+    def next_functions(self):
+        # Made on each read, as PyTorch's: one flat tuple per node is all the graph keeps.
+        return tuple([(fn, 0) for fn in self.edges])
 
     def name(self):
         return self.op.qualname
@@ -621,7 +635,7 @@ class AccumulateGrad(Node):
     def __init__(self, variable):
         self.op = ACCUMULATE
         self.seq = 2 ** 64 - 1
-        self.next_functions = ()
+        self.edges = ()
         self.saved = {}
         self.attrs = {}
         self.input_meta = ((variable.data.shape, variable.data.dtype),)
@@ -871,34 +885,34 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 
 def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
     """The engine proper. Returns the captured gradients of `inputs` (autograd.grad)."""
-    edges = []
+    starts = []
     for i, t in enumerate(roots):
         fn = t._edge()
         if fn is None:
             raise TorchRuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
-        edges.append(fn)
+        starts.append(fn)
     record = CallRecord("backward" if accumulate else "grad", keep_graph)
 
-    if len(edges) == 1:
-        root = edges[0]
+    if len(starts) == 1:
+        root = starts[0]
         buffers = {root: grads[0]}
     else:                                   # PyTorch's GraphRoot: a node of its own, with a number
-        root = Node(GRAPH_ROOT, tuple((e, 0) for e in edges), {}, {}, (), STATE.next_seq())
+        root = GRAPH_ROOT.node_class(GRAPH_ROOT, tuple(starts), {}, {}, (), STATE.next_seq())
         buffers = {root: grads}
 
     # Dependencies: incoming edges per node, repeats counted (x*x has two into Acc(x)).
     deps = {}
     stack = [root]
+    push = stack.append
     while stack:
-        fn = stack.pop()
-        for nxt, _ in fn.next_functions:
+        for nxt in stack.pop().edges:
             if nxt is None:
                 continue
             d = deps.get(nxt)
             if d is None:
                 deps[nxt] = 1
                 if nxt is not root:
-                    stack.append(nxt)
+                    push(nxt)
             else:
                 deps[nxt] = d + 1
 
@@ -913,7 +927,7 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
         reach = {}
         for fn in reversed(_topological(root, deps)):
             r = fn in targets
-            for nxt, _ in fn.next_functions:
+            for nxt in fn.edges:
                 if nxt is not None and reach[nxt]:
                     r = True
                     needed.add(fn)
@@ -956,19 +970,21 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
                 if buf is not None:
                     _accumulate(fn.variable, buf, create_graph, record, fn in owned and not fn.hooks)
                 continue
-            if fn.op is GRAPH_ROOT:
+            op = fn.op
+            if op is GRAPH_ROOT:
                 outs = buf
             else:
                 outs = _apply(fn, buf, create_graph, wanted)
                 if not keep_graph:
                     if fn.saved and fn.release(record):
                         record.freed.append(fn)
-                    inner = fn.attrs.get("_fn")           # CopySlices frees the op it wraps
-                    if inner is not None:
-                        inner.release(record)
+                    if op in CUSTOM_APPLY:                # CopySlices frees the op it wraps
+                        inner = fn.attrs.get("_fn")
+                        if inner is not None:
+                            inner.release(record)
                 if STATE.anomaly and STATE.check_nan:     # after the release, as in PyTorch
                     _check_nan(fn, outs)
-            for (nxt, _), g in zip(fn.next_functions, outs):
+            for nxt, g in zip(fn.edges, outs):
                 if nxt is None:
                     continue
                 if g is not None:
@@ -1048,7 +1064,7 @@ def _topological(root, deps):
     while ready:
         fn = ready.pop()
         order.append(fn)
-        for nxt, _ in fn.next_functions:
+        for nxt in fn.edges:
             if nxt is not None:
                 remaining[nxt] -= 1
                 if remaining[nxt] == 0:
@@ -1060,47 +1076,56 @@ def _apply(fn, grad_out, create_graph, wanted):
     """Run one node's backward formulas (the grads for each next edge, None where unused)."""
     op = fn.op
     saved = fn.saved
-    # Like PyTorch's generated code, every saved slot is unpacked before any formula runs:
-    # a freed slot raises E1, a slot modified in place raises E5.
-    vals = {}
-    if create_graph:
-        for slot in saved:
-            vals[slot] = fn.unpack(slot, True)
-    else:
-        for slot, s in saved.items():
-            if s is None:
-                vals[slot] = None
-            elif s.freed:
-                raise BackwardTwiceError(fn, slot)
-            elif s.version.v != s.saved_version:
-                raise _version_error(fn, s)
-            else:
-                # A wrapped Python number enters the formula as that number: NumPy then computes
-                # in the gradient's dtype, as PyTorch does with a wrapped scalar.
-                vals[slot] = s.data if s.constant is None else s.constant
-    if grad_out is None:
-        return [None] * len(fn.next_functions)
     attrs = fn.attrs
+    # Like PyTorch's generated code, every saved slot is unpacked before any formula runs:
+    # a freed slot raises E1, a slot modified in place raises E5. A formula reads a slot's
+    # value, else the attribute of that name.
+    if saved:
+        vals = dict(attrs) if attrs else {}
+        if create_graph:
+            for slot in saved:
+                vals[slot] = fn.unpack(slot, True)
+        else:
+            for slot, s in saved.items():
+                if s is None:
+                    vals[slot] = None
+                elif s.freed:
+                    raise BackwardTwiceError(fn, slot)
+                elif s.version.v != s.saved_version:
+                    raise _version_error(fn, s)
+                else:
+                    # A wrapped Python number enters the formula as that number: NumPy then computes
+                    # in the gradient's dtype, as PyTorch does with a wrapped scalar.
+                    vals[slot] = s.data if s.constant is None else s.constant
+    else:
+        vals = attrs
+    edges = fn.edges
+    if grad_out is None:
+        return [None] * len(edges)
     custom = CUSTOM_APPLY.get(op)
     if custom is not None:
         outs = custom(fn, grad_out, create_graph)
         m = TENSOR_MATH if create_graph else NUMPY_MATH
         return [None if nxt is None or (wanted is not None and nxt not in wanted) or g is None
                 else m.fit(g, shape, dtype)
-                for (nxt, _), g, (shape, dtype) in zip(fn.next_functions, outs, fn.input_meta)]
+                for nxt, g, (shape, dtype) in zip(edges, outs, fn.input_meta)]
     m = TENSOR_MATH if create_graph else NUMPY_MATH
     if op.inputs == ("tensors",):            # cat / stack: one function gives every input's grad
         grads = VARIADIC[op.name](m, grad_out, attrs, fn.input_meta)
         return [None if nxt is None or (wanted is not None and nxt not in wanted) else m.fit(g, shape, dtype)
-                for (nxt, _), g, (shape, dtype) in zip(fn.next_functions, grads, fn.input_meta)]
+                for nxt, g, (shape, dtype) in zip(edges, grads, fn.input_meta)]
     if not create_graph:                     # the common case, in one pass
         outs = []
-        for (nxt, _), (formula, names), (shape, dtype) in zip(fn.next_functions, op.formulas, fn.input_meta):
+        for nxt, (formula, names), (shape, dtype) in zip(edges, op.formulas, fn.input_meta):
             if nxt is None or (wanted is not None and nxt not in wanted):
                 outs.append(None)
                 continue
-            g = formula(m, grad_out, *[vals[n] if n in vals else attrs[n] for n in names]) if names \
-                else formula(m, grad_out)
+            if not names:
+                g = formula(m, grad_out)
+            elif len(names) == 1:
+                g = formula(m, grad_out, vals[names[0]])
+            else:
+                g = formula(m, grad_out, *map(vals.__getitem__, names))
             if g is not None and (g.shape != shape or g.dtype != dtype):
                 g = m.fit(g, shape, dtype)
             outs.append(g)
@@ -1111,14 +1136,11 @@ def _apply(fn, grad_out, create_graph, wanted):
     # names (other before self, exponent before self): under create_graph that is the order of
     # the recorded nodes. The engine then fits each gradient to its input, in input order.
     for i in (sorted(range(count), key=op.inputs.__getitem__) if count > 1 else range(count)):
-        nxt = fn.next_functions[i][0]
+        nxt = edges[i]
         if nxt is None or (wanted is not None and nxt not in wanted):
             continue
         formula, names = op.formulas[i]
-        if names:
-            grads[i] = formula(m, grad_out, *[vals[n] if n in vals else attrs[n] for n in names])
-        else:
-            grads[i] = formula(m, grad_out)
+        grads[i] = formula(m, grad_out, *map(vals.__getitem__, names))
     outs = []
     for g, (shape, dtype) in zip(grads, fn.input_meta):
         if g is not None:
@@ -1149,7 +1171,7 @@ def _accumulate(leaf, buf, create_graph, record, owned=False):
             # PyTorch copies into a fresh buffer under grad mode: a CopyBackwards node.
             out = Tensor(np.array(g.data, dtype=leaf.data.dtype, copy=True))
             if g.requires_grad:
-                node = Node(COPY_BACKWARDS, ((None, 0), (g._edge(), 0)), {}, {},
+                node = COPY_BACKWARDS.node_class(COPY_BACKWARDS, (None, g._edge()), {}, {},
                             ((g.data.shape, g.data.dtype), (g.data.shape, g.data.dtype)), STATE.next_seq())
                 out.grad_fn = node
                 out._rg = True

@@ -15,6 +15,7 @@ import builtins as _b
 import operator as _operator
 import sys as _sys
 import weakref
+from types import MappingProxyType
 
 import numpy as np
 
@@ -22,7 +23,7 @@ import numpy as np
 np.seterr(all="ignore")
 
 from . import engine as E
-from .engine import STATE, OpDef, Node, Saved, Tensor, result_type, Size
+from .engine import STATE, OpDef, Saved, Tensor, result_type, Size
 from .errors import TorchRuntimeError, TorchTypeError, TorchIndexError, TorchValueError
 from .errors import TorchNotImplementedError as TorchNotImplementedError_
 
@@ -450,9 +451,6 @@ def _begin(*operands):
     return None
 
 
-_NO_EDGE = (None, 0)
-
-
 def _plan(row):
     """How `_record` fills each saved slot of a row, worked out once per row: (slot, index
     of the input that supplies it or -1 for the output or None for an `extra` tensor,
@@ -465,6 +463,22 @@ def _plan(row):
     return tuple(plan)
 
 
+_NO_SAVED = MappingProxyType({})    # the `saved` of every node whose row saves nothing (read-only: shared)
+_EMPTY = {}
+_META = {}                          # (shape, dtype, ...) of a node's inputs -> its input_meta, shared
+
+
+def _input_meta(key):
+    """The input_meta tuple for a flat key (shape, dtype, shape, dtype, ...): nodes share one
+    tuple per key, so recording an op allocates none (the cache is bounded: shapes vary)."""
+    meta = _META.get(key)
+    if meta is None:
+        if len(_META) >= 1024:
+            _META.clear()
+        meta = _META[key] = tuple(zip(key[::2], key[1::2]))
+    return meta
+
+
 def _record(row, seq, out, inputs, extra=None, attrs=None, view_of=None):
     """Wrap `out` (an ndarray) as a Tensor; if seq is not None, also make its grad_fn.
     `inputs` holds, per table input, a Tensor or a Python number (no edge)."""
@@ -475,44 +489,44 @@ def _record(row, seq, out, inputs, extra=None, attrs=None, view_of=None):
                    base=view_of._base if view_of._base is not None else view_of)
     if seq is None:
         return t
-    nexts = []
-    meta = []
+    edges = []
+    key = []
     for v in inputs:
         if type(v) is Tensor:
             fn = v.grad_fn
             if fn is None and v._rg:
                 fn = v._acc or v._accumulator()
-            nexts.append((fn, 0))
+            edges.append(fn)
             d = v.data
-            meta.append((d.shape, d.dtype))
+            key += (d.shape, d.dtype)
         else:
-            nexts.append(_NO_EDGE)
-            meta.append(((), out.dtype))
-    saved = {}
+            edges.append(None)
+            key += ((), out.dtype)
     plan = row.plan
     if plan is None:
         plan = row.plan = _plan(row)
-    for slot, src, when in plan:
-        if when >= 0:
-            v = inputs[when]
-            if not (type(v) is Tensor and v._rg):
+    if plan:
+        saved = {}
+        for slot, src, when in plan:
+            if when >= 0:
+                v = inputs[when]
+                if not (type(v) is Tensor and v._rg):
+                    saved[slot] = None
+                    continue
+            elif when == -2:
                 saved[slot] = None
                 continue
-        elif when == -2:
-            saved[slot] = None
-            continue
-        if src == -1:
-            saved[slot] = Saved(t, True)
-            continue
-        v = inputs[src] if src is not None else extra[slot]
-        saved[slot] = (Saved(v) if isinstance(v, Tensor) else None if v is None
-                       else Saved.number(v, _wrapped(v)))
-    t.grad_fn = Node(row, tuple(nexts), saved, attrs or _EMPTY, tuple(meta), seq)
+            if src == -1:
+                saved[slot] = Saved(t, True)
+                continue
+            v = inputs[src] if src is not None else extra[slot]
+            saved[slot] = (Saved(v) if isinstance(v, Tensor) else None if v is None
+                           else Saved.number(v, _wrapped(v)))
+    else:
+        saved = _NO_SAVED
+    t.grad_fn = row.node_class(row, tuple(edges), saved, attrs or _EMPTY, _input_meta(tuple(key)), seq)
     t._rg = True
     return t
-
-
-_EMPTY = {}
 
 
 def _wrapped(v):
@@ -1264,10 +1278,10 @@ def _set_history(t, node):
         t.grad_fn = node
         t._rg = True
         return
-    edges = ((base._edge(), 0),) + node.next_functions[1:]
+    edges = (base._edge(),) + node.edges[1:]
     meta = ((base.data.shape, base.data.dtype),) + node.input_meta[1:]
     attrs = {"_fn": node, "_positions": _geometry(t, base)["_positions"]}
-    base.grad_fn = Node(COPY_SLICES, edges, {}, attrs, meta, STATE.next_seq())
+    base.grad_fn = COPY_SLICES.node_class(COPY_SLICES, edges, {}, attrs, meta, STATE.next_seq())
     base._rg = True
 
 
@@ -1299,10 +1313,11 @@ def fresh_view(v):
         return
     meta.version = ver
     if meta.no_grad:                    # PyTorch refuses to read such a view's grad_fn
-        v.grad_fn = Node(INVALID, (), {}, {}, (), -1)
+        v.grad_fn = INVALID.node_class(INVALID, (), {}, {}, (), -1)
         return
-    v.grad_fn = Node(TABLE["as_strided"], ((base._edge(), 0),), {}, _geometry(v, base),
-                     ((base.data.shape, base.data.dtype),), STATE.next_seq())
+    row = TABLE["as_strided"]
+    v.grad_fn = row.node_class(row, (base._edge(),), {}, _geometry(v, base),
+                               ((base.data.shape, base.data.dtype),), STATE.next_seq())
     v._rg = True
 
 
@@ -1403,7 +1418,7 @@ def _inplace_view(t, out, row, attrs):
     t.data = out
     t._version_counter.bump()
     if seq is not None:
-        t.grad_fn = Node(row, ((edge, 0),), {}, attrs, (meta,), seq)
+        t.grad_fn = row.node_class(row, (edge,), {}, attrs, (meta,), seq)
         own = _view_meta(t) if t._base is not None else None
         if own is not None:
             own.version = t._version_counter.v
@@ -2541,9 +2556,9 @@ def _record_variadic(row, seq, out, tensors, attrs):
     t = Tensor(out)
     if seq is None:
         return t
-    nexts = tuple((x._edge(), 0) for x in tensors)
+    edges = tuple(x._edge() for x in tensors)
     meta = tuple((x.data.shape, x.data.dtype) for x in tensors)
-    t.grad_fn = Node(row, nexts, {}, attrs, meta, seq)
+    t.grad_fn = row.node_class(row, edges, {}, attrs, meta, seq)
     t._rg = True
     return t
 
