@@ -497,12 +497,16 @@ class Saved:
 
     @classmethod
     def number(cls, value, data):
-        """A Python number PyTorch saves as a wrapped 0-d tensor (`data`). Nothing else can
-        reach that tensor, so it is made only when a script reads the slot."""
+        """A Python number PyTorch saves as a wrapped 0-d tensor (`data`, which may be shared
+        and read-only). Nothing else can reach that tensor, so it is made, with a version
+        counter of its own, only when a script reads the slot (unpack)."""
         s = cls.__new__(cls)
-        s.tensor, s.data, s.version, s.saved_version = None, data, Version(), 0
+        s.tensor, s.data, s.version, s.saved_version = None, data, _UNREAD, 0
         s.is_output, s.constant, s.freed = False, value, False
         return s
+
+
+_UNREAD = Version()     # the version of every saved number no script has read: no tensor has it, so it stays 0
 
 
 class Node:
@@ -571,6 +575,8 @@ class Node:
         if s.is_output:
             return Tensor(s.data, requires_grad=True, grad_fn=self, version=s.version)
         if s.tensor is None:                     # a wrapped number, first read
+            s.data = s.data.copy()
+            s.version = Version()
             s.tensor = Tensor(s.data, version=s.version)
         elif s.tensor._base is not None:
             FRESH(s.tensor)
@@ -651,7 +657,8 @@ class OpDef:
     the saved slots with the condition under which each holds a tensor, the non-tensor
     attributes, and one backward formula per input."""
 
-    __slots__ = ("name", "inputs", "saved", "attrs", "formulas", "doc", "qualname", "plan", "node_class")
+    __slots__ = ("name", "inputs", "saved", "attrs", "formulas", "doc", "qualname", "plan", "node_class",
+                 "table_formulas")
 
     def __init__(self, name, inputs=(), saved=(), attrs=(), formulas=(), doc="", cpp=False):
         self.name = name
@@ -659,6 +666,7 @@ class OpDef:
         self.qualname = "torch::autograd::" + name if cpp else name     # what node.name() returns
         self.plan = None            # ops._record's precomputed saved-slot plan
         self.inputs = inputs
+        self.table_formulas = inputs != ("tensors",)    # else a variadic op (cat, stack): ops.VARIADIC
         self.saved = saved          # tuple of (slot, source, condition)
         self.attrs = attrs
         self.formulas = formulas    # tuple, per input: (function, names of the slots/attrs it reads)
@@ -947,6 +955,7 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
     heap = [root]
     owned = set()           # nodes whose buffer is a sum this call made: add into it in place, keep it as .grad
     watched = STATE.observer is not None        # a report lists the nodes each call ran
+    plain = captures is None and needed is None and not watched
     fn = None
     try:
         while heap:
@@ -959,13 +968,14 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
             if fn.retained and buf is not None:
                 for t in fn.retained:
                     _retain(t, buf, create_graph)
-            if captures is not None and fn in captures:
-                for k in captures[fn]:
-                    result[k] = buf
-            if needed is not None and fn not in needed:
-                continue
-            if watched:
-                record.executed.append(fn)
+            if not plain:
+                if captures is not None and fn in captures:
+                    for k in captures[fn]:
+                        result[k] = buf
+                if needed is not None and fn not in needed:
+                    continue
+                if watched:
+                    record.executed.append(fn)
             if type(fn) is AccumulateGrad:
                 if buf is not None:
                     _accumulate(fn.variable, buf, create_graph, record, fn in owned and not fn.hooks)
@@ -1102,19 +1112,8 @@ def _apply(fn, grad_out, create_graph, wanted):
     edges = fn.edges
     if grad_out is None:
         return [None] * len(edges)
-    custom = CUSTOM_APPLY.get(op)
-    if custom is not None:
-        outs = custom(fn, grad_out, create_graph)
-        m = TENSOR_MATH if create_graph else NUMPY_MATH
-        return [None if nxt is None or (wanted is not None and nxt not in wanted) or g is None
-                else m.fit(g, shape, dtype)
-                for nxt, g, (shape, dtype) in zip(edges, outs, fn.input_meta)]
-    m = TENSOR_MATH if create_graph else NUMPY_MATH
-    if op.inputs == ("tensors",):            # cat / stack: one function gives every input's grad
-        grads = VARIADIC[op.name](m, grad_out, attrs, fn.input_meta)
-        return [None if nxt is None or (wanted is not None and nxt not in wanted) else m.fit(g, shape, dtype)
-                for nxt, g, (shape, dtype) in zip(edges, grads, fn.input_meta)]
-    if not create_graph:                     # the common case, in one pass
+    if not create_graph and op.table_formulas and op not in CUSTOM_APPLY:     # the common case, in one pass
+        m = NUMPY_MATH
         outs = []
         for nxt, (formula, names), (shape, dtype) in zip(edges, op.formulas, fn.input_meta):
             if nxt is None or (wanted is not None and nxt not in wanted):
@@ -1126,10 +1125,22 @@ def _apply(fn, grad_out, create_graph, wanted):
                 g = formula(m, grad_out, vals[names[0]])
             else:
                 g = formula(m, grad_out, *map(vals.__getitem__, names))
-            if g is not None and (g.shape != shape or g.dtype != dtype):
+            # (`is not`: NumPy's dtypes are singletons, and fit compares them properly)
+            if g is not None and (g.shape != shape or g.dtype is not dtype):
                 g = m.fit(g, shape, dtype)
             outs.append(g)
         return outs
+    m = TENSOR_MATH if create_graph else NUMPY_MATH
+    custom = CUSTOM_APPLY.get(op)
+    if custom is not None:
+        outs = custom(fn, grad_out, create_graph)
+        return [None if nxt is None or (wanted is not None and nxt not in wanted) or g is None
+                else m.fit(g, shape, dtype)
+                for nxt, g, (shape, dtype) in zip(edges, outs, fn.input_meta)]
+    if not op.table_formulas:                # cat / stack: one function gives every input's grad
+        grads = VARIADIC[op.name](m, grad_out, attrs, fn.input_meta)
+        return [None if nxt is None or (wanted is not None and nxt not in wanted) else m.fit(g, shape, dtype)
+                for nxt, g, (shape, dtype) in zip(edges, grads, fn.input_meta)]
     count = len(op.formulas)
     grads = [None] * count
     # PyTorch's generated backward evaluates the formulas in the sorted order of their input
