@@ -497,16 +497,30 @@ class Saved:
 
     @classmethod
     def number(cls, value, data):
-        """A Python number PyTorch saves as a wrapped 0-d tensor (`data`, which may be shared
-        and read-only). Nothing else can reach that tensor, so it is made, with a version
-        counter of its own, only when a script reads the slot (unpack)."""
+        """A Python number PyTorch saves as a wrapped 0-d tensor (`data`). Nothing else can
+        reach that tensor, so it is made only when a script reads the slot."""
         s = cls.__new__(cls)
-        s.tensor, s.data, s.version, s.saved_version = None, data, _UNREAD, 0
+        s.tensor, s.data, s.version, s.saved_version = None, data, Version(), 0
         s.is_output, s.constant, s.freed = False, value, False
         return s
 
 
-_UNREAD = Version()     # the version of every saved number no script has read: no tensor has it, so it stays 0
+_NUMBERS = (float, int, bool)       # saved as themselves until read (Node.saved)
+
+
+def _as_saved(value):
+    """The Saved a node keeps compactly in `_saved`: a Python number as itself, a freed one
+    as the 1-tuple (number,) (see Node.saved)."""
+    if type(value) is tuple:
+        s = Saved.number(value[0], None)
+        s.freed = True
+        return s
+    return Saved.number(value, wrapped_number(value))
+
+
+def wrapped_number(v):
+    """A Python number as PyTorch wraps it: int -> int64, float -> float64, bool -> bool."""
+    return np.array(v, np.bool_ if type(v) is bool else np.int64 if isinstance(v, int) else np.float64)
 
 
 class Node:
@@ -514,22 +528,35 @@ class Node:
     type(y.grad_fn).__name__ == "MulBackward0"). `op` is its row of the op table; `edges`
     the next node per input (None: no gradient flows there), which `next_functions` shows
     as PyTorch's ((node, 0), ...); `saved` maps slot name to Saved or None (a tensor slot
-    holding nothing); `attrs` are the non-tensor attributes."""
+    holding nothing); `attrs` are the non-tensor attributes.
 
-    __slots__ = ("op", "seq", "edges", "saved", "attrs", "input_meta", "origin",
+    `_saved` is `saved` as recorded: a saved Python number that nothing has read yet is
+    kept there as the number itself (a freed one as the 1-tuple (number,)), so a node
+    saving only numbers holds no object the garbage collector must visit. Reading `saved`
+    turns those into their Saved objects, once."""
+
+    __slots__ = ("op", "seq", "edges", "_saved", "attrs", "input_meta", "origin",
                  "freed_by", "retained", "hooks", "__weakref__")
 
     def __init__(self, op, edges, saved, attrs, input_meta, seq):
         self.op = op
         self.seq = seq
         self.edges = edges
-        self.saved = saved
+        self._saved = saved
         self.attrs = attrs
         self.input_meta = input_meta        # (shape, numpy dtype) per input, to shape its gradient
         self.origin = STATE.origin
         self.freed_by = None                # the CallRecord that released the saved tensors
         self.retained = None                # non-leaf tensors that retain_grad() here
         self.hooks = None                   # tensor hooks (register_hook) on this node's output
+
+    @property
+    def saved(self):
+        saved = self._saved
+        for slot, s in saved.items():
+            if s is not None and type(s) is not Saved:
+                saved[slot] = _as_saved(s)        # (a value replaced: the dict keeps its size)
+        return saved
 
     @property
     def next_functions(self):
@@ -552,10 +579,17 @@ class Node:
     def release(self, record):
         """Free the saved tensors (a non-retaining backward ran this node); True if any were held."""
         released = False
-        for s in self.saved.values():
-            if s is not None and not s.freed:
-                s.freed = True
-                s.data = s.tensor = s.name_fn = None
+        saved = self._saved
+        for slot, s in saved.items():
+            if s is None:
+                continue
+            if type(s) is Saved:
+                if not s.freed:
+                    s.freed = True
+                    s.data = s.tensor = s.name_fn = None
+                    released = True
+            elif type(s) is not tuple:            # a number nothing has read: freed in place
+                saved[slot] = (s,)
                 released = True
         if released:
             self.freed_by = record
@@ -575,8 +609,6 @@ class Node:
         if s.is_output:
             return Tensor(s.data, requires_grad=True, grad_fn=self, version=s.version)
         if s.tensor is None:                     # a wrapped number, first read
-            s.data = s.data.copy()
-            s.version = Version()
             s.tensor = Tensor(s.data, version=s.version)
         elif s.tensor._base is not None:
             FRESH(s.tensor)
@@ -642,7 +674,7 @@ class AccumulateGrad(Node):
         self.op = ACCUMULATE
         self.seq = 2 ** 64 - 1
         self.edges = ()
-        self.saved = {}
+        self._saved = {}
         self.attrs = {}
         self.input_meta = ((variable.data.shape, variable.data.dtype),)
         self.origin = None
@@ -986,7 +1018,7 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
             else:
                 outs = _apply(fn, buf, create_graph, wanted)
                 if not keep_graph:
-                    if fn.saved and fn.release(record):
+                    if fn._saved and fn.release(record):
                         record.freed.append(fn)
                     if op in CUSTOM_APPLY:                # CopySlices frees the op it wraps
                         inner = fn.attrs.get("_fn")
@@ -1085,7 +1117,7 @@ def _topological(root, deps):
 def _apply(fn, grad_out, create_graph, wanted):
     """Run one node's backward formulas (the grads for each next edge, None where unused)."""
     op = fn.op
-    saved = fn.saved
+    saved = fn._saved
     attrs = fn.attrs
     # Like PyTorch's generated code, every saved slot is unpacked before any formula runs:
     # a freed slot raises E1, a slot modified in place raises E5. A formula reads a slot's
@@ -1096,17 +1128,21 @@ def _apply(fn, grad_out, create_graph, wanted):
             for slot in saved:
                 vals[slot] = fn.unpack(slot, True)
         else:
+            # A wrapped Python number enters the formula as that number: NumPy then computes
+            # in the gradient's dtype, as PyTorch does with a wrapped scalar.
             for slot, s in saved.items():
                 if s is None:
                     vals[slot] = None
-                elif s.freed:
-                    raise BackwardTwiceError(fn, slot)
-                elif s.version.v != s.saved_version:
-                    raise _version_error(fn, s)
-                else:
-                    # A wrapped Python number enters the formula as that number: NumPy then computes
-                    # in the gradient's dtype, as PyTorch does with a wrapped scalar.
+                elif type(s) is Saved:
+                    if s.freed:
+                        raise BackwardTwiceError(fn, slot)
+                    if s.version.v != s.saved_version:
+                        raise _version_error(fn, s)
                     vals[slot] = s.data if s.constant is None else s.constant
+                elif type(s) is tuple:            # a freed number
+                    raise BackwardTwiceError(fn, slot)
+                else:                             # a number nothing has read (nor changed)
+                    vals[slot] = s
     else:
         vals = attrs
     edges = fn.edges

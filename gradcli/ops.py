@@ -464,6 +464,7 @@ def _plan(row):
     return row.plan
 
 
+_NUMBERS = E._NUMBERS
 _NO_SAVED = MappingProxyType({})    # the `saved` of every node whose row saves nothing (read-only: shared)
 _EMPTY = {}
 _META = {}                          # (shape, dtype, ...) of a node's inputs -> its input_meta, shared
@@ -496,8 +497,12 @@ def _save(plan, t, inputs, extra):
             saved[slot] = Saved(t, True)
             continue
         v = inputs[src] if src is not None else extra[slot]
-        saved[slot] = (Saved(v) if isinstance(v, Tensor) else None if v is None
-                       else Saved.number(v, _wrapped(v)))
+        if isinstance(v, Tensor):
+            saved[slot] = Saved(v)
+        elif v is None or type(v) in _NUMBERS:  # a number is kept as itself until read (Node.saved)
+            saved[slot] = v
+        else:
+            saved[slot] = Saved.number(v, _wrapped(v))
     return saved
 
 
@@ -582,22 +587,7 @@ def _record_binary(row, seq, out, a, b, attrs):
     return t
 
 
-_WRAPPED = {float: {}, int: {}}     # per type, number -> its wrapped array (read-only, shared)
-
-
-def _wrapped(v):
-    """A Python number as PyTorch wraps it: int -> int64, float -> float64, bool -> bool.
-    Shared per value (0 and -0. are equal keys: never cached), so read-only."""
-    cache = _WRAPPED.get(type(v))
-    if cache is not None and v:
-        a = cache.get(v)
-        if a is None:
-            if len(cache) >= 256:
-                cache.clear()
-            a = cache[v] = np.array(v, np.int64 if type(v) is int else np.float64)
-            a.flags.writeable = False
-        return a
-    return np.array(v, np.bool_ if type(v) is bool else np.int64 if isinstance(v, int) else np.float64)
+_wrapped = E.wrapped_number
 
 
 def _arr(v, dt):
