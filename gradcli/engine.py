@@ -1015,6 +1015,43 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
             op = fn.op
             if op is GRAPH_ROOT:
                 outs = buf
+            elif plain and not create_graph and buf is not None and op.table_formulas and op not in CUSTOM_APPLY \
+                    and not STATE.anomaly:
+                # The common case, _apply and the routing below in one pass: each formula's
+                # gradient goes straight to its edge; the saved tensors are released once all
+                # have run. (`is not`: NumPy's dtypes are singletons; fit compares them properly.)
+                vals = _unpacked(fn, False)
+                for nxt, (formula, names), (shape, dtype) in zip(fn.edges, op.formulas, fn.input_meta):
+                    if nxt is None:
+                        continue
+                    if not names:
+                        g = formula(NUMPY_MATH, buf)
+                    elif len(names) == 1:
+                        g = formula(NUMPY_MATH, buf, vals[names[0]])
+                    else:
+                        g = formula(NUMPY_MATH, buf, *map(vals.__getitem__, names))
+                    if g is not None:
+                        if g.shape != shape or g.dtype is not dtype:
+                            g = NUMPY_MATH.fit(g, shape, dtype)
+                        old = buffers.get(nxt)
+                        if old is None:
+                            buffers[nxt] = g
+                        elif nxt in owned:
+                            np.add(old, g, out=old)
+                        else:
+                            old = buffers[nxt] = old + g
+                            if type(old) is np.ndarray:
+                                owned.add(nxt)
+                    d = deps[nxt] - 1
+                    deps[nxt] = d
+                    if d == 0:
+                        if heap:
+                            _heap_push(heap, nxt)
+                        else:
+                            heap.append(nxt)
+                if not keep_graph and fn._saved and fn.release(record):
+                    record.freed.append(fn)
+                continue
             else:
                 outs = _apply(fn, buf, create_graph, wanted)
                 if not keep_graph:
@@ -1114,58 +1151,44 @@ def _topological(root, deps):
     return order
 
 
-def _apply(fn, grad_out, create_graph, wanted):
-    """Run one node's backward formulas (the grads for each next edge, None where unused)."""
-    op = fn.op
+def _unpacked(fn, create_graph):
+    """What a node's formulas read: each saved slot's value, else the attribute of that name.
+    Like PyTorch's generated code, every saved slot is unpacked before any formula runs: a
+    freed slot raises E1, a slot modified in place raises E5."""
     saved = fn._saved
-    attrs = fn.attrs
-    # Like PyTorch's generated code, every saved slot is unpacked before any formula runs:
-    # a freed slot raises E1, a slot modified in place raises E5. A formula reads a slot's
-    # value, else the attribute of that name.
-    if saved:
-        vals = dict(attrs) if attrs else {}
-        if create_graph:
-            for slot in saved:
-                vals[slot] = fn.unpack(slot, True)
-        else:
-            # A wrapped Python number enters the formula as that number: NumPy then computes
-            # in the gradient's dtype, as PyTorch does with a wrapped scalar.
-            for slot, s in saved.items():
-                if s is None:
-                    vals[slot] = None
-                elif type(s) is Saved:
-                    if s.freed:
-                        raise BackwardTwiceError(fn, slot)
-                    if s.version.v != s.saved_version:
-                        raise _version_error(fn, s)
-                    vals[slot] = s.data if s.constant is None else s.constant
-                elif type(s) is tuple:            # a freed number
-                    raise BackwardTwiceError(fn, slot)
-                else:                             # a number nothing has read (nor changed)
-                    vals[slot] = s
-    else:
-        vals = attrs
+    if not saved:
+        return fn.attrs
+    vals = dict(fn.attrs) if fn.attrs else {}
+    if create_graph:
+        for slot in saved:
+            vals[slot] = fn.unpack(slot, True)
+        return vals
+    # A wrapped Python number enters the formula as that number: NumPy then computes
+    # in the gradient's dtype, as PyTorch does with a wrapped scalar.
+    for slot, s in saved.items():
+        if s is None:
+            vals[slot] = None
+        elif type(s) is Saved:
+            if s.freed:
+                raise BackwardTwiceError(fn, slot)
+            if s.version.v != s.saved_version:
+                raise _version_error(fn, s)
+            vals[slot] = s.data if s.constant is None else s.constant
+        elif type(s) is tuple:            # a freed number
+            raise BackwardTwiceError(fn, slot)
+        else:                             # a number nothing has read (nor changed)
+            vals[slot] = s
+    return vals
+
+
+def _apply(fn, grad_out, create_graph, wanted):
+    """Run one node's backward formulas (the grads for each next edge, None where unused).
+    (_run runs the common case itself: no create_graph, inputs, observer or anomaly mode.)"""
+    op = fn.op
+    vals = _unpacked(fn, create_graph)
     edges = fn.edges
     if grad_out is None:
         return [None] * len(edges)
-    if not create_graph and op.table_formulas and op not in CUSTOM_APPLY:     # the common case, in one pass
-        m = NUMPY_MATH
-        outs = []
-        for nxt, (formula, names), (shape, dtype) in zip(edges, op.formulas, fn.input_meta):
-            if nxt is None or (wanted is not None and nxt not in wanted):
-                outs.append(None)
-                continue
-            if not names:
-                g = formula(m, grad_out)
-            elif len(names) == 1:
-                g = formula(m, grad_out, vals[names[0]])
-            else:
-                g = formula(m, grad_out, *map(vals.__getitem__, names))
-            # (`is not`: NumPy's dtypes are singletons, and fit compares them properly)
-            if g is not None and (g.shape != shape or g.dtype is not dtype):
-                g = m.fit(g, shape, dtype)
-            outs.append(g)
-        return outs
     m = TENSOR_MATH if create_graph else NUMPY_MATH
     custom = CUSTOM_APPLY.get(op)
     if custom is not None:
@@ -1174,7 +1197,7 @@ def _apply(fn, grad_out, create_graph, wanted):
                 else m.fit(g, shape, dtype)
                 for nxt, g, (shape, dtype) in zip(edges, outs, fn.input_meta)]
     if not op.table_formulas:                # cat / stack: one function gives every input's grad
-        grads = VARIADIC[op.name](m, grad_out, attrs, fn.input_meta)
+        grads = VARIADIC[op.name](m, grad_out, fn.attrs, fn.input_meta)
         return [None if nxt is None or (wanted is not None and nxt not in wanted) else m.fit(g, shape, dtype)
                 for nxt, g, (shape, dtype) in zip(edges, grads, fn.input_meta)]
     count = len(op.formulas)
@@ -1182,7 +1205,7 @@ def _apply(fn, grad_out, create_graph, wanted):
     # PyTorch's generated backward evaluates the formulas in the sorted order of their input
     # names (other before self, exponent before self): under create_graph that is the order of
     # the recorded nodes. The engine then fits each gradient to its input, in input order.
-    for i in (sorted(range(count), key=op.inputs.__getitem__) if count > 1 else range(count)):
+    for i in (sorted(range(count), key=op.inputs.__getitem__) if create_graph and count > 1 else range(count)):
         nxt = edges[i]
         if nxt is None or (wanted is not None and nxt not in wanted):
             continue

@@ -70,6 +70,23 @@ SNIPPETS = {
         sum(ys).sum().backward()
         print(x.grad)
     """,
+    "the engine's paths: several roots, inputs, a shared input, retain_graph then a second call": """
+        x = torch.tensor([1., 2.], requires_grad=True)
+        w = torch.tensor([3., 4.], requires_grad=True)
+        a, b = (x * w).tanh(), x + x
+        torch.autograd.backward([a.sum(), b.sum()])
+        print(x.grad, w.grad)
+        y = (x * x + w).tanh().sum()
+        print(torch.autograd.grad(y, [w], retain_graph=True))
+        y.backward(inputs=[x], retain_graph=True)
+        print(x.grad, w.grad)
+        y.backward()
+        print(x.grad, w.grad)
+        try:
+            y.backward()
+        except RuntimeError as e:
+            print(str(e)[:60])
+    """,
 }
 
 
