@@ -278,7 +278,13 @@ class Tensor:
     def _version_counter(self):
         vc = self._vc
         if vc is None:
-            vc = self._vc = Version()
+            # The output of an op that saves it shares its counter with that Saved (Node).
+            fn = self.grad_fn
+            if fn is not None and fn._saved.get("result") is not None:
+                vc = fn.saved["result"].version
+            else:
+                vc = Version()
+            self._vc = vc
         return vc
 
     def is_floating_point(self):
@@ -394,6 +400,7 @@ class Tensor:
 
     def detach_(self):
         if self.grad_fn is not None:
+            self._version_counter           # (made while grad_fn still tells which counter it is)
             self.grad_fn = None
         self._rg = False
         return self
@@ -509,9 +516,13 @@ _NUMBERS = (float, int, bool)       # saved as themselves until read (Node.saved
 
 
 def _as_saved(value):
-    """The Saved a node keeps compactly in `_saved`: a Python number as itself, a freed one
-    as the 1-tuple (number,) (see Node.saved)."""
-    if type(value) is tuple:
+    """The Saved that a node keeps compactly in `_saved` (see Node)."""
+    if type(value) is np.ndarray or value == ():        # the node's output, unread or freed
+        s = Saved.__new__(Saved)
+        s.tensor, s.version, s.saved_version, s.is_output, s.constant = None, Version(), 0, True, None
+        s.data, s.freed = (value, False) if type(value) is np.ndarray else (None, True)
+        return s
+    if type(value) is tuple:                            # a freed number
         s = Saved.number(value[0], None)
         s.freed = True
         return s
@@ -530,10 +541,12 @@ class Node:
     as PyTorch's ((node, 0), ...); `saved` maps slot name to Saved or None (a tensor slot
     holding nothing); `attrs` are the non-tensor attributes.
 
-    `_saved` is `saved` as recorded: a saved Python number that nothing has read yet is
-    kept there as the number itself (a freed one as the 1-tuple (number,)), so a node
-    saving only numbers holds no object the garbage collector must visit. Reading `saved`
-    turns those into their Saved objects, once."""
+    `_saved` is `saved` as recorded, with two kinds of slot kept compact until something
+    reads `saved` (which turns them into their Saved objects, once): a Python number, as
+    itself (freed: the 1-tuple (number,)), and the node's own output, as its array (freed:
+    the empty tuple). The output's version counter is made when the output tensor or the
+    Saved first needs it (Tensor._version_counter), so until then the tensor is at version
+    0, as saved. A node then holds nothing the garbage collector must visit but its edges."""
 
     __slots__ = ("op", "seq", "edges", "_saved", "attrs", "input_meta", "origin",
                  "freed_by", "retained", "hooks", "__weakref__")
@@ -588,8 +601,8 @@ class Node:
                     s.freed = True
                     s.data = s.tensor = s.name_fn = None
                     released = True
-            elif type(s) is not tuple:            # a number nothing has read: freed in place
-                saved[slot] = (s,)
+            elif type(s) is not tuple:            # a compact slot (see Node): freed in place
+                saved[slot] = () if type(s) is np.ndarray else (s,)
                 released = True
         if released:
             self.freed_by = record
@@ -1174,9 +1187,9 @@ def _unpacked(fn, create_graph):
             if s.version.v != s.saved_version:
                 raise _version_error(fn, s)
             vals[slot] = s.data if s.constant is None else s.constant
-        elif type(s) is tuple:            # a freed number
+        elif type(s) is tuple:            # a freed compact slot
             raise BackwardTwiceError(fn, slot)
-        else:                             # a number nothing has read (nor changed)
+        else:                             # a number or the output that nothing has read (nor changed)
             vals[slot] = s
     return vals
 

@@ -493,8 +493,8 @@ def _save(plan, t, inputs, extra):
         elif when == -2:
             saved[slot] = None
             continue
-        if src == -1:
-            saved[slot] = Saved(t, True)
+        if src == -1:                           # the output: compact while t has no version counter (Node)
+            saved[slot] = t.data if t._vc is None else Saved(t, True)
             continue
         v = inputs[src] if src is not None else extra[slot]
         if isinstance(v, Tensor):

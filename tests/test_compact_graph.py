@@ -87,6 +87,40 @@ SNIPPETS = {
         except RuntimeError as e:
             print(str(e)[:60])
     """,
+    "a saved output: changed in place before or after it is read, detached, freed": """
+        def attempt(f):
+            try:
+                print(f())
+            except RuntimeError as e:
+                print(str(e)[:190])
+        x = torch.tensor([1., 2.], requires_grad=True)
+        y = x.exp()
+        y.add_(1)
+        print(y._version, y.grad_fn)
+        attempt(lambda: y.sum().backward())
+        y = x.exp()
+        print(y.grad_fn._saved_result, y._version)
+        y.mul_(2)
+        attempt(lambda: y.grad_fn.next_functions[0][0]._saved_result)
+        attempt(lambda: y.sum().backward())
+        y = x.tanh()
+        w = y * 2
+        y.detach_()
+        print(y._version, y.grad_fn, y.requires_grad)
+        y.add_(1)
+        attempt(lambda: w.sum().backward())
+        y = x.sigmoid()
+        y.sum().backward(retain_graph=True)
+        y.sum().backward()
+        attempt(lambda: y.sum().backward())
+        attempt(lambda: y.grad_fn._saved_result)
+        print(y._version, x.grad)
+        y = x.tanh()
+        v = y[1:]
+        v.zero_()
+        print(y._version, v._version)
+        attempt(lambda: y.sum().backward())
+    """,
 }
 
 
