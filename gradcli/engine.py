@@ -1001,6 +1001,7 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
     owned = set()           # nodes whose buffer is a sum this call made: add into it in place, keep it as .grad
     watched = STATE.observer is not None        # a report lists the nodes each call ran
     plain = captures is None and needed is None and not watched
+    fast = plain and not create_graph
     fn = None
     try:
         while heap:
@@ -1028,12 +1029,11 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
             op = fn.op
             if op is GRAPH_ROOT:
                 outs = buf
-            elif plain and not create_graph and buf is not None and op.table_formulas and op not in CUSTOM_APPLY \
-                    and not STATE.anomaly:
+            elif fast and buf is not None and op.table_formulas and op not in CUSTOM_APPLY and not STATE.anomaly:
                 # The common case, _apply and the routing below in one pass: each formula's
                 # gradient goes straight to its edge; the saved tensors are released once all
                 # have run. (`is not`: NumPy's dtypes are singletons; fit compares them properly.)
-                vals = _unpacked(fn, False)
+                vals = _unpacked(fn, False) if fn._saved else fn.attrs
                 for nxt, (formula, names), (shape, dtype) in zip(fn.edges, op.formulas, fn.input_meta):
                     if nxt is None:
                         continue

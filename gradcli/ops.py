@@ -825,6 +825,25 @@ def sub(a, b, alpha=1):
     return _binary(_SUB, ufunc, a, b, extra_attrs={"alpha": alpha})
 
 
+def add_method(t, other):
+    """Tensor.__add__ and __radd__ (`t` is the tensor): NotImplemented for an operand add does
+    not take, as Python's protocol wants; a tensor or float goes straight to _binary."""
+    if type(t) is Tensor and (type(other) is float or type(other) is Tensor):
+        return _binary(_ADD, np.add, t, other, None, _ALPHA_1)
+    if not (type(other) is Tensor or isinstance(other, (int, float))):
+        return NotImplemented
+    return add(t, other)
+
+
+def mul_method(t, other):
+    """Tensor.__mul__ and __rmul__, as add_method."""
+    if type(t) is Tensor and (type(other) is float or type(other) is Tensor):
+        return _binary(_MUL, np.multiply, t, other)
+    if not (type(other) is Tensor or isinstance(other, (int, float))):
+        return NotImplemented
+    return mul(t, other)
+
+
 def rsub(t, number, alpha=1):
     _check_operand(number)
     seq = _begin(t)
