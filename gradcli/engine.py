@@ -1171,6 +1171,12 @@ def _unpacked(fn, create_graph):
     saved = fn._saved
     if not saved:
         return fn.attrs
+    if not create_graph and not fn.attrs:
+        for s in saved.values():
+            if type(s) is Saved or type(s) is tuple:
+                break
+        else:
+            return saved        # only unread compact slots and Nones (Node): what formulas read
     vals = dict(fn.attrs) if fn.attrs else {}
     if create_graph:
         for slot in saved:
