@@ -548,13 +548,21 @@ class Node:
     Saved first needs it (Tensor._version_counter), so until then the tensor is at version
     0, as saved. A node then holds nothing the garbage collector must visit but its edges."""
 
-    __slots__ = ("op", "seq", "edges", "_saved", "attrs", "input_meta", "origin",
+    # `_n` edges, kept in `_e0` and `_e1` when there are one or two, else as the tuple in `_e0`:
+    # a tuple holding nodes would be one more object per node for the garbage collector.
+    __slots__ = ("op", "seq", "_n", "_e0", "_e1", "_saved", "attrs", "input_meta", "origin",
                  "freed_by", "retained", "hooks", "__weakref__")
 
     def __init__(self, op, edges, saved, attrs, input_meta, seq):
         self.op = op
         self.seq = seq
-        self.edges = edges
+        n = self._n = len(edges)
+        if n == 1:
+            self._e0 = edges[0]
+        elif n == 2:
+            self._e0, self._e1 = edges
+        else:
+            self._e0 = edges
         self._saved = saved
         self.attrs = attrs
         self.input_meta = input_meta        # (shape, numpy dtype) per input, to shape its gradient
@@ -570,6 +578,11 @@ class Node:
             if s is not None and type(s) is not Saved:
                 saved[slot] = _as_saved(s)        # (a value replaced: the dict keeps its size)
         return saved
+
+    @property
+    def edges(self):
+        n = self._n
+        return (self._e0,) if n == 1 else (self._e0, self._e1) if n == 2 else self._e0
 
     @property
     def next_functions(self):
@@ -686,7 +699,7 @@ class AccumulateGrad(Node):
     def __init__(self, variable):
         self.op = ACCUMULATE
         self.seq = 2 ** 64 - 1
-        self.edges = ()
+        self._n, self._e0 = 0, ()
         self._saved = {}
         self.attrs = {}
         self.input_meta = ((variable.data.shape, variable.data.dtype),)
@@ -958,7 +971,9 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
     stack = [root]
     push = stack.append
     while stack:
-        for nxt in stack.pop().edges:
+        fn = stack.pop()
+        n = fn._n                           # fn.edges, inlined: this visits every node
+        for nxt in (fn._e0,) if n == 1 else (fn._e0, fn._e1) if n == 2 else fn._e0:
             if nxt is None:
                 continue
             d = deps.get(nxt)
@@ -1034,7 +1049,9 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
                 # gradient goes straight to its edge; the saved tensors are released once all
                 # have run. (`is not`: NumPy's dtypes are singletons; fit compares them properly.)
                 vals = _unpacked(fn, False) if fn._saved else fn.attrs
-                for nxt, (formula, names), (shape, dtype) in zip(fn.edges, op.formulas, fn.input_meta):
+                n = fn._n                       # fn.edges, inlined
+                edges = (fn._e0,) if n == 1 else (fn._e0, fn._e1) if n == 2 else fn._e0
+                for nxt, (formula, names), (shape, dtype) in zip(edges, op.formulas, fn.input_meta):
                     if nxt is None:
                         continue
                     if not names:
