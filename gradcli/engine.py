@@ -197,7 +197,9 @@ _C_TYPE_NAMES = {np.dtype(np.float32): "float", np.dtype(np.float64): "double", 
 
 
 class Version:
-    """A version counter, shared by every tensor that shares storage."""
+    """A version counter, shared by every tensor that shares storage. A tensor makes its own
+    only when something needs it (a view, a detach, a save, an in-place change): until then
+    its version is 0."""
 
     # `views`: the differentiable views of this storage (ops._register_view), set on first use
     __slots__ = ("v", "last", "views")
@@ -216,18 +218,19 @@ class Version:
 class Tensor:
     """A NumPy array plus PyTorch's autograd metadata. Operations are added by ops.py."""
 
-    __slots__ = ("data", "_rg", "grad_fn", "_grad", "_version_counter", "_acc",
+    # `_vc`: the Version, or None while nothing has needed one (read `_version_counter`)
+    __slots__ = ("data", "_rg", "grad_fn", "_grad", "_vc", "_acc",
                  "_retains_grad", "_hooks", "_base", "__weakref__")
     __array_priority__ = 1000        # so `ndarray * Tensor` defers to Tensor
 
     def __init__(self, data, requires_grad=False, grad_fn=None, version=None, base=None):
         self.data = data
-        if data.size >= 1024 and MEMORY_HOOK is not None:
+        if MEMORY_HOOK is not None and data.size >= 1024:
             MEMORY_HOOK(data)
         self._rg = requires_grad          # requires_grad, without the checks of the public setter
         self.grad_fn = grad_fn
         self._grad = None
-        self._version_counter = version if version is not None else Version()
+        self._vc = version
         self._acc = None
         self._retains_grad = False
         self._hooks = None
@@ -268,7 +271,21 @@ class Tensor:
 
     @property
     def _version(self):
-        return self._version_counter.v
+        vc = self._vc
+        return 0 if vc is None else vc.v
+
+    @property
+    def _version_counter(self):
+        vc = self._vc
+        if vc is None:
+            # The output of an op that saves it shares its counter with that Saved (Node).
+            fn = self.grad_fn
+            if fn is not None and fn._saved.get("result") is not None:
+                vc = fn.saved["result"].version
+            else:
+                vc = Version()
+            self._vc = vc
+        return vc
 
     def is_floating_point(self):
         return self.data.dtype.kind == "f"
@@ -383,6 +400,7 @@ class Tensor:
 
     def detach_(self):
         if self.grad_fn is not None:
+            self._version_counter           # (made while grad_fn still tells which counter it is)
             self.grad_fn = None
         self._rg = False
         return self
@@ -478,8 +496,8 @@ class Saved:
     def __init__(self, tensor, is_output=False, constant=None):
         self.tensor = None if is_output else tensor   # inputs keep identity; outputs avoid a cycle
         self.data = tensor.data
-        self.version = tensor._version_counter
-        self.saved_version = tensor._version_counter.v
+        vc = self.version = tensor._version_counter
+        self.saved_version = vc.v
         self.is_output = is_output
         self.constant = constant        # the Python number, when a scalar was wrapped as a tensor
         self.freed = False              # a backward released the buffer; the facts stay for explanations
@@ -494,29 +512,82 @@ class Saved:
         return s
 
 
-class Node:
-    """A grad_fn. `op` is its row of the op table; `saved` maps slot name to Saved or None
-    (a tensor slot holding nothing); `attrs` are the non-tensor attributes."""
+_NUMBERS = (float, int, bool)       # saved as themselves until read (Node.saved)
 
-    __slots__ = ("op", "seq", "next_functions", "saved", "attrs", "input_meta", "origin",
+
+def _as_saved(value):
+    """The Saved that a node keeps compactly in `_saved` (see Node)."""
+    if type(value) is np.ndarray or value == ():        # the node's output, unread or freed
+        s = Saved.__new__(Saved)
+        s.tensor, s.version, s.saved_version, s.is_output, s.constant = None, Version(), 0, True, None
+        s.data, s.freed = (value, False) if type(value) is np.ndarray else (None, True)
+        return s
+    if type(value) is tuple:                            # a freed number
+        s = Saved.number(value[0], None)
+        s.freed = True
+        return s
+    return Saved.number(value, wrapped_number(value))
+
+
+def wrapped_number(v):
+    """A Python number as PyTorch wraps it: int -> int64, float -> float64, bool -> bool."""
+    return np.array(v, np.bool_ if type(v) is bool else np.int64 if isinstance(v, int) else np.float64)
+
+
+class Node:
+    """A grad_fn, made as `op.node_class(...)` (one class per row, named like PyTorch's:
+    type(y.grad_fn).__name__ == "MulBackward0"). `op` is its row of the op table; `edges`
+    the next node per input (None: no gradient flows there), which `next_functions` shows
+    as PyTorch's ((node, 0), ...); `saved` maps slot name to Saved or None (a tensor slot
+    holding nothing); `attrs` are the non-tensor attributes.
+
+    `_saved` is `saved` as recorded, with two kinds of slot kept compact until something
+    reads `saved` (which turns them into their Saved objects, once): a Python number, as
+    itself (freed: the 1-tuple (number,)), and the node's own output, as its array (freed:
+    the empty tuple). The output's version counter is made when the output tensor or the
+    Saved first needs it (Tensor._version_counter), so until then the tensor is at version
+    0, as saved. A node then holds nothing the garbage collector must visit but its edges."""
+
+    # `_n` edges, kept in `_e0` and `_e1` when there are one or two, else as the tuple in `_e0`:
+    # a tuple holding nodes would be one more object per node for the garbage collector.
+    __slots__ = ("op", "seq", "_n", "_e0", "_e1", "_saved", "attrs", "input_meta", "origin",
                  "freed_by", "retained", "hooks", "__weakref__")
 
-    def __new__(cls, op=None, *args):
-        # Node(row, ...) makes an instance of the row's own class, named like PyTorch's
-        # (type(y.grad_fn).__name__ == "MulBackward0"), as PyTorch generates one class per node.
-        return object.__new__(op.node_class if cls is Node else cls)
-
-    def __init__(self, op, next_functions, saved, attrs, input_meta, seq):
+    def __init__(self, op, edges, saved, attrs, input_meta, seq):
         self.op = op
         self.seq = seq
-        self.next_functions = next_functions
-        self.saved = saved
+        n = self._n = len(edges)
+        if n == 1:
+            self._e0 = edges[0]
+        elif n == 2:
+            self._e0, self._e1 = edges
+        else:
+            self._e0 = edges
+        self._saved = saved
         self.attrs = attrs
         self.input_meta = input_meta        # (shape, numpy dtype) per input, to shape its gradient
         self.origin = STATE.origin
         self.freed_by = None                # the CallRecord that released the saved tensors
         self.retained = None                # non-leaf tensors that retain_grad() here
         self.hooks = None                   # tensor hooks (register_hook) on this node's output
+
+    @property
+    def saved(self):
+        saved = self._saved
+        for slot, s in saved.items():
+            if s is not None and type(s) is not Saved:
+                saved[slot] = _as_saved(s)        # (a value replaced: the dict keeps its size)
+        return saved
+
+    @property
+    def edges(self):
+        n = self._n
+        return (self._e0,) if n == 1 else (self._e0, self._e1) if n == 2 else self._e0
+
+    @property
+    def next_functions(self):
+        # Made on each read, as PyTorch's: one flat tuple per node is all the graph keeps.
+        return tuple([(fn, 0) for fn in self.edges])
 
     def name(self):
         return self.op.qualname
@@ -534,10 +605,17 @@ class Node:
     def release(self, record):
         """Free the saved tensors (a non-retaining backward ran this node); True if any were held."""
         released = False
-        for s in self.saved.values():
-            if s is not None and not s.freed:
-                s.freed = True
-                s.data = s.tensor = s.name_fn = None
+        saved = self._saved
+        for slot, s in saved.items():
+            if s is None:
+                continue
+            if type(s) is Saved:
+                if not s.freed:
+                    s.freed = True
+                    s.data = s.tensor = s.name_fn = None
+                    released = True
+            elif type(s) is not tuple:            # a compact slot (see Node): freed in place
+                saved[slot] = () if type(s) is np.ndarray else (s,)
                 released = True
         if released:
             self.freed_by = record
@@ -621,8 +699,8 @@ class AccumulateGrad(Node):
     def __init__(self, variable):
         self.op = ACCUMULATE
         self.seq = 2 ** 64 - 1
-        self.next_functions = ()
-        self.saved = {}
+        self._n, self._e0 = 0, ()
+        self._saved = {}
         self.attrs = {}
         self.input_meta = ((variable.data.shape, variable.data.dtype),)
         self.origin = None
@@ -637,7 +715,8 @@ class OpDef:
     the saved slots with the condition under which each holds a tensor, the non-tensor
     attributes, and one backward formula per input."""
 
-    __slots__ = ("name", "inputs", "saved", "attrs", "formulas", "doc", "qualname", "plan", "node_class")
+    __slots__ = ("name", "inputs", "saved", "attrs", "formulas", "doc", "qualname", "plan", "node_class",
+                 "table_formulas")
 
     def __init__(self, name, inputs=(), saved=(), attrs=(), formulas=(), doc="", cpp=False):
         self.name = name
@@ -645,6 +724,7 @@ class OpDef:
         self.qualname = "torch::autograd::" + name if cpp else name     # what node.name() returns
         self.plan = None            # ops._record's precomputed saved-slot plan
         self.inputs = inputs
+        self.table_formulas = inputs != ("tensors",)    # else a variadic op (cat, stack): ops.VARIADIC
         self.saved = saved          # tuple of (slot, source, condition)
         self.attrs = attrs
         self.formulas = formulas    # tuple, per input: (function, names of the slots/attrs it reads)
@@ -871,34 +951,36 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 
 def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
     """The engine proper. Returns the captured gradients of `inputs` (autograd.grad)."""
-    edges = []
+    starts = []
     for i, t in enumerate(roots):
         fn = t._edge()
         if fn is None:
             raise TorchRuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
-        edges.append(fn)
+        starts.append(fn)
     record = CallRecord("backward" if accumulate else "grad", keep_graph)
 
-    if len(edges) == 1:
-        root = edges[0]
+    if len(starts) == 1:
+        root = starts[0]
         buffers = {root: grads[0]}
     else:                                   # PyTorch's GraphRoot: a node of its own, with a number
-        root = Node(GRAPH_ROOT, tuple((e, 0) for e in edges), {}, {}, (), STATE.next_seq())
+        root = GRAPH_ROOT.node_class(GRAPH_ROOT, tuple(starts), {}, {}, (), STATE.next_seq())
         buffers = {root: grads}
 
     # Dependencies: incoming edges per node, repeats counted (x*x has two into Acc(x)).
     deps = {}
     stack = [root]
+    push = stack.append
     while stack:
         fn = stack.pop()
-        for nxt, _ in fn.next_functions:
+        n = fn._n                           # fn.edges, inlined: this visits every node
+        for nxt in (fn._e0,) if n == 1 else (fn._e0, fn._e1) if n == 2 else fn._e0:
             if nxt is None:
                 continue
             d = deps.get(nxt)
             if d is None:
                 deps[nxt] = 1
                 if nxt is not root:
-                    stack.append(nxt)
+                    push(nxt)
             else:
                 deps[nxt] = d + 1
 
@@ -913,7 +995,7 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
         reach = {}
         for fn in reversed(_topological(root, deps)):
             r = fn in targets
-            for nxt, _ in fn.next_functions:
+            for nxt in fn.edges:
                 if nxt is not None and reach[nxt]:
                     r = True
                     needed.add(fn)
@@ -933,6 +1015,8 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
     heap = [root]
     owned = set()           # nodes whose buffer is a sum this call made: add into it in place, keep it as .grad
     watched = STATE.observer is not None        # a report lists the nodes each call ran
+    plain = captures is None and needed is None and not watched
+    fast = plain and not create_graph
     fn = None
     try:
         while heap:
@@ -945,30 +1029,71 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
             if fn.retained and buf is not None:
                 for t in fn.retained:
                     _retain(t, buf, create_graph)
-            if captures is not None and fn in captures:
-                for k in captures[fn]:
-                    result[k] = buf
-            if needed is not None and fn not in needed:
-                continue
-            if watched:
-                record.executed.append(fn)
+            if not plain:
+                if captures is not None and fn in captures:
+                    for k in captures[fn]:
+                        result[k] = buf
+                if needed is not None and fn not in needed:
+                    continue
+                if watched:
+                    record.executed.append(fn)
             if type(fn) is AccumulateGrad:
                 if buf is not None:
                     _accumulate(fn.variable, buf, create_graph, record, fn in owned and not fn.hooks)
                 continue
-            if fn.op is GRAPH_ROOT:
+            op = fn.op
+            if op is GRAPH_ROOT:
                 outs = buf
+            elif fast and buf is not None and op.table_formulas and op not in CUSTOM_APPLY and not STATE.anomaly:
+                # The common case, _apply and the routing below in one pass: each formula's
+                # gradient goes straight to its edge; the saved tensors are released once all
+                # have run. (`is not`: NumPy's dtypes are singletons; fit compares them properly.)
+                vals = _unpacked(fn, False) if fn._saved else fn.attrs
+                n = fn._n                       # fn.edges, inlined
+                edges = (fn._e0,) if n == 1 else (fn._e0, fn._e1) if n == 2 else fn._e0
+                for nxt, (formula, names), (shape, dtype) in zip(edges, op.formulas, fn.input_meta):
+                    if nxt is None:
+                        continue
+                    if not names:
+                        g = formula(NUMPY_MATH, buf)
+                    elif len(names) == 1:
+                        g = formula(NUMPY_MATH, buf, vals[names[0]])
+                    else:
+                        g = formula(NUMPY_MATH, buf, *map(vals.__getitem__, names))
+                    if g is not None:
+                        if g.shape != shape or g.dtype is not dtype:
+                            g = NUMPY_MATH.fit(g, shape, dtype)
+                        old = buffers.get(nxt)
+                        if old is None:
+                            buffers[nxt] = g
+                        elif nxt in owned:
+                            np.add(old, g, out=old)
+                        else:
+                            old = buffers[nxt] = old + g
+                            if type(old) is np.ndarray:
+                                owned.add(nxt)
+                    d = deps[nxt] - 1
+                    deps[nxt] = d
+                    if d == 0:
+                        if heap:
+                            _heap_push(heap, nxt)
+                        else:
+                            heap.append(nxt)
+                if not keep_graph and fn._saved and fn.release(record):
+                    record.freed.append(fn)
+                continue
             else:
                 outs = _apply(fn, buf, create_graph, wanted)
                 if not keep_graph:
-                    if fn.saved and fn.release(record):
+                    if fn._saved and fn.release(record):
                         record.freed.append(fn)
-                    inner = fn.attrs.get("_fn")           # CopySlices frees the op it wraps
-                    if inner is not None:
-                        inner.release(record)
+                    if op in CUSTOM_APPLY:                # CopySlices frees the op it wraps
+                        inner = fn.attrs.get("_fn")
+                        if inner is not None:
+                            inner.release(record)
                 if STATE.anomaly and STATE.check_nan:     # after the release, as in PyTorch
                     _check_nan(fn, outs)
-            for (nxt, _), g in zip(fn.next_functions, outs):
+            for nxt, g in zip(fn.edges, outs):
                 if nxt is None:
                     continue
                 if g is not None:
@@ -1048,7 +1173,7 @@ def _topological(root, deps):
     while ready:
         fn = ready.pop()
         order.append(fn)
-        for nxt, _ in fn.next_functions:
+        for nxt in fn.edges:
             if nxt is not None:
                 remaining[nxt] -= 1
                 if remaining[nxt] == 0:
@@ -1056,69 +1181,72 @@ def _topological(root, deps):
     return order
 
 
-def _apply(fn, grad_out, create_graph, wanted):
-    """Run one node's backward formulas (the grads for each next edge, None where unused)."""
-    op = fn.op
-    saved = fn.saved
-    # Like PyTorch's generated code, every saved slot is unpacked before any formula runs:
-    # a freed slot raises E1, a slot modified in place raises E5.
-    vals = {}
+def _unpacked(fn, create_graph):
+    """What a node's formulas read: each saved slot's value, else the attribute of that name.
+    Like PyTorch's generated code, every saved slot is unpacked before any formula runs: a
+    freed slot raises E1, a slot modified in place raises E5."""
+    saved = fn._saved
+    if not saved:
+        return fn.attrs
+    if not create_graph and not fn.attrs:
+        for s in saved.values():
+            if type(s) is Saved or type(s) is tuple:
+                break
+        else:
+            return saved        # only unread compact slots and Nones (Node): what formulas read
+    vals = dict(fn.attrs) if fn.attrs else {}
     if create_graph:
         for slot in saved:
             vals[slot] = fn.unpack(slot, True)
-    else:
-        for slot, s in saved.items():
-            if s is None:
-                vals[slot] = None
-            elif s.freed:
+        return vals
+    # A wrapped Python number enters the formula as that number: NumPy then computes
+    # in the gradient's dtype, as PyTorch does with a wrapped scalar.
+    for slot, s in saved.items():
+        if s is None:
+            vals[slot] = None
+        elif type(s) is Saved:
+            if s.freed:
                 raise BackwardTwiceError(fn, slot)
-            elif s.version.v != s.saved_version:
+            if s.version.v != s.saved_version:
                 raise _version_error(fn, s)
-            else:
-                # A wrapped Python number enters the formula as that number: NumPy then computes
-                # in the gradient's dtype, as PyTorch does with a wrapped scalar.
-                vals[slot] = s.data if s.constant is None else s.constant
+            vals[slot] = s.data if s.constant is None else s.constant
+        elif type(s) is tuple:            # a freed compact slot
+            raise BackwardTwiceError(fn, slot)
+        else:                             # a number or the output that nothing has read (nor changed)
+            vals[slot] = s
+    return vals
+
+
+def _apply(fn, grad_out, create_graph, wanted):
+    """Run one node's backward formulas (the grads for each next edge, None where unused).
+    (_run runs the common case itself: no create_graph, inputs, observer or anomaly mode.)"""
+    op = fn.op
+    vals = _unpacked(fn, create_graph)
+    edges = fn.edges
     if grad_out is None:
-        return [None] * len(fn.next_functions)
-    attrs = fn.attrs
+        return [None] * len(edges)
+    m = TENSOR_MATH if create_graph else NUMPY_MATH
     custom = CUSTOM_APPLY.get(op)
     if custom is not None:
         outs = custom(fn, grad_out, create_graph)
-        m = TENSOR_MATH if create_graph else NUMPY_MATH
         return [None if nxt is None or (wanted is not None and nxt not in wanted) or g is None
                 else m.fit(g, shape, dtype)
-                for (nxt, _), g, (shape, dtype) in zip(fn.next_functions, outs, fn.input_meta)]
-    m = TENSOR_MATH if create_graph else NUMPY_MATH
-    if op.inputs == ("tensors",):            # cat / stack: one function gives every input's grad
-        grads = VARIADIC[op.name](m, grad_out, attrs, fn.input_meta)
+                for nxt, g, (shape, dtype) in zip(edges, outs, fn.input_meta)]
+    if not op.table_formulas:                # cat / stack: one function gives every input's grad
+        grads = VARIADIC[op.name](m, grad_out, fn.attrs, fn.input_meta)
         return [None if nxt is None or (wanted is not None and nxt not in wanted) else m.fit(g, shape, dtype)
-                for (nxt, _), g, (shape, dtype) in zip(fn.next_functions, grads, fn.input_meta)]
-    if not create_graph:                     # the common case, in one pass
-        outs = []
-        for (nxt, _), (formula, names), (shape, dtype) in zip(fn.next_functions, op.formulas, fn.input_meta):
-            if nxt is None or (wanted is not None and nxt not in wanted):
-                outs.append(None)
-                continue
-            g = formula(m, grad_out, *[vals[n] if n in vals else attrs[n] for n in names]) if names \
-                else formula(m, grad_out)
-            if g is not None and (g.shape != shape or g.dtype != dtype):
-                g = m.fit(g, shape, dtype)
-            outs.append(g)
-        return outs
+                for nxt, g, (shape, dtype) in zip(edges, grads, fn.input_meta)]
     count = len(op.formulas)
     grads = [None] * count
     # PyTorch's generated backward evaluates the formulas in the sorted order of their input
     # names (other before self, exponent before self): under create_graph that is the order of
     # the recorded nodes. The engine then fits each gradient to its input, in input order.
-    for i in (sorted(range(count), key=op.inputs.__getitem__) if count > 1 else range(count)):
-        nxt = fn.next_functions[i][0]
+    for i in (sorted(range(count), key=op.inputs.__getitem__) if create_graph and count > 1 else range(count)):
+        nxt = edges[i]
         if nxt is None or (wanted is not None and nxt not in wanted):
             continue
         formula, names = op.formulas[i]
-        if names:
-            grads[i] = formula(m, grad_out, *[vals[n] if n in vals else attrs[n] for n in names])
-        else:
-            grads[i] = formula(m, grad_out)
+        grads[i] = formula(m, grad_out, *map(vals.__getitem__, names))
     outs = []
     for g, (shape, dtype) in zip(grads, fn.input_meta):
         if g is not None:
@@ -1149,7 +1277,7 @@ def _accumulate(leaf, buf, create_graph, record, owned=False):
             # PyTorch copies into a fresh buffer under grad mode: a CopyBackwards node.
             out = Tensor(np.array(g.data, dtype=leaf.data.dtype, copy=True))
             if g.requires_grad:
-                node = Node(COPY_BACKWARDS, ((None, 0), (g._edge(), 0)), {}, {},
+                node = COPY_BACKWARDS.node_class(COPY_BACKWARDS, (None, g._edge()), {}, {},
                             ((g.data.shape, g.data.dtype), (g.data.shape, g.data.dtype)), STATE.next_seq())
                 out.grad_fn = node
                 out._rg = True

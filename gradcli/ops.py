@@ -15,6 +15,7 @@ import builtins as _b
 import operator as _operator
 import sys as _sys
 import weakref
+from types import MappingProxyType
 
 import numpy as np
 
@@ -22,7 +23,7 @@ import numpy as np
 np.seterr(all="ignore")
 
 from . import engine as E
-from .engine import STATE, OpDef, Node, Saved, Tensor, result_type, Size
+from .engine import STATE, OpDef, Saved, Tensor, result_type, Size
 from .errors import TorchRuntimeError, TorchTypeError, TorchIndexError, TorchValueError
 from .errors import TorchNotImplementedError as TorchNotImplementedError_
 
@@ -455,11 +456,8 @@ def _begin(*operands):
     return None
 
 
-_NO_EDGE = (None, 0)
-
-
 def _plan(row):
-    """How `_record` fills each saved slot of a row, worked out once per row: (slot, index
+    """How `_save` fills each saved slot of a row, worked out once per row: (slot, index
     of the input that supplies it or -1 for the output or None for an `extra` tensor,
     index of the input whose requires_grad decides it, or -1 always, or -2 never)."""
     plan = []
@@ -467,7 +465,50 @@ def _plan(row):
         src = -1 if slot == "result" else row.inputs.index(slot) if slot in row.inputs else None
         when = -1 if cond is ALWAYS else row.inputs.index(cond) if cond in row.inputs else -2
         plan.append((slot, src, when))
-    return tuple(plan)
+    row.plan = tuple(plan)
+    return row.plan
+
+
+_NUMBERS = E._NUMBERS
+_NO_SAVED = MappingProxyType({})    # the `saved` of every node whose row saves nothing (read-only: shared)
+_EMPTY = {}
+_META = {}                          # (shape, dtype, ...) of a node's inputs -> its input_meta, shared
+
+
+def _input_meta(key):
+    """The input_meta tuple for a flat key (shape, dtype, shape, dtype, ...): nodes share one
+    tuple per key, so recording an op allocates none (the cache is bounded: shapes vary)."""
+    meta = _META.get(key)
+    if meta is None:
+        if len(_META) >= 1024:
+            _META.clear()
+        meta = _META[key] = tuple(zip(key[::2], key[1::2]))
+    return meta
+
+
+def _save(plan, t, inputs, extra):
+    """The `saved` mapping of t's new node, filled as the row's plan says."""
+    saved = {}
+    for slot, src, when in plan:
+        if when >= 0:
+            v = inputs[when]
+            if not (type(v) is Tensor and v._rg):
+                saved[slot] = None
+                continue
+        elif when == -2:
+            saved[slot] = None
+            continue
+        if src == -1:                           # the output: compact while t has no version counter (Node)
+            saved[slot] = t.data if t._vc is None else Saved(t, True)
+            continue
+        v = inputs[src] if src is not None else extra[slot]
+        if isinstance(v, Tensor):
+            saved[slot] = Saved(v)
+        elif v is None or type(v) in _NUMBERS:  # a number is kept as itself until read (Node.saved)
+            saved[slot] = v
+        else:
+            saved[slot] = Saved.number(v, _wrapped(v))
+    return saved
 
 
 def _record(row, seq, out, inputs, extra=None, attrs=None, view_of=None):
@@ -480,49 +521,78 @@ def _record(row, seq, out, inputs, extra=None, attrs=None, view_of=None):
                    base=view_of._base if view_of._base is not None else view_of)
     if seq is None:
         return t
-    nexts = []
-    meta = []
+    edges = []
+    key = []
     for v in inputs:
         if type(v) is Tensor:
             fn = v.grad_fn
             if fn is None and v._rg:
                 fn = v._acc or v._accumulator()
-            nexts.append((fn, 0))
+            edges.append(fn)
             d = v.data
-            meta.append((d.shape, d.dtype))
+            key += (d.shape, d.dtype)
         else:
-            nexts.append(_NO_EDGE)
-            meta.append(((), out.dtype))
-    saved = {}
+            edges.append(None)
+            key += ((), out.dtype)
     plan = row.plan
     if plan is None:
-        plan = row.plan = _plan(row)
-    for slot, src, when in plan:
-        if when >= 0:
-            v = inputs[when]
-            if not (type(v) is Tensor and v._rg):
-                saved[slot] = None
-                continue
-        elif when == -2:
-            saved[slot] = None
-            continue
-        if src == -1:
-            saved[slot] = Saved(t, True)
-            continue
-        v = inputs[src] if src is not None else extra[slot]
-        saved[slot] = (Saved(v) if isinstance(v, Tensor) else None if v is None
-                       else Saved.number(v, _wrapped(v)))
-    t.grad_fn = Node(row, tuple(nexts), saved, attrs or _EMPTY, tuple(meta), seq)
+        plan = _plan(row)
+    saved = _save(plan, t, inputs, extra) if plan else _NO_SAVED
+    t.grad_fn = row.node_class(row, tuple(edges), saved, attrs or _EMPTY, _input_meta(tuple(key)), seq)
     t._rg = True
     return t
 
 
-_EMPTY = {}
+# _record for the commonest shapes of call, without its lists: one tensor input, or a
+# tensor and a tensor or Python number (W1's per-op overhead).
+
+def _record_unary(row, seq, out, x):
+    t = Tensor(out)
+    if seq is None:
+        return t
+    fn = x.grad_fn
+    if fn is None and x._rg:
+        fn = x._acc or x._accumulator()
+    d = x.data
+    key = (d.shape, d.dtype)
+    meta = _META.get(key) or _input_meta(key)
+    plan = row.plan
+    if plan is None:
+        plan = _plan(row)
+    saved = _save(plan, t, (x,), None) if plan else _NO_SAVED
+    t.grad_fn = row.node_class(row, (fn,), saved, _EMPTY, meta, seq)
+    t._rg = True
+    return t
 
 
-def _wrapped(v):
-    """A Python number as PyTorch wraps it: int -> int64, float -> float64, bool -> bool."""
-    return np.array(v, np.bool_ if type(v) is bool else np.int64 if isinstance(v, int) else np.float64)
+def _record_binary(row, seq, out, a, b, attrs):
+    t = Tensor(out)
+    if seq is None:
+        return t
+    fa = a.grad_fn
+    if fa is None and a._rg:
+        fa = a._acc or a._accumulator()
+    da = a.data
+    if type(b) is Tensor:
+        fb = b.grad_fn
+        if fb is None and b._rg:
+            fb = b._acc or b._accumulator()
+        db = b.data
+        key = (da.shape, da.dtype, db.shape, db.dtype)
+    else:
+        fb = None
+        key = (da.shape, da.dtype, (), out.dtype)
+    meta = _META.get(key) or _input_meta(key)
+    plan = row.plan
+    if plan is None:
+        plan = _plan(row)
+    saved = _save(plan, t, (a, b), None) if plan else _NO_SAVED
+    t.grad_fn = row.node_class(row, (fa, fb), saved, attrs or _EMPTY, meta, seq)
+    t._rg = True
+    return t
+
+
+_wrapped = E.wrapped_number
 
 
 def _arr(v, dt):
@@ -563,30 +633,35 @@ def _binary(row, ufunc, a, b, dt=None, extra_attrs=None):
     ta, tb = type(a) is Tensor, type(b) is Tensor
     if not ta:
         _check_operand(a)
-    if not tb:
+    if not (tb or type(b) is float):          # (a float needs no check)
         _check_operand(b)
-    seq = STATE.next_seq() if STATE.grad_enabled and ((ta and a._rg) or (tb and b._rg)) else None
-    if ta and tb:
-        da, db = a.data, b.data
-        if dt is None and da.dtype == db.dtype:          # the common case: nothing to promote
-            if da.shape != db.shape:
-                _check_broadcast(da.shape, db.shape, da.dtype.itemsize)
-            elif da.size > 65535:
-                _check_numel(da.size, da.dtype.itemsize)
-            out = ufunc(da, db)
-            if type(out) is not np.ndarray:
-                out = np.asarray(out, da.dtype)
-            return _record(row, seq, out, (a, b), attrs=extra_attrs)
-    elif ta and dt is None and type(b) in (float, int):   # tensor with a Python number
+    if STATE.grad_enabled and ((ta and a._rg) or (tb and b._rg)):
+        seq = STATE.seq                       # STATE.next_seq(), inlined: this is every binary op
+        STATE.seq = seq + 1
+    else:
+        seq = None
+    if ta and dt is None:
         da = a.data
-        k = da.dtype.kind
-        if k == "f" or (k in "iu" and type(b) is int):
-            if da.size > 65535:
-                _check_numel(da.size, da.dtype.itemsize)
-            out = ufunc(da, da.dtype.type(b))
-            if type(out) is not np.ndarray:
-                out = np.asarray(out, da.dtype)
-            return _record(row, seq, out, (a, b), attrs=extra_attrs)
+        if tb:
+            db = b.data
+            if da.dtype == db.dtype:          # the common case: nothing to promote
+                if da.shape != db.shape:
+                    _check_broadcast(da.shape, db.shape, da.dtype.itemsize)
+                elif da.size > 65535:
+                    _check_numel(da.size, da.dtype.itemsize)
+                out = ufunc(da, db)
+                if type(out) is not np.ndarray:
+                    out = np.asarray(out, da.dtype)
+                return _record_binary(row, seq, out, a, b, extra_attrs)
+        elif type(b) is float or type(b) is int:   # tensor with a Python number
+            k = da.dtype.kind
+            if k == "f" or (k in "iu" and type(b) is int):
+                if da.size > 65535:
+                    _check_numel(da.size, da.dtype.itemsize)
+                out = ufunc(da, da.dtype.type(b))
+                if type(out) is not np.ndarray:
+                    out = np.asarray(out, da.dtype)
+                return _record_binary(row, seq, out, a, b, extra_attrs)
     if dt is None:
         dt = result_type(a, b)
     sa = a.data.shape if ta else ()
@@ -598,6 +673,8 @@ def _binary(row, ufunc, a, b, dt=None, extra_attrs=None):
     out = ufunc(_arr(a, dt), _arr(b, dt))
     if type(out) is not np.ndarray:
         out = np.asarray(out, dt.np)
+    if ta:
+        return _record_binary(row, seq, out, a, b, extra_attrs)
     return _record(row, seq, out, (a, b), attrs=extra_attrs)
 
 
@@ -727,10 +804,15 @@ def _alpha(name, alpha):
     raise TorchTypeError(f"{name}(): argument 'alpha' must be Number, not {type(alpha).__name__}")
 
 
+_ALPHA_1 = {"alpha": 1}      # the attrs of every add/sub node with the default alpha (nothing writes node attrs)
+
+
 def add(a, b, alpha=1):
-    alpha = _alpha("add", alpha)
     if type(a) is not Tensor:                  # 2 + x: PyTorch calls x.__radd__(2) = add(x, 2)
         a, b = b, a
+    if type(alpha) is int and alpha == 1:
+        return _binary(_ADD, np.add, a, b, None, _ALPHA_1)
+    alpha = _alpha("add", alpha)
     ufunc = np.add if alpha == 1 else (lambda x, y: x + y * np.asarray(alpha, np.result_type(y)))
     return _binary(_ADD, ufunc, a, b, extra_attrs={"alpha": alpha})
 
@@ -742,8 +824,29 @@ def sub(a, b, alpha=1):
     if a.data.dtype == np.bool_ and type(b) is Tensor and b.data.dtype == np.bool_:
         raise TorchRuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
                                 "Use the `^` or `logical_xor()` operator instead.")
+    if type(alpha) is int and alpha == 1:
+        return _binary(_SUB, np.subtract, a, b, None, _ALPHA_1)
     ufunc = np.subtract if alpha == 1 else (lambda x, y: x - y * np.asarray(alpha, np.result_type(y)))
     return _binary(_SUB, ufunc, a, b, extra_attrs={"alpha": alpha})
+
+
+def add_method(t, other):
+    """Tensor.__add__ and __radd__ (`t` is the tensor): NotImplemented for an operand add does
+    not take, as Python's protocol wants; a tensor or float goes straight to _binary."""
+    if type(t) is Tensor and (type(other) is float or type(other) is Tensor):
+        return _binary(_ADD, np.add, t, other, None, _ALPHA_1)
+    if not (type(other) is Tensor or isinstance(other, (int, float))):
+        return NotImplemented
+    return add(t, other)
+
+
+def mul_method(t, other):
+    """Tensor.__mul__ and __rmul__, as add_method."""
+    if type(t) is Tensor and (type(other) is float or type(other) is Tensor):
+        return _binary(_MUL, np.multiply, t, other)
+    if not (type(other) is Tensor or isinstance(other, (int, float))):
+        return NotImplemented
+    return mul(t, other)
 
 
 def rsub(t, number, alpha=1):
@@ -831,7 +934,11 @@ def _unary(name, fn, float_only=True):
     def forward(t):
         if type(t) is not Tensor:
             raise TorchTypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(t).__name__}")
-        seq = _begin(t)
+        if STATE.grad_enabled and t._rg:       # _begin(t), inlined
+            seq = STATE.seq
+            STATE.seq = seq + 1
+        else:
+            seq = None
         data = t.data
         if data.size > 65535:
             _check_numel(data.size, data.dtype.itemsize)
@@ -840,7 +947,7 @@ def _unary(name, fn, float_only=True):
         out = fn(data)
         if type(out) is not np.ndarray:         # a ufunc on a 0-d array gives a NumPy scalar
             out = np.asarray(out)
-        return _record(row, seq, out, (t,))
+        return _record_unary(row, seq, out, t)
     forward.__name__ = name
     return forward
 
@@ -1269,10 +1376,10 @@ def _set_history(t, node):
         t.grad_fn = node
         t._rg = True
         return
-    edges = ((base._edge(), 0),) + node.next_functions[1:]
+    edges = (base._edge(),) + node.edges[1:]
     meta = ((base.data.shape, base.data.dtype),) + node.input_meta[1:]
     attrs = {"_fn": node, "_positions": _geometry(t, base)["_positions"]}
-    base.grad_fn = Node(COPY_SLICES, edges, {}, attrs, meta, STATE.next_seq())
+    base.grad_fn = COPY_SLICES.node_class(COPY_SLICES, edges, {}, attrs, meta, STATE.next_seq())
     base._rg = True
 
 
@@ -1304,10 +1411,11 @@ def fresh_view(v):
         return
     meta.version = ver
     if meta.no_grad:                    # PyTorch refuses to read such a view's grad_fn
-        v.grad_fn = Node(INVALID, (), {}, {}, (), -1)
+        v.grad_fn = INVALID.node_class(INVALID, (), {}, {}, (), -1)
         return
-    v.grad_fn = Node(TABLE["as_strided"], ((base._edge(), 0),), {}, _geometry(v, base),
-                     ((base.data.shape, base.data.dtype),), STATE.next_seq())
+    row = TABLE["as_strided"]
+    v.grad_fn = row.node_class(row, (base._edge(),), {}, _geometry(v, base),
+                               ((base.data.shape, base.data.dtype),), STATE.next_seq())
     v._rg = True
 
 
@@ -1408,7 +1516,7 @@ def _inplace_view(t, out, row, attrs):
     t.data = out
     t._version_counter.bump()
     if seq is not None:
-        t.grad_fn = Node(row, ((edge, 0),), {}, attrs, (meta,), seq)
+        t.grad_fn = row.node_class(row, (edge,), {}, attrs, (meta,), seq)
         own = _view_meta(t) if t._base is not None else None
         if own is not None:
             own.version = t._version_counter.v
@@ -2575,9 +2683,9 @@ def _record_variadic(row, seq, out, tensors, attrs):
     t = Tensor(out)
     if seq is None:
         return t
-    nexts = tuple((x._edge(), 0) for x in tensors)
+    edges = tuple(x._edge() for x in tensors)
     meta = tuple((x.data.shape, x.data.dtype) for x in tensors)
-    t.grad_fn = Node(row, nexts, {}, attrs, meta, seq)
+    t.grad_fn = row.node_class(row, edges, {}, attrs, meta, seq)
     t._rg = True
     return t
 

@@ -484,10 +484,10 @@ def _install_methods():
             return f(self, other)
         return method
 
-    T.__add__ = T.__radd__ = binop(ops.add)
+    T.__add__ = T.__radd__ = ops.add_method           # (binop, without a call level: the commonest ops)
     T.__sub__ = binop(ops.sub)
     T.__rsub__ = binop(lambda s, o: ops.sub(o, s))
-    T.__mul__ = T.__rmul__ = binop(ops.mul)
+    T.__mul__ = T.__rmul__ = ops.mul_method
     T.__truediv__ = binop(ops.div)
     T.__rtruediv__ = binop(lambda s, o: ops.div(o, s))
     T.__floordiv__ = binop(ops.floor_divide)
