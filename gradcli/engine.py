@@ -12,6 +12,7 @@ so explanations are facts, never guesses after the fact.
 from __future__ import annotations
 
 import numpy as np
+from sys import getrefcount as _getrefcount
 
 from .errors import TorchRuntimeError, TorchTypeError
 
@@ -1068,6 +1069,13 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
                             buffers[nxt] = g
                         elif nxt in owned:
                             np.add(old, g, out=old)
+                        elif type(g) is np.ndarray and g.base is None and _getrefcount(g) == 2 \
+                                and type(old) is np.ndarray and old.dtype is g.dtype and old.shape == g.shape:
+                            # g is the formula's own temporary (it owns its memory and nothing
+                            # else refers to it): the sum goes into it, the same additions as
+                            # `old + g`, one array fewer
+                            buffers[nxt] = np.add(old, g, out=g)
+                            owned.add(nxt)
                         else:
                             old = buffers[nxt] = old + g
                             if type(old) is np.ndarray:
