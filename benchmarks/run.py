@@ -474,9 +474,12 @@ def _goals(suite):
             if r is not None:
                 check(f"W1 {n:,} ops ({where}): gradcli / torch per op", f"{r:.2f}", "≤ 0.6", r <= 0.6)
     if len(sizes) >= 2:
-        lo, hi = _row(suite, f"w1_{sizes[0]}"), _row(suite, f"w1_{sizes[-1]}")
-        r = _ratio(hi.get("gradcli"), lo.get("gradcli"))
-        check(f"W1 linear: µs/op at {sizes[-1]:,} / at {sizes[0]:,}", f"{r:.2f}", "≤ 1.2", r <= 1.2)
+        for key, where in (("w1", "one process"), ("w1own", "own processes")):
+            lo, hi = _row(suite, f"{key}_{sizes[0]}"), _row(suite, f"{key}_{sizes[-1]}")
+            r = _ratio(hi.get("gradcli"), lo.get("gradcli"))
+            if r is not None:
+                check(f"W1 linear ({where}): µs/op at {sizes[-1]:,} / at {sizes[0]:,}", f"{r:.2f}", "≤ 1.2",
+                      r <= 1.2)
     for key, name in (("w4_chain_lines", "straight lines"), ("w4_chain_loop", "for loop")):
         m = _row(suite, key)
         r = _ratio(m.get("gradcli"), m.get("torch"))
