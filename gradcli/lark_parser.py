@@ -27,7 +27,7 @@ finally:
 
 from . import syntax as S
 from .errors import ParseError
-from .pyparse import shift
+from .pyparse import first_pos as _first_pos, shift, span as _span
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -39,46 +39,6 @@ def grammar_path() -> str:
         if os.path.exists(candidate):
             return candidate
     raise FileNotFoundError("gradcli's grammar file gradcli.lark is missing from the installation")
-
-
-def _first_pos(item):
-    """(line, col) of the first positioned thing in a child (token, AST node or list)."""
-    stack = [item]
-    while stack:
-        x = stack.pop()
-        if isinstance(x, Token):
-            if x.line is not None:
-                return x.line, x.column
-        elif isinstance(x, S.Node):
-            if x.line:
-                return x.line, x.col
-        elif isinstance(x, (list, tuple)):
-            stack.extend(reversed(x))
-    return None
-
-
-def _last_pos(item):
-    stack = [item]
-    while stack:
-        x = stack.pop()
-        if isinstance(x, Token):
-            if x.end_line is not None:
-                return x.end_line, x.end_column
-        elif isinstance(x, S.Node):
-            if x.end_line:
-                return x.end_line, x.end_col
-        elif isinstance(x, (list, tuple)):
-            stack.extend(x)
-    return None
-
-
-def _span(items):
-    """A node's position from its children: the first start and the last end."""
-    a = _first_pos(items)
-    if a is None:
-        return (0, 0, 0, 0)
-    b = _last_pos(items) or a
-    return (a[0], a[1], b[0], b[1])
 
 
 def _tpos(tok):

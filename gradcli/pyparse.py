@@ -108,7 +108,9 @@ def _tok(line, col, length):
     return S.Node(pos=(line, col, line, col + length))
 
 
-def _first(item):
+def first_pos(item):
+    """(line, col) of the first positioned thing in a child: a node, or a token Lark keeps
+    (lark_parser shares these three functions), searched through lists and tuples."""
     stack = [item]
     while stack:
         x = stack.pop()
@@ -117,10 +119,12 @@ def _first(item):
                 return x.line, x.col
         elif isinstance(x, (list, tuple)):
             stack.extend(reversed(x))
+        elif isinstance(x, str) and getattr(x, "line", None) is not None:
+            return x.line, x.column
     return None
 
 
-def _last(item):
+def last_pos(item):
     stack = [item]
     while stack:
         x = stack.pop()
@@ -129,19 +133,21 @@ def _last(item):
                 return x.end_line, x.end_col
         elif isinstance(x, (list, tuple)):
             stack.extend(x)
+        elif isinstance(x, str) and getattr(x, "end_line", None) is not None:
+            return x.end_line, x.end_column
     return None
 
 
-def _span(items):
-    """lark_parser._span: the first start and the last end among the kept children."""
+def span(items):
+    """A node's position: the first start and the last end among the children it keeps."""
     if items:
         a, b = items[0], items[-1]
         if type(a) in _PLACED and a.line and type(b) in _PLACED and b.end_line:     # the common case
             return (a.line, a.col, b.end_line, b.end_col)
-    a = _first(items)
+    a = first_pos(items)
     if a is None:
         return (0, 0, 0, 0)
-    b = _last(items) or a
+    b = last_pos(items) or a
     return (a[0], a[1], b[0], b[1])
 
 
@@ -176,7 +182,7 @@ class _Converter:
 
     def module(self, tree):
         body = self.block(tree.body)
-        return S.Module(body, pos=_span(body))
+        return S.Module(body, pos=span(body))
 
     # -- statements ----------------------------------------------------------------------
     def block(self, stmts):
@@ -190,30 +196,30 @@ class _Converter:
 
     def s_expr(self, n):
         v = self.ex(n.value)
-        return S.ExprStmt(v, pos=_span([v]))
+        return S.ExprStmt(v, pos=span([v]))
 
     def s_assign(self, n):
         items = [self.ex(t) for t in n.targets]
         items.append(self.ex(n.value))
-        return S.Assign(items[:-1], items[-1], pos=_span(items))
+        return S.Assign(items[:-1], items[-1], pos=span(items))
 
     def s_augassign(self, n):
         op = _BINOPS.get(type(n.op))
         target, value = self.ex(n.target), self.ex(n.value)
         if op is None or not value.end_line:       # `<<=`; or a span ending at the operator
             raise _Decline
-        return S.AugAssign(target, op, value, pos=_span([target, value]))
+        return S.AugAssign(target, op, value, pos=span([target, value]))
 
     def s_simple(self, n):
         return _SIMPLE[type(n)](pos=_pos(n))
 
     def s_return(self, n):
         value = self.opt(n.value)
-        return S.Return(value, pos=_span([_tok(n.lineno, n.col_offset + 1, 6), value]))
+        return S.Return(value, pos=span([_tok(n.lineno, n.col_offset + 1, 6), value]))
 
     def s_raise(self, n):
         exc, cause = self.opt(n.exc), self.opt(n.cause)
-        return S.Raise(exc, pos=_span([_tok(n.lineno, n.col_offset + 1, 5), exc, cause]))
+        return S.Raise(exc, pos=span([_tok(n.lineno, n.col_offset + 1, 5), exc, cause]))
 
     def s_import(self, n):
         first, last = n.names[0], n.names[-1]
@@ -234,13 +240,13 @@ class _Converter:
 
     def s_assert(self, n):
         test, msg = self.ex(n.test), self.opt(n.msg)
-        return S.Assert(test, msg, pos=_span([test, msg]))
+        return S.Assert(test, msg, pos=span([test, msg]))
 
     def s_delete(self, n):
         if any(isinstance(t, ast.Tuple) for t in n.targets):    # `del (a, b)` flattens there
             raise _Decline
         targets = [self.ex(t) for t in n.targets]
-        return S.Delete(targets, pos=_span(targets))
+        return S.Delete(targets, pos=span(targets))
 
     def s_if(self, n):
         items = [self.ex(n.test), self.block(n.body)]
@@ -251,25 +257,25 @@ class _Converter:
             items.append(branches[-1])
         orelse = self.block(n.orelse)
         items.append(orelse)
-        return S.If(branches, orelse, pos=_span(items))
+        return S.If(branches, orelse, pos=span(items))
 
     def _is_elif(self, n):
         return self.lines[n.lineno - 1].startswith("elif", n.col_offset)
 
     def s_while(self, n):
         items = [self.ex(n.test), self.block(n.body), self.block(n.orelse)]
-        return S.While(*items, pos=_span(items))
+        return S.While(*items, pos=span(items))
 
     def s_for(self, n):
         items = [self.ex(n.target), self.ex(n.iter), self.block(n.body), self.block(n.orelse)]
-        return S.For(*items, pos=_span(items))
+        return S.For(*items, pos=span(items))
 
     def s_try(self, n):
         body = self.block(n.body)
         handlers = [(self.opt(h.type), h.name, self.block(h.body)) for h in n.handlers]
         orelse, final = self.block(n.orelse), self.block(n.finalbody)
         keyword = _tok(n.lineno, n.col_offset + 1, 3)
-        return S.Try(body, handlers, orelse, final, pos=_span([keyword, body, handlers, orelse, final]))
+        return S.Try(body, handlers, orelse, final, pos=span([keyword, body, handlers, orelse, final]))
 
     def s_with(self, n):
         if self.lines[n.lineno - 1][n.col_offset + 4:].lstrip().startswith("("):
@@ -281,7 +287,7 @@ class _Converter:
                 raise _Decline
             items.append((self.ex(item.context_expr), var.id if var is not None else None))
         body = self.block(n.body)
-        return S.With(items, body, pos=_span([items, body]))
+        return S.With(items, body, pos=span([items, body]))
 
     def s_funcdef(self, n):
         a = n.args
@@ -302,7 +308,7 @@ class _Converter:
             raise _Decline
         name = _tok(n.lineno, n.col_offset + 4 + len(rest) - len(rest.lstrip(" ")), len(n.name))
         body = self.block(n.body)
-        return S.FuncDef(n.name, params, body, pos=_span([name, params, body]))
+        return S.FuncDef(n.name, params, body, pos=span([name, params, body]))
 
     # -- expressions ---------------------------------------------------------------------
     def ex(self, n):
@@ -353,7 +359,7 @@ class _Converter:
         if type(n.op) is ast.Not:
             return S.Not(operand, pos=(n.lineno, n.col_offset + 1, operand.end_line, operand.end_col))
         op = _UNARY[type(n.op)]
-        return S.UnaryOp(op, operand, pos=_span([_tok(n.lineno, n.col_offset + 1, 1), operand]))
+        return S.UnaryOp(op, operand, pos=span([_tok(n.lineno, n.col_offset + 1, 1), operand]))
 
     def e_binop(self, n):
         op = _BINOPS.get(type(n.op))
@@ -373,14 +379,14 @@ class _Converter:
 
     def e_ifexp(self, n):
         items = [self.ex(n.body), self.ex(n.test), self.ex(n.orelse)]
-        return S.IfExp(items[1], items[0], items[2], pos=_span(items))
+        return S.IfExp(items[1], items[0], items[2], pos=span(items))
 
     def e_lambda(self, n):
         a = n.args
         if a.posonlyargs or a.vararg or a.kwonlyargs or a.kwarg or a.defaults:
             raise _Decline
         body = self.ex(n.body)
-        return S.Lambda([("pos", p.arg, None) for p in a.args], body, pos=_span([body]))
+        return S.Lambda([("pos", p.arg, None) for p in a.args], body, pos=span([body]))
 
     def e_call(self, n):
         func = self.ex(n.func)
@@ -394,40 +400,40 @@ class _Converter:
             else:
                 if isinstance(a, ast.Starred):
                     v = self.ex(a.value)
-                    a = S.Starred(v, pos=_span([v]))
+                    a = S.Starred(v, pos=span([v]))
                 else:
                     a = self.ex(a)
                 args.append(a)
                 items.append(a)
-        return S.Call(func, args, kwargs, pos=_span([func, items]))
+        return S.Call(func, args, kwargs, pos=span([func, items]))
 
     def e_attribute(self, n):
         obj = self.ex(n.value)
         name = _tok(n.end_lineno, n.end_col_offset + 1 - len(n.attr), len(n.attr))
-        return S.Attr(obj, n.attr, pos=_span([obj, name]))
+        return S.Attr(obj, n.attr, pos=span([obj, name]))
 
     def e_subscript(self, n):
         obj, index = self.ex(n.value), self.index(n.slice)
-        return S.Subscript(obj, index, pos=_span([obj, index]))
+        return S.Subscript(obj, index, pos=span([obj, index]))
 
     def index(self, n):
         if isinstance(n, ast.Slice):
             items = [self.opt(n.lower), self.opt(n.upper), self.opt(n.step)]
-            return S.SliceExpr(*items, pos=_span(items))
+            return S.SliceExpr(*items, pos=span(items))
         if isinstance(n, ast.Tuple):
             elts = [self.index(e) for e in n.elts]
-            return S.TupleExpr(elts, pos=_span(elts))
+            return S.TupleExpr(elts, pos=span(elts))
         return self.ex(n)
 
     def e_elts(self, n):
         elts = [self.ex(e) for e in n.elts]
-        return _ELTS[type(n)](elts, pos=_span(elts))
+        return _ELTS[type(n)](elts, pos=span(elts))
 
     def e_dict(self, n):
         if None in n.keys:                   # `{**d}`
             raise _Decline
         pairs = [(self.ex(k), self.ex(v)) for k, v in zip(n.keys, n.values)]
-        return S.DictExpr([k for k, _ in pairs], [v for _, v in pairs], pos=_span(pairs))
+        return S.DictExpr([k for k, _ in pairs], [v for _, v in pairs], pos=span(pairs))
 
     def e_comprehension(self, n):
         if len(n.generators) != 1:
@@ -436,7 +442,7 @@ class _Converter:
         if g.is_async or len(g.ifs) > 1:
             raise _Decline
         items = [self.ex(n.elt), self.ex(g.target), self.ex(g.iter), self.opt(g.ifs[0] if g.ifs else None)]
-        return S.ListComp(*items, pos=_span(items))
+        return S.ListComp(*items, pos=span(items))
 
 
 _PLACED = {S.Name, S.Const, S.Call, S.Attr, S.Subscript, S.BinOp, S.UnaryOp, S.Node}
