@@ -63,12 +63,7 @@ class ASTBuilder(Transformer):
 
     # -- module and statements ---------------------------------------------------------
     def file_input(self, items):
-        body = []
-        for it in items:
-            if isinstance(it, list):
-                body.extend(it)
-            elif it is not None and not isinstance(it, Token):
-                body.append(it)
+        body = self.suite(items)
         return S.Module(body, pos=_span(body))
 
     def eval_input(self, items):
