@@ -904,16 +904,25 @@ def neg(t):
     return _record(TABLE["neg"], seq, np.negative(t.data), (t,))
 
 
+def _power(a, b):
+    """pow with a tensor exponent, as PyTorch computes it per element (std::pow): NumPy's
+    float32 power is often an ulp off (0.57735026 ** -2 gives 3.0000002 where PyTorch gives 3.),
+    so small float32 arrays are evaluated in float64 and rounded once, as in _rounded."""
+    if a.dtype == np.float32 and b.dtype == np.float32 and _b.max(a.size, b.size) <= 65536:
+        return np.power(a.astype(np.float64), b.astype(np.float64)).astype(np.float32)
+    return np.power(a, b)
+
+
 def pow(a, b):
     if type(a) is not Tensor:                  # number ** tensor
         _check_operand(a)
         seq = _begin(b)
         dt = result_type(a, b)
         with np.errstate(all="ignore"):
-            out = np.asarray(np.power(_arr(a, dt), _arr(b, dt)), dt.np)
+            out = np.asarray(_power(_arr(a, dt), _arr(b, dt)), dt.np)
         return _record(TABLE["pow_scalar_base"], seq, out, (b,), attrs={"self": a})
     if type(b) is Tensor:
-        return _binary(TABLE["pow_tensor"], np.power, a, b)
+        return _binary(TABLE["pow_tensor"], _power, a, b)
     _check_operand(b)
     dt = result_type(a, b)
     if dt.kind == E.INT and not isinstance(b, bool) and b < 0:
@@ -2104,7 +2113,7 @@ class _NumpyMath(E._NumpyMath):
     flip = staticmethod(lambda a, dims: np.flip(a, dims))
     masked_fill = staticmethod(lambda a, mask, v: np.where(mask, np.asarray(v, a.dtype), a))
     sub_scalar = staticmethod(lambda a, s: a - np.asarray(s, a.dtype))
-    pow = staticmethod(np.power)
+    pow = staticmethod(_power)
     pow_ = staticmethod(lambda a, e: E._np_pow(a, e))
     to = staticmethod(lambda a, dt: a.astype(dt, copy=False))
     constant = staticmethod(lambda a: a)

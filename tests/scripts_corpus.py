@@ -1256,3 +1256,15 @@ L = (M * s).mean() + s ** 3
 L.backward()
 print(s.grad, M.grad)
 """)
+# Found by the random-script generator at another seed: NumPy's float32 power is an ulp off
+# PyTorch's std::pow (0.57735026 ** -2 gave 3.0000002, printed -3.0000 instead of -3.).
+case("pow-tensor-exponent-rounded-once", """
+import torch
+a = torch.tensor(-1.0, requires_grad=True)
+t0 = a / 2
+t1 = 3 ** t0
+t2 = t1 ** a
+print('grad', torch.autograd.grad(t2, [a, t1]))
+w = torch.tensor([0.3, 1.7, 2.5], requires_grad=True)
+print(w ** torch.tensor([-2.0, 0.5, 3.3]), 2.5 ** w)
+""")
