@@ -514,6 +514,8 @@ def _save(plan, t, inputs, extra):
 def _record(row, seq, out, inputs, extra=None, attrs=None, view_of=None):
     """Wrap `out` (an ndarray) as a Tensor; if seq is not None, also make its grad_fn.
     `inputs` holds, per table input, a Tensor or a Python number (no edge)."""
+    if type(out) is not np.ndarray:             # a ufunc on a 0-d array gives a NumPy scalar
+        out = np.asarray(out)
     if view_of is None:
         t = Tensor(out)
     else:

@@ -1268,3 +1268,19 @@ print('grad', torch.autograd.grad(t2, [a, t1]))
 w = torch.tensor([0.3, 1.7, 2.5], requires_grad=True)
 print(w ** torch.tensor([-2.0, 0.5, 3.3]), 2.5 ** w)
 """)
+# Found by the in-place generator at another seed: `-t` of a 0-d tensor held a NumPy scalar,
+# and an in-place op on it was an internal error.
+case("inplace-on-negated-0d-tensor", """
+import torch
+y = torch.tensor([1.5, -1.0, -1.25], requires_grad=True)
+t3 = y[0].cos()
+with torch.no_grad():
+    t5 = t3.sin()
+t6 = -t5
+t6.pow_(2)
+print(t6, t6._version)
+t7 = -y[1]
+t7.mul_(3)
+t7.sum().backward()
+print(y.grad)
+""")
