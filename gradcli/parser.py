@@ -2,8 +2,8 @@
 
 Two parsers build the same AST. CPython's own (pyparse.py) takes the scripts that are plain
 Python, as most pasted snippets are: it is about four times faster, and Lark is then not
-even imported. The Lark grammar (lark_parser.py, grammar/gradcli.lark) takes the rest: the concise
-dialect, and every script with an error, whose message it words.
+even imported. The Lark grammar (lark_parser.py, grammar/gradcli.lark) takes the rest: the
+concise dialect, and every script with an error, whose message it words.
 """
 from __future__ import annotations
 
