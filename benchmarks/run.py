@@ -28,10 +28,13 @@ REPO = W.REPO
 
 # ----------------------------------------------------------------------------- sizes
 
-FULL = dict(w1_sizes=(10_000, 100_000), w1_reps={10_000: 11, 100_000: 5}, w1_own={10_000: (4, 3), 100_000: (3, 1)}, w2_size=1_000_000, w2_reps=15,
+# w1_own: (rounds, repetitions per fresh process) of W1 measured in a process of its own
+FULL = dict(w1_sizes=(10_000, 100_000), w1_reps={10_000: 11, 100_000: 5}, w1_own={10_000: (4, 3), 100_000: (3, 1)},
+            w2_size=1_000_000, w2_reps=15,
             w3=(256, 512), w3_reps=21, seed_runs=15, chain_ops=10_000, chain_runs=5,
             parse_lines=(10_000, 100_000), parse_reps={10_000: 3, 100_000: 1}, rss_rounds=3)
-QUICK = dict(w1_sizes=(10_000, 100_000), w1_reps={10_000: 3, 100_000: 1}, w1_own={10_000: (2, 2), 100_000: (1, 1)}, w2_size=1_000_000, w2_reps=3,
+QUICK = dict(w1_sizes=(10_000, 100_000), w1_reps={10_000: 3, 100_000: 1}, w1_own={10_000: (2, 2), 100_000: (1, 1)},
+             w2_size=1_000_000, w2_reps=3,
              w3=(256, 512), w3_reps=5, seed_runs=5, chain_ops=10_000, chain_runs=1,
              parse_lines=(2_000, 10_000), parse_reps={2_000: 1, 10_000: 1}, rss_rounds=1)
 
