@@ -1099,6 +1099,9 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
                         inner = fn.attrs.get("_fn")
                         if inner is not None:
                             inner.release(record)
+                        # and, like PyTorch's (release_variables drops `fn`), cannot run again
+                        fn.attrs["_released"] = True
+                        fn.freed_by = fn.freed_by or record
                 if STATE.anomaly and STATE.check_nan:     # after the release, as in PyTorch
                     _check_nan(fn, outs)
             for nxt, g in zip(fn.edges, outs):

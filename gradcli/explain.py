@@ -21,6 +21,8 @@ def _slot_phrase(node, slot):
     s = node.saved.get(slot)
     if slot == "result":
         return "its own output (`result`)"
+    if slot == "fn":                        # CopySlices keeps the in-place op's node, not a tensor
+        return "the node of the in-place operation it applies (`fn`)"
     constant = getattr(s, "constant", None) if isinstance(s, E.Saved) else None
     if constant is not None:
         return f"the constant {constant!r} as a tensor (`{slot}`)"
@@ -54,7 +56,7 @@ def _backward_twice(info, exc, interp):
     freed_by = node.freed_by
     freed_line = getattr(freed_by.origin, "line", None) if freed_by else None
     freed_text = getattr(freed_by.origin, "text", None) if freed_by else None
-    slots = node.tensor_slots()
+    slots = node.tensor_slots() or ([exc.slot] if exc.slot == "fn" else [])
     info.cause = {"grad_fn": node.name(), "line": line, "saved": slots, "freed_by": freed_line}
     calls = [i[1] for i in interp.report.items if i[0] == "call"]
     failing = calls[-1] if calls and calls[-1].failed else None

@@ -142,6 +142,8 @@ def _node_ref(node, by_node):
 
 
 def _what_phrase(node, slot, by_node, by_tensor):
+    if slot == "fn":                        # CopySlices keeps the in-place op's node, not a tensor
+        return "the node of the in-place operation it applies", "node"
     w = saved_what(node, slot, by_node, by_tensor)
     if w.kind == "constant":
         return f"the constant {w.constant!r}, saved as a 0-d tensor", w.kind
@@ -322,7 +324,11 @@ def _freed_finding(node, slot, call, by_record, who, by_node, by_tensor, root=No
         f"To run, that node needs {slot_desc}, and {freed_ref} had already run this node without "
         f"retain_graph=True, which freed that buffer.",
         "A backward fails exactly when it reaches a node whose saved tensors an earlier non-retaining "
-        "backward freed; nodes that save no tensors can be run any number of times."]
+        "backward freed; nodes that save no tensors can be run any number of times."
+        if slot != "fn" else
+        "A CopySlices node (an in-place write into a view) lets its wrapped operation go when a "
+        "backward without retain_graph=True runs it, even if that operation saved no tensors, so "
+        "it can run only once."]
     if kind == "constant":
         sentences.append(f"(A Python number in `*` or `/` is saved as a tensor: that is why "
                          f"`{text}` holds one.)")
@@ -381,7 +387,7 @@ def _freed_finding(node, slot, call, by_record, who, by_node, by_tensor, root=No
     if fb is not None and root is not None:
         for n in _graph_nodes(root):
             if (not isinstance(n, E.AccumulateGrad) and n.op is not E.GRAPH_ROOT and n in set(fb.executed)
-                    and not n.holds_tensors()):
+                    and not n.holds_tensors() and n is not node):
                 innocent.append(n)
     if innocent:
         parts = []

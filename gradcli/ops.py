@@ -1491,6 +1491,8 @@ def _addresses(a):
 def _copy_slices_backward(node, g, create_graph):
     """CopySlices: the base's gradient passes through, except over the view's elements, where the
     wrapped op's backward decides (and gives the gradients of its other inputs)."""
+    if node.attrs.get("_released"):          # a non-retaining backward ran it: E1, as in PyTorch
+        raise E.BackwardTwiceError(node, "fn")
     fn = node.attrs["_fn"]
     pos = node.attrs["_positions"]
     _check_positions(pos)

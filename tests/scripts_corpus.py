@@ -1284,3 +1284,15 @@ t7.mul_(3)
 t7.sum().backward()
 print(y.grad)
 """)
+# Found by the in-place generator at another seed: CopySlices lets its wrapped op go when a
+# non-retaining backward runs it, so a second backward fails even though nothing was saved.
+case("copyslices-second-backward-fails", """
+import torch
+y = torch.tensor([0.75, -1.0, 0.25], requires_grad=True)
+t2 = torch.zeros(2, 3)
+t2[0] = y
+t2.sum().backward(retain_graph=True)
+t2.sum().backward()
+print('y.grad', y.grad)
+t2.sum().backward()
+""")
