@@ -1296,3 +1296,19 @@ t2.sum().backward()
 print('y.grad', y.grad)
 t2.sum().backward()
 """)
+# Found by the in-place generator at another seed: clone keeps a dense tensor's strides
+# (preserve_format), so reshaping the clone of a transpose copies instead of aliasing.
+case("clone-of-transpose-keeps-strides", """
+import torch
+n = torch.tensor([[-0.5, 0.75, 0.75], [0.25, -1.0, -0.5]])
+t2 = n.t().clone()
+t3 = -t2
+t4 = t3.reshape(-1)
+print(t2.is_contiguous(), t3.is_contiguous(), n[:, ::2].clone().is_contiguous())
+t3.data.add_(1)
+print(t4, t3)
+try:
+    t2.view(-1)
+except RuntimeError as e:
+    print('RuntimeError:', e)
+""")
