@@ -1027,19 +1027,9 @@ def clone(t, memory_format=None):
     if t.data.size > 65535:
         _check_numel(t.data.size, t.data.itemsize)
     seq = _begin(t)
-    # torch.preserve_format: a dense tensor keeps its strides (a clone of x.t() is not contiguous,
-    # so reshaping it copies); any other is cloned contiguous.
+    # torch.preserve_format: a dense tensor (_dense, below) keeps its strides (a clone of x.t() is
+    # not contiguous, so reshaping it copies); any other is cloned contiguous.
     return _record(TABLE["clone"], seq, t.data.copy(order="K" if _dense(t.data) else "C"), (t,))
-
-
-def _dense(a):
-    """PyTorch's is_non_overlapping_and_dense: the elements fill one block, in some axis order."""
-    expected = a.itemsize
-    for stride, size in sorted((s, n) for s, n in zip(a.strides, a.shape) if n != 1):
-        if stride != expected:
-            return False
-        expected *= size
-    return True
 
 # ----------------------------------------------------------------------------- reductions
 
