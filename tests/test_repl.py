@@ -100,7 +100,10 @@ class Term:
                 raise AssertionError(f"the REPL ended before {pattern!r}; output:\n{self.text[-3000:]}") from None
 
     def prompt(self):
-        return self.expect(r">>>")
+        # A fresh prompt starts a line. prompt_toolkit redraws the current prompt and its text
+        # while a line is typed (cursor moves, no newline); matching that redraw would let the
+        # test type on before the REPL has taken the Enter.
+        return self.expect(r"(?m)^[ \d]*>>>")
 
     def send(self, keys):
         self.child.send(keys)
@@ -124,6 +127,8 @@ class Term:
                 self.child.expect(self.pexpect.EOF, timeout=30)   # saving history, on a loaded machine
             except self.pexpect.TIMEOUT:
                 self.child.terminate(force=True)
+            else:
+                self.child.wait()     # the pty closes a moment before the process has exited
         self.child.close()
         return self.child.exitstatus
 
