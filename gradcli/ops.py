@@ -12,6 +12,7 @@ this table; nothing else repeats per-op knowledge.
 from __future__ import annotations
 
 import builtins as _b
+import math as _math
 import operator as _operator
 import sys as _sys
 import weakref
@@ -26,6 +27,8 @@ from . import engine as E
 from .engine import STATE, OpDef, Saved, Tensor, result_type, Size
 from .errors import TorchRuntimeError, TorchTypeError, TorchIndexError, TorchValueError
 from .errors import TorchNotImplementedError as TorchNotImplementedError_
+
+_F32 = np.dtype(np.float32)
 
 ALWAYS = "always"
 
@@ -190,7 +193,7 @@ TABLE = {
                self=lambda m, g, alpha: -g if alpha == 1 else m.mul_scalar(g, -alpha),
                doc="number - tensor: saves only alpha"),
     "mul": op("MulBackward0", ("self", "other"), saved=(("other", "self"), ("self", "other")),
-              self=lambda m, g, other: g * other, other=lambda m, g, self: g * self,
+              self=lambda m, g, other: m.mul(g, other), other=lambda m, g, self: m.mul(g, self),
               doc="saves each operand when the other requires grad; a Python number is saved as a 0-d tensor"),
     "div": op("DivBackward0", ("self", "other"), saved=(("other", ALWAYS), ("self", "other")),
               self=lambda m, g, other: g / other,
@@ -660,7 +663,8 @@ def _binary(row, ufunc, a, b, dt=None, extra_attrs=None):
             if k == "f" or (k in "iu" and type(b) is int):
                 if da.size > 65535:
                     _check_numel(da.size, da.dtype.itemsize)
-                out = ufunc(da, da.dtype.type(b))
+                c = _CONST32.get(b) if da.dtype is _F32 else None
+                out = ufunc(da, c if c is not None else _number_operand(b, da.dtype))
                 if type(out) is not np.ndarray:
                     out = np.asarray(out, da.dtype)
                 return _record_binary(row, seq, out, a, b, extra_attrs)
@@ -678,6 +682,23 @@ def _binary(row, ufunc, a, b, dt=None, extra_attrs=None):
     if ta:
         return _record_binary(row, seq, out, a, b, extra_attrs)
     return _record(row, seq, out, (a, b), attrs=extra_attrs)
+
+
+# A Python number operand of a float32 tensor, as the 0-d array NumPy computes with
+# (half the cost of converting it to a NumPy scalar on each op, which dominates ops on
+# tiny tensors). Only values that convert exactly-as-rounded without a warning are kept:
+# not 0 (0. == -0. as dict keys), nan (never equal to itself), nor overflowing floats.
+_CONST32 = {}
+
+
+def _number_operand(b, dtype):
+    if dtype is _F32 and 1e-30 < _b.abs(b) < 1e30:
+        if len(_CONST32) >= 4096:
+            _CONST32.clear()
+        c = _CONST32[b] = np.array(b, _F32)
+        c.flags.writeable = False
+        return c
+    return dtype.type(b)
 
 
 def _check_broadcast(sa, sb, itemsize):
@@ -967,11 +988,18 @@ def _sigmoid(a):
     return np.asarray(1 / (1 + np.exp(-a)), a.dtype)
 
 
-def _rounded(fn):
+def _rounded(fn, scalar=None):
     """Evaluate in float64 and round once, for small float32 arrays: NumPy's float32 kernels
     can be 1 ulp off the correctly rounded value PyTorch prints (exp(6.) gives 403.42877
-    instead of 403.42880). Large arrays keep the fast float32 kernels."""
+    instead of 403.42880). Large arrays keep the fast float32 kernels. A one-element vector
+    goes through `scalar` (the math module's float64 function, equal to NumPy's after the
+    rounding): a third of the cost of three NumPy calls, which is most of a small op's."""
     def f(a):
+        if scalar is not None and a.shape == (1,) and a.dtype is _F32:
+            try:
+                return np.array((scalar(a.item()),), _F32)
+            except (ValueError, OverflowError):         # outside the math domain: NumPy's nan/inf
+                pass
         if a.dtype == np.float32 and a.size <= 65536:
             return fn(a.astype(np.float64)).astype(np.float32)
         return fn(a)
@@ -979,7 +1007,8 @@ def _rounded(fn):
     return f
 
 
-_exp, _log, _sin, _cos, _tanh = map(_rounded, (np.exp, np.log, np.sin, np.cos, np.tanh))
+_exp, _log, _sin, _cos, _tanh = map(_rounded, (np.exp, np.log, np.sin, np.cos, np.tanh),
+                                    (_math.exp, _math.log, _math.sin, _math.cos, _math.tanh))
 exp = _unary("exp", _exp)
 log = _unary("log", _log)
 sin = _unary("sin", _sin)
@@ -1650,6 +1679,7 @@ class _TensorMath:
         return constant_or_refuse
 
     exp, log, sin, cos, sqrt, tanh, abs = map(staticmethod, (exp, log, sin, cos, sqrt, tanh, abs))
+    mul = staticmethod(_operator.mul)
 
     @staticmethod
     def sign(t):
@@ -1963,9 +1993,23 @@ class _NumpyMath(E._NumpyMath):
     mask = staticmethod(lambda g, m: np.where(m, g, np.zeros((), g.dtype)))
 
     @staticmethod
+    def mul(g, v):
+        """g * v; a Python number as the cached 0-d array _binary also multiplies by."""
+        if type(v) is float and g.dtype is _F32:
+            c = _CONST32.get(v)
+            return g * (c if c is not None else _number_operand(v, _F32))
+        return g * v
+
+    @staticmethod
     def tanh_backward(g, r):
         # PyTorch's kernel computes 1 - r*r with one rounding (a fused multiply-add); the
         # float64 emulation is kept to arrays small enough to print, as in _rounded.
+        if r.shape == (1,) and g.shape == (1,) and r.dtype is _F32 and g.dtype is _F32:
+            # in Python floats (float64), rounded to float32 after 1 - r*r and after the
+            # product: the float64 product of two float32 numbers is exact, so that is
+            # float32's own multiplication, at a third of the cost of four NumPy calls
+            y = r.item()
+            return np.array((g.item() * float(np.float32(1.0 - y * y)),), _F32)
         if r.dtype == np.float32 and r.size <= 65536:
             r64 = r.astype(np.float64)
             return E._NumpyMath.mul_into(g, (1 - r64 * r64).astype(np.float32))
