@@ -980,8 +980,7 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
             d = deps.get(nxt)
             if d is None:
                 deps[nxt] = 1
-                if nxt is not root:
-                    push(nxt)
+                push(nxt)                   # (never the root: the graph has no cycles)
             else:
                 deps[nxt] = d + 1
 
@@ -1049,7 +1048,17 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
                 # The common case, _apply and the routing below in one pass: each formula's
                 # gradient goes straight to its edge; the saved tensors are released once all
                 # have run. (`is not`: NumPy's dtypes are singletons; fit compares them properly.)
-                vals = _unpacked(fn, False) if fn._saved else fn.attrs
+                saved = fn._saved
+                vals = fn.attrs
+                if saved:               # _unpacked, inlined for nodes holding only compact slots
+                    vals = saved
+                    if fn.attrs:
+                        vals = _unpacked(fn, False)
+                    else:
+                        for s in saved.values():
+                            if type(s) is Saved or type(s) is tuple:
+                                vals = _unpacked(fn, False)
+                                break
                 n = fn._n                       # fn.edges, inlined
                 edges = (fn._e0,) if n == 1 else (fn._e0, fn._e1) if n == 2 else fn._e0
                 for nxt, (formula, names), (shape, dtype) in zip(edges, op.formulas, fn.input_meta):
@@ -1087,7 +1096,18 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
                             _heap_push(heap, nxt)
                         else:
                             heap.append(nxt)
-                if not keep_graph and fn._saved and fn.release(record):
+                if keep_graph or not saved:
+                    continue
+                if vals is saved:       # fn.release, inlined for compact slots (see Node)
+                    released = False
+                    for slot, s in saved.items():
+                        if s is not None:
+                            saved[slot] = () if type(s) is np.ndarray else (s,)
+                            released = True
+                    if released:
+                        fn.freed_by = record
+                        record.freed.append(fn)
+                elif fn.release(record):
                     record.freed.append(fn)
                 continue
             else:
