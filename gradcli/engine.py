@@ -716,14 +716,15 @@ class OpDef:
     the saved slots with the condition under which each holds a tensor, the non-tensor
     attributes, and one backward formula per input."""
 
-    __slots__ = ("name", "inputs", "saved", "attrs", "formulas", "doc", "qualname", "plan", "node_class",
-                 "table_formulas")
+    __slots__ = ("name", "inputs", "saved", "attrs", "formulas", "doc", "qualname", "plan", "compact",
+                 "node_class", "table_formulas")
 
     def __init__(self, name, inputs=(), saved=(), attrs=(), formulas=(), doc="", cpp=False):
         self.name = name
         self.node_class = type(name, (Node,), {"__slots__": (), "__module__": "builtins"})
         self.qualname = "torch::autograd::" + name if cpp else name     # what node.name() returns
         self.plan = None            # ops._record's precomputed saved-slot plan
+        self.compact = None         # ops._compact_saver's shortcut of it (False: none)
         self.inputs = inputs
         self.table_formulas = inputs != ("tensors",)    # else a variadic op (cat, stack): ops.VARIADIC
         self.saved = saved          # tuple of (slot, source, condition)

@@ -514,6 +514,35 @@ def _save(plan, t, inputs, extra):
     return saved
 
 
+def _compact_saver(row):
+    """_save as a function (out, number) -> saved, for calls on a tensor that requires grad and
+    at most a Python number (`tanh(z)`, `z * 0.5`): when the row saves nothing but that number
+    or the output (both kept compactly, see Node), every node's dict is a copy of one template
+    with at most that one value filled in. False for rows that save more."""
+    template, fill, from_output = {}, None, False
+    for slot, src, when in row.plan or _plan(row):
+        template[slot] = None
+        if when == -2 or when == 1:              # never, or only when the number requires grad
+            continue
+        if src not in (-1, 1) or fill is not None:
+            row.compact = False
+            return False
+        fill, from_output = slot, src == -1
+    if not template:
+        def save(out, number):
+            return _NO_SAVED
+    elif fill is None:
+        def save(out, number):
+            return template.copy()
+    else:
+        def save(out, number):
+            saved = template.copy()
+            saved[fill] = out if from_output else number
+            return saved
+    row.compact = save
+    return save
+
+
 def _record(row, seq, out, inputs, extra=None, attrs=None, view_of=None):
     """Wrap `out` (an ndarray) as a Tensor; if seq is not None, also make its grad_fn.
     `inputs` holds, per table input, a Tensor or a Python number (no edge)."""
@@ -561,10 +590,10 @@ def _record_unary(row, seq, out, x):
     d = x.data
     key = (d.shape, d.dtype)
     meta = _META.get(key) or _input_meta(key)
-    plan = row.plan
-    if plan is None:
-        plan = _plan(row)
-    saved = _save(plan, t, (x,), None) if plan else _NO_SAVED
+    save = row.compact
+    if save is None:
+        save = _compact_saver(row)
+    saved = save(out, None) if save else _save(row.plan, t, (x,), None)
     t.grad_fn = row.node_class(row, (fn,), saved, _EMPTY, meta, seq)
     t._rg = True
     return t
@@ -699,6 +728,35 @@ def _number_operand(b, dtype):
         c.flags.writeable = False
         return c
     return dtype.type(b)
+
+
+def _float_op(row, ufunc, a, b, attrs):
+    """_binary and _record_binary in one, for a small float32 tensor and a Python float
+    (`z * 0.5`, `z + 1.`): the commonest op of a small script, and W1's."""
+    da = a.data
+    c = _CONST32.get(b)
+    if c is None or da.dtype is not _F32 or da.size > 65535:
+        return _binary(row, ufunc, a, b, None, attrs)
+    out = ufunc(da, c)
+    if type(out) is not np.ndarray:             # a 0-d operand gives a NumPy scalar
+        out = np.asarray(out, _F32)
+    t = Tensor(out)
+    if not (a._rg and STATE.grad_enabled):
+        return t
+    seq = STATE.seq
+    STATE.seq = seq + 1
+    fa = a.grad_fn
+    if fa is None:
+        fa = a._acc or a._accumulator()
+    key = (da.shape, _F32, (), _F32)
+    meta = _META.get(key) or _input_meta(key)
+    save = row.compact
+    if save is None:
+        save = _compact_saver(row)
+    saved = save(out, b) if save else _save(row.plan, t, (a, b), None)
+    t.grad_fn = row.node_class(row, (fa, None), saved, attrs or _EMPTY, meta, seq)
+    t._rg = True
+    return t
 
 
 def _check_broadcast(sa, sb, itemsize):
@@ -856,8 +914,11 @@ def sub(a, b, alpha=1):
 def add_method(t, other):
     """Tensor.__add__ and __radd__ (`t` is the tensor): NotImplemented for an operand add does
     not take, as Python's protocol wants; a tensor or float goes straight to _binary."""
-    if type(t) is Tensor and (type(other) is float or type(other) is Tensor):
-        return _binary(_ADD, np.add, t, other, None, _ALPHA_1)
+    if type(t) is Tensor:
+        if type(other) is float:
+            return _float_op(_ADD, np.add, t, other, _ALPHA_1)
+        if type(other) is Tensor:
+            return _binary(_ADD, np.add, t, other, None, _ALPHA_1)
     if not (type(other) is Tensor or isinstance(other, (int, float))):
         return NotImplemented
     return add(t, other)
@@ -865,8 +926,11 @@ def add_method(t, other):
 
 def mul_method(t, other):
     """Tensor.__mul__ and __rmul__, as add_method."""
-    if type(t) is Tensor and (type(other) is float or type(other) is Tensor):
-        return _binary(_MUL, np.multiply, t, other)
+    if type(t) is Tensor:
+        if type(other) is float:
+            return _float_op(_MUL, np.multiply, t, other, None)
+        if type(other) is Tensor:
+            return _binary(_MUL, np.multiply, t, other)
     if not (type(other) is Tensor or isinstance(other, (int, float))):
         return NotImplemented
     return mul(t, other)
