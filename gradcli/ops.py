@@ -577,29 +577,8 @@ def _record(row, seq, out, inputs, extra=None, attrs=None, view_of=None):
     return t
 
 
-# _record for the commonest shapes of call, without its lists: one tensor input, or a
-# tensor and a tensor or Python number (W1's per-op overhead).
-
-def _record_unary(row, seq, out, x):
-    t = Tensor(out)
-    if seq is None:
-        return t
-    fn = x.grad_fn
-    if fn is None and x._rg:
-        fn = x._acc or x._accumulator()
-    d = x.data
-    key = (d.shape, d.dtype)
-    meta = _META.get(key) or _input_meta(key)
-    save = row.compact
-    if save is None:
-        save = _compact_saver(row)
-    saved = save(out, None) if save else _save(row.plan, t, (x,), None)
-    t.grad_fn = row.node_class(row, (fn,), saved, _EMPTY, meta, seq)
-    t._rg = True
-    return t
-
-
 def _record_binary(row, seq, out, a, b, attrs):
+    """_record without its lists, for a tensor and a tensor or Python number (the commonest call)."""
     t = Tensor(out)
     if seq is None:
         return t
@@ -728,35 +707,6 @@ def _number_operand(b, dtype):
         c.flags.writeable = False
         return c
     return dtype.type(b)
-
-
-def _float_op(row, ufunc, a, b, attrs):
-    """_binary and _record_binary in one, for a small float32 tensor and a Python float
-    (`z * 0.5`, `z + 1.`): the commonest op of a small script, and W1's."""
-    da = a.data
-    c = _CONST32.get(b)
-    if c is None or da.dtype is not _F32 or da.size > 65535:
-        return _binary(row, ufunc, a, b, None, attrs)
-    out = ufunc(da, c)
-    if type(out) is not np.ndarray:             # a 0-d operand gives a NumPy scalar
-        out = np.asarray(out, _F32)
-    t = Tensor(out)
-    if not (a._rg and STATE.grad_enabled):
-        return t
-    seq = STATE.seq
-    STATE.seq = seq + 1
-    fa = a.grad_fn
-    if fa is None:
-        fa = a._acc or a._accumulator()
-    key = (da.shape, _F32, (), _F32)
-    meta = _META.get(key) or _input_meta(key)
-    save = row.compact
-    if save is None:
-        save = _compact_saver(row)
-    saved = save(out, b) if save else _save(row.plan, t, (a, b), None)
-    t.grad_fn = row.node_class(row, (fa, None), saved, attrs or _EMPTY, meta, seq)
-    t._rg = True
-    return t
 
 
 def _check_broadcast(sa, sb, itemsize):
@@ -911,31 +861,6 @@ def sub(a, b, alpha=1):
     return _binary(_SUB, ufunc, a, b, extra_attrs={"alpha": alpha})
 
 
-def add_method(t, other):
-    """Tensor.__add__ and __radd__ (`t` is the tensor): NotImplemented for an operand add does
-    not take, as Python's protocol wants; a tensor or float goes straight to _binary."""
-    if type(t) is Tensor:
-        if type(other) is float:
-            return _float_op(_ADD, np.add, t, other, _ALPHA_1)
-        if type(other) is Tensor:
-            return _binary(_ADD, np.add, t, other, None, _ALPHA_1)
-    if not (type(other) is Tensor or isinstance(other, (int, float))):
-        return NotImplemented
-    return add(t, other)
-
-
-def mul_method(t, other):
-    """Tensor.__mul__ and __rmul__, as add_method."""
-    if type(t) is Tensor:
-        if type(other) is float:
-            return _float_op(_MUL, np.multiply, t, other, None)
-        if type(other) is Tensor:
-            return _binary(_MUL, np.multiply, t, other)
-    if not (type(other) is Tensor or isinstance(other, (int, float))):
-        return NotImplemented
-    return mul(t, other)
-
-
 def rsub(t, number, alpha=1):
     _check_operand(number)
     seq = _begin(t)
@@ -949,6 +874,51 @@ def mul(a, b):
     if type(a) is not Tensor:
         a, b = b, a
     return _binary(_MUL, np.multiply, a, b)
+
+
+def _operator_method(row, ufunc, attrs, general):
+    """Tensor.__add__ and __radd__, or __mul__ and __rmul__ (`t` is the tensor). A small float32
+    tensor with a Python float (`z * 0.5`, `z + 1.`), the commonest op of a small script and
+    W1's, runs here in one function; a tensor operand goes straight to _binary; an operand
+    the op does not take gives NotImplemented, as Python's protocol wants."""
+    def method(t, other):
+        if type(t) is Tensor:
+            if type(other) is float:
+                da = t.data
+                c = _CONST32.get(other)
+                if c is None or da.dtype is not _F32 or da.size > 65535:
+                    return _binary(row, ufunc, t, other, None, attrs)
+                out = ufunc(da, c)
+                if type(out) is not np.ndarray:         # a 0-d operand gives a NumPy scalar
+                    out = np.asarray(out, _F32)
+                r = Tensor(out)
+                if not (t._rg and STATE.grad_enabled):
+                    return r
+                seq = STATE.seq
+                STATE.seq = seq + 1
+                fn = t.grad_fn
+                if fn is None:
+                    fn = t._acc or t._accumulator()
+                key = (da.shape, _F32, (), _F32)
+                save = row.compact
+                if save is None:
+                    save = _compact_saver(row)
+                r.grad_fn = row.node_class(row, (fn, None), save(out, other) if save else
+                                           _save(row.plan, r, (t, other), None),
+                                           attrs or _EMPTY, _META.get(key) or _input_meta(key), seq)
+                r._rg = True
+                return r
+            if type(other) is Tensor:
+                return _binary(row, ufunc, t, other, None, attrs)
+        if not (type(other) is Tensor or isinstance(other, (int, float))):
+            return NotImplemented
+        return general(t, other)
+    method.__name__ = general.__name__ + "_method"
+    return method
+
+
+add_method = _operator_method(_ADD, np.add, _ALPHA_1, add)
+mul_method = _operator_method(_MUL, np.multiply, None, mul)
 
 
 def div(a, b, rounding_mode=None):
@@ -1030,11 +1000,6 @@ def _unary(name, fn, float_only=True):
     def forward(t):
         if type(t) is not Tensor:
             raise TorchTypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(t).__name__}")
-        if STATE.grad_enabled and t._rg:       # _begin(t), inlined
-            seq = STATE.seq
-            STATE.seq = seq + 1
-        else:
-            seq = None
         data = t.data
         if data.size > 65535:
             _check_numel(data.size, data.dtype.itemsize)
@@ -1043,7 +1008,22 @@ def _unary(name, fn, float_only=True):
         out = fn(data)
         if type(out) is not np.ndarray:         # a ufunc on a 0-d array gives a NumPy scalar
             out = np.asarray(out)
-        return _record_unary(row, seq, out, t)
+        r = Tensor(out)
+        if not (t._rg and STATE.grad_enabled):
+            return r
+        seq = STATE.seq                         # _record, inlined for one tensor input
+        STATE.seq = seq + 1
+        edge = t.grad_fn
+        if edge is None:
+            edge = t._acc or t._accumulator()
+        key = (data.shape, t.data.dtype)
+        save = row.compact
+        if save is None:
+            save = _compact_saver(row)
+        r.grad_fn = row.node_class(row, (edge,), save(out, None) if save else _save(row.plan, r, (t,), None),
+                                   _EMPTY, _META.get(key) or _input_meta(key), seq)
+        r._rg = True
+        return r
     forward.__name__ = name
     return forward
 
