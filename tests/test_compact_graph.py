@@ -116,6 +116,51 @@ SNIPPETS = {
         print(y._version, v._version)
         attempt(lambda: y.sum().backward())
     """,
+    # One-element float32 tensors take shortcuts (issue 8, W1): a Python float operand as a
+    # cached 0-d array, tanh/exp/log/sin/cos and tanh's backward in Python floats.
+    "a one-element tensor with Python floats: values, saved numbers, gradients": """
+        for c in (-0.0, 0.0, 0.5, -2.5, 1e-40, 3e38, 1e300, float('nan'), float('inf'), 0.1):
+            x = torch.tensor([0.7], requires_grad=True)
+            y = x * c
+            z = y + c
+            print(repr(c), y.item(), z.item(), y.grad_fn._saved_other, z.grad_fn._saved_alpha)
+            z.backward()
+            print(x.grad.item())
+        for t in (torch.tensor(0.7, requires_grad=True), torch.tensor([[0.7]], requires_grad=True),
+                  torch.tensor([0.7], dtype=torch.float64, requires_grad=True), torch.tensor([3]),
+                  torch.tensor([0.7, 0.2], requires_grad=True)):
+            y = 0.1 * t + 0.3
+            print(y, y.grad_fn, y.dtype, y.shape)
+        with torch.no_grad():
+            y = torch.tensor([0.7], requires_grad=True) * 0.5
+        print(y, y.requires_grad, y.grad_fn)
+    """,
+    "a one-element tensor through tanh, exp, log, sin and cos, at the edges of their domains": """
+        for v in (0.0, -0.0, 0.7, -1.0, 1e-45, 88.5, 89.0, -104.0, 1e30, float('inf'), float('-inf'), float('nan')):
+            for f in (torch.tanh, torch.exp, torch.log, torch.sin, torch.cos):
+                x = torch.tensor([v], requires_grad=True)
+                y = f(x)
+                y.backward()
+                print(f.__name__, repr(v), y, x.grad, y.grad_fn)     # (PyTorch's last ulp: see README)
+    """,
+    "a long chain of one-element ops: gradient, freed nodes, a second backward": """
+        x = torch.tensor([0.3], requires_grad=True)
+        z = x
+        for i in range(200):
+            z = (z * 0.95 + 0.02).tanh()
+        z.backward(retain_graph=True)
+        print(x.grad.item(), z.grad_fn._saved_result)
+        z.backward()
+        print(x.grad.item())
+        try:
+            z.backward()
+        except RuntimeError as e:
+            print(str(e)[:80])
+        try:
+            print(z.grad_fn._saved_result)
+        except RuntimeError as e:
+            print(str(e)[:80])
+    """,
 }
 
 
@@ -123,3 +168,27 @@ SNIPPETS = {
 def test_compact_graph_prints_what_torch_prints(name):
     expected = _run(torch, SNIPPETS[name])
     assert _run(G, SNIPPETS[name]) == expected
+
+
+def test_an_elements_value_does_not_depend_on_it_being_alone_in_its_tensor():
+    """One-element tensors take shortcuts in Python floats (math's float64 functions, tanh's
+    backward); every value and gradient must equal the same element's in a larger tensor."""
+    import numpy as np
+    rng = np.random.default_rng(8)
+    values = np.concatenate([rng.standard_normal(3000), rng.standard_normal(3000) * 30,
+                             [0., -0., 1e-45, -1e-45, 88.7, 89., -104., 1e30, np.inf, -np.inf, np.nan]]).astype(np.float32)
+    grads = np.concatenate([rng.standard_normal(values.size - 5) * 1e3, [1e38, np.inf, np.nan, -0., 1e-45]]).astype(np.float32)
+    for name in ("tanh", "exp", "log", "sin", "cos", "sigmoid"):
+        for v, g in zip(values, grads):
+            alone = G.tensor([float(v)], requires_grad=True)
+            pair = G.tensor([float(v), 0.5], requires_grad=True)
+            ya, yp = getattr(G, name)(alone), getattr(G, name)(pair)
+            ya.backward(G.tensor([float(g)]))
+            yp.backward(G.tensor([float(g), 1.]))
+            for a, p in ((ya.data[0], yp.data[0]), (alone.grad.data[0], pair.grad.data[0])):
+                assert a.tobytes() == p.tobytes() or (np.isnan(a) and np.isnan(p)), (name, v, g, a, p)
+    for c in (0.1, -2.5, 1e-40, 3e38, -0.0):
+        for v in values[:500]:
+            alone, pair = G.tensor([float(v)]), G.tensor([float(v), 0.5])
+            assert (alone * c).data[0].tobytes() == (pair * c).data[0].tobytes()
+            assert (alone + c).data[0].tobytes() == (pair + c).data[0].tobytes()
