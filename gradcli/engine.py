@@ -1052,15 +1052,26 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
                 vals = _unpacked(fn, False) if fn._saved else fn.attrs
                 n = fn._n                       # fn.edges, inlined
                 edges = (fn._e0,) if n == 1 else (fn._e0, fn._e1) if n == 2 else fn._e0
+                # A large incoming gradient may be overwritten by the node's last formula
+                # (NUMPY_MATH.spare) if, when that formula runs, nothing else refers to it.
+                last = None
+                if type(buf) is np.ndarray and buf.size >= _SPARE_MIN and buf.base is None and n <= 2:
+                    last = fn._e0 if n == 1 or fn._e1 is None else fn._e1 if fn._e0 is not fn._e1 else None
                 for nxt, (formula, names), (shape, dtype) in zip(edges, op.formulas, fn.input_meta):
                     if nxt is None:
                         continue
+                    if nxt is last:
+                        g = old = None          # stale references from the previous formula or node
+                        if _getrefcount(buf) == 2:
+                            NUMPY_MATH.spare = buf
                     if not names:
                         g = formula(NUMPY_MATH, buf)
                     elif len(names) == 1:
                         g = formula(NUMPY_MATH, buf, vals[names[0]])
                     else:
                         g = formula(NUMPY_MATH, buf, *map(vals.__getitem__, names))
+                    if nxt is last:
+                        NUMPY_MATH.spare = buf = None   # buf is not read again: g may be added into
                     if g is not None:
                         if g.shape != shape or g.dtype is not dtype:
                             g = NUMPY_MATH.fit(g, shape, dtype)
@@ -1131,6 +1142,7 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
         raise
     finally:
         STATE.grad_enabled = prev_mode
+        NUMPY_MATH.spare = None                 # a formula that raised may have left it set
         record.finish()
     return result if inputs is not None and not accumulate else None
 
@@ -1351,6 +1363,26 @@ class _NumpyMath:
         """-t"""
         return np.negative(t, out=t) if type(t) is np.ndarray else -t
 
+    # The incoming gradient while _run calls a node's last formula, when nothing else refers
+    # to it (nor to its memory): then g * x and g / x may go into g itself. Only formulas that
+    # read g once, in that call, use these.
+    spare = None
+
+    @staticmethod
+    def mul_g(g, x):
+        """g * x"""
+        return _into(np.multiply, g, x, g) if g is NUMPY_MATH.spare else g * x
+
+    @staticmethod
+    def div_g(g, x):
+        """g / x"""
+        return _into(np.divide, g, x, g) if g is NUMPY_MATH.spare else g / x
+
+    @staticmethod
+    def neg_g(g):
+        """-g"""
+        return np.negative(g, out=g) if g is NUMPY_MATH.spare else -g
+
     @staticmethod
     def where(c, a, b):
         return np.where(c, a, b).astype(np.result_type(a, b), copy=False)
@@ -1358,6 +1390,9 @@ class _NumpyMath:
     @staticmethod
     def expand(g, shape):
         return np.broadcast_to(g, shape)
+
+
+_SPARE_MIN = 4096       # elements: below this a fresh array costs less than checking that g is spare
 
 
 def _into(ufunc, a, b, t):

@@ -190,10 +190,10 @@ TABLE = {
                self=lambda m, g, alpha: -g if alpha == 1 else m.mul_scalar(g, -alpha),
                doc="number - tensor: saves only alpha"),
     "mul": op("MulBackward0", ("self", "other"), saved=(("other", "self"), ("self", "other")),
-              self=lambda m, g, other: g * other, other=lambda m, g, self: g * self,
+              self=lambda m, g, other: m.mul_g(g, other), other=lambda m, g, self: m.mul_g(g, self),
               doc="saves each operand when the other requires grad; a Python number is saved as a 0-d tensor"),
     "div": op("DivBackward0", ("self", "other"), saved=(("other", ALWAYS), ("self", "other")),
-              self=lambda m, g, other: g / other,
+              self=lambda m, g, other: m.div_g(g, other),
               other=lambda m, g, self, other: m.div_tensor_other_backward(g, self, other),
               doc="always saves the divisor; saves the dividend when the divisor requires grad"),
     "neg": op("NegBackward0", ("self",), self=lambda m, g: -g, doc="saves nothing"),
@@ -210,8 +210,9 @@ TABLE = {
                           exponent=lambda m, g, result, self: g * m.mul_scalar(result, float(np.log(self))),
                           doc="number ** tensor: saves the exponent and the result"),
     # -- unary ----------------------------------------------------------------------------
-    "exp": op("ExpBackward0", ("self",), saved=(("result", ALWAYS),), self=lambda m, g, result: g * result),
-    "log": op("LogBackward0", ("self",), saved=(("self", ALWAYS),), self=lambda m, g, self: g / self),
+    # m.mul_g(g, x) is g * x (m.div_g: g / x), into g when the engine can spare it
+    "exp": op("ExpBackward0", ("self",), saved=(("result", ALWAYS),), self=lambda m, g, result: m.mul_g(g, result)),
+    "log": op("LogBackward0", ("self",), saved=(("self", ALWAYS),), self=lambda m, g, self: m.div_g(g, self)),
     # g * cos(self), g * -sin(self): NumPy writes the product into the temporary (mul_into)
     "sin": op("SinBackward0", ("self",), saved=(("self", ALWAYS),),
               self=lambda m, g, self: m.mul_into(g, m.cos(self))),
@@ -1688,6 +1689,9 @@ class _TensorMath:
     mul_into = staticmethod(lambda a, t: a * t)
     div_into = staticmethod(lambda a, t: a / t)
     neg_into = staticmethod(lambda t: -t)
+    mul_g = staticmethod(lambda g, x: g * x)
+    div_g = staticmethod(lambda g, x: g / x)
+    neg_g = staticmethod(lambda g: -g)
     div_tensor_other_backward = staticmethod(lambda g, self, other: -g * ((self / other) / other))
     pow_backward = staticmethod(lambda g, self, e: g * _TensorMath.mul_scalar(pow(self, e - 1), e))
 
@@ -1992,7 +1996,7 @@ class _NumpyMath(E._NumpyMath):
         quotient's temporary takes the second division and the product."""
         q = self / other
         q = E._into(np.divide, q, other, q)
-        return E._into(np.multiply, -g, q, q)
+        return E._into(np.multiply, E._NumpyMath.neg_g(g), q, q)
 
     @staticmethod
     def unsqueeze_dims(g, dims, ndim):
