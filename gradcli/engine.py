@@ -1064,14 +1064,16 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
                         g = old = None          # stale references from the previous formula or node
                         if _getrefcount(buf) == 2:
                             NUMPY_MATH.spare = buf
+                        if not keep_graph and fn._saved:
+                            NUMPY_MATH.spare_saved = _spare_saved(fn, vals)
                     if not names:
                         g = formula(NUMPY_MATH, buf)
                     elif len(names) == 1:
                         g = formula(NUMPY_MATH, buf, vals[names[0]])
                     else:
                         g = formula(NUMPY_MATH, buf, *map(vals.__getitem__, names))
-                    if nxt is last:
-                        NUMPY_MATH.spare = buf = None   # buf is not read again: g may be added into
+                    if nxt is last:               # buf is not read again: g may be added into
+                        NUMPY_MATH.spare = NUMPY_MATH.spare_saved = buf = None
                     if g is not None:
                         if g.shape != shape or g.dtype is not dtype:
                             g = NUMPY_MATH.fit(g, shape, dtype)
@@ -1142,7 +1144,7 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
         raise
     finally:
         STATE.grad_enabled = prev_mode
-        NUMPY_MATH.spare = None                 # a formula that raised may have left it set
+        NUMPY_MATH.spare = NUMPY_MATH.spare_saved = None     # a formula that raised may have left them set
         record.finish()
     return result if inputs is not None and not accumulate else None
 
@@ -1202,6 +1204,30 @@ def _topological(root, deps):
                 if remaining[nxt] == 0:
                     ready.append(nxt)
     return order
+
+
+def _spare_saved(fn, vals):
+    """A saved array of fn that its last formula may overwrite (NUMPY_MATH.spare_saved):
+    the release right after frees it, and nothing else refers to it (its tensor is gone, no
+    other node saved it, no view of it). vals: what the formulas read (_unpacked)."""
+    saved = fn._saved
+    for slot in vals:                   # (not .items(): its tuple would hold v once more)
+        v = vals[slot]
+        if type(v) is not np.ndarray or v.base is not None or v.size < _SPARE_MIN:
+            continue
+        s = saved.get(slot)
+        if s is v:                      # the node's own output, kept compact: `saved` is `vals`
+            refs = 4                    # saved, v, s, getrefcount's argument
+        elif type(s) is Saved and s.data is v and s.constant is None:
+            t = s.tensor                # an input's tensor, kept by nothing else, holding v
+            if t is not None and (t.data is not v or _getrefcount(t) != 3):     # s.tensor, t, argument
+                continue
+            refs = 4 if t is None else 5            # vals, s.data, v, the argument (and t.data)
+        else:
+            continue
+        if _getrefcount(v) == refs:
+            return v
+    return None
 
 
 def _unpacked(fn, create_graph):
@@ -1339,6 +1365,8 @@ class _NumpyMath:
 
     @staticmethod
     def mul_scalar(a, s):
+        if a is NUMPY_MATH.spare_saved:
+            return np.multiply(a, np.asarray(s, a.dtype), out=a)
         return a * np.asarray(s, a.dtype)
 
     @staticmethod
@@ -1366,17 +1394,24 @@ class _NumpyMath:
     # The incoming gradient while _run calls a node's last formula, when nothing else refers
     # to it (nor to its memory): then g * x and g / x may go into g itself. Only formulas that
     # read g once, in that call, use these.
-    spare = None
+    # Likewise a saved array that the node's release frees right after its last formula and
+    # that nothing else refers to (_spare_saved): a temporary computed from it may go into it.
+    # Only formulas that read it once, in that call, use these.
+    spare = spare_saved = None
 
     @staticmethod
     def mul_g(g, x):
         """g * x"""
-        return _into(np.multiply, g, x, g) if g is NUMPY_MATH.spare else g * x
+        if g is NUMPY_MATH.spare:
+            return _into(np.multiply, g, x, g)
+        return _into(np.multiply, g, x, x) if x is NUMPY_MATH.spare_saved else g * x
 
     @staticmethod
     def div_g(g, x):
         """g / x"""
-        return _into(np.divide, g, x, g) if g is NUMPY_MATH.spare else g / x
+        if g is NUMPY_MATH.spare:
+            return _into(np.divide, g, x, g)
+        return _into(np.divide, g, x, x) if x is NUMPY_MATH.spare_saved else g / x
 
     @staticmethod
     def neg_g(g):

@@ -1952,10 +1952,24 @@ def _norm_dim(d, ndim):
     return E._wrap_dim(d, ndim)
 
 
+def _spare_float(a):
+    """a is the engine's spare_saved and a _rounded function's float kernel would compute
+    in its dtype (not in float64): its result may be written into a."""
+    return a is E.NUMPY_MATH.spare_saved and a.dtype.kind == "f" and not (a.dtype == np.float32 and a.size <= 65536)
+
+
 class _NumpyMath(E._NumpyMath):
     """Backward helpers on arrays, one per formula in the table that needs more than arithmetic."""
 
-    exp, log, sin, cos, tanh = map(staticmethod, (_exp, _log, _sin, _cos, _tanh))
+    exp, log, tanh = map(staticmethod, (_exp, _log, _tanh))
+
+    @staticmethod
+    def sin(a):
+        return np.sin(a, out=a) if _spare_float(a) else _sin(a)
+
+    @staticmethod
+    def cos(a):
+        return np.cos(a, out=a) if _spare_float(a) else _cos(a)
 
     div_scalar = staticmethod(lambda a, s: a / np.asarray(s, a.dtype))
     reshape = staticmethod(lambda g, shape: g.reshape(tuple(shape)))
@@ -1973,7 +1987,7 @@ class _NumpyMath(E._NumpyMath):
         if r.dtype == np.float32 and r.size <= 65536:
             r64 = r.astype(np.float64)
             return E._NumpyMath.mul_into(g, (1 - r64 * r64).astype(np.float32))
-        t = r * r
+        t = np.multiply(r, r, out=r) if r is E.NUMPY_MATH.spare_saved else r * r
         if type(t) is np.ndarray:
             np.subtract(1, t, out=t)
         else:
@@ -1986,15 +2000,18 @@ class _NumpyMath(E._NumpyMath):
         (self.pow(1) is self itself: e * self is then the temporary)."""
         s = np.asarray(e, self.dtype)
         if e == 2:
-            return E._NumpyMath.mul_into(g, self * s)
-        t = E._np_pow(self, e - 1)
+            return E._NumpyMath.mul_into(g, E.NUMPY_MATH.mul_scalar(self, e))
+        if e == 3 and self is E.NUMPY_MATH.spare_saved:
+            t = np.multiply(self, self, out=self)       # self.pow(2), as _np_pow, in the freed self
+        else:
+            t = E._np_pow(self, e - 1)
         return E._NumpyMath.mul_into(g, np.multiply(t, s, out=t) if type(t) is np.ndarray else t * s)
 
     @staticmethod
     def div_tensor_other_backward(g, self, other):
         """-grad * ((self / other) / other), PyTorch's div_tensor_other_backward; the
         quotient's temporary takes the second division and the product."""
-        q = self / other
+        q = E._into(np.divide, self, other, self) if self is E.NUMPY_MATH.spare_saved else self / other
         q = E._into(np.divide, q, other, q)
         return E._into(np.multiply, E._NumpyMath.neg_g(g), q, q)
 
