@@ -1055,14 +1055,14 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
                 # A large incoming gradient may be overwritten by the node's last formula
                 # (NUMPY_MATH.spare) if, when that formula runs, nothing else refers to it.
                 last = None
-                if type(buf) is np.ndarray and buf.size >= _SPARE_MIN and buf.base is None and n <= 2:
+                if type(buf) is np.ndarray and buf.size >= _SPARE_MIN and n <= 2:
                     last = fn._e0 if n == 1 or fn._e1 is None else fn._e1 if fn._e0 is not fn._e1 else None
                 for nxt, (formula, names), (shape, dtype) in zip(edges, op.formulas, fn.input_meta):
                     if nxt is None:
                         continue
                     if nxt is last:
                         g = old = None          # stale references from the previous formula or node
-                        if _getrefcount(buf) == 2:
+                        if buf.base is None and _getrefcount(buf) == 2:
                             NUMPY_MATH.spare = buf
                         if not keep_graph and fn._saved:
                             NUMPY_MATH.spare_saved = _spare_saved(fn, vals)
@@ -1404,7 +1404,11 @@ class _NumpyMath:
         """g * x"""
         if g is NUMPY_MATH.spare:
             return _into(np.multiply, g, x, g)
-        return _into(np.multiply, g, x, x) if x is NUMPY_MATH.spare_saved else g * x
+        if x is NUMPY_MATH.spare_saved:
+            if _all_ones(g, x):
+                return x                # 1 * x is x, bit for bit (sum()'s gradient, expanded)
+            return _into(np.multiply, g, x, x)
+        return g * x
 
     @staticmethod
     def div_g(g, x):
@@ -1428,6 +1432,12 @@ class _NumpyMath:
 
 
 _SPARE_MIN = 4096       # elements: below this a fresh array costs less than checking that g is spare
+
+
+def _all_ones(g, x):
+    """g is one 1 broadcast to x's shape, in x's dtype (a view with all strides 0)."""
+    return (type(g) is np.ndarray and g.shape == x.shape and g.dtype == x.dtype and g.size
+            and not any(g.strides) and g.flat[0] == 1)
 
 
 def _into(ufunc, a, b, t):

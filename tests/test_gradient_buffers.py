@@ -120,6 +120,15 @@ SNIPPETS = {
         print(bool((saved == copies[0]).all()), bool((res == copies[1]).all()), bool((v == copies[2]).all()))
         show(x.grad, w.grad)
     """,
+    "sum()'s gradient of ones times a freed tensor is that tensor's buffer, passed on": """
+        (x.exp() * w.sin()).sum().backward()
+        show(x.grad, w.grad)
+        v = x.exp()
+        before = v.clone()
+        (v * w.sin()).sum().backward()
+        print(bool((v == before).all()))
+        show(x.grad, w.grad)
+    """,
     "retain_graph keeps every saved tensor; a second backward without it fails as in PyTorch": """
         f = (((x * w).sin() + 2.0).sqrt() / w).tanh() ** 3
         f.sum().backward(retain_graph=True)
