@@ -1073,7 +1073,10 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
                     else:
                         g = formula(NUMPY_MATH, buf, *map(vals.__getitem__, names))
                     if nxt is last:               # buf is not read again: g may be added into
-                        NUMPY_MATH.spare = NUMPY_MATH.spare_saved = buf = None
+                        NUMPY_MATH.spare = NUMPY_MATH.spare_saved = None
+                        if buf.base is None and _getrefcount(buf) == 2:
+                            NUMPY_MATH.dead = buf       # unused and unreferenced: the next fresh result
+                        buf = None
                     if g is not None:
                         if g.shape != shape or g.dtype is not dtype:
                             g = NUMPY_MATH.fit(g, shape, dtype)
@@ -1144,7 +1147,8 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
         raise
     finally:
         STATE.grad_enabled = prev_mode
-        NUMPY_MATH.spare = NUMPY_MATH.spare_saved = None     # a formula that raised may have left them set
+        # a formula that raised may have left these set; a dead buffer is not kept past the call
+        NUMPY_MATH.spare = NUMPY_MATH.spare_saved = NUMPY_MATH.dead = None
         record.finish()
     return result if inputs is not None and not accumulate else None
 
@@ -1365,9 +1369,7 @@ class _NumpyMath:
 
     @staticmethod
     def mul_scalar(a, s):
-        if a is NUMPY_MATH.spare_saved:
-            return np.multiply(a, np.asarray(s, a.dtype), out=a)
-        return a * np.asarray(s, a.dtype)
+        return np.multiply(a, np.asarray(s, a.dtype), out=a if a is NUMPY_MATH.spare_saved else _fresh(a, a))
 
     @staticmethod
     def pow_scalar(a, e):
@@ -1396,8 +1398,10 @@ class _NumpyMath:
     # read g once, in that call, use these.
     # Likewise a saved array that the node's release frees right after its last formula and
     # that nothing else refers to (_spare_saved): a temporary computed from it may go into it.
-    # Only formulas that read it once, in that call, use these.
-    spare = spare_saved = None
+    # Only formulas that read it once, in that call, use these. `dead`: an earlier node's
+    # incoming gradient that its formulas left unused and unreferenced, recently read (so in
+    # cache): the next fresh result of its shape goes there (_fresh).
+    spare = spare_saved = dead = None
 
     @staticmethod
     def mul_g(g, x):
@@ -1408,19 +1412,19 @@ class _NumpyMath:
             if _all_ones(g, x):
                 return x                # 1 * x is x, bit for bit (sum()'s gradient, expanded)
             return _into(np.multiply, g, x, x)
-        return g * x
+        return np.multiply(g, x, out=_fresh(g, x))
 
     @staticmethod
     def div_g(g, x):
         """g / x"""
         if g is NUMPY_MATH.spare:
             return _into(np.divide, g, x, g)
-        return _into(np.divide, g, x, x) if x is NUMPY_MATH.spare_saved else g / x
+        return _into(np.divide, g, x, x) if x is NUMPY_MATH.spare_saved else np.divide(g, x, out=_fresh(g, x))
 
     @staticmethod
     def neg_g(g):
         """-g"""
-        return np.negative(g, out=g) if g is NUMPY_MATH.spare else -g
+        return np.negative(g, out=g if g is NUMPY_MATH.spare else _fresh(g, g))
 
     @staticmethod
     def where(c, a, b):
@@ -1438,6 +1442,17 @@ def _all_ones(g, x):
     """g is one 1 broadcast to x's shape, in x's dtype (a view with all strides 0)."""
     return (type(g) is np.ndarray and g.shape == x.shape and g.dtype == x.dtype and g.size
             and not any(g.strides) and g.flat[0] == 1)
+
+
+def _fresh(a, b):
+    """Where ufunc(a, b) may go: NUMPY_MATH.dead when a and b are float arrays of its shape and
+    dtype (taken: used once), else None (a new array)."""
+    d = NUMPY_MATH.dead
+    if (d is not None and type(a) is np.ndarray and type(b) is np.ndarray and a.shape == b.shape == d.shape
+            and a.dtype == b.dtype == d.dtype and d.dtype.kind == "f"):
+        NUMPY_MATH.dead = None
+        return d
+    return None
 
 
 def _into(ufunc, a, b, t):

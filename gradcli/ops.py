@@ -1952,10 +1952,10 @@ def _norm_dim(d, ndim):
     return E._wrap_dim(d, ndim)
 
 
-def _spare_float(a):
-    """a is the engine's spare_saved and a _rounded function's float kernel would compute
-    in its dtype (not in float64): its result may be written into a."""
-    return a is E.NUMPY_MATH.spare_saved and a.dtype.kind == "f" and not (a.dtype == np.float32 and a.size <= 65536)
+def _rounds(a):
+    """A _rounded function computes a's result in float64, or in another dtype than a's:
+    it is then no candidate for writing into a saved or dead buffer."""
+    return a.dtype.kind != "f" or (a.dtype == np.float32 and a.size <= 65536)
 
 
 class _NumpyMath(E._NumpyMath):
@@ -1965,11 +1965,11 @@ class _NumpyMath(E._NumpyMath):
 
     @staticmethod
     def sin(a):
-        return np.sin(a, out=a) if _spare_float(a) else _sin(a)
+        return _sin(a) if _rounds(a) else np.sin(a, out=a if a is E.NUMPY_MATH.spare_saved else E._fresh(a, a))
 
     @staticmethod
     def cos(a):
-        return np.cos(a, out=a) if _spare_float(a) else _cos(a)
+        return _cos(a) if _rounds(a) else np.cos(a, out=a if a is E.NUMPY_MATH.spare_saved else E._fresh(a, a))
 
     div_scalar = staticmethod(lambda a, s: a / np.asarray(s, a.dtype))
     reshape = staticmethod(lambda g, shape: g.reshape(tuple(shape)))
@@ -1987,7 +1987,7 @@ class _NumpyMath(E._NumpyMath):
         if r.dtype == np.float32 and r.size <= 65536:
             r64 = r.astype(np.float64)
             return E._NumpyMath.mul_into(g, (1 - r64 * r64).astype(np.float32))
-        t = np.multiply(r, r, out=r) if r is E.NUMPY_MATH.spare_saved else r * r
+        t = np.multiply(r, r, out=r if r is E.NUMPY_MATH.spare_saved else E._fresh(r, r))
         if type(t) is np.ndarray:
             np.subtract(1, t, out=t)
         else:
@@ -2011,7 +2011,10 @@ class _NumpyMath(E._NumpyMath):
     def div_tensor_other_backward(g, self, other):
         """-grad * ((self / other) / other), PyTorch's div_tensor_other_backward; the
         quotient's temporary takes the second division and the product."""
-        q = E._into(np.divide, self, other, self) if self is E.NUMPY_MATH.spare_saved else self / other
+        if self is E.NUMPY_MATH.spare_saved:
+            q = E._into(np.divide, self, other, self)
+        else:
+            q = np.divide(self, other, out=E._fresh(self, other))
         q = E._into(np.divide, q, other, q)
         return E._into(np.multiply, E._NumpyMath.neg_g(g), q, q)
 

@@ -3,9 +3,10 @@ refers to that array (engine._run, NUMPY_MATH.spare; issue 8, W2). Against PyTor
 gradient a script can see (a hook's argument or return value, retain_grad, .grad, a captured
 autograd.grad result, a tensor passed as `gradient`) is changed afterwards. Likewise a
 formula may write a temporary into a saved array that the node's release frees right after
-(NUMPY_MATH.spare_saved): no tensor a script can still reach changes. The vectors are large
-enough (70,000 elements) for the engine to reuse buffers and for NumPy's float32 kernels.
-Last, the gradients are bitwise those computed without any reuse."""
+(NUMPY_MATH.spare_saved), and a later fresh result into an incoming gradient that its node
+left unused and unreferenced (NUMPY_MATH.dead): no tensor a script can still reach changes.
+The vectors are large enough (70,000 elements) for the engine to reuse buffers and for
+NumPy's float32 kernels. Last, the gradients are bitwise those computed without any reuse."""
 import pytest
 import torch
 
