@@ -1369,7 +1369,10 @@ class _NumpyMath:
 
     @staticmethod
     def mul_scalar(a, s):
-        return np.multiply(a, np.asarray(s, a.dtype), out=a if a is NUMPY_MATH.spare_saved else _fresh(a, a))
+        m = NUMPY_MATH
+        if a is m.spare_saved:
+            return np.multiply(a, np.asarray(s, a.dtype), out=a)
+        return a * np.asarray(s, a.dtype) if m.dead is None else np.multiply(a, np.asarray(s, a.dtype), out=_fresh(a, a))
 
     @staticmethod
     def pow_scalar(a, e):
@@ -1406,25 +1409,30 @@ class _NumpyMath:
     @staticmethod
     def mul_g(g, x):
         """g * x"""
-        if g is NUMPY_MATH.spare:
+        m = NUMPY_MATH
+        if g is m.spare:
             return _into(np.multiply, g, x, g)
-        if x is NUMPY_MATH.spare_saved:
-            if _all_ones(g, x):
-                return x                # 1 * x is x, bit for bit (sum()'s gradient, expanded)
-            return _into(np.multiply, g, x, x)
-        return np.multiply(g, x, out=_fresh(g, x))
+        if x is m.spare_saved:          # 1 * x is x, bit for bit (sum()'s gradient, expanded)
+            return x if _all_ones(g, x) else _into(np.multiply, g, x, x)
+        return g * x if m.dead is None else np.multiply(g, x, out=_fresh(g, x))
 
     @staticmethod
     def div_g(g, x):
         """g / x"""
-        if g is NUMPY_MATH.spare:
+        m = NUMPY_MATH
+        if g is m.spare:
             return _into(np.divide, g, x, g)
-        return _into(np.divide, g, x, x) if x is NUMPY_MATH.spare_saved else np.divide(g, x, out=_fresh(g, x))
+        if x is m.spare_saved:
+            return _into(np.divide, g, x, x)
+        return g / x if m.dead is None else np.divide(g, x, out=_fresh(g, x))
 
     @staticmethod
     def neg_g(g):
         """-g"""
-        return np.negative(g, out=g if g is NUMPY_MATH.spare else _fresh(g, g))
+        m = NUMPY_MATH
+        if g is m.spare:
+            return np.negative(g, out=g)
+        return -g if m.dead is None else np.negative(g, out=_fresh(g, g))
 
     @staticmethod
     def where(c, a, b):
