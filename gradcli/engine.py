@@ -1057,6 +1057,23 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
                 last = None
                 if type(buf) is np.ndarray and buf.size >= _SPARE_MIN and n <= 2:
                     last = fn._e0 if n == 1 or fn._e1 is None else fn._e1 if fn._e0 is not fn._e1 else None
+                    if last is None and fn._e0 is not None and _twins(fn, op, vals, buffers):
+                        edges = ()              # x * x: one product, doubled (below)
+                        (formula, names), (shape, dtype) = op.formulas[0], fn.input_meta[0]
+                        g = formula(NUMPY_MATH, buf, *map(vals.__getitem__, names))
+                        if g.shape != shape or g.dtype is not dtype:
+                            g = NUMPY_MATH.fit(g, shape, dtype)
+                        nxt = fn._e0
+                        private = type(g) is np.ndarray and g.base is None and _getrefcount(g) == 2
+                        g = buffers[nxt] = np.add(g, g, out=g) if private else g + g
+                        if type(g) is np.ndarray:
+                            owned.add(nxt)
+                        d = deps[nxt] = deps[nxt] - 2
+                        if d == 0:
+                            if heap:
+                                _heap_push(heap, nxt)
+                            else:
+                                heap.append(nxt)
                 for nxt, (formula, names), (shape, dtype) in zip(edges, op.formulas, fn.input_meta):
                     if nxt is None:
                         continue
@@ -1208,6 +1225,16 @@ def _topological(root, deps):
                 if remaining[nxt] == 0:
                     ready.append(nxt)
     return order
+
+
+def _twins(fn, op, vals, buffers):
+    """x * x: both edges go to one node that has no gradient yet, and the op's two formulas
+    (TWINS) read the same array: their sum is one result doubled (a + a, the same bits as two
+    equal summands), one pass and one array fewer."""
+    if op not in TWINS or buffers.get(fn._e0) is not None:
+        return False
+    (_, (a,)), (_, (b,)) = op.formulas
+    return vals[a] is vals[b]
 
 
 def _spare_saved(fn, vals):
@@ -1511,4 +1538,5 @@ NUMPY_MATH = _NumpyMath()     # extended by ops.py
 TENSOR_MATH = None            # set by ops.py: the same names, as differentiable tensor ops
 VARIADIC = {}                 # set by ops.py: backward of ops with a list of inputs
 CUSTOM_APPLY = {}             # set by ops.py: nodes whose backward is not a table formula (CopySlices)
+TWINS = set()                 # set by ops.py: ops whose two formulas are one function of the other operand (mul)
 FRESH = None                  # set by ops.py: rebuild a view's grad_fn after its storage changed in place

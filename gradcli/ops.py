@@ -2186,6 +2186,7 @@ def _stack_backward(m, g, attrs, meta):
 _NumpyMath.narrow = staticmethod(lambda g, dim, start, n: g[(slice(None),) * dim + (slice(start, start + n),)])
 _NumpyMath.select = staticmethod(lambda g, dim, i: np.take(g, i, axis=dim))
 E.VARIADIC.update(CatBackward0=_cat_backward, StackBackward0=_stack_backward)
+E.TWINS.add(TABLE["mul"])       # g * other, g * self: for x * x one product, doubled (engine._twins)
 
 # ----------------------------------------------------------------------------- shape ops
 

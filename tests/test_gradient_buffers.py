@@ -69,6 +69,18 @@ SNIPPETS = {
         ((x * x).exp() / x).log().sum().backward()
         show(x.grad)
     """,
+    "x * x: one product doubled, before or after another gradient of x, and under a hook": """
+        y = x.exp()
+        ((y * y).sin() * w).sum().backward()
+        show(x.grad, w.grad)
+        y = x.exp()
+        seen = []
+        y.register_hook(lambda g: seen.append(g.clone()))
+        ((y * y).log() + y.sin() * w).sum().backward()
+        y = x.exp()
+        ((y.cos() * w + y * y) / w).sum().backward()
+        show(seen[0], x.grad, w.grad)
+    """,
     "a gradient passed to backward is not written into": """
         gr = torch.linspace(0.1, 0.2, N)
         before = gr.clone()
@@ -165,6 +177,8 @@ def test_reusing_buffers_leaves_gradients_bitwise_unchanged(monkeypatch):
         W.w2_forward(G, a, b).backward()
         t = ((a * b).sin().cos() / b) ** 2
         (t.tanh().sqrt().exp() * a).log().sum().backward()
+        y = a.exp()
+        ((y * y).log() + y.sin() * b).sum().backward()
         return a.grad.numpy().copy(), b.grad.numpy().copy()
 
     reused = grads()
