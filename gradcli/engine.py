@@ -1092,7 +1092,10 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
                     if nxt is last:               # buf is not read again: g may be added into
                         NUMPY_MATH.spare = NUMPY_MATH.spare_saved = None
                         if buf.base is None and _getrefcount(buf) == 2:
-                            NUMPY_MATH.dead = buf       # unused and unreferenced: the next fresh result
+                            dead = NUMPY_MATH.dead      # unused and unreferenced: for the next fresh results
+                            dead.append(buf)
+                            if len(dead) > 2:
+                                del dead[0]
                         buf = None
                     if g is not None:
                         if g.shape != shape or g.dtype is not dtype:
@@ -1165,7 +1168,8 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
     finally:
         STATE.grad_enabled = prev_mode
         # a formula that raised may have left these set; a dead buffer is not kept past the call
-        NUMPY_MATH.spare = NUMPY_MATH.spare_saved = NUMPY_MATH.dead = None
+        NUMPY_MATH.spare = NUMPY_MATH.spare_saved = None
+        NUMPY_MATH.dead.clear()
         record.finish()
     return result if inputs is not None and not accumulate else None
 
@@ -1399,7 +1403,7 @@ class _NumpyMath:
         m = NUMPY_MATH
         if a is m.spare_saved:
             return np.multiply(a, np.asarray(s, a.dtype), out=a)
-        return a * np.asarray(s, a.dtype) if m.dead is None else np.multiply(a, np.asarray(s, a.dtype), out=_fresh(a, a))
+        return a * np.asarray(s, a.dtype) if not m.dead else np.multiply(a, np.asarray(s, a.dtype), out=_fresh(a, a))
 
     @staticmethod
     def pow_scalar(a, e):
@@ -1428,10 +1432,11 @@ class _NumpyMath:
     # read g once, in that call, use these.
     # Likewise a saved array that the node's release frees right after its last formula and
     # that nothing else refers to (_spare_saved): a temporary computed from it may go into it.
-    # Only formulas that read it once, in that call, use these. `dead`: an earlier node's
-    # incoming gradient that its formulas left unused and unreferenced, recently read (so in
-    # cache): the next fresh result of its shape goes there (_fresh).
-    spare = spare_saved = dead = None
+    # Only formulas that read it once, in that call, use these. `dead`: up to two incoming
+    # gradients that their nodes' formulas left unused and unreferenced, recently read (so in
+    # cache): the next fresh results of their shape go there (_fresh).
+    spare = spare_saved = None
+    dead = []
 
     @staticmethod
     def mul_g(g, x):
@@ -1441,7 +1446,7 @@ class _NumpyMath:
             return _into(np.multiply, g, x, g)
         if x is m.spare_saved:          # 1 * x is x, bit for bit (sum()'s gradient, expanded)
             return x if _all_ones(g, x) else _into(np.multiply, g, x, x)
-        return g * x if m.dead is None else np.multiply(g, x, out=_fresh(g, x))
+        return g * x if not m.dead else np.multiply(g, x, out=_fresh(g, x))
 
     @staticmethod
     def div_g(g, x):
@@ -1451,7 +1456,7 @@ class _NumpyMath:
             return _into(np.divide, g, x, g)
         if x is m.spare_saved:
             return _into(np.divide, g, x, x)
-        return g / x if m.dead is None else np.divide(g, x, out=_fresh(g, x))
+        return g / x if not m.dead else np.divide(g, x, out=_fresh(g, x))
 
     @staticmethod
     def neg_g(g):
@@ -1459,7 +1464,7 @@ class _NumpyMath:
         m = NUMPY_MATH
         if g is m.spare:
             return np.negative(g, out=g)
-        return -g if m.dead is None else np.negative(g, out=_fresh(g, g))
+        return -g if not m.dead else np.negative(g, out=_fresh(g, g))
 
     @staticmethod
     def where(c, a, b):
@@ -1480,13 +1485,14 @@ def _all_ones(g, x):
 
 
 def _fresh(a, b):
-    """Where ufunc(a, b) may go: NUMPY_MATH.dead when a and b are float arrays of its shape and
-    dtype (taken: used once), else None (a new array)."""
-    d = NUMPY_MATH.dead
-    if (d is not None and type(a) is np.ndarray and type(b) is np.ndarray and a.shape == b.shape == d.shape
-            and a.dtype == b.dtype == d.dtype and d.dtype.kind == "f"):
-        NUMPY_MATH.dead = None
-        return d
+    """Where ufunc(a, b) may go: the latest of NUMPY_MATH.dead of its shape and dtype when a
+    and b are float arrays of one shape and dtype (taken: used once), else None (a new array)."""
+    dead = NUMPY_MATH.dead
+    if (dead and type(a) is np.ndarray and type(b) is np.ndarray and a.shape == b.shape
+            and a.dtype == b.dtype and a.dtype.kind == "f"):
+        for i in range(len(dead) - 1, -1, -1):
+            if dead[i].shape == a.shape and dead[i].dtype == a.dtype:
+                return dead.pop(i)
     return None
 
 
