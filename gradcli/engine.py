@@ -1427,14 +1427,12 @@ class _NumpyMath:
         """-t"""
         return np.negative(t, out=t) if type(t) is np.ndarray else -t
 
-    # The incoming gradient while _run calls a node's last formula, when nothing else refers
-    # to it (nor to its memory): then g * x and g / x may go into g itself. Only formulas that
-    # read g once, in that call, use these.
-    # Likewise a saved array that the node's release frees right after its last formula and
-    # that nothing else refers to (_spare_saved): a temporary computed from it may go into it.
-    # Only formulas that read it once, in that call, use these. `dead`: up to two incoming
-    # gradients that their nodes' formulas left unused and unreferenced, recently read (so in
-    # cache): the next fresh results of their shape go there (_fresh).
+    # Arrays a formula may write into, saving a new array and its cold memory. Set by _run
+    # around a node's last formula: `spare`, the incoming gradient when nothing else refers to
+    # it (nor to its memory); `spare_saved`, a saved array that the release right after frees
+    # and that nothing else refers to (_spare_saved). Only formulas that read them once, in
+    # that call, use them. `dead`: up to two incoming gradients that their nodes left unused
+    # and unreferenced, recently read (so in cache), for the next new results (_fresh).
     spare = spare_saved = None
     dead = []
 

@@ -210,7 +210,7 @@ TABLE = {
                           exponent=lambda m, g, result, self: g * m.mul_scalar(result, float(np.log(self))),
                           doc="number ** tensor: saves the exponent and the result"),
     # -- unary ----------------------------------------------------------------------------
-    # m.mul_g(g, x) is g * x (m.div_g: g / x), into g when the engine can spare it
+    # m.mul_g(g, x) is g * x (m.div_g: g / x), written into a buffer the engine can spare
     "exp": op("ExpBackward0", ("self",), saved=(("result", ALWAYS),), self=lambda m, g, result: m.mul_g(g, result)),
     "log": op("LogBackward0", ("self",), saved=(("self", ALWAYS),), self=lambda m, g, self: m.div_g(g, self)),
     # g * cos(self), g * -sin(self): NumPy writes the product into the temporary (mul_into)
