@@ -1062,15 +1062,51 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
                                 break
                 n = fn._n                       # fn.edges, inlined
                 edges = (fn._e0,) if n == 1 else (fn._e0, fn._e1) if n == 2 else fn._e0
+                # A large incoming gradient may be overwritten by the node's last formula
+                # (NUMPY_MATH.spare) if, when that formula runs, nothing else refers to it.
+                last = None
+                if type(buf) is np.ndarray and buf.size >= _SPARE_MIN and n <= 2:
+                    last = fn._e0 if n == 1 or fn._e1 is None else fn._e1 if fn._e0 is not fn._e1 else None
+                    if last is None and fn._e0 is not None and _twins(fn, op, vals, buffers):
+                        edges = ()              # x * x: one product, doubled (below)
+                        (formula, names), (shape, dtype) = op.formulas[0], fn.input_meta[0]
+                        g = formula(NUMPY_MATH, buf, *map(vals.__getitem__, names))
+                        if g.shape != shape or g.dtype is not dtype:
+                            g = NUMPY_MATH.fit(g, shape, dtype)
+                        nxt = fn._e0
+                        private = type(g) is np.ndarray and g.base is None and _getrefcount(g) == 2
+                        g = buffers[nxt] = np.add(g, g, out=g) if private else g + g
+                        if type(g) is np.ndarray:
+                            owned.add(nxt)
+                        d = deps[nxt] = deps[nxt] - 2
+                        if d == 0:
+                            if heap:
+                                _heap_push(heap, nxt)
+                            else:
+                                heap.append(nxt)
                 for nxt, (formula, names), (shape, dtype) in zip(edges, op.formulas, fn.input_meta):
                     if nxt is None:
                         continue
+                    if nxt is last:
+                        g = old = s = None      # stale references from the previous formula, node or loop
+                        if buf.base is None and _getrefcount(buf) == 2:
+                            NUMPY_MATH.spare = buf
+                        if not keep_graph and fn._saved:
+                            NUMPY_MATH.spare_saved = _spare_saved(fn, vals)
                     if not names:
                         g = formula(NUMPY_MATH, buf)
                     elif len(names) == 1:
                         g = formula(NUMPY_MATH, buf, vals[names[0]])
                     else:
                         g = formula(NUMPY_MATH, buf, *map(vals.__getitem__, names))
+                    if nxt is last:               # buf is not read again: g may be added into
+                        NUMPY_MATH.spare = NUMPY_MATH.spare_saved = None
+                        if buf.base is None and _getrefcount(buf) == 2:
+                            dead = NUMPY_MATH.dead      # unused and unreferenced: for the next fresh results
+                            dead.append(buf)
+                            if len(dead) > 2:
+                                del dead[0]
+                        buf = None
                     if g is not None:
                         if g.shape != shape or g.dtype is not dtype:
                             g = NUMPY_MATH.fit(g, shape, dtype)
@@ -1152,6 +1188,9 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
         raise
     finally:
         STATE.grad_enabled = prev_mode
+        # a formula that raised may have left these set; a dead buffer is not kept past the call
+        NUMPY_MATH.spare = NUMPY_MATH.spare_saved = None
+        NUMPY_MATH.dead.clear()
         record.finish()
     return result if inputs is not None and not accumulate else None
 
@@ -1211,6 +1250,40 @@ def _topological(root, deps):
                 if remaining[nxt] == 0:
                     ready.append(nxt)
     return order
+
+
+def _twins(fn, op, vals, buffers):
+    """x * x: both edges go to one node that has no gradient yet, and the op's two formulas
+    (TWINS) read the same array: their sum is one result doubled (a + a, the same bits as two
+    equal summands), one pass and one array fewer."""
+    if op not in TWINS or buffers.get(fn._e0) is not None:
+        return False
+    (_, (a,)), (_, (b,)) = op.formulas
+    return vals[a] is vals[b]
+
+
+def _spare_saved(fn, vals):
+    """A saved array of fn that its last formula may overwrite (NUMPY_MATH.spare_saved):
+    the release right after frees it, and nothing else refers to it (its tensor is gone, no
+    other node saved it, no view of it). vals: what the formulas read (_unpacked)."""
+    saved = fn._saved
+    for slot in vals:                   # (not .items(): its tuple would hold v once more)
+        v = vals[slot]
+        if type(v) is not np.ndarray or v.base is not None or v.size < _SPARE_MIN:
+            continue
+        s = saved.get(slot)
+        if s is v:                      # the node's own output, kept compact: `saved` is `vals`
+            refs = 4                    # saved, v, s, getrefcount's argument
+        elif type(s) is Saved and s.data is v and s.constant is None:
+            t = s.tensor                # an input's tensor, kept by nothing else, holding v
+            if t is not None and (t.data is not v or _getrefcount(t) != 3):     # s.tensor, t, argument
+                continue
+            refs = 4 if t is None else 5            # vals, s.data, v, the argument (and t.data)
+        else:
+            continue
+        if _getrefcount(v) == refs:
+            return v
+    return None
 
 
 def _unpacked(fn, create_graph):
@@ -1348,7 +1421,10 @@ class _NumpyMath:
 
     @staticmethod
     def mul_scalar(a, s):
-        return a * np.asarray(s, a.dtype)
+        m = NUMPY_MATH
+        if a is m.spare_saved:
+            return np.multiply(a, np.asarray(s, a.dtype), out=a)
+        return a * np.asarray(s, a.dtype) if not m.dead else np.multiply(a, np.asarray(s, a.dtype), out=_fresh(a, a))
 
     @staticmethod
     def pow_scalar(a, e):
@@ -1372,6 +1448,43 @@ class _NumpyMath:
         """-t"""
         return np.negative(t, out=t) if type(t) is np.ndarray else -t
 
+    # Arrays a formula may write into, saving a new array and its cold memory. Set by _run
+    # around a node's last formula: `spare`, the incoming gradient when nothing else refers to
+    # it (nor to its memory); `spare_saved`, a saved array that the release right after frees
+    # and that nothing else refers to (_spare_saved). Only formulas that read them once, in
+    # that call, use them. `dead`: up to two incoming gradients that their nodes left unused
+    # and unreferenced, recently read (so in cache), for the next new results (_fresh).
+    spare = spare_saved = None
+    dead = []
+
+    @staticmethod
+    def mul_g(g, x):
+        """g * x"""
+        m = NUMPY_MATH
+        if g is m.spare:
+            return _into(np.multiply, g, x, g)
+        if x is m.spare_saved:          # 1 * x is x, bit for bit (sum()'s gradient, expanded)
+            return x if _all_ones(g, x) else _into(np.multiply, g, x, x)
+        return g * x if not m.dead else np.multiply(g, x, out=_fresh(g, x))
+
+    @staticmethod
+    def div_g(g, x):
+        """g / x"""
+        m = NUMPY_MATH
+        if g is m.spare:
+            return _into(np.divide, g, x, g)
+        if x is m.spare_saved:
+            return _into(np.divide, g, x, x)
+        return g / x if not m.dead else np.divide(g, x, out=_fresh(g, x))
+
+    @staticmethod
+    def neg_g(g):
+        """-g"""
+        m = NUMPY_MATH
+        if g is m.spare:
+            return np.negative(g, out=g)
+        return -g if not m.dead else np.negative(g, out=_fresh(g, g))
+
     @staticmethod
     def where(c, a, b):
         return np.where(c, a, b).astype(np.result_type(a, b), copy=False)
@@ -1379,6 +1492,27 @@ class _NumpyMath:
     @staticmethod
     def expand(g, shape):
         return np.broadcast_to(g, shape)
+
+
+_SPARE_MIN = 4096       # elements: below this a fresh array costs less than checking that g is spare
+
+
+def _all_ones(g, x):
+    """g is one 1 broadcast to x's shape, in x's dtype (a view with all strides 0)."""
+    return (type(g) is np.ndarray and g.shape == x.shape and g.dtype == x.dtype and g.size
+            and not any(g.strides) and g.flat[0] == 1)
+
+
+def _fresh(a, b):
+    """Where ufunc(a, b) may go: the latest of NUMPY_MATH.dead of its shape and dtype when a
+    and b are float arrays of one shape and dtype (taken: used once), else None (a new array)."""
+    dead = NUMPY_MATH.dead
+    if (dead and type(a) is np.ndarray and type(b) is np.ndarray and a.shape == b.shape
+            and a.dtype == b.dtype and a.dtype.kind == "f"):
+        for i in range(len(dead) - 1, -1, -1):
+            if dead[i].shape == a.shape and dead[i].dtype == a.dtype:
+                return dead.pop(i)
+    return None
 
 
 def _into(ufunc, a, b, t):
@@ -1429,4 +1563,5 @@ NUMPY_MATH = _NumpyMath()     # extended by ops.py
 TENSOR_MATH = None            # set by ops.py: the same names, as differentiable tensor ops
 VARIADIC = {}                 # set by ops.py: backward of ops with a list of inputs
 CUSTOM_APPLY = {}             # set by ops.py: nodes whose backward is not a table formula (CopySlices)
+TWINS = set()                 # set by ops.py: ops whose two formulas are one function of the other operand (mul)
 FRESH = None                  # set by ops.py: rebuild a view's grad_fn after its storage changed in place

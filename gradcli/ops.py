@@ -187,19 +187,19 @@ TABLE = {
               self=lambda m, g: g, other=lambda m, g, alpha: g if alpha == 1 else m.mul_scalar(g, alpha),
               doc="saves only the number alpha: nothing to free"),
     "sub": op("SubBackward0", ("self", "other"), attrs=("alpha",),
-              self=lambda m, g: g, other=lambda m, g, alpha: -g if alpha == 1 else m.mul_scalar(g, -alpha),
+              self=lambda m, g: g, other=lambda m, g, alpha: m.neg_g(g) if alpha == 1 else m.mul_scalar(g, -alpha),
               doc="saves only the number alpha: nothing to free"),
     "rsub": op("RsubBackward1", ("self",), attrs=("alpha",),
-               self=lambda m, g, alpha: -g if alpha == 1 else m.mul_scalar(g, -alpha),
+               self=lambda m, g, alpha: m.neg_g(g) if alpha == 1 else m.mul_scalar(g, -alpha),
                doc="number - tensor: saves only alpha"),
     "mul": op("MulBackward0", ("self", "other"), saved=(("other", "self"), ("self", "other")),
-              self=lambda m, g, other: m.mul(g, other), other=lambda m, g, self: m.mul(g, self),
+              self=lambda m, g, other: m.mul_g(g, other), other=lambda m, g, self: m.mul_g(g, self),
               doc="saves each operand when the other requires grad; a Python number is saved as a 0-d tensor"),
     "div": op("DivBackward0", ("self", "other"), saved=(("other", ALWAYS), ("self", "other")),
-              self=lambda m, g, other: g / other,
+              self=lambda m, g, other: m.div_g(g, other),
               other=lambda m, g, self, other: m.div_tensor_other_backward(g, self, other),
               doc="always saves the divisor; saves the dividend when the divisor requires grad"),
-    "neg": op("NegBackward0", ("self",), self=lambda m, g: -g, doc="saves nothing"),
+    "neg": op("NegBackward0", ("self",), self=lambda m, g: m.neg_g(g), doc="saves nothing"),
     "pow": op("PowBackward0", ("self",), saved=(("self", ALWAYS),), attrs=("exponent",),
               self=lambda m, g, self, exponent: m.zeros_like(g) if exponent == 0 else
               m.pow_backward(g, self, float(exponent)),
@@ -213,8 +213,9 @@ TABLE = {
                           exponent=lambda m, g, result, self: g * m.mul_scalar(result, float(np.log(self))),
                           doc="number ** tensor: saves the exponent and the result"),
     # -- unary ----------------------------------------------------------------------------
-    "exp": op("ExpBackward0", ("self",), saved=(("result", ALWAYS),), self=lambda m, g, result: g * result),
-    "log": op("LogBackward0", ("self",), saved=(("self", ALWAYS),), self=lambda m, g, self: g / self),
+    # m.mul_g(g, x) is g * x (m.div_g: g / x), written into a buffer the engine can spare
+    "exp": op("ExpBackward0", ("self",), saved=(("result", ALWAYS),), self=lambda m, g, result: m.mul_g(g, result)),
+    "log": op("LogBackward0", ("self",), saved=(("self", ALWAYS),), self=lambda m, g, self: m.div_g(g, self)),
     # g * cos(self), g * -sin(self): NumPy writes the product into the temporary (mul_into)
     "sin": op("SinBackward0", ("self",), saved=(("self", ALWAYS),),
               self=lambda m, g, self: m.mul_into(g, m.cos(self))),
@@ -1723,7 +1724,6 @@ class _TensorMath:
         return constant_or_refuse
 
     exp, log, sin, cos, sqrt, tanh, abs = map(staticmethod, (exp, log, sin, cos, sqrt, tanh, abs))
-    mul = staticmethod(_operator.mul)
 
     @staticmethod
     def sign(t):
@@ -1762,6 +1762,9 @@ class _TensorMath:
     mul_into = staticmethod(lambda a, t: a * t)
     div_into = staticmethod(lambda a, t: a / t)
     neg_into = staticmethod(lambda t: -t)
+    mul_g = staticmethod(lambda g, x: g * x)
+    div_g = staticmethod(lambda g, x: g / x)
+    neg_g = staticmethod(lambda g: -g)
     div_tensor_other_backward = staticmethod(lambda g, self, other: -g * ((self / other) / other))
     pow_backward = staticmethod(lambda g, self, e: g * _TensorMath.mul_scalar(pow(self, e - 1), e))
 
@@ -2022,10 +2025,27 @@ def _norm_dim(d, ndim):
     return E._wrap_dim(d, ndim)
 
 
+def _rounds(a):
+    """A _rounded function computes a's result in float64, or in another dtype than a's:
+    it is then no candidate for writing into a saved or dead buffer."""
+    return a.dtype.kind != "f" or (a.dtype == np.float32 and a.size <= 65536)
+
+
+_mul_g = E._NumpyMath.mul_g
+
+
 class _NumpyMath(E._NumpyMath):
     """Backward helpers on arrays, one per formula in the table that needs more than arithmetic."""
 
-    exp, log, sin, cos, tanh = map(staticmethod, (_exp, _log, _sin, _cos, _tanh))
+    exp, log, tanh = map(staticmethod, (_exp, _log, _tanh))
+
+    @staticmethod
+    def sin(a):
+        return _sin(a) if _rounds(a) else np.sin(a, out=a if a is E.NUMPY_MATH.spare_saved else E._fresh(a, a))
+
+    @staticmethod
+    def cos(a):
+        return _cos(a) if _rounds(a) else np.cos(a, out=a if a is E.NUMPY_MATH.spare_saved else E._fresh(a, a))
 
     div_scalar = staticmethod(lambda a, s: a / np.asarray(s, a.dtype))
     reshape = staticmethod(lambda g, shape: g.reshape(tuple(shape)))
@@ -2037,12 +2057,13 @@ class _NumpyMath(E._NumpyMath):
     mask = staticmethod(lambda g, m: np.where(m, g, np.zeros((), g.dtype)))
 
     @staticmethod
-    def mul(g, v):
-        """g * v; a Python number as the cached 0-d array _binary also multiplies by."""
+    def mul_g(g, v):
+        """g * v; a Python number as the cached 0-d array the forward multiplied by (cheaper
+        for NumPy than the number, which dominates the cost on tiny tensors)."""
         if type(v) is float and g.dtype is _F32:
             c = _CONST32.get(v)
-            return g * (c if c is not None else _number_operand(v, _F32))
-        return g * v
+            v = c if c is not None else _number_operand(v, _F32)
+        return _mul_g(g, v)
 
     @staticmethod
     def tanh_backward(g, r):
@@ -2057,7 +2078,7 @@ class _NumpyMath(E._NumpyMath):
         if r.dtype == np.float32 and r.size <= 65536:
             r64 = r.astype(np.float64)
             return E._NumpyMath.mul_into(g, (1 - r64 * r64).astype(np.float32))
-        t = r * r
+        t = np.multiply(r, r, out=r if r is E.NUMPY_MATH.spare_saved else E._fresh(r, r))
         if type(t) is np.ndarray:
             np.subtract(1, t, out=t)
         else:
@@ -2070,17 +2091,23 @@ class _NumpyMath(E._NumpyMath):
         (self.pow(1) is self itself: e * self is then the temporary)."""
         s = np.asarray(e, self.dtype)
         if e == 2:
-            return E._NumpyMath.mul_into(g, self * s)
-        t = E._np_pow(self, e - 1)
+            return E._NumpyMath.mul_into(g, E.NUMPY_MATH.mul_scalar(self, e))
+        if e == 3 and self is E.NUMPY_MATH.spare_saved:
+            t = np.multiply(self, self, out=self)       # self.pow(2), as _np_pow, in the freed self
+        else:
+            t = E._np_pow(self, e - 1)
         return E._NumpyMath.mul_into(g, np.multiply(t, s, out=t) if type(t) is np.ndarray else t * s)
 
     @staticmethod
     def div_tensor_other_backward(g, self, other):
         """-grad * ((self / other) / other), PyTorch's div_tensor_other_backward; the
         quotient's temporary takes the second division and the product."""
-        q = self / other
+        if self is E.NUMPY_MATH.spare_saved:
+            q = E._into(np.divide, self, other, self)
+        else:
+            q = np.divide(self, other, out=E._fresh(self, other))
         q = E._into(np.divide, q, other, q)
-        return E._into(np.multiply, -g, q, q)
+        return E._into(np.multiply, E._NumpyMath.neg_g(g), q, q)
 
     @staticmethod
     def unsqueeze_dims(g, dims, ndim):
@@ -2250,6 +2277,7 @@ def _stack_backward(m, g, attrs, meta):
 _NumpyMath.narrow = staticmethod(lambda g, dim, start, n: g[(slice(None),) * dim + (slice(start, start + n),)])
 _NumpyMath.select = staticmethod(lambda g, dim, i: np.take(g, i, axis=dim))
 E.VARIADIC.update(CatBackward0=_cat_backward, StackBackward0=_stack_backward)
+E.TWINS.add(TABLE["mul"])       # g * other, g * self: for x * x one product, doubled (engine._twins)
 
 # ----------------------------------------------------------------------------- shape ops
 

@@ -1,0 +1,189 @@
+"""Backward may write a node's last formula into its incoming gradient when nothing else
+refers to that array (engine._run, NUMPY_MATH.spare; issue 8, W2). Against PyTorch: no
+gradient a script can see (a hook's argument or return value, retain_grad, .grad, a captured
+autograd.grad result, a tensor passed as `gradient`) is changed afterwards. Likewise a
+formula may write a temporary into a saved array that the node's release frees right after
+(NUMPY_MATH.spare_saved), and a later fresh result into an incoming gradient that its node
+left unused and unreferenced (NUMPY_MATH.dead): no tensor a script can still reach changes.
+The vectors are large enough (70,000 elements) for the engine to reuse buffers and for
+NumPy's float32 kernels. Last, the gradients are bitwise those computed without any reuse."""
+import pytest
+import torch
+
+import gradcli.torch as G
+from test_library_oracle import _run   # the same harness: exec under both, addresses masked
+
+PRELUDE = """
+N = 70000
+x = torch.linspace(0.5, 1.5, N, requires_grad=True)
+w = torch.linspace(1.0, 2.0, N, requires_grad=True)
+def show(*ts):              # a buffer written too early changes far more than 4 digits (or 1e-5 near 0,
+    for t in ts:            # where NumPy's and PyTorch's float32 kernels cancel differently)
+        print(["%.4g" % (round(v, 5) + 0.0) for v in t[::9973].tolist()])
+"""
+
+SNIPPETS = {
+    "a hook's argument, kept, is not overwritten by the node's formula": """
+        kept, copies = [], []
+        def hook(g):
+            kept.append(g)
+            copies.append(g.clone())
+        y = (x * w).exp()
+        y.register_hook(hook)
+        ((y / w).log() * w).sum().backward()
+        print(bool((kept[0] == copies[0]).all()))
+        show(kept[0], x.grad, w.grad)
+    """,
+    "a hook's replacement that the script holds is not overwritten": """
+        mine = torch.linspace(2.0, 3.0, N)
+        before = mine.clone()
+        y = (x * w).log()
+        y.register_hook(lambda g: mine)
+        (y * w).sum().backward()
+        print(bool((mine == before).all()))
+        show(x.grad, w.grad)
+    """,
+    "retain_grad of an intermediate keeps its gradient": """
+        y = x.exp()
+        y.retain_grad()
+        z = (y * w).log()
+        z.retain_grad()
+        (z / w).sum().backward()
+        show(y.grad, z.grad, x.grad, w.grad)
+    """,
+    "a leaf's .grad and the gradient passed on from the same add": """
+        u = x.exp()
+        v = (u + x) * w            # AddBackward0 gives one array to ExpBackward0 and to x
+        (v / w).log().sum().backward()
+        g1 = x.grad.clone()
+        show(x.grad, w.grad)
+        x.grad = None
+        (((x.exp() + x) * w) / w).log().sum().backward()
+        print(bool((x.grad == g1).all()))
+    """,
+    "the same node on both edges (y * y), and an input on both sides": """
+        e = x.exp()
+        (e * e / w).sum().backward()
+        show(x.grad, w.grad)
+        x.grad = w.grad = None
+        ((x * x).exp() / x).log().sum().backward()
+        show(x.grad)
+    """,
+    "x * x: one product doubled, before or after another gradient of x, and under a hook": """
+        y = x.exp()
+        ((y * y).sin() * w).sum().backward()
+        show(x.grad, w.grad)
+        y = x.exp()
+        seen = []
+        y.register_hook(lambda g: seen.append(g.clone()))
+        ((y * y).log() + y.sin() * w).sum().backward()
+        y = x.exp()
+        ((y.cos() * w + y * y) / w).sum().backward()
+        show(seen[0], x.grad, w.grad)
+    """,
+    "a gradient passed to backward is not written into": """
+        gr = torch.linspace(0.1, 0.2, N)
+        before = gr.clone()
+        ((x * w).log() / w).backward(gr)
+        print(bool((gr == before).all()))
+        show(x.grad, w.grad)
+    """,
+    "autograd.grad captures, retain_graph then backward, create_graph": """
+        y = (x * w).exp()
+        z = (y / w).log()
+        gy, gx = torch.autograd.grad(z.sum(), [y, x], retain_graph=True)
+        show(gy, gx)
+        z.sum().backward()
+        show(x.grad, w.grad, gy, gx)
+        x.grad = None
+        gx2, = torch.autograd.grad(((x * w).exp() / w).log().sum(), [x], create_graph=True)
+        gx2.sum().backward()
+        show(gx2, x.grad)
+    """,
+    "broadcast, a scalar and another dtype in the formulas that may write into g": """
+        s = torch.tensor([2.0], requires_grad=True)
+        d = torch.linspace(1.0, 2.0, N, dtype=torch.float64, requires_grad=True)
+        (((x * s).exp() / s).log() * 3.0 / 7.0).sum().backward()
+        ((x.exp() * d) / d).log().sum().backward()
+        show(x.grad, s.grad, d.grad)
+    """,
+    "intermediates the script keeps are not overwritten by the formulas that saved them": """
+        a = x * w
+        b = a.cos()
+        c = (b * w).tanh()
+        d = (c + 2.0).sqrt()
+        e = d ** 3
+        f = (e.exp() / w).log().sin() ** 2
+        kept = [t.clone() for t in (a, b, c, d, e, f)]
+        f.sum().backward()
+        print([bool((t == k).all()) for t, k in zip((a, b, c, d, e, f), kept)])
+        show(x.grad, w.grad)
+    """,
+    "saved tensors read through grad_fn, and views of intermediates, are not overwritten": """
+        y = (x * w).sin()
+        z = y.cos()
+        saved = z.grad_fn._saved_self
+        r = z.tanh()
+        res = r.grad_fn._saved_result
+        v = (x * 2)[5:]
+        u = (v.exp() * w[5:]).sum()
+        copies = saved.clone(), res.clone(), v.clone()
+        (r * w).sum().backward()
+        u.backward()
+        print(bool((saved == copies[0]).all()), bool((res == copies[1]).all()), bool((v == copies[2]).all()))
+        show(x.grad, w.grad)
+    """,
+    "sum()'s gradient of ones times a freed tensor is that tensor's buffer, passed on": """
+        (x.exp() * w.sin()).sum().backward()
+        show(x.grad, w.grad)
+        v = x.exp()
+        before = v.clone()
+        (v * w.sin()).sum().backward()
+        print(bool((v == before).all()))
+        show(x.grad, w.grad)
+    """,
+    "retain_graph keeps every saved tensor; a second backward without it fails as in PyTorch": """
+        f = (((x * w).sin() + 2.0).sqrt() / w).tanh() ** 3
+        f.sum().backward(retain_graph=True)
+        g1 = x.grad.clone()
+        x.grad = None
+        f.sum().backward()
+        print(bool((x.grad == g1).all()))
+        try:
+            f.sum().backward()
+        except RuntimeError as err:
+            print(str(err)[:90])
+    """,
+}
+
+
+@pytest.mark.parametrize("name", list(SNIPPETS))
+def test_gradient_buffers_print_what_torch_prints(name):
+    code = PRELUDE + SNIPPETS[name].replace("\n        ", "\n")
+    expected = _run(torch, code)
+    assert _run(G, code) == expected
+
+
+def test_reusing_buffers_leaves_gradients_bitwise_unchanged(monkeypatch):
+    """W2's step (and a graph mixing every formula that reuses a buffer), with the engine's
+    reuse and without it (a threshold no array reaches): the same bits."""
+    import numpy as np
+    from benchmarks import workloads as W
+    from gradcli import engine as E
+
+    def grads():
+        a = G.from_numpy(W.w2_inputs(70000)[0]).requires_grad_()
+        b = G.from_numpy(W.w2_inputs(70000, seed=1)[1]).requires_grad_()
+        W.w2_forward(G, a, b).backward()
+        t = ((a * b).sin().cos() / b) ** 2
+        (t.tanh().sqrt().exp() * a).log().sum().backward()
+        y = a.exp()
+        ((y * y).log() + y.sin() * b).sum().backward()
+        return a.grad.numpy().copy(), b.grad.numpy().copy()
+
+    reused = grads()
+    monkeypatch.setattr(E, "_SPARE_MIN", 1 << 62)
+    fresh = grads()
+    for r, f in zip(reused, fresh):
+        assert r.tobytes() == f.tobytes()
+    assert not np.array_equal(reused[0], 0)
