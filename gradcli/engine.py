@@ -11,10 +11,20 @@ so explanations are facts, never guesses after the fact.
 """
 from __future__ import annotations
 
+import sys
+
 import numpy as np
-from sys import getrefcount as _getrefcount
 
 from .errors import TorchRuntimeError, TorchTypeError
+
+# The backward writes into an array only when its reference count shows nothing else holds
+# it. From Python 3.14 the interpreter borrows references and counts can read lower than
+# the holders: there every count reads as "shared", and every result is a fresh array.
+if sys.version_info < (3, 14):
+    _getrefcount = sys.getrefcount
+else:
+    def _getrefcount(obj):
+        return 1 << 30
 
 # ----------------------------------------------------------------------------- dtypes
 
