@@ -1028,6 +1028,7 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
     watched = STATE.observer is not None        # a report lists the nodes each call ran
     plain = captures is None and needed is None and not watched
     fast = plain and not create_graph
+    ndarray, spare_min = np.ndarray, _SPARE_MIN         # (locals: read for every node)
     fn = None
     try:
         while heap:
@@ -1075,7 +1076,7 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
                 # A large incoming gradient may be overwritten by the node's last formula
                 # (NUMPY_MATH.spare) if, when that formula runs, nothing else refers to it.
                 last = None
-                if type(buf) is np.ndarray and buf.size >= _SPARE_MIN and n <= 2:
+                if type(buf) is ndarray and buf.size >= spare_min and n <= 2:
                     last = fn._e0 if n == 1 or fn._e1 is None else fn._e1 if fn._e0 is not fn._e1 else None
                     if last is None and fn._e0 is not None and _twins(fn, op, vals, buffers):
                         edges = ()              # x * x: one product, doubled (below)

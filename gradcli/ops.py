@@ -877,6 +877,9 @@ def mul(a, b):
     return _binary(_MUL, np.multiply, a, b)
 
 
+_NUMBER_META = {}      # shape -> input_meta of a float32 tensor of that shape and a Python float (bounded)
+
+
 def _operator_method(row, ufunc, attrs, general):
     """Tensor.__add__ and __radd__, or __mul__ and __rmul__ (`t` is the tensor). A small float32
     tensor with a Python float (`z * 0.5`, `z + 1.`), the commonest op of a small script and
@@ -900,13 +903,17 @@ def _operator_method(row, ufunc, attrs, general):
                 fn = t.grad_fn
                 if fn is None:
                     fn = t._acc or t._accumulator()
-                key = (da.shape, _F32, (), _F32)
+                meta = _NUMBER_META.get(da.shape)
+                if meta is None:
+                    if len(_NUMBER_META) >= 1024:
+                        _NUMBER_META.clear()
+                    meta = _NUMBER_META[da.shape] = _input_meta((da.shape, _F32, (), _F32))
                 save = row.compact
                 if save is None:
                     save = _compact_saver(row)
                 r.grad_fn = row.node_class(row, (fn, None), save(out, other) if save else
                                            _save(row.plan, r, (t, other), None),
-                                           attrs or _EMPTY, _META.get(key) or _input_meta(key), seq)
+                                           attrs or _EMPTY, meta, seq)
                 r._rg = True
                 return r
             if type(other) is Tensor:
@@ -2058,11 +2065,12 @@ class _NumpyMath(E._NumpyMath):
 
     @staticmethod
     def mul_g(g, v):
-        """g * v; a Python number as the cached 0-d array the forward multiplied by (cheaper
-        for NumPy than the number, which dominates the cost on tiny tensors)."""
+        """g * v. A Python number as the cached 0-d array the forward multiplied by (cheaper
+        for NumPy than the number, which dominates the cost on tiny tensors); a product with
+        a number has no buffer to reuse (the engine's mul_g reuses arrays of g's shape)."""
         if type(v) is float and g.dtype is _F32:
             c = _CONST32.get(v)
-            v = c if c is not None else _number_operand(v, _F32)
+            return g * (c if c is not None else _number_operand(v, _F32))
         return _mul_g(g, v)
 
     @staticmethod
