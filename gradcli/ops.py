@@ -1048,8 +1048,10 @@ def _rounded(fn, scalar=None):
     rounding): a third of the cost of three NumPy calls, which is most of a small op's."""
     def f(a):
         if scalar is not None and a.shape == (1,) and a.dtype is _F32:
+            out = np.empty(1, _F32)                     # (then setting the element: the quickest 1-element array)
             try:
-                return np.array((scalar(a.item()),), _F32)
+                out[0] = scalar(a.item())
+                return out
             except (ValueError, OverflowError):         # outside the math domain: NumPy's nan/inf
                 pass
         if a.dtype == np.float32 and a.size <= 65536:
@@ -2082,7 +2084,10 @@ class _NumpyMath(E._NumpyMath):
             # product: the float64 product of two float32 numbers is exact, so that is
             # float32's own multiplication, at a third of the cost of four NumPy calls
             y = r.item()
-            return np.array((g.item() * float(np.float32(1.0 - y * y)),), _F32)
+            out = np.empty(1, _F32)
+            out[0] = 1.0 - y * y                        # 1 - r*r, rounded to float32 as it is stored
+            out[0] = g.item() * out.item()
+            return out
         if r.dtype == np.float32 and r.size <= 65536:
             r64 = r.astype(np.float64)
             return E._NumpyMath.mul_into(g, (1 - r64 * r64).astype(np.float32))
