@@ -192,3 +192,70 @@ def test_reusing_buffers_leaves_gradients_bitwise_unchanged(monkeypatch):
     for r, f, u in zip(reused, fresh, untrusted):
         assert r.tobytes() == f.tobytes() == u.tobytes()
     assert not np.array_equal(reused[0], 0)
+
+
+# Random graphs of large elementwise ops, with everything a script can hold on to: kept
+# intermediates, hook arguments and replacements, retain_grad, .grad, retain_graph and a
+# second call, autograd.grad. Run with the engine's buffer reuse and without it, every byte
+# a script could see afterwards must be the same (an array reused too early shows here).
+from hypothesis import HealthCheck, given, seed, settings, strategies as st
+
+_UNARY = ["{}.exp()", "{}.tanh()", "{}.sin()", "{}.cos()", "({}.abs() + 1).log()", "({}.abs() + 1).sqrt()",
+          "{} ** 2", "{} ** 3", "-{}", "{}.sigmoid()", "({} * 0.5)", "(2.0 - {})"]
+_BINARY = ["{} * {}", "{} + {}", "{} - {}", "{} / ({}.abs() + 1)"]
+
+
+@st.composite
+def _big_scripts(draw):
+    lines = ["N = 5000", "seen = []",
+             "a = torch.linspace(-1.5, 1.5, N, requires_grad=True)",
+             "b = torch.linspace(0.5, 2.0, N, requires_grad=True)"]
+    names = ["a", "b"]
+    for k in range(draw(st.integers(2, 9))):
+        pick = lambda: draw(st.sampled_from(names))
+        if draw(st.booleans()):
+            expr = draw(st.sampled_from(_UNARY)).format(pick())
+        else:
+            x, y = pick(), pick()
+            expr = draw(st.sampled_from(_BINARY)).format(x, y, y)
+        name = f"t{k}"
+        lines.append(f"{name} = {expr}")
+        extra = draw(st.integers(0, 9))
+        if extra == 0:
+            lines.append(f"{name}.register_hook(lambda g: seen.append(g))")
+        elif extra == 1:
+            lines.append(f"{name}.register_hook(lambda g: seen.append(g * 1.5) or seen[-1])")
+        elif extra == 2:
+            lines.append(f"{name}.retain_grad(); seen.append({name})")
+        names.append(name)
+    root = f"({names[-1]} * {draw(st.sampled_from(names))}).sum()"
+    if draw(st.booleans()):
+        lines += [f"r = {root}", "r.backward(retain_graph=True)", "seen.append(a.grad)", "r.backward()"]
+    else:
+        lines += [f"seen.extend(torch.autograd.grad({root}, [a, b], allow_unused=True, retain_graph=True))",
+                  f"{root}.backward()"]
+    return "\n".join(lines)
+
+
+def _observed(script):
+    scope = {"torch": G}
+    exec(script, scope)
+    found = [t for t in scope["seen"] if t is not None]
+    found += [v for k, v in scope.items() if isinstance(v, G.Tensor)]
+    found += [t.grad for t in found if (t.is_leaf or t.retains_grad) and t.grad is not None]
+    return [t.detach().numpy().tobytes() for t in found]
+
+
+@seed(20261130)
+@settings(max_examples=120, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_big_scripts())
+def test_random_large_graphs_see_the_same_bytes_with_and_without_reuse(script):
+    from gradcli import engine as E
+    reused = _observed(script)
+    saved = E._SPARE_MIN, E._getrefcount
+    E._SPARE_MIN, E._getrefcount = 1 << 62, (lambda obj: 1 << 30)
+    try:
+        fresh = _observed(script)
+    finally:
+        E._SPARE_MIN, E._getrefcount = saved
+    assert reused == fresh, script
