@@ -1030,10 +1030,17 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
     fast = plain and not create_graph
     ndarray, spare_min = np.ndarray, _SPARE_MIN         # (locals: read for every node)
     fn = None
+    # `carry`: the node that runs next, with its gradient `cbuf`, when the fast path below
+    # finds it ready with the heap empty (a chain): no round trip through buffers and heap.
+    carry = cbuf = None
     try:
-        while heap:
-            fn = heap.pop() if len(heap) == 1 else _heap_pop(heap)
-            buf = buffers.pop(fn, None)
+        while heap or carry is not None:
+            if carry is not None:
+                fn, buf = carry, cbuf
+                carry = cbuf = g = None         # (buf's reference count matters: see spare)
+            else:
+                fn = heap.pop() if len(heap) == 1 else _heap_pop(heap)
+                buf = buffers.pop(fn, None)
             # Tensor pre-hooks (register_hook, retain_grad) run on every node popped, even
             # one that is only captured or not needed (the root), as in PyTorch.
             if fn.hooks:
@@ -1123,6 +1130,9 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
                             g = NUMPY_MATH.fit(g, shape, dtype)
                         old = buffers.get(nxt)
                         if old is None:
+                            if deps[nxt] == 1 and not heap and carry is None:
+                                carry, cbuf = nxt, g    # its only gradient, and it runs next
+                                continue
                             buffers[nxt] = g
                         elif nxt in owned:
                             np.add(old, g, out=old)
@@ -1140,6 +1150,10 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
                     d = deps[nxt] - 1
                     deps[nxt] = d
                     if d == 0:
+                        if carry is not None:   # not alone after all: the carried node first, as it came
+                            buffers[carry] = cbuf
+                            heap.append(carry)
+                            carry = cbuf = None
                         if heap:
                             _heap_push(heap, nxt)
                         else:
