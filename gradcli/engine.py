@@ -526,15 +526,15 @@ class Saved:
 _NUMBERS = (float, int, bool)       # saved as themselves until read (Node.saved)
 
 
-def _as_saved(value):
-    """The Saved that a node keeps compactly in `_saved` (see Node)."""
+def _as_saved(value, freed):
+    """The Saved that a node keeps compactly in `_saved` (see Node); `freed`: the node's are."""
     if type(value) is np.ndarray or value == ():        # the node's output, unread or freed
         s = Saved.__new__(Saved)
         s.tensor, s.version, s.saved_version, s.is_output, s.constant = None, Version(), 0, True, None
         s.data, s.freed = (value, False) if type(value) is np.ndarray else (None, True)
         return s
-    if type(value) is tuple:                            # a freed number
-        s = Saved.number(value[0], None)
+    if freed:
+        s = Saved.number(value, None)
         s.freed = True
         return s
     return Saved.number(value, wrapped_number(value))
@@ -554,8 +554,8 @@ class Node:
 
     `_saved` is `saved` as recorded, with two kinds of slot kept compact until something
     reads `saved` (which turns them into their Saved objects, once): a Python number, as
-    itself (freed: the 1-tuple (number,)), and the node's own output, as its array (freed:
-    the empty tuple). The output's version counter is made when the output tensor or the
+    itself (freed with the node: `freed_by` set, so freeing makes no object), and the node's
+    own output, as its array (freed: the empty tuple). The output's version counter is made when the output tensor or the
     Saved first needs it (Tensor._version_counter), so until then the tensor is at version
     0, as saved. A node then holds nothing the garbage collector must visit but its edges."""
 
@@ -585,9 +585,10 @@ class Node:
     @property
     def saved(self):
         saved = self._saved
+        freed = self.freed_by is not None
         for slot, s in saved.items():
             if s is not None and type(s) is not Saved:
-                saved[slot] = _as_saved(s)        # (a value replaced: the dict keeps its size)
+                saved[slot] = _as_saved(s, freed)     # (a value replaced: the dict keeps its size)
         return saved
 
     @property
@@ -625,8 +626,10 @@ class Node:
                     s.freed = True
                     s.data = s.tensor = s.name_fn = None
                     released = True
-            elif type(s) is not tuple:            # a compact slot (see Node): freed in place
-                saved[slot] = () if type(s) is np.ndarray else (s,)
+            elif type(s) is np.ndarray:            # a compact output (see Node): dropped
+                saved[slot] = ()
+                released = True
+            elif type(s) is not tuple and self.freed_by is None:   # a compact number: freed with the node
                 released = True
         if released:
             self.freed_by = record
@@ -1071,7 +1074,7 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
                 vals = fn.attrs
                 if saved:               # _unpacked, inlined for nodes holding only compact slots
                     vals = saved
-                    if fn.attrs:
+                    if fn.attrs or fn.freed_by is not None:
                         vals = _unpacked(fn, False)
                     else:
                         for s in saved.values():
@@ -1163,8 +1166,9 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
                 if vals is saved:       # fn.release, inlined for compact slots (see Node)
                     released = False
                     for slot, s in saved.items():
-                        if s is not None:
-                            saved[slot] = () if type(s) is np.ndarray else (s,)
+                        if s is not None:       # (a number stays: freed_by says it is freed)
+                            if type(s) is np.ndarray:
+                                saved[slot] = ()
                             released = True
                     if released:
                         fn.freed_by = record
@@ -1318,7 +1322,7 @@ def _unpacked(fn, create_graph):
     saved = fn._saved
     if not saved:
         return fn.attrs
-    if not create_graph and not fn.attrs:
+    if not create_graph and not fn.attrs and fn.freed_by is None:
         for s in saved.values():
             if type(s) is Saved or type(s) is tuple:
                 break
@@ -1340,7 +1344,7 @@ def _unpacked(fn, create_graph):
             if s.version.v != s.saved_version:
                 raise _version_error(fn, s)
             vals[slot] = s.data if s.constant is None else s.constant
-        elif type(s) is tuple:            # a freed compact slot
+        elif type(s) is tuple or fn.freed_by is not None:     # a freed compact slot (see Node)
             raise BackwardTwiceError(fn, slot)
         else:                             # a number or the output that nothing has read (nor changed)
             vals[slot] = s

@@ -126,6 +126,11 @@ SNIPPETS = {
             print(repr(c), y.item(), z.item(), y.grad_fn._saved_other, z.grad_fn._saved_alpha)
             z.backward()
             print(x.grad.item())
+            for read in (lambda: y.grad_fn._saved_other, lambda: z.backward()):   # freed with its node
+                try:
+                    print(read())
+                except RuntimeError as e:
+                    print(str(e)[:60])
         for t in (torch.tensor(0.7, requires_grad=True), torch.tensor([[0.7]], requires_grad=True),
                   torch.tensor([0.7], dtype=torch.float64, requires_grad=True), torch.tensor([3]),
                   torch.tensor([0.7, 0.2], requires_grad=True)):
