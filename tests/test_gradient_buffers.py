@@ -23,6 +23,14 @@ def show(*ts):              # a buffer written too early changes far more than 4
 """
 
 SNIPPETS = {
+    "a gradient a hook holds is not the one a second gradient is summed into": """
+        kept = []
+        z = x * w
+        y = z + z                   # both of AddBackward0's results are y's gradient itself
+        y.register_hook(lambda g: kept.append(g))
+        (y * w).sum().backward()
+        show(kept[0], x.grad, w.grad)
+    """,
     "a hook's argument, kept, is not overwritten by the node's formula": """
         kept, copies = [], []
         def hook(g):
