@@ -1137,19 +1137,8 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
                                 carry, cbuf = nxt, g    # its only gradient, and it runs next
                                 continue
                             buffers[nxt] = g
-                        elif nxt in owned:
-                            np.add(old, g, out=old)
-                        elif type(g) is np.ndarray and g.base is None and _getrefcount(g) == 2 \
-                                and type(old) is np.ndarray and old.dtype is g.dtype and old.shape == g.shape:
-                            # g is the formula's own temporary (it owns its memory and nothing
-                            # else refers to it): the sum goes into it, the same additions as
-                            # `old + g`, one array fewer
-                            buffers[nxt] = np.add(old, g, out=g)
-                            owned.add(nxt)
                         else:
-                            old = buffers[nxt] = old + g
-                            if type(old) is np.ndarray:
-                                owned.add(nxt)
+                            _sum_into(buffers, owned, nxt, old, g)
                     d = deps[nxt] - 1
                     deps[nxt] = d
                     if d == 0:
@@ -1197,12 +1186,8 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
                     old = buffers.get(nxt)
                     if old is None:
                         buffers[nxt] = g
-                    elif nxt in owned:                  # a sum made here: nothing else sees it yet
-                        np.add(old, g, out=old)
                     else:
-                        old = buffers[nxt] = old + g
-                        if type(old) is np.ndarray:
-                            owned.add(nxt)
+                        _sum_into(buffers, owned, nxt, old, g)
                 d = deps[nxt] - 1
                 deps[nxt] = d
                 if d == 0 and (wanted is None or nxt in wanted):
@@ -1279,6 +1264,24 @@ def _topological(root, deps):
                 if remaining[nxt] == 0:
                     ready.append(nxt)
     return order
+
+
+def _sum_into(buffers, owned, nxt, old, g):
+    """A further gradient g for nxt, whose buffer holds old: added in place into a sum this
+    call made (owned: nothing else sees it yet), or into g when g is a formula's own
+    temporary (it owns its memory, and only the caller's `g`, this argument and
+    getrefcount's refer to it), the same additions as `old + g`, one array fewer; else a new
+    sum, which the call then owns."""
+    if nxt in owned:
+        np.add(old, g, out=old)
+    elif (type(g) is np.ndarray and g.base is None and _getrefcount(g) == 3
+          and type(old) is np.ndarray and old.dtype is g.dtype and old.shape == g.shape):
+        buffers[nxt] = np.add(old, g, out=g)
+        owned.add(nxt)
+    else:
+        old = buffers[nxt] = old + g
+        if type(old) is np.ndarray:
+            owned.add(nxt)
 
 
 def _twins(fn, op, vals, buffers):
