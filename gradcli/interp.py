@@ -1343,9 +1343,10 @@ def _torch_namespace(gtorch):
         if isinstance(v, types.SimpleNamespace):
             continue
         attrs[k] = v
-    functional = Namespace("torch.nn.functional", dict(vars(gtorch.nn.functional)))
+    public = lambda m: {k: v for k, v in vars(m).items() if not k.startswith("_")}
+    functional = Namespace("torch.nn.functional", public(gtorch.nn.functional))
     nn = Namespace("torch.nn", {"functional": functional})
-    autograd = Namespace("torch.autograd", dict(vars(gtorch.autograd)))
+    autograd = Namespace("torch.autograd", public(gtorch.autograd))
     attrs.update(nn=nn, autograd=autograd, Tensor=Tensor, Size=E.Size)
     return Namespace("torch", attrs)
 

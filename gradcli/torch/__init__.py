@@ -9,11 +9,11 @@ import types as _types
 
 import numpy as np
 
-from . import engine as _E
-from . import ops as _ops
-from .engine import Size, Tensor, STATE as _STATE
-from . import errors as _errors
-from .errors import TorchRuntimeError, TorchTypeError, TorchValueError
+from .. import engine as _E
+from .. import ops as _ops
+from ..engine import Size, Tensor, STATE as _STATE
+from .. import errors as _errors
+from ..errors import TorchRuntimeError, TorchTypeError, TorchValueError
 
 __version__ = "2.13.0 (gradcli)"
 
@@ -457,15 +457,17 @@ class _detect_anomaly(_Context):
         return False
 
 
-autograd = _types.SimpleNamespace(grad=_E.grad, backward=_E.backward, set_detect_anomaly=_set_detect_anomaly,
-                                  detect_anomaly=_detect_anomaly)
+# Submodules (`torch.nn`, `torch.autograd`, ...) load on first use: a script that never touches
+# them pays nothing for them at start-up.
+_SUBMODULES = frozenset({"nn", "autograd", "optim", "utils"})
 
-# ----------------------------------------------------------------------------- nn.functional
 
-nn = _types.SimpleNamespace(functional=_types.SimpleNamespace(
-    relu=_ops.relu, sigmoid=_ops.sigmoid, tanh=_ops.tanh, softmax=_ops.softmax, log_softmax=_ops.log_softmax,
-    mse_loss=_ops.mse_loss, cross_entropy=_ops.cross_entropy, nll_loss=_ops.nll_loss,
-    binary_cross_entropy_with_logits=_ops.binary_cross_entropy_with_logits))
+def __getattr__(name):
+    if name in _SUBMODULES:
+        import importlib
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module 'torch' has no attribute '{name}'")
+
 
 # ----------------------------------------------------------------------------- Tensor methods
 

@@ -1,0 +1,4 @@
+"""`torch.nn`: neural-network building blocks."""
+from . import functional
+
+__all__ = ["functional"]
