@@ -134,8 +134,8 @@ class Size(tuple):
 class _State:
     """Per-run engine state (PyTorch keeps the equivalents per thread)."""
 
-    __slots__ = ("seq", "grad_enabled", "origin", "observer", "warn", "calls", "warned", "anomaly", "check_nan",
-                 "stale")
+    __slots__ = ("seq", "grad_enabled", "origin", "capture", "observer", "warn", "calls", "warned", "anomaly",
+                 "check_nan", "stale")
 
     def __init__(self):
         self.reset()
@@ -143,7 +143,8 @@ class _State:
     def reset(self):
         self.seq = 0                 # next sequence number for a new node
         self.grad_enabled = True
-        self.origin = None           # opaque tag (the interpreter's source span) put on new nodes
+        self.origin = None           # opaque tag put on new nodes when `capture` is None
+        self.capture = None          # () -> the origin of a new node (a script's frame: origin.Capture)
         self.observer = None         # called with each finished CallRecord
         self.warn = _default_warn    # called with (message) for PyTorch's UserWarnings
         self.calls = 0               # number of backward/grad calls so far
@@ -221,7 +222,8 @@ class Version:
 
     def bump(self):
         self.v += 1
-        self.last = STATE.origin
+        cap = STATE.capture
+        self.last = STATE.origin if cap is None else cap()
 
 # ----------------------------------------------------------------------------- tensors
 
@@ -577,7 +579,8 @@ class Node:
         self._saved = saved
         self.attrs = attrs
         self.input_meta = input_meta        # (shape, numpy dtype) per input, to shape its gradient
-        self.origin = STATE.origin
+        cap = STATE.capture
+        self.origin = STATE.origin if cap is None else cap()
         self.freed_by = None                # the CallRecord that released the saved tensors
         self.retained = None                # non-leaf tensors that retain_grad() here
         self.hooks = None                   # tensor hooks (register_hook) on this node's output
@@ -816,7 +819,8 @@ class CallRecord:
         STATE.calls += 1
         self.index = STATE.calls
         self.kind = kind                 # "backward" or "grad"
-        self.origin = STATE.origin
+        cap = STATE.capture
+        self.origin = STATE.origin if cap is None else cap()
         self.retain_graph = retain_graph
         self.executed = []               # nodes, in the order they ran
         self.freed = []                  # nodes whose saved tensors this call released

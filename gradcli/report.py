@@ -80,6 +80,7 @@ class Report:
         self.error = None             # ErrorInfo
         self.describe = None          # () -> {name: JSON-ready description} of the tensors at the end
         self.parse_failed = False
+        self.exception = None         # the exception that ended the script, for explanations
 
     @property
     def tensors(self):
