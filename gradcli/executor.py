@@ -75,7 +75,7 @@ class Recorder:
     def expect(self, value, text):
         from .engine import Tensor
         import numpy as np
-        ok = bool(np.all(value.data)) if isinstance(value, Tensor) else bool(value)
+        ok = bool(np.all(value._data)) if isinstance(value, Tensor) else bool(value)
         if not ok:
             raise ExpectationFailed(f"{_label(text)} failed: got {value!r}")
         self._passed(text)
@@ -527,8 +527,8 @@ def _close(a, b, tol):
     import numpy as np
     from .engine import Tensor
     try:
-        xa = np.asarray(a.data if isinstance(a, Tensor) else a, dtype=float)
-        xb = np.asarray(b.data if isinstance(b, Tensor) else b, dtype=float)
+        xa = np.asarray(a._data if isinstance(a, Tensor) else a, dtype=float)
+        xb = np.asarray(b._data if isinstance(b, Tensor) else b, dtype=float)
     except (TypeError, ValueError):
         return a == b, f"{a!r} != {b!r}"
     if xa.shape != xb.shape and (isinstance(a, Tensor) and isinstance(b, Tensor) or xa.ndim and xb.ndim):
@@ -594,9 +594,9 @@ def _dtype_name(a):
 def describe(t):
     """A tensor as the JSON contract describes it."""
     grad = t._grad
-    return {"shape": list(t.data.shape), "dtype": _dtype_name(t.data), "requires_grad": bool(t.requires_grad),
+    return {"shape": list(t._data.shape), "dtype": _dtype_name(t._data), "requires_grad": bool(t.requires_grad),
             "is_leaf": t.grad_fn is None, "grad_fn": None if t.grad_fn is None else t.grad_fn.name(),
-            "value": _jsonable(t.data), "grad": None if grad is None else _jsonable(grad.data)}
+            "value": _jsonable(t._data), "grad": None if grad is None else _jsonable(grad._data)}
 
 
 def _jsonable(a):

@@ -13,6 +13,8 @@ import ast
 import bisect
 import sys
 
+from .engine import STATE
+
 _SOURCES = {}            # filename -> SourceMap of every script compiled by gradcli in this process
 
 
@@ -73,11 +75,17 @@ def source_map(filename):
 class Origin:
     """A place in the script: (code, instruction, line) of a frame and of its script callers."""
 
-    __slots__ = ("code", "lasti", "line", "callers", "_stmt")
+    __slots__ = ("code", "lasti", "lineno", "callers", "_stmt")
 
-    def __init__(self, code, lasti, line, callers):
-        self.code, self.lasti, self.line, self.callers = code, lasti, line, callers
+    def __init__(self, code, lasti, lineno, callers):
+        self.code, self.lasti, self.lineno, self.callers = code, lasti, lineno, callers
         self._stmt = False
+
+    @property
+    def line(self):
+        """The line of the statement (its first line, as a user refers to it)."""
+        st = self.stmt
+        return st.lineno if st is not None else self.lineno
 
     @property
     def filename(self):
@@ -94,7 +102,7 @@ class Origin:
         """(line, col, end_line, end_col), columns 1-based, of the expression that ran."""
         pos = _positions(self.code, self.lasti)
         if pos is None or pos[0] is None:
-            return (self.line, None, self.line, None)
+            return (self.lineno, None, self.lineno, None)
         line, end_line, col, end_col = pos
         return (line, None if col is None else col + 1, end_line, None if end_col is None else end_col + 1)
 
@@ -107,7 +115,8 @@ class Origin:
         if self._stmt is False:
             sm = _SOURCES.get(self.code.co_filename)
             col = self.span[1]
-            self._stmt = None if sm is None else sm.statement(self.line, None if col is None else col - 1)
+            line = self.span[0] if col is not None else self.lineno
+            self._stmt = None if sm is None else sm.statement(line, None if col is None else col - 1)
         return self._stmt
 
     @property
@@ -138,16 +147,22 @@ class Origin:
         for code, lasti, line in reversed(self.callers):
             o = Origin(code, lasti, line, ())
             out.append((code.co_filename, line, code.co_name, o.text))
-        out.append((self.code.co_filename, self.line, self.code.co_name, self.text))
+        out.append((self.code.co_filename, self.lineno, self.code.co_name, self.text))
         return out
+
+    def __repr__(self):
+        return f"<origin {self.code.co_filename}:{self.lineno}>"
+
+
+class TracedOrigin(Origin):
+    """The origin of a node made while anomaly mode was on: it can show the forward traceback."""
+
+    __slots__ = ()
 
     def anomaly_trace(self):
         """The forward call's traceback as PyTorch's anomaly mode prints it."""
         return "".join(f'  File "{f}", line {line}, in {name}\n    {(text or "").strip()}\n'
                        for f, line, name, text in self.frames())
-
-    def __repr__(self):
-        return f"<origin {self.code.co_filename}:{self.line}>"
 
 
 _POSITIONS = {}
@@ -183,7 +198,7 @@ class Capture:
                     if g.f_code.co_filename in files:
                         callers.append((g.f_code, g.f_lasti, g.f_lineno))
                     g = g.f_back
-                return Origin(code, f.f_lasti, f.f_lineno, tuple(callers))
+                return (TracedOrigin if STATE.anomaly else Origin)(code, f.f_lasti, f.f_lineno, tuple(callers))
             f = f.f_back
         return None
 

@@ -477,11 +477,11 @@ class Session:
             table.add_column("saved tensors of grad_fn", min_width=16)
             for name, t in rows:
                 leaf = "leaf" if t.requires_grad else "—"
-                cells = [name] + ([_values(t.data)] if wide else []) + [
-                    str(list(t.data.shape)), _dtype(t),
+                cells = [name] + ([_values(t._data)] if wide else []) + [
+                    str(list(t._data.shape)), _dtype(t),
                     Text("True", style="green") if t.requires_grad else Text("False", style="dim"),
                     t.grad_fn.name() if t.grad_fn is not None else Text(leaf, style="dim"),
-                    _values(t._grad.data) if t._grad is not None else Text("None", style="dim"),
+                    _values(t._grad._data) if t._grad is not None else Text("None", style="dim"),
                     _saved_state(t)]
                 table.add_row(*cells)
             self.console.print(table)
@@ -774,7 +774,7 @@ def _meta(v):
     from . import engine as E
     from .interp import Namespace, UserFunction
     if isinstance(v, E.Tensor):
-        shape = list(v.data.shape)
+        shape = list(v._data.shape)
         s = f"tensor {shape} {_dtype(v)}"
         if v.grad_fn is not None:
             s += f" {v.grad_fn.name()}"
@@ -986,7 +986,7 @@ def _values(data, width=60):
 
 
 def _dtype(t):
-    return "bool" if t.data.dtype.kind == "b" else t.data.dtype.name
+    return "bool" if t._data.dtype.kind == "b" else t._data.dtype.name
 
 
 def _short(s, width=60):

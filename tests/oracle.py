@@ -319,10 +319,13 @@ class _TorchRun:
             if slots:
                 freed[n] = tuple(sorted(slots))
         if ran or freed or updated:
+            # names as a user sees them at the call: the running functions' locals, innermost first
             by_tensor = {}
-            for name, v in self.globals.items():
-                if isinstance(v, torch.Tensor):
-                    by_tensor.setdefault(id(v), name)
+            scopes = [f.f_locals for f in self._script_frames() if f.f_locals is not self.globals]
+            for scope in scopes + [self.globals]:
+                for name, v in list(scope.items()):
+                    if isinstance(v, torch.Tensor) and not name.startswith("_"):
+                        by_tensor.setdefault(id(v), name)
             order = {n: i for i, n in enumerate(ran)}
             freed_nodes = sorted(freed, key=lambda n: order.get(n, len(order)))
             self.events.append({

@@ -151,9 +151,9 @@ def _scan(data):
             if isinstance(item, (list, tuple)):
                 raise TorchValueError(f"expected sequence of length {len(level) and 0} at dim {depth} (got {len(item)})")
             if isinstance(item, Tensor):
-                if item.data.size != 1 or item.data.ndim:
+                if item._data.size != 1 or item._data.ndim:
                     raise TorchValueError("only one element tensors can be converted to Python scalars")
-                kinds.add(item.data.dtype.kind)
+                kinds.add(item._data.dtype.kind)
             elif isinstance(item, _py_bool):
                 kinds.add("b")
             elif isinstance(item, _py_int):
@@ -167,7 +167,7 @@ def _scan(data):
 
 def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
     if isinstance(data, Tensor):
-        arr = data.data.copy()
+        arr = data._data.copy()
         if dtype is not None:
             arr = arr.astype(_np_dtype(dtype))
         return _new(arr, requires_grad)
@@ -180,7 +180,7 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
         np_dt = {"f": np.float32, "i": np.int64, "b": np.bool_}[kind]
     else:
         np_dt = _np_dtype(dtype)
-    values = [v.data.item() if isinstance(v, Tensor) else v for v in flat]
+    values = [v._data.item() if isinstance(v, Tensor) else v for v in flat]
     try:
         arr = np.array(values[0] if not shape else values, dtype=np_dt)
     except OverflowError:
@@ -259,20 +259,20 @@ def full(size, fill_value, dtype=None, requires_grad=False, device=None):
 def _like(t, name):
     if not isinstance(t, Tensor):
         raise TorchTypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(t).__name__}")
-    _ops._check_numel(t.data.size, t.data.itemsize)
-    return t.data.shape
+    _ops._check_numel(t._data.size, t._data.itemsize)
+    return t._data.shape
 
 
 def ones_like(t, dtype=None, requires_grad=False, device=None):
-    return _new(np.ones(_like(t, "ones_like"), _np_dtype(dtype, t.data.dtype)), requires_grad)
+    return _new(np.ones(_like(t, "ones_like"), _np_dtype(dtype, t._data.dtype)), requires_grad)
 
 
 def zeros_like(t, dtype=None, requires_grad=False, device=None):
-    return _new(np.zeros(_like(t, "zeros_like"), _np_dtype(dtype, t.data.dtype)), requires_grad)
+    return _new(np.zeros(_like(t, "zeros_like"), _np_dtype(dtype, t._data.dtype)), requires_grad)
 
 
 def full_like(t, fill_value, dtype=None, requires_grad=False, device=None):
-    return _new(np.full(_like(t, "full_like"), fill_value, _np_dtype(dtype, t.data.dtype)), requires_grad)
+    return _new(np.full(_like(t, "full_like"), fill_value, _np_dtype(dtype, t._data.dtype)), requires_grad)
 
 
 def empty_like(t, dtype=None, requires_grad=False, device=None):
@@ -281,7 +281,7 @@ def empty_like(t, dtype=None, requires_grad=False, device=None):
 
 def _number(name, arg, v):
     """A Python number argument (or a one-element tensor), with PyTorch's TypeError otherwise."""
-    if isinstance(v, Tensor) and v.data.size == 1:
+    if isinstance(v, Tensor) and v._data.size == 1:
         return v.item()
     if isinstance(v, (_py_int, _py_float)) and not isinstance(v, _py_bool):
         return v
@@ -397,7 +397,7 @@ swapaxes = swapdims = transpose
 
 
 def numel(t):
-    return t.data.size
+    return t._data.size
 
 
 bitwise_and, bitwise_or, bitwise_xor, bitwise_not = _ops.bitwise_and, _ops.bitwise_or, _ops.bitwise_xor, _ops.bitwise_not
@@ -538,11 +538,11 @@ def _install_methods():
     T.__setitem__ = ops.setitem
     T.__iter__ = lambda self: (ops.select(self, 0, i) for i in range(len(self)))
     T.__abs__ = ops.abs
-    T.expand_as = lambda self, other: ops.expand(self, other.data.shape)
-    T.view_as = lambda self, other: ops.view(self, other.data.shape)
-    T.reshape_as = lambda self, other: ops.reshape(self, other.data.shape)
+    T.expand_as = lambda self, other: ops.expand(self, other._data.shape)
+    T.view_as = lambda self, other: ops.view(self, other._data.shape)
+    T.reshape_as = lambda self, other: ops.reshape(self, other._data.shape)
     T.where = lambda self, condition, other: ops.where(condition, self, other)
-    T.unbind = lambda self, dim=0: tuple(ops.select(self, dim, i) for i in range(self.data.shape[dim]))
+    T.unbind = lambda self, dim=0: tuple(ops.select(self, dim, i) for i in range(self._data.shape[dim]))
     T.zero_ = ops.zero_
     T.fill_ = ops.fill_
     T.t_ = ops.t_inplace
@@ -587,9 +587,9 @@ def _install_methods():
     T.int = lambda self: _ops.to_dtype(self, int32)
     T.bool = lambda self: _ops.to_dtype(self, bool)
     T.cpu = lambda self: self
-    T.contiguous = lambda self, memory_format=None: self if self.data.flags.c_contiguous else ops.clone(self)
+    T.contiguous = lambda self, memory_format=None: self if self._data.flags.c_contiguous else ops.clone(self)
     T.device = property(lambda self: "cpu")
-    T.is_contiguous = lambda self, memory_format=None: _py_bool(self.data.flags.c_contiguous)
+    T.is_contiguous = lambda self, memory_format=None: _py_bool(self._data.flags.c_contiguous)
 
 
 _install_methods()
