@@ -152,8 +152,10 @@ def add_leaves(tree, values, known=()) -> list:
 def _leaf_assign(name, value, where):
     at = dict(lineno=where.lineno, col_offset=where.col_offset, end_lineno=where.lineno,
               end_col_offset=where.col_offset)
-    call = ast.Call(ast.Attribute(ast.Name("torch", ast.Load(), **at), "tensor", ast.Load(), **at),
-                    [ast.Constant(leaf_literal(value), **at)],
+    literal = ast.parse(repr(leaf_literal(value)), mode="eval").body
+    for node in ast.walk(literal):
+        node.__dict__.update(at)
+    call = ast.Call(ast.Attribute(ast.Name("torch", ast.Load(), **at), "tensor", ast.Load(), **at), [literal],
                     [ast.keyword("requires_grad", ast.Constant(True, **at), **at)], **at)
     return ast.Assign([ast.Name(name, ast.Store(), **at)], call, **at)
 
