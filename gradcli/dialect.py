@@ -157,7 +157,9 @@ def _leaf_assign(name, value, where):
         node.__dict__.update(at)
     call = ast.Call(ast.Attribute(ast.Name("torch", ast.Load(), **at), "tensor", ast.Load(), **at), [literal],
                     [ast.keyword("requires_grad", ast.Constant(True, **at), **at)], **at)
-    return ast.Assign([ast.Name(name, ast.Store(), **at)], call, **at)
+    node = ast.Assign([ast.Name(name, ast.Store(), **at)], call, **at)
+    node.leaf = name                      # (the REPL groups it with the statement that needs it)
+    return node
 
 # ----------------------------------------------------------------------------- the translator
 
@@ -247,6 +249,7 @@ class _Translator:
                                     [self.helper("expect_error", [ast.Name(name, ast.Load(), **at),
                                                                   ast.Constant(st.value), self.label(st)], st)], **at)
         orelse = [self.helper("expect_no_error", [self.label(st)], st)]
+        at.update(end_lineno=nxt.end_line or nxt.line, end_col_offset=max((nxt.end_col or nxt.col) - 1, 0))
         return ast.Try(self.stmt(nxt), [handler], orelse, [], **at)
 
     def st_GraphStmt(self, st):

@@ -238,70 +238,80 @@ class Session:
         return {name: describe(t) for name, t in self.tensors().items()}
 
     # -- running -------------------------------------------------------------------------------
-    def run(self, source, report=None, *, timeout=None, max_elements=None, max_memory=None, upto=None,
-            interactive=False):
+    def run(self, source, report=None, *, timeout=None, max_elements=None, max_memory=None, upto=None):
         """Parse and run `source` in this namespace; every problem the script causes ends up in
         report.error. An exception that is gradcli's own fault propagates (exit status 3)."""
         report = report if report is not None else Report(source=source, filename=self.filename)
-        recorder = self.recorder if self.recorder is not None else Recorder(report)
-        recorder.report = report
-        recorder.session = self
+        program = self.parse(source, report)
+        if program is None:
+            return report
+        if upto is not None:
+            program.tree.body = [st for st in program.tree.body if st.lineno <= upto]
+        self.execute(program, program.tree.body, report, timeout=timeout, max_elements=max_elements,
+                     max_memory=max_memory)
+        return report
+
+    def parse(self, source, report):
+        """The program, or None with report.error set to the SyntaxError a user sees."""
         try:
             program = dialect.parse(source, self.filename, values=self.values,
                                     strict=self.strict or self.imported_torch, bound=self.globals)
-            if upto is not None:
-                program.tree.body = [st for st in program.tree.body if st.lineno <= upto]
-            code = compile(program.tree, self.filename, "exec", dont_inherit=True)
+            compile(program.tree, self.filename, "exec", dont_inherit=True)   # the compiler's own checks
         except ParseError as e:
             _syntax_error(report, e.message, e.span, program_text=source)
-            return report
+            return None
         except SyntaxError as e:            # e.g. `return` outside a function, found by the compiler
             _syntax_error(report, e.msg, (e.lineno, e.offset), program_text=source)
-            return report
+            return None
         except (RecursionError, MemoryError):
             _syntax_error(report, "too many nested parentheses or blocks for gradcli's parser", (1, 1),
                           program_text=source)
-            return report
-        O.register(self.filename, program.source, program.tree)
-        self.imported_torch = self.imported_torch or program.imports_torch
+            return None
+        O.register(self.filename, program.source, program.tree, extend=self.echo)
+        return program
+
+    def execute(self, program, body, report, *, timeout=None, max_elements=None, max_memory=None,
+                interactive=False):
+        """Run top-level statements of a parsed program. `interactive` (the REPL): each compiled
+        in 'single' mode, so a bare expression shows its value, and Ctrl-C propagates."""
+        recorder = self.recorder if self.recorder is not None else Recorder(report)
+        recorder.report = report
+        recorder.session = self
+        self.imported_torch = self.imported_torch or dialect.imports_torch(ast.Module(body=body, type_ignores=[]))
         if not program.imports_torch:
             import gradcli.torch as gtorch
-            import gradcli.torch.nn
             import gradcli.torch.nn.functional
-            for name in dialect.TORCH_NAMES:
-                self.globals.setdefault(name, {"torch": gtorch, "nn": gtorch.nn, "F": gtorch.nn.functional}[name])
+            for name, value in (("torch", gtorch), ("nn", gtorch.nn), ("F", gtorch.nn.functional)):
+                self.globals.setdefault(name, value)
         self.globals.update(recorder.helpers())
-        if interactive:
-            code = _interactive(program.tree, self.filename)
+        module = ast.Module(body=body, type_ignores=[])
+        codes = _interactive(body, self.filename) if interactive else \
+            [compile(module, self.filename, "exec", dont_inherit=True)]
         if not self.started:                 # a new script: sequence numbers from 0, grad mode on, ...
             from .engine import STATE
             STATE.reset()
             self.started = True
+        leaves = [(n, v) for n, v in program.leaves if any(getattr(st, "leaf", None) == n for st in body)]
         with _script_context(self, recorder, report, timeout, max_elements, max_memory):
             try:
                 self.running = True
-                if interactive:
-                    for c in code:
-                        exec(c, self.globals)
-                else:
+                for code in codes:
                     exec(code, self.globals)
             except SystemExit as e:
                 if e.code not in (None, 0):
                     report.error = ErrorInfo("SystemExit", str(e.code), self.current_line_of(e))
             except BaseException as e:
-                if isinstance(e, KeyboardInterrupt) and not interactive:
-                    raise
-                if _is_internal(e):
+                if isinstance(e, KeyboardInterrupt) or _is_internal(e):
                     raise
                 report.error = self.error_info(e)
                 report.exception = e
             finally:
                 self.running = False
-        if program.leaves:
-            import gradcli.torch as gtorch
-            shown = [(n, repr(gtorch.tensor(dialect.leaf_literal(v), requires_grad=True))) for n, v in program.leaves]
-            report.items.insert(0, ("leaves", shown))
-            self.leaves_announced.extend(n for n, _ in program.leaves)
+                if leaves:
+                    import gradcli.torch as gtorch
+                    shown = [(n, repr(gtorch.tensor(dialect.leaf_literal(v), requires_grad=True))) for n, v in leaves]
+                    report.items.insert(0, ("leaves", shown))
+                    self.leaves_announced.extend(n for n, _ in leaves)
         report.describe = self.describe_tensors
         return report
 
@@ -354,11 +364,11 @@ def run_source(source, filename="<script>", *, values=None, strict=False, timeou
     return session.run(source, report, timeout=timeout, max_elements=max_elements, max_memory=max_memory, upto=upto)
 
 
-def _interactive(tree, filename):
+def _interactive(body, filename):
     """The REPL's entry: each top-level statement compiled in 'single' mode, so that a bare
     expression shows its value as Python's REPL does."""
     out = []
-    for st in tree.body:
+    for st in body:
         out.append(compile(ast.Interactive(body=[st]), filename, "single", dont_inherit=True))
     return out
 

@@ -64,8 +64,20 @@ _COMPOUND = (ast.If, ast.For, ast.While, ast.Try, ast.With, ast.FunctionDef, ast
             ((ast.Match,) if hasattr(ast, "Match") else ())
 
 
-def register(filename, source, tree):
-    _SOURCES[filename] = SourceMap(source, tree)
+def register(filename, source, tree, extend=False):
+    """Remember a script's source for its origins. `extend` (the REPL): one more entry of the
+    same session, whose lines continue the earlier ones (they are blank in its source)."""
+    old = _SOURCES.get(filename) if extend else None
+    if old is None:
+        _SOURCES[filename] = SourceMap(source, tree)
+        return
+    lines = source.split("\n")
+    old.lines.extend([""] * (len(lines) - len(old.lines)))
+    for i, line in enumerate(lines):
+        if line:
+            old.lines[i] = line
+    old.tree = ast.Module(body=list(old.tree.body) + list(tree.body), type_ignores=[])
+    old._stmts = None
 
 
 def source_map(filename):

@@ -42,8 +42,9 @@ def is_incomplete(source: str) -> bool:
     block, a trailing colon): the REPL then shows a continuation prompt."""
     if source.rstrip().endswith(":") or source.rstrip().endswith("\\"):
         return True
+    from . import dialect
     try:
-        parse(source)
+        dialect.parse(source)
     except ParseError as e:
         return e.message.endswith("was never closed") or e.message.startswith("expected an indented block") \
             or "unexpected end of input" in e.message or "unterminated triple-quoted" in e.message

@@ -156,7 +156,7 @@ def _build(x):
     i = gt.sigmoid(h)          # SigmoidBackward0: result
     j = gt.sqrt(i)             # SqrtBackward0: result
     loss = j.mean()
-    refs = [weakref.ref(t.data) for t in (a, b, c, d, e, f, f1, g, h, i, j)]
+    refs = [weakref.ref(t._data) for t in (a, b, c, d, e, f, f1, g, h, i, j)]
     return loss, refs
 
 

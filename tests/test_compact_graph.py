@@ -190,10 +190,10 @@ def test_an_elements_value_does_not_depend_on_it_being_alone_in_its_tensor():
             ya, yp = getattr(G, name)(alone), getattr(G, name)(pair)
             ya.backward(G.tensor([float(g)]))
             yp.backward(G.tensor([float(g), 1.]))
-            for a, p in ((ya.data[0], yp.data[0]), (alone.grad.data[0], pair.grad.data[0])):
+            for a, p in ((ya._data[0], yp._data[0]), (alone.grad._data[0], pair.grad._data[0])):
                 assert a.tobytes() == p.tobytes() or (np.isnan(a) and np.isnan(p)), (name, v, g, a, p)
     for c in (0.1, -2.5, 1e-40, 3e38, -0.0):
         for v in values[:500]:
             alone, pair = G.tensor([float(v)]), G.tensor([float(v), 0.5])
-            assert (alone * c).data[0].tobytes() == (pair * c).data[0].tobytes()
-            assert (alone + c).data[0].tobytes() == (pair + c).data[0].tobytes()
+            assert (alone * c)._data[0].tobytes() == (pair * c)._data[0].tobytes()
+            assert (alone + c)._data[0].tobytes() == (pair + c)._data[0].tobytes()
