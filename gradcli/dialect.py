@@ -164,6 +164,7 @@ def _leaf_assign(name, value, where):
 # ----------------------------------------------------------------------------- the translator
 
 
+_COMPOUND = (S.If, S.For, S.While, S.Try, S.With, S.FuncDef)
 _BIN = {"+": ast.Add, "-": ast.Sub, "*": ast.Mult, "/": ast.Div, "//": ast.FloorDiv, "%": ast.Mod,
         "**": ast.Pow, "@": ast.MatMult, "|": ast.BitOr, "^": ast.BitXor, "&": ast.BitAnd,
         "<<": ast.LShift, ">>": ast.RShift}
@@ -203,8 +204,13 @@ class _Translator:
         method = getattr(self, "st_" + type(st).__name__)
         result = method(st)
         nodes = result if isinstance(result, list) else [result]
+        at = self.at(st)
+        text = getattr(st, "text", None)
+        if text and st.end_line in (st.line, 0) and not isinstance(st, _COMPOUND):
+            # the grammar's end of a statement can stop before a closing bracket; its text cannot
+            at["end_lineno"], at["end_col_offset"] = st.line, at["col_offset"] + len(text)
         for node in nodes:
-            for k, v in self.at(st).items():
+            for k, v in at.items():
                 if getattr(node, k, None) is None:
                     setattr(node, k, v)
         return nodes

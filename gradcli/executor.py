@@ -267,7 +267,7 @@ class Session:
             _syntax_error(report, "too many nested parentheses or blocks for gradcli's parser", (1, 1),
                           program_text=source)
             return None
-        O.register(self.filename, program.source, program.tree, extend=self.echo)
+        O.register(self.filename, program.source, program.tree, extend=self.echo and self.started)
         return program
 
     def execute(self, program, body, report, *, timeout=None, max_elements=None, max_memory=None,

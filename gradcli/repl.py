@@ -336,6 +336,8 @@ class Session:
         from .engine import Tensor
         fp = {}
         for name, v in self.interp.globals.items():
+            if name.startswith("_gradcli_") or name == "__builtins__":
+                continue
             if isinstance(v, Tensor):
                 fp[name] = (id(v), v._version, id(v.grad_fn), id(v._grad), v.requires_grad)
             else:
@@ -701,8 +703,9 @@ def _attribute_names(obj):
             out.append((n, "attribute" if isinstance(attr, property) or not callable(attr) else "method"))
         return out
     if isinstance(obj, types.ModuleType):
-        return [(n, _meta(getattr(obj, n, None))) for n in sorted(dir(obj))
-                if not n.startswith("_") and n != "annotations"]
+        names = getattr(obj, "__all__", None) or dir(obj)
+        return [(n, _meta(getattr(obj, n, None))) for n in sorted(set(names))
+                if n.isidentifier() and not n.startswith("_") and n != "annotations"]
     if isinstance(obj, E.Node):
         out = [(n, "attribute") for n in sorted(n for n in _NODE_ATTRS if hasattr(obj, n))]
         out += [("_saved_" + s, "saved tensor" if obj.saved.get(s) is not None else "saved slot (None)")
@@ -783,27 +786,27 @@ def _unquote(s):
 
 def _units(body, source):
     """The top-level statements one at a time (so the session knows which ones ran), each with
-    the implicit leaves created just before it and its source text (without a `;` after it
-    or a comment)."""
-    lines = source.split("\n")
+    the implicit leaves created just before it and its source text: from its start to the next
+    statement's, without the `;` between them or a comment after it."""
+    starts = [0]
+    for line in source.split("\n"):
+        starts.append(starts[-1] + len(line) + 1)
+    own = [st for st in body if not getattr(st, "leaf", None)]
+    ends = {id(st): starts[nxt.lineno - 1] + nxt.col_offset for st, nxt in zip(own, own[1:])}
     pending = []
     for st in body:
         pending.append(st)
         if getattr(st, "leaf", None):
             continue
-        yield pending, _segment(lines, st)
+        text = source[starts[st.lineno - 1] + st.col_offset:ends.get(id(st), len(source))].rstrip()
+        head, _, last = text.rpartition("\n")
+        cut = _scan(text)[2]
+        if cut is not None and cut >= len(head):     # a comment after the statement
+            text = text[:cut].rstrip()
+        yield pending, text.rstrip(";").rstrip()
         pending = []
     if pending:
         yield pending, ""
-
-
-def _segment(lines, st):
-    if st.lineno == st.end_lineno:
-        text = lines[st.lineno - 1][st.col_offset:st.end_col_offset]
-        return text.rstrip().rstrip(";").rstrip()
-    text = "\n".join([lines[st.lineno - 1][st.col_offset:]] + lines[st.lineno:st.end_lineno - 1]
-                     + [lines[st.end_lineno - 1][:st.end_col_offset]])
-    return text.rstrip()
 
 
 def _is_simple(st):

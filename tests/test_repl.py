@@ -449,7 +449,7 @@ def test_interrupting_a_computation_keeps_the_session_consistent(session):
     finally:
         timer.cancel()
     assert "KeyboardInterrupt" in out
-    assert STATE.grad_enabled and session.interp._depth == 0
+    assert STATE.grad_enabled and STATE.capture is None and STATE.observer is None
     out = run(session, "n > 0", "v.requires_grad", "u = (w * w).sum()", "u.backward()", "w.grad")
     assert "True\nFalse\n" in out and "tensor([2., 2., 2.])" in out
     assert any("interrupted" in (r.note or "") and r.kind == "comment" for r in session.log)
@@ -502,13 +502,13 @@ def test_load_runs_a_file_in_the_session(session, tmp_path):
 def _reproduces(session, tmp_path, name="s.grad"):
     """:save, then check `gradcli run` ends with the same tensors and grads as the session."""
     from gradcli.runner import run_source
-    from gradcli.interp import describe
+    from gradcli.executor import describe
     from gradcli.engine import Tensor
     path = tmp_path / name
     out = run(session, f":save {path}")
     assert "gradcli run" in out, out
     text = path.read_text()
-    expected = {k: describe(v) for k, v in session.interp.globals.items() if type(v) is Tensor}
+    expected = {k: describe(v) for k, v in session.interp.globals.items() if isinstance(v, Tensor) and not k.startswith("_")}
     report = run_source(text, name)
     assert report.error is None, (report.error, text)
     assert {k: (v["value"], v["grad"], v["grad_fn"]) for k, v in report.tensors.items()} == \

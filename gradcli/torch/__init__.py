@@ -462,6 +462,13 @@ class _detect_anomaly(_Context):
 _SUBMODULES = frozenset({"nn", "autograd", "optim", "utils"})
 
 
+def __dir__():
+    import os
+    here = os.path.dirname(__file__)
+    present = {m for m in _SUBMODULES if os.path.exists(os.path.join(here, m)) or os.path.exists(os.path.join(here, m + ".py"))}
+    return sorted(set(globals()) | present)
+
+
 def __getattr__(name):
     if name in _SUBMODULES:
         import importlib
