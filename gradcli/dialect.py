@@ -64,7 +64,7 @@ def parse(source: str, filename: str = "<script>", *, values=None, strict=False,
         except RecursionError:
             raise ParseError("too many nested parentheses or blocks for gradcli's parser", span=(1, 1)) from None
         parser._attach_text(module.body, text.split("\n"))
-        tree = ast.Module(body=_Translator(text).block(module.body), type_ignores=[])
+        tree = ast.Module(body=_Translator(text).block(module.body) if module.body else [], type_ignores=[])
         dialect = True
     imports = imports_torch(tree)
     leaves = [] if strict or imports else add_leaves(tree, values or {}, bound)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import builtins
 import math as _math
-import types as _types
 
 import numpy as np
 
