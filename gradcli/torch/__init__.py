@@ -327,41 +327,124 @@ def eye(n, m=None, dtype=None, requires_grad=False, device=None):
     _ops._check_numel(n * m)
     return _new(np.eye(n, m, dtype=_np_dtype(dtype, np.dtype(np.float32))), requires_grad)
 
-# Random numbers: available, but PyTorch's generator is not reproduced (see README).
+# ----------------------------------------------------------------------------- random numbers
+# PyTorch's CPU generator and kernels, bit for bit (see random.py); here the factories and
+# the in-place methods that fill tensors from them.
+
+from . import random
+from .random import Generator, default_generator, manual_seed, seed, initial_seed, get_rng_state, set_rng_state
+from ..errors import TorchNotImplementedError as _NotImplemented
 
 
-_rng = [None]          # made on first use: importing numpy.random costs every start-up 6 ms
+def _float_kind(np_dt, kernel):
+    """AT_DISPATCH_FLOATING_TYPES's error for other dtypes."""
+    if np_dt.kind != "f":
+        raise _NotImplemented(f'"{kernel}" not implemented for \'{_ops._SCALAR_NAME[np_dt.name]}\'')
 
 
-def manual_seed(seed):
-    _rng[0] = np.random.default_rng(seed)
-    return None
-
-
-def _generator():
-    if _rng[0] is None:
-        manual_seed(0)
-    return _rng[0]
-
-
-def randn(*size, dtype=None, requires_grad=False, device=None):
+def _random_factory(size, dtype, requires_grad, fill):
+    """A new contiguous tensor of `size` filled by `fill(n, np_dtype)` (a leaf)."""
     size = _size(size)
-    _ops._check_numel(_prod(size))
-    return _new(_generator().standard_normal(size).astype(_np_dtype(dtype, np.dtype(np.float32))), requires_grad)
+    n = _prod(size)
+    _ops._check_numel(n)
+    np_dt = _np_dtype(dtype, np.dtype(np.float32))
+    return _new(fill(n, np_dt).reshape(size), requires_grad)
 
 
-def rand(*size, dtype=None, requires_grad=False, device=None):
-    size = _size(size)
-    _ops._check_numel(_prod(size))
-    return _new(_generator().random(size).astype(_np_dtype(dtype, np.dtype(np.float32))), requires_grad)
+def _random_inplace(t, name, node, values):
+    """An in-place random op: `values(n, arr)` gives t's n new values in TensorIterator's
+    order; through ops._inplace for its checks, version bump and node (a zero gradient)."""
+    def compute(x):
+        arr = x.data
+        out = arr.copy(order="K")
+        random.iteration_order(out)[...] = values(arr.size, arr).reshape(random.iteration_order(arr).shape)
+        return _ops._record(random.backward_row(node), _ops._begin(x), out, (x,))
+    return _ops._inplace(t, compute, name=name)
 
 
-def randint(low, high=None, size=None, dtype=None, requires_grad=False, device=None):
-    if high is None:
-        low, high = 0, low
-    size = _size((size,)) if size is not None else ()
-    _ops._check_numel(_prod(size))
-    return _new(_generator().integers(low, high, size).astype(_np_dtype(dtype, np.dtype(np.int64))), requires_grad)
+def _install_random_methods(T):
+    def uniform_(self, from_=0.0, to=1.0, *, generator=None, **kw):
+        from_ = kw.pop("from", from_)
+        gen = random._gen(generator)
+        return _random_inplace(self, "uniform_", "UniformBackward0",
+                               lambda n, a: random.uniform_values(gen, n, a.dtype, from_, to))
+
+    def normal_(self, mean=0.0, std=1.0, *, generator=None):
+        gen = random._gen(generator)
+        return _random_inplace(self, "normal_", "NormalBackward0",
+                               lambda n, a: random.normal_values(gen, n, a.dtype, mean, std, a.flags.c_contiguous))
+
+    def random_(self, *args, generator=None, **kw):
+        """random_(), random_(to), random_(from, to) (to=None: to the dtype's largest integer)."""
+        gen = random._gen(generator)
+        bounds = _random_bounds(args, kw)
+        if bounds is None:
+            values = lambda n, a: random.random_values(gen, n, a.dtype)
+            node = "RandomBackward2"
+        else:
+            values = lambda n, a: random.random_from_to_values(gen, n, a.dtype, *bounds)
+            node = "RandomBackward1" if len(args) + len(kw) == 1 and "from" not in kw else "RandomBackward0"
+        return _random_inplace(self, "random_", node, values)
+
+    T.uniform_, T.normal_, T.random_ = uniform_, normal_, random_
+
+
+def _random_bounds(args, kw):
+    """random_'s overloads: () -> None, (to,) -> (0, to), (from, to) -> (from, to)."""
+    names = ("from", "to") if len(args) != 1 else ("to",)
+    vals = dict(zip(names, args))
+    for k, v in kw.items():
+        if k in vals or k not in ("from", "to"):
+            raise TorchTypeError(f"random_() got an unexpected keyword argument '{k}'")
+        vals[k] = v
+    if not vals:
+        return None
+    for k, v in vals.items():
+        if v is not None and (not isinstance(v, _py_int) or isinstance(v, _py_bool)):
+            raise TorchTypeError(f"random_(): argument '{k}' must be int, not {type(v).__name__}")
+    if "from" not in vals:
+        return 0, vals["to"]
+    return vals["from"], vals.get("to")
+
+
+def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+         pin_memory=False):
+    gen = random._gen(generator)
+    return _random_factory(size, dtype, requires_grad,
+                           lambda n, dt: random.uniform_values(gen, n, dt, 0.0, 1.0))
+
+
+def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+          pin_memory=False):
+    gen = random._gen(generator)
+    return _random_factory(size, dtype, requires_grad, lambda n, dt: random.normal_values(gen, n, dt, 0.0, 1.0))
+
+
+def rand_like(input, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    return rand(_like(input, "rand_like"), dtype=input.dtype if dtype is None else dtype,
+                requires_grad=requires_grad)
+
+
+def randn_like(input, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    return randn(_like(input, "randn_like"), dtype=input.dtype if dtype is None else dtype,
+                 requires_grad=requires_grad)
+
+
+def randint(*args, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
+            requires_grad=False, pin_memory=False):
+    """randint(high, size) or randint(low, high, size): empty(size).random_(low, high)."""
+    if size is None and args:
+        args, size = args[:-1], args[-1]
+    if len(args) == 1:
+        low, high = 0, args[0]
+    elif len(args) == 2:
+        low, high = args
+    else:
+        raise TorchTypeError("randint() received an invalid combination of arguments")
+    gen = random._gen(generator)
+    dt = int64 if dtype is None else dtype
+    return _random_factory((size,), dt, requires_grad,
+                           lambda n, np_dt: random.random_from_to_values(gen, n, np_dt, low, high))
 
 
 def _prod(size):
@@ -549,6 +632,7 @@ def _install_methods():
     T.unsqueeze_, T.squeeze_ = ops.unsqueeze_, ops.squeeze_
     T.masked_fill, T.masked_fill_ = ops.masked_fill, ops.masked_fill_
     T.transpose_ = T.swapaxes_ = T.swapdims_ = ops.transpose_
+    _install_random_methods(T)
 
     def inplace(f, name):
         def method(self, *args, **kwargs):
