@@ -352,12 +352,14 @@ def _random_factory(size, dtype, requires_grad, fill):
 
 
 def _random_inplace(t, name, node, values):
-    """An in-place random op: `values(n, arr)` gives t's n new values in TensorIterator's
-    order; through ops._inplace for its checks, version bump and node (a zero gradient)."""
+    """An in-place random op: `values(n, arr, perm)` gives t's n new values in TensorIterator's
+    order (perm: t's axes in that order); through ops._inplace for its checks, version bump
+    and node (a zero gradient)."""
     def compute(x):
         arr = x.data
+        perm = random.order(arr)
         out = arr.copy(order="K")
-        random.iteration_order(out)[...] = values(arr.size, arr).reshape(random.iteration_order(arr).shape)
+        random.fill(out, perm, values(arr.size, arr, perm))
         return _ops._record(random.backward_row(node), _ops._begin(x), out, (x,))
     return _ops._inplace(t, compute, name=name)
 
@@ -367,44 +369,157 @@ def _install_random_methods(T):
         from_ = kw.pop("from", from_)
         gen = random._gen(generator)
         return _random_inplace(self, "uniform_", "UniformBackward0",
-                               lambda n, a: random.uniform_values(gen, n, a.dtype, from_, to))
+                               lambda n, a, perm: random.uniform_values(gen, n, a.dtype, from_, to))
 
     def normal_(self, mean=0.0, std=1.0, *, generator=None):
         gen = random._gen(generator)
-        return _random_inplace(self, "normal_", "NormalBackward0",
-                               lambda n, a: random.normal_values(gen, n, a.dtype, mean, std, a.flags.c_contiguous))
+        return _random_inplace(self, "normal_", "NormalBackward0", lambda n, a, perm: random.normal_values(
+            gen, n, a.dtype, mean, std, a.flags.c_contiguous))
 
     def random_(self, *args, generator=None, **kw):
         """random_(), random_(to), random_(from, to) (to=None: to the dtype's largest integer)."""
         gen = random._gen(generator)
         bounds = _random_bounds(args, kw)
         if bounds is None:
-            values = lambda n, a: random.random_values(gen, n, a.dtype)
+            values = lambda n, a, perm: random.random_values(gen, n, a.dtype)
             node = "RandomBackward2"
         else:
-            values = lambda n, a: random.random_from_to_values(gen, n, a.dtype, *bounds)
+            values = lambda n, a, perm: random.random_from_to_values(gen, n, a.dtype, *bounds)
             node = "RandomBackward1" if len(args) + len(kw) == 1 and "from" not in kw else "RandomBackward0"
         return _random_inplace(self, "random_", node, values)
 
-    T.uniform_, T.normal_, T.random_ = uniform_, normal_, random_
+    def bernoulli_(self, p=0.5, *, generator=None):
+        gen = random._gen(generator)
+        if isinstance(p, Tensor):
+            return _bernoulli_tensor_(self, p, gen)
+        p = _number("bernoulli_", "p", p)
+        return _random_inplace(self, "bernoulli_", "BernoulliBackward2",
+                               lambda n, a, perm: random.bernoulli_scalar_values(gen, n, a.dtype, p))
+
+    def bernoulli(self, p=None, *, generator=None):
+        return globals()["bernoulli"](self, p, generator=generator)
+
+    def exponential_(self, lambd=1.0, *, generator=None):
+        gen = random._gen(generator)
+        return _random_inplace(self, "exponential_", "ExponentialBackward0",
+                               lambda n, a, perm: random.exponential_values(gen, n, a.dtype, lambd))
+
+    def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
+        gen = random._gen(generator)
+        return _random_inplace(self, "cauchy_", "CauchyBackward0",
+                               lambda n, a, perm: random.cauchy_values(gen, n, a.dtype, median, sigma))
+
+    def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
+        gen = random._gen(generator)
+        return _random_inplace(self, "log_normal_", "LogNormalBackward0",
+                               lambda n, a, perm: random.log_normal_values(gen, n, a.dtype, mean, std))
+
+    def geometric_(self, p, *, generator=None):
+        gen = random._gen(generator)
+        return _random_inplace(self, "geometric_", "GeometricBackward0",
+                               lambda n, a, perm: random.geometric_values(gen, n, a.dtype, p))
+
+    def multinomial(self, num_samples, replacement=False, *, generator=None):
+        return globals()["multinomial"](self, num_samples, replacement, generator=generator)
+
+    for f in (uniform_, normal_, random_, bernoulli_, bernoulli, exponential_, cauchy_, log_normal_, geometric_,
+              multinomial):
+        setattr(T, f.__name__, f)
 
 
-def _random_bounds(args, kw):
-    """random_'s overloads: () -> None, (to,) -> (0, to), (from, to) -> (from, to)."""
-    names = ("from", "to") if len(args) != 1 else ("to",)
-    vals = dict(zip(names, args))
-    for k, v in kw.items():
-        if k in vals or k not in ("from", "to"):
-            raise TorchTypeError(f"random_() got an unexpected keyword argument '{k}'")
-        vals[k] = v
-    if not vals:
-        return None
-    for k, v in vals.items():
-        if v is not None and (not isinstance(v, _py_int) or isinstance(v, _py_bool)):
-            raise TorchTypeError(f"random_(): argument '{k}' must be int, not {type(v).__name__}")
-    if "from" not in vals:
-        return 0, vals["to"]
-    return vals["from"], vals.get("to")
+def _bernoulli_tensor_(t, p, gen):
+    """bernoulli_(p) with a tensor p, expanded to t's shape (BernoulliBackward1)."""
+    pe = _ops.expand(Tensor(p.data), t.data.shape).data
+
+    def values(n, a, perm):
+        if a.dtype.kind not in "fiub":
+            raise _NotImplemented(f'"bernoulli_tensor_cpu_self_" not implemented for \'{_ops._SCALAR_NAME[a.dtype.name]}\'')
+        return random.bernoulli_tensor_values(gen, a.dtype, pe.transpose(perm).ravel())
+
+    def compute(x):
+        arr = x.data
+        perm = random.order(arr)
+        out = arr.copy(order="K")
+        if arr.size:
+            random.fill(out, perm, values(arr.size, arr, perm))
+        return _ops._record(random.bernoulli_tensor_row(), _ops._begin(x, p), out, (x, p),
+                            attrs={"_p_sizes": p.data.shape})
+    return _ops._inplace(t, compute, name="bernoulli_")
+
+
+def bernoulli(input, p=None, *, generator=None, out=None):
+    """bernoulli(input): each element 1 with probability input (BernoulliBackward0);
+    bernoulli(input, p): every element with probability p."""
+    gen = random._gen(generator)
+    arr = input.data
+    if p is None:
+        values = random.bernoulli_tensor_values(gen, arr.dtype, np.ascontiguousarray(arr).ravel())
+        seq = _ops._begin(input)
+        return _ops._record(random.backward_row("BernoulliBackward0"), seq, values.reshape(arr.shape), (input,))
+    values = random.bernoulli_scalar_values(gen, arr.size, arr.dtype, _number("bernoulli", "p", p))
+    return Tensor(values.reshape(arr.shape))
+
+
+def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
+    gen = random._gen(generator)
+    if not isinstance(num_samples, _py_int) or isinstance(num_samples, _py_bool):
+        raise TorchTypeError(f"multinomial(): argument 'num_samples' must be int, not {type(num_samples).__name__}")
+    return Tensor(random.multinomial_values(gen, input.data, num_samples, _py_bool(replacement)))
+
+
+def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None,
+           pin_memory=False, requires_grad=False):
+    """torch.normal's overloads: (Tensor, Tensor), (Tensor, float), (float, Tensor) draw
+    N(0, 1) (or N(0, std)) into a new tensor, then scale and shift it; (float, float, size)
+    is empty(size).normal_(mean, std)."""
+    gen = random._gen(generator)
+    mt, st = isinstance(mean, Tensor), isinstance(std, Tensor)
+    if not (mt or st):
+        if size is None:
+            raise TorchTypeError("normal() received an invalid combination of arguments - got (float, float)")
+        return _random_factory((size,), dtype, requires_grad,
+                               lambda n, dt: random.normal_values(gen, n, dt, mean, std))
+    if st:
+        s = std.data
+        if s.size and not s.min() >= 0:
+            raise TorchRuntimeError("normal expects all elements of std >= 0.0")
+    if mt and st:
+        shape = _ops.broadcast_shapes(mean.data.shape, std.data.shape)
+        dt = mean.data.dtype
+    else:
+        if mt and not std >= 0.0:
+            raise TorchRuntimeError(f"normal expects std >= 0.0, but found std {random._cfmt(_py_float(std))}")
+        shape, dt = (mean if mt else std).data.shape, (mean if mt else std).data.dtype
+    n = _prod(shape)
+    draw = random.normal_values(gen, n, dt, 0.0, std if mt and not st else 1.0).reshape(shape)
+    if st:
+        draw = np.multiply(draw, std.data).astype(dt, copy=False)
+    m = mean.data if mt else np.asarray(mean, dt)
+    out_arr = np.add(draw, m).astype(dt, copy=False)
+    inputs = (mean,) * mt + (std,) * st
+    seq = _ops._begin(*inputs)
+    attrs = {}
+    if mt:
+        attrs["mean_sym_sizes"] = mean.data.shape
+    if st:
+        attrs["std_sym_sizes"] = std.data.shape
+    return _ops._record(random.normal_row(mt, st), seq, out_arr, inputs, attrs=attrs)
+
+
+def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None, pin_memory=False,
+             requires_grad=False):
+    gen = random._gen(generator)
+    n = _size((n,))[0]
+    _ops._check_numel(n)
+    np_dt = _np_dtype(dtype, np.dtype(np.int64))
+    _check_requires_grad(np.empty(0, np_dt), requires_grad)
+    return _new(random.randperm_values(gen, n, np_dt), requires_grad)
+
+
+def randint_like(input, *args, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None,
+                 generator=None):
+    return randint(*args, _like(input, "randint_like"), dtype=input.dtype if dtype is None else dtype,
+                   requires_grad=requires_grad, generator=generator)
 
 
 def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,

@@ -330,8 +330,9 @@ def _uniform01(gen, n, dtype):
 
 
 def _uniform(gen, n, dtype, low, high):
-    """uniform_kernel: from + x * (to - from), with from and to cast to the tensor's dtype."""
-    x = _uniform01(gen, n, dtype)
+    """uniform_kernel: from + x * (to - from), with from and to cast to the tensor's dtype
+    (half precision draws as float32 does and rounds the result)."""
+    x = _uniform01(gen, n, dtype if dtype == np.float64 else np.dtype(np.float32))
     acc = x.dtype.type
     lo, hi = acc(dtype.type(low)), acc(dtype.type(high))
     return _fma(x, hi - lo, lo).astype(dtype, copy=False)
@@ -392,11 +393,63 @@ def _normal(gen, n, dtype, mean, std, contiguous=True):
     """normal_kernel: contiguous tensors of 16 or more elements take normal_fill (float32 with
     the AVX2 kernel), the others the serial normal_distribution<double>."""
     if n >= 16 and contiguous:
-        if dtype == np.float32:
-            return _normal_fill(gen, n, dtype, _f32(mean), _f32(std), _normal_fill_16_avx2)
         if dtype == np.float64:
             return _normal_fill(gen, n, dtype, _f64(mean), _f64(std), _normal_fill_16)
+        if dtype == np.float32:
+            transform = _normal_fill_16_avx2 if _avx2() else _normal_fill_16_libm
+            return _normal_fill(gen, n, dtype, _f32(mean), _f32(std), transform)
+        return _normal_fill_half(gen, n, dtype, mean, std)
     return _normal_serial(gen, n, mean, std).astype(dtype)
+
+
+def _avx2():
+    """Whether PyTorch runs its AVX2 (or AVX512) kernels here: x86 with AVX2 and FMA, unless
+    ATEN_CPU_CAPABILITY=default asks for the portable ones."""
+    from numpy._core._multiarray_umath import __cpu_features__ as cpu
+    return (os.environ.get("ATEN_CPU_CAPABILITY", "").lower() != "default"
+            and cpu.get("AVX2", False) and cpu.get("FMA3", False))
+
+
+_LIBM = []
+
+
+def _libmf(name, x):
+    """The C library's float32 function `name` (logf, cosf, sinf) on each element: PyTorch's
+    portable kernels call them, and no NumPy function rounds as they do."""
+    if not _LIBM:
+        import ctypes
+        lib = ctypes.CDLL(None)
+        for f in ("logf", "cosf", "sinf"):
+            getattr(lib, f).restype, getattr(lib, f).argtypes = ctypes.c_float, (ctypes.c_float,)
+        _LIBM.append(lib)
+    return np.fromiter(map(getattr(_LIBM[0], name), x.tolist()), _f32, x.size)
+
+
+def _normal_fill_16_libm(blocks, mean, std):
+    """normal_fill_16 of the portable float kernel: float32 with the C library's logf, cosf
+    and sinf."""
+    u1, u2 = (_ONE - blocks[:, :8]).ravel(), blocks[:, 8:].ravel().astype(_f64)
+    radius = np.sqrt(_f32(-2) * _libmf("logf", u1))
+    theta = (2.0 * math.pi * u2).astype(_f32)
+    out = np.empty_like(blocks)
+    out[:, :8] = _fma(radius * _libmf("cosf", theta), std, mean).reshape(-1, 8)
+    out[:, 8:] = _fma(radius * _libmf("sinf", theta), std, mean).reshape(-1, 8)
+    return out
+
+
+def _normal_fill_half(gen, n, dtype, mean, std):
+    """normal_fill for half precision: 16 float32 uniforms per block, drawn block by block
+    (the last, partial block from 16 more), transformed as float32 is, then rounded."""
+    transform = _normal_fill_16_avx2 if _avx2() else _normal_fill_16_libm
+    full = n // 16
+    blocks = _uniform01(gen, (full + (n % 16 > 0)) * 16, np.dtype(np.float32)).reshape(-1, 16)
+    vals = transform(blocks, _f32(mean), _f32(std)).ravel()
+    out = np.empty(n, dtype)
+    out[:full * 16] = vals[:full * 16]
+    if n % 16:
+        out[n - 16:] = vals[full * 16:]
+    return out
+
 
 # -- avx_mathfun's log256_ps and sincos256_ps (Cephes polynomials in float32), as PyTorch's
 # AVX2 normal_fill_16 uses them
@@ -644,16 +697,199 @@ def random_values(gen, n, dtype):
         modulus = _int_limits(dtype)[1] + 1
     return (v % np.uint64(modulus)).astype(dtype)
 
+
+def _uniform_double(gen, n):
+    return _uniform01(gen, n, np.dtype(np.float64))
+
+
+def bernoulli_scalar_values(gen, n, dtype, p):
+    """bernoulli_(p) with p a number: bernoulli_distribution<double>, u < p on a double draw."""
+    p = float(p)
+    if not 0 <= p <= 1:
+        raise TorchRuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_cfmt(p)}")
+    if not n:
+        return np.empty(0, dtype)
+    return (_uniform_double(gen, n) < p).astype(dtype)
+
+
+_P_RANGE = ("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error message be improved?  "
+            "If so, please report an enhancement request to PyTorch.)")
+
+
+def bernoulli_tensor_values(gen, dtype, p):
+    """bernoulli_(p) with p a tensor (already expanded to the output, in iteration order): a
+    double p draws a double, any other float p a float (24-bit) draw; a p outside [0, 1]
+    stops the loop at that element."""
+    if p.dtype.kind != "f":
+        from ..ops import _SCALAR_NAME
+        from ..errors import TorchNotImplementedError
+        raise TorchNotImplementedError(f'"bernoulli_tensor_cpu_p_" not implemented for \'{_SCALAR_NAME[p.dtype.name]}\'')
+    bad = ~((p >= 0) & (p <= 1))
+    if bad.any():
+        k = int(np.argmax(bad))
+        (_uniform_double if p.dtype == np.float64 else lambda g, n: g._random(n))(gen, k)
+        raise TorchRuntimeError(_P_RANGE)
+    if p.dtype == np.float64:
+        return (_uniform_double(gen, p.size) < p).astype(dtype)
+    u = _uniform01(gen, p.size, np.dtype(np.float32))
+    return (u < p.astype(np.float32)).astype(dtype)
+
+
+def _check_continuous(dtype, what, name):
+    if dtype.kind != "f":
+        raise TorchRuntimeError(f"{what} distribution is a continuous probability distribution. dtype must be a "
+                                f"floating point but you specified {name}")
+
+
+def exponential_values(gen, n, dtype, lambd):
+    """exponential_distribution<double>: -1/lambda * log1p(-u)."""
+    lambd = float(lambd)
+    if not lambd > 0.0:
+        raise TorchRuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_cfmt(lambd)}")
+    if not n:
+        return np.empty(0, dtype)
+    from ..ops import _SCALAR_NAME
+    _check_continuous(dtype, "Exponential", _SCALAR_NAME[dtype.name])
+    return ((-1.0 / lambd) * _libm(math.log1p, -_uniform_double(gen, n))).astype(dtype)
+
+
+def cauchy_values(gen, n, dtype, median, sigma):
+    """cauchy_distribution<double>: median + sigma * tan(pi * (u - 0.5))."""
+    median, sigma = float(median), float(sigma)
+    if not sigma > 0.0:
+        raise TorchRuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_cfmt(sigma)}")
+    _check_continuous(dtype, "Cauchy", _meta_name(dtype))
+    if not n:
+        return np.empty(0, dtype)
+    t = _libm(math.tan, math.pi * (_uniform_double(gen, n) - 0.5))
+    return _fma(t, sigma, median).astype(dtype)
+
+
+def log_normal_values(gen, n, dtype, mean, std):
+    """lognormal_distribution<double>: exp of the serial normal samples (sharing their cache)."""
+    mean, std = float(mean), float(std)
+    if not std > 0.0:
+        raise TorchRuntimeError(f"log_normal_ expects std > 0.0, but found std={_cfmt(std)}")
+    if not n:
+        return np.empty(0, dtype)
+    _check_float(dtype, "log_normal_cpu")
+    return _libm(math.exp, _normal_serial(gen, n, mean, std)).astype(dtype)
+
+
+def geometric_values(gen, n, dtype, p):
+    """geometric_distribution<double>: ceil(log(u) / log(1 - p))."""
+    p = float(p)
+    if not 0 < p < 1:
+        raise TorchRuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_cfmt(p)}")
+    if not n:
+        return np.empty(0, dtype)
+    u = _uniform_double(gen, n)
+    with np.errstate(divide="ignore"):
+        v = np.ceil(_libm(_log, u) / math.log(1.0 - p))
+    return _cast_double(v, dtype)
+
+
+def _log(x):
+    return math.log(x) if x > 0 else -math.inf
+
+
+def _cast_double(v, dtype):
+    """static_cast<scalar_t>(double): out-of-range and infinite values to an integer type
+    give what x86's conversion gives (INT64_MIN's bits, truncated)."""
+    if dtype.kind == "f":
+        return v.astype(dtype)
+    if dtype == np.bool_:
+        return v != 0
+    bad = ~np.isfinite(v) | (v >= 2.0 ** 63) | (v < -2.0 ** 63)
+    i = np.where(bad, 0, v).astype(np.int64)
+    i[bad] = _INT64_MIN
+    return i.astype(dtype)
+
+
+def randperm_values(gen, n, dtype):
+    """randperm_cpu: Fisher-Yates from the front, one 32-bit draw per position."""
+    if dtype.kind == "b":
+        from ..errors import TorchNotImplementedError
+        raise TorchNotImplementedError('"randperm" not implemented for \'Bool\'')
+    if dtype.kind in "iu" and n - 1 > _int_limits(dtype)[1]:
+        raise TorchRuntimeError(f"value cannot be converted to type {_CPP_INT[dtype.name]} without overflow")
+    if n < 2:
+        return np.arange(n).astype(dtype)
+    z = (gen._random(n - 1) % np.arange(n, 1, -1, dtype=np.uint32)).tolist()
+    perm = list(range(n))
+    for i, k in enumerate(z):
+        j = i + k
+        perm[i], perm[j] = perm[j], perm[i]
+    return np.array(perm, np.int64).astype(dtype)
+
+
+_CPP_INT = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int32_t", "int64": "int64_t"}
+
+
+def multinomial_values(gen, probs, n_sample, replacement):
+    """multinomial_out on CPU: without replacement (or for one sample) the exponential trick,
+    argmax / topk of p / q with q ~ Exp(1); with replacement a binary search of each double
+    draw in the row's normalised cumulative sums."""
+    from ..ops import _SCALAR_NAME
+    if probs.ndim not in (1, 2):
+        raise TorchRuntimeError("prob_dist must be 1 or 2 dim")
+    if probs.dtype.kind != "f":
+        raise TorchRuntimeError(f"multinomial only supports floating-point dtypes for input, got: "
+                                f"{_SCALAR_NAME[probs.dtype.name]}")
+    if not n_sample > 0:
+        raise TorchRuntimeError("cannot sample n_sample <= 0 samples")
+    n_cat = probs.shape[-1]
+    if not (replacement or n_sample <= n_cat):
+        raise TorchRuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+    if n_cat > 1 << 24:
+        raise TorchRuntimeError("number of categories cannot exceed 2^24")
+    shape = probs.shape[:-1] + (n_sample,)
+    if not math.prod(shape):
+        return np.empty(shape, np.int64)
+    if not replacement or n_sample == 1:
+        if not (probs.max() < np.inf and probs.min() >= 0):
+            raise TorchRuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+        if (probs.sum(axis=-1) == 0).any():
+            raise TorchRuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+        q = np.empty_like(probs)              # empty_like keeps probs' layout: q fills in its order
+        perm = order(q)
+        fill(q, perm, exponential_values(gen, q.size, q.dtype, 1.0))
+        q = probs / q
+        if n_sample == 1:
+            return np.argmax(q, axis=-1)[..., None]
+        return np.argsort(-q, axis=-1, kind="stable")[..., :n_sample]
+    rows = probs.reshape(-1, n_cat)
+    out = np.empty((rows.shape[0], n_sample), np.int64)
+    for i, row in enumerate(rows):
+        bad = ~((row >= 0) & np.isfinite(row))
+        if bad.any():
+            if not row[int(np.argmax(bad))] >= 0:
+                raise TorchRuntimeError("invalid multinomial distribution (encountering probability entry < 0)")
+            raise TorchRuntimeError("invalid multinomial distribution (encountering probability entry = infinity "
+                                    "or NaN)")
+        cum = np.cumsum(row)
+        total = cum[-1]
+        if not total > 0:
+            raise TorchRuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+        cum = cum / total
+        cum[-1] = 1
+        out[i] = np.searchsorted(cum.astype(_f64), _uniform_double(gen, n_sample), side="left")
+    return out.reshape(shape)
+
 # ----------------------------------------------------------------------------- in place
 
 
-def iteration_order(arr):
-    """arr as a view whose C order is the order TensorIterator visits one output's elements
-    in: dimensions from the largest stride to the smallest (memory order for a permuted
-    tensor, the logical order for a sliced one)."""
-    if arr.ndim < 2:
-        return arr
-    return arr.transpose(sorted(range(arr.ndim), key=lambda d: -arr.strides[d]))
+def order(arr):
+    """The axes permutation whose C order is the order TensorIterator visits one output's
+    elements in: dimensions from the largest stride to the smallest (memory order for a
+    permuted tensor, the logical order for a sliced one)."""
+    return sorted(range(arr.ndim), key=lambda d: -arr.strides[d])
+
+
+def fill(out, perm, values):
+    """Write `values` (flat, in iteration order) into out."""
+    view = out.transpose(perm)
+    view[...] = values.reshape(view.shape)
 
 
 _ROWS = {}
@@ -666,4 +902,32 @@ def backward_row(name):
     if row is None:
         from ..ops import op
         row = _ROWS[name] = op(name, ("self",), self=lambda m, g: m.zeros_like(g))
+    return row
+
+
+def bernoulli_tensor_row():
+    row = _ROWS.get("BernoulliBackward1")
+    if row is None:
+        from ..ops import op
+        row = _ROWS["BernoulliBackward1"] = op(
+            "BernoulliBackward1", ("self", "p"), attrs=("_p_sizes",), self=lambda m, g: m.zeros_like(g),
+            p=lambda m, g, _p_sizes: _zeros_sized(m, g, _p_sizes))
+    return row
+
+
+def _zeros_sized(m, g, sizes):
+    """A zero gradient of an input's sizes, in the incoming gradient's dtype."""
+    return m.fit(m.zeros_like(g), tuple(sizes), g.dtype if isinstance(g, np.ndarray) else g.data.dtype)
+
+
+def normal_row(has_mean, has_std):
+    """NormalBackward1 (tensor mean), 2 (tensor std), 3 (both): zero gradients of their sizes."""
+    name = "NormalBackward" + str(has_mean + 2 * has_std)
+    row = _ROWS.get(name)
+    if row is None:
+        from ..ops import op
+        inputs = ("mean",) * has_mean + ("std",) * has_std
+        row = _ROWS[name] = op(name, inputs, attrs=tuple(k + "_sym_sizes" for k in inputs),
+                               mean=lambda m, g, mean_sym_sizes: _zeros_sized(m, g, mean_sym_sizes),
+                               std=lambda m, g, std_sym_sizes: _zeros_sized(m, g, std_sym_sizes))
     return row
