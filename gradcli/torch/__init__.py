@@ -427,6 +427,45 @@ def _install_random_methods(T):
         setattr(T, f.__name__, f)
 
 
+def _random_bounds(args, kw):
+    """random_'s overloads: () -> None, (to,) -> (0, to), (from, to) -> (from, to)."""
+    names = ("from", "to") if len(args) != 1 else ("to",)
+    vals = dict(zip(names, args))
+    for k, v in kw.items():
+        if k in vals or k not in ("from", "to"):
+            raise TorchTypeError(f"random_() got an unexpected keyword argument '{k}'")
+        vals[k] = v
+    if not vals:
+        return None
+    for v in vals.values():
+        if v is not None and (not isinstance(v, _py_int) or isinstance(v, _py_bool)):
+            got = ", ".join(type(a).__name__ for a in args)
+            raise TorchTypeError(_RANDOM_SIGNATURES.format(got=got))
+    if "from" not in vals:
+        return 0, vals["to"]
+    return vals["from"], vals.get("to")
+
+
+_RANDOM_SIGNATURES = ("random_() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+                      " * (*, torch.Generator generator = None)\n"
+                      " * (int from, int to, *, torch.Generator generator = None)\n"
+                      " * (int to, *, torch.Generator generator = None)\n")
+_SIZE_SIGNATURES = ("{name}() received an invalid combination of arguments - got (), but expected one of:\n"
+                    " * (tuple of ints size, *, torch.Generator generator, Tensor out = None, torch.dtype dtype = "
+                    "None, torch.layout layout = None, torch.device device = None, bool pin_memory = False, bool "
+                    "requires_grad = False)\n"
+                    " * (tuple of ints size, *, Tensor out = None, torch.dtype dtype = None, torch.layout layout = "
+                    "None, torch.device device = None, bool pin_memory = False, bool requires_grad = False)\n")
+_NORMAL_SIGNATURES = (
+    "normal() received an invalid combination of arguments - got (float, float), but expected one of:\n"
+    " * (Tensor mean, Tensor std, *, torch.Generator generator = None, Tensor out = None)\n"
+    " * (Tensor mean, float std = 1, *, torch.Generator generator = None, Tensor out = None)\n"
+    " * (float mean, Tensor std, *, torch.Generator generator = None, Tensor out = None)\n"
+    " * (float mean, float std, tuple of ints size, *, torch.Generator generator = None, Tensor out = None, "
+    "torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, bool pin_memory = False, "
+    "bool requires_grad = False)\n")
+
+
 def _bernoulli_tensor_(t, p, gen):
     """bernoulli_(p) with a tensor p, expanded to t's shape (BernoulliBackward1)."""
     pe = _ops.expand(Tensor(p.data), t.data.shape).data
@@ -476,7 +515,7 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
     mt, st = isinstance(mean, Tensor), isinstance(std, Tensor)
     if not (mt or st):
         if size is None:
-            raise TorchTypeError("normal() received an invalid combination of arguments - got (float, float)")
+            raise TorchTypeError(_NORMAL_SIGNATURES)
         return _random_factory((size,), dtype, requires_grad,
                                lambda n, dt: random.normal_values(gen, n, dt, mean, std))
     if st:
@@ -511,19 +550,13 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
     gen = random._gen(generator)
     n = _size((n,))[0]
     _ops._check_numel(n)
-    np_dt = _np_dtype(dtype, np.dtype(np.int64))
-    _check_requires_grad(np.empty(0, np_dt), requires_grad)
-    return _new(random.randperm_values(gen, n, np_dt), requires_grad)
-
-
-def randint_like(input, *args, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None,
-                 generator=None):
-    return randint(*args, _like(input, "randint_like"), dtype=input.dtype if dtype is None else dtype,
-                   requires_grad=requires_grad, generator=generator)
+    return _new(random.randperm_values(gen, n, _np_dtype(dtype, np.dtype(np.int64))), requires_grad)
 
 
 def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
          pin_memory=False):
+    if not size:
+        raise TorchTypeError(_SIZE_SIGNATURES.format(name="rand"))
     gen = random._gen(generator)
     return _random_factory(size, dtype, requires_grad,
                            lambda n, dt: random.uniform_values(gen, n, dt, 0.0, 1.0))
@@ -531,23 +564,54 @@ def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, 
 
 def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
           pin_memory=False):
+    if not size:
+        raise TorchTypeError(_SIZE_SIGNATURES.format(name="randn"))
     gen = random._gen(generator)
     return _random_factory(size, dtype, requires_grad, lambda n, dt: random.normal_values(gen, n, dt, 0.0, 1.0))
 
 
+def _random_like(input, name, dtype, requires_grad, values):
+    """empty_like(input) (its layout kept: a transposed input gives a transposed result, filled
+    in memory order) filled by `values(n, arr)`."""
+    shape = _like(input, name)
+    arr = np.empty_like(input.data, dtype=_np_dtype(dtype, input.data.dtype))
+    if arr.size:
+        random.fill(arr, random.order(arr), values(arr.size, arr))
+    return _new(arr.reshape(shape), requires_grad)
+
+
 def rand_like(input, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    return rand(_like(input, "rand_like"), dtype=input.dtype if dtype is None else dtype,
-                requires_grad=requires_grad)
+    gen = random.default_generator
+    return _random_like(input, "rand_like", dtype, requires_grad,
+                        lambda n, a: random.uniform_values(gen, n, a.dtype, 0.0, 1.0))
 
 
 def randn_like(input, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    return randn(_like(input, "randn_like"), dtype=input.dtype if dtype is None else dtype,
-                 requires_grad=requires_grad)
+    gen = random.default_generator
+    return _random_like(input, "randn_like", dtype, requires_grad,
+                        lambda n, a: random.normal_values(gen, n, a.dtype, 0.0, 1.0, a.flags.c_contiguous))
+
+
+def randint_like(input, *args, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None,
+                 generator=None, low=None, high=None):
+    """randint_like(input, high) or randint_like(input, low, high)."""
+    if high is not None:
+        args += (high,)
+    if low is not None:
+        args = (low,) + args
+    bounds = (0, args[0]) if len(args) == 1 else tuple(args)
+    gen = random._gen(generator)
+    return _random_like(input, "randint_like", dtype, requires_grad,
+                        lambda n, a: random.random_from_to_values(gen, n, a.dtype, *bounds))
 
 
 def randint(*args, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
-            requires_grad=False, pin_memory=False):
+            requires_grad=False, pin_memory=False, low=None, high=None):
     """randint(high, size) or randint(low, high, size): empty(size).random_(low, high)."""
+    if high is not None:
+        args += (high,)
+    if low is not None:
+        args = (low,) + args
     if size is None and args:
         args, size = args[:-1], args[-1]
     if len(args) == 1:

@@ -150,8 +150,13 @@ class Generator:
     def __repr__(self):
         return f"<torch._C.Generator object at {_E._fake_address(self)}>"
 
-    def manual_seed(self, seed):
-        self._set_seed(_seed_value(seed))
+    def manual_seed(self, *args, **kwargs):
+        """A method of a C type: one positional argument, no keywords."""
+        if kwargs:
+            raise TorchTypeError("Generator.manual_seed() takes no keyword arguments")
+        if len(args) != 1:
+            raise TorchTypeError(f"Generator.manual_seed() takes exactly one argument ({len(args)} given)")
+        self._set_seed(_seed_value(args[0]))
         return self
 
     def _set_seed(self, seed):
@@ -309,6 +314,14 @@ def _two_prod(a, b):
     return hi, lo
 
 
+def _cast(v, dtype):
+    """static_cast<scalar_t>: c10::Half is made from a float, so a double or an int64 reaches
+    half precision through float32 (two roundings)."""
+    if dtype == np.float16:
+        return v.astype(_f32).astype(dtype)
+    return v.astype(dtype)
+
+
 def _libm(fn, x):
     """A C library function on each element of a float64 array (the functions PyTorch's
     scalar kernels call: NumPy's own vectorised versions differ in the last bit)."""
@@ -330,12 +343,16 @@ def _uniform01(gen, n, dtype):
 
 
 def _uniform(gen, n, dtype, low, high):
-    """uniform_kernel: from + x * (to - from), with from and to cast to the tensor's dtype
-    (half precision draws as float32 does and rounds the result)."""
-    x = _uniform01(gen, n, dtype if dtype == np.float64 else np.dtype(np.float32))
-    acc = x.dtype.type
-    lo, hi = acc(dtype.type(low)), acc(dtype.type(high))
-    return _fma(x, hi - lo, lo).astype(dtype, copy=False)
+    """uniform_kernel: from + x * (to - from), with from and to cast to the tensor's dtype;
+    float32 and half precision draw in float32 and turn a result that rounds to `to` into
+    `from` (to stay in [from, to))."""
+    if dtype == np.float64:
+        lo, hi = _f64(low), _f64(high)
+        return _fma(_uniform01(gen, n, dtype), hi - lo, lo)
+    lo, hi = _f32(dtype.type(low)), _f32(dtype.type(high))
+    r = _fma(_uniform01(gen, n, np.dtype(np.float32)), hi - lo, lo).astype(dtype, copy=False)
+    r[r == dtype.type(high)] = dtype.type(low)
+    return r
 
 
 def _normal_pairs(u1, u2):
@@ -399,7 +416,7 @@ def _normal(gen, n, dtype, mean, std, contiguous=True):
             transform = _normal_fill_16_avx2 if _avx2() else _normal_fill_16_libm
             return _normal_fill(gen, n, dtype, _f32(mean), _f32(std), transform)
         return _normal_fill_half(gen, n, dtype, mean, std)
-    return _normal_serial(gen, n, mean, std).astype(dtype)
+    return _cast(_normal_serial(gen, n, mean, std), dtype)
 
 
 def _avx2():
@@ -592,7 +609,7 @@ def _random_from_to(gen, n, dtype, span, base):
     else:
         v = gen._random(n).astype(np.uint64)
     v = v % np.uint64(span) + np.uint64(base & 0xFFFFFFFFFFFFFFFF)
-    return v.view(np.int64).astype(dtype)
+    return _cast(v.view(np.int64), dtype)
 
 
 def _int_limits(dtype):
@@ -664,10 +681,15 @@ def random_from_to_values(gen, n, dtype, frm, to):
     if frm == _INT64_MIN:
         if not n:
             return np.empty(0, dtype)
+        if dtype.kind == "b" or dtype == np.float16:
+            from ..ops import _SCALAR_NAME
+            from ..errors import TorchNotImplementedError
+            raise TorchNotImplementedError(f'"random_full_64_bits_range_kernel_cpu" not implemented for '
+                                           f'\'{_SCALAR_NAME[dtype.name]}\'')
         if dtype not in _RANDOM64_TYPES:
             raise TorchRuntimeError("random_full_64_bits_range_kernel_cpu handles only int64, double, float and "
                                     "bfloat16")
-        return gen._random64(n).view(np.int64).astype(dtype)
+        return _cast(gen._random64(n).view(np.int64), dtype)
     if dtype.kind == "f":
         to_inc = min(1 << _DIGITS[dtype], _INT64_MAX)
         frm = _update_from(dtype, frm)
@@ -750,7 +772,7 @@ def exponential_values(gen, n, dtype, lambd):
         return np.empty(0, dtype)
     from ..ops import _SCALAR_NAME
     _check_continuous(dtype, "Exponential", _SCALAR_NAME[dtype.name])
-    return ((-1.0 / lambd) * _libm(math.log1p, -_uniform_double(gen, n))).astype(dtype)
+    return _cast((-1.0 / lambd) * _libm(math.log1p, -_uniform_double(gen, n)), dtype)
 
 
 def cauchy_values(gen, n, dtype, median, sigma):
@@ -762,7 +784,7 @@ def cauchy_values(gen, n, dtype, median, sigma):
     if not n:
         return np.empty(0, dtype)
     t = _libm(math.tan, math.pi * (_uniform_double(gen, n) - 0.5))
-    return _fma(t, sigma, median).astype(dtype)
+    return _cast(_fma(t, sigma, median), dtype)
 
 
 def log_normal_values(gen, n, dtype, mean, std):
@@ -773,7 +795,7 @@ def log_normal_values(gen, n, dtype, mean, std):
     if not n:
         return np.empty(0, dtype)
     _check_float(dtype, "log_normal_cpu")
-    return _libm(math.exp, _normal_serial(gen, n, mean, std)).astype(dtype)
+    return _cast(_libm(math.exp, _normal_serial(gen, n, mean, std)), dtype)
 
 
 def geometric_values(gen, n, dtype, p):
@@ -783,6 +805,9 @@ def geometric_values(gen, n, dtype, p):
         raise TorchRuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_cfmt(p)}")
     if not n:
         return np.empty(0, dtype)
+    if dtype.kind == "b":
+        from ..errors import TorchNotImplementedError
+        raise TorchNotImplementedError('"geometric_cpu" not implemented for \'Bool\'')
     u = _uniform_double(gen, n)
     with np.errstate(divide="ignore"):
         v = np.ceil(_libm(_log, u) / math.log(1.0 - p))
@@ -797,7 +822,7 @@ def _cast_double(v, dtype):
     """static_cast<scalar_t>(double): out-of-range and infinite values to an integer type
     give what x86's conversion gives (INT64_MIN's bits, truncated)."""
     if dtype.kind == "f":
-        return v.astype(dtype)
+        return _cast(v, dtype)
     if dtype == np.bool_:
         return v != 0
     bad = ~np.isfinite(v) | (v >= 2.0 ** 63) | (v < -2.0 ** 63)
