@@ -328,12 +328,28 @@ def eye(n, m=None, dtype=None, requires_grad=False, device=None):
     return _new(np.eye(n, m, dtype=_np_dtype(dtype, np.dtype(np.float32))), requires_grad)
 
 # ----------------------------------------------------------------------------- random numbers
-# PyTorch's CPU generator and kernels, bit for bit (see random.py); here the factories and
+# PyTorch's CPU generator and kernels, bit for bit (see _rng.py); here the factories and
 # the in-place methods that fill tensors from them.
+
+from ..errors import TorchNotImplementedError as _NotImplemented
+
 
 from . import random
 from .random import Generator, default_generator, manual_seed, seed, initial_seed, get_rng_state, set_rng_state
-from ..errors import TorchNotImplementedError as _NotImplemented
+
+
+class _LazyKernels:
+    """The distribution kernels (gradcli.torch._distribution_kernels), imported on first use: a
+    script that draws no random numbers does not pay for them at start-up."""
+
+    def __getattr__(self, name):
+        global _rng
+        from . import _distribution_kernels as module
+        _rng = module
+        return getattr(module, name)
+
+
+_rng = _LazyKernels()
 
 
 def _float_kind(np_dt, kernel):
@@ -357,10 +373,10 @@ def _random_inplace(t, name, node, values):
     and node (a zero gradient)."""
     def compute(x):
         arr = x.data
-        perm = random.order(arr)
+        perm = _rng.order(arr)
         out = arr.copy(order="K")
-        random.fill(out, perm, values(arr.size, arr, perm))
-        return _ops._record(random.backward_row(node), _ops._begin(x), out, (x,))
+        _rng.fill(out, perm, values(arr.size, arr, perm))
+        return _ops._record(_rng.backward_row(node), _ops._begin(x), out, (x,))
     return _ops._inplace(t, compute, name=name)
 
 
@@ -369,11 +385,11 @@ def _install_random_methods(T):
         from_ = kw.pop("from", from_)
         gen = random._gen(generator)
         return _random_inplace(self, "uniform_", "UniformBackward0",
-                               lambda n, a, perm: random.uniform_values(gen, n, a.dtype, from_, to))
+                               lambda n, a, perm: _rng.uniform_values(gen, n, a.dtype, from_, to))
 
     def normal_(self, mean=0.0, std=1.0, *, generator=None):
         gen = random._gen(generator)
-        return _random_inplace(self, "normal_", "NormalBackward0", lambda n, a, perm: random.normal_values(
+        return _random_inplace(self, "normal_", "NormalBackward0", lambda n, a, perm: _rng.normal_values(
             gen, n, a.dtype, mean, std, a.flags.c_contiguous))
 
     def random_(self, *args, generator=None, **kw):
@@ -381,10 +397,10 @@ def _install_random_methods(T):
         gen = random._gen(generator)
         bounds = _random_bounds(args, kw)
         if bounds is None:
-            values = lambda n, a, perm: random.random_values(gen, n, a.dtype)
+            values = lambda n, a, perm: _rng.random_values(gen, n, a.dtype)
             node = "RandomBackward2"
         else:
-            values = lambda n, a, perm: random.random_from_to_values(gen, n, a.dtype, *bounds)
+            values = lambda n, a, perm: _rng.random_from_to_values(gen, n, a.dtype, *bounds)
             node = "RandomBackward1" if len(args) + len(kw) == 1 and "from" not in kw else "RandomBackward0"
         return _random_inplace(self, "random_", node, values)
 
@@ -394,7 +410,7 @@ def _install_random_methods(T):
             return _bernoulli_tensor_(self, p, gen)
         p = _number("bernoulli_", "p", p)
         return _random_inplace(self, "bernoulli_", "BernoulliBackward2",
-                               lambda n, a, perm: random.bernoulli_scalar_values(gen, n, a.dtype, p))
+                               lambda n, a, perm: _rng.bernoulli_scalar_values(gen, n, a.dtype, p))
 
     def bernoulli(self, p=None, *, generator=None):
         return globals()["bernoulli"](self, p, generator=generator)
@@ -402,22 +418,22 @@ def _install_random_methods(T):
     def exponential_(self, lambd=1.0, *, generator=None):
         gen = random._gen(generator)
         return _random_inplace(self, "exponential_", "ExponentialBackward0",
-                               lambda n, a, perm: random.exponential_values(gen, n, a.dtype, lambd))
+                               lambda n, a, perm: _rng.exponential_values(gen, n, a.dtype, lambd))
 
     def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
         gen = random._gen(generator)
         return _random_inplace(self, "cauchy_", "CauchyBackward0",
-                               lambda n, a, perm: random.cauchy_values(gen, n, a.dtype, median, sigma))
+                               lambda n, a, perm: _rng.cauchy_values(gen, n, a.dtype, median, sigma))
 
     def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
         gen = random._gen(generator)
         return _random_inplace(self, "log_normal_", "LogNormalBackward0",
-                               lambda n, a, perm: random.log_normal_values(gen, n, a.dtype, mean, std))
+                               lambda n, a, perm: _rng.log_normal_values(gen, n, a.dtype, mean, std))
 
     def geometric_(self, p, *, generator=None):
         gen = random._gen(generator)
         return _random_inplace(self, "geometric_", "GeometricBackward0",
-                               lambda n, a, perm: random.geometric_values(gen, n, a.dtype, p))
+                               lambda n, a, perm: _rng.geometric_values(gen, n, a.dtype, p))
 
     def multinomial(self, num_samples, replacement=False, *, generator=None):
         return globals()["multinomial"](self, num_samples, replacement, generator=generator)
@@ -473,15 +489,15 @@ def _bernoulli_tensor_(t, p, gen):
     def values(n, a, perm):
         if a.dtype.kind not in "fiub":
             raise _NotImplemented(f'"bernoulli_tensor_cpu_self_" not implemented for \'{_ops._SCALAR_NAME[a.dtype.name]}\'')
-        return random.bernoulli_tensor_values(gen, a.dtype, pe.transpose(perm).ravel())
+        return _rng.bernoulli_tensor_values(gen, a.dtype, pe.transpose(perm).ravel())
 
     def compute(x):
         arr = x.data
-        perm = random.order(arr)
+        perm = _rng.order(arr)
         out = arr.copy(order="K")
         if arr.size:
-            random.fill(out, perm, values(arr.size, arr, perm))
-        return _ops._record(random.bernoulli_tensor_row(), _ops._begin(x, p), out, (x, p),
+            _rng.fill(out, perm, values(arr.size, arr, perm))
+        return _ops._record(_rng.bernoulli_tensor_row(), _ops._begin(x, p), out, (x, p),
                             attrs={"_p_sizes": p.data.shape})
     return _ops._inplace(t, compute, name="bernoulli_")
 
@@ -492,10 +508,10 @@ def bernoulli(input, p=None, *, generator=None, out=None):
     gen = random._gen(generator)
     arr = input.data
     if p is None:
-        values = random.bernoulli_tensor_values(gen, arr.dtype, np.ascontiguousarray(arr).ravel())
+        values = _rng.bernoulli_tensor_values(gen, arr.dtype, np.ascontiguousarray(arr).ravel())
         seq = _ops._begin(input)
-        return _ops._record(random.backward_row("BernoulliBackward0"), seq, values.reshape(arr.shape), (input,))
-    values = random.bernoulli_scalar_values(gen, arr.size, arr.dtype, _number("bernoulli", "p", p))
+        return _ops._record(_rng.backward_row("BernoulliBackward0"), seq, values.reshape(arr.shape), (input,))
+    values = _rng.bernoulli_scalar_values(gen, arr.size, arr.dtype, _number("bernoulli", "p", p))
     return Tensor(values.reshape(arr.shape))
 
 
@@ -503,7 +519,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     gen = random._gen(generator)
     if not isinstance(num_samples, _py_int) or isinstance(num_samples, _py_bool):
         raise TorchTypeError(f"multinomial(): argument 'num_samples' must be int, not {type(num_samples).__name__}")
-    return Tensor(random.multinomial_values(gen, input.data, num_samples, _py_bool(replacement)))
+    return Tensor(_rng.multinomial_values(gen, input.data, num_samples, _py_bool(replacement)))
 
 
 def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None,
@@ -517,7 +533,7 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
         if size is None:
             raise TorchTypeError(_NORMAL_SIGNATURES)
         return _random_factory((size,), dtype, requires_grad,
-                               lambda n, dt: random.normal_values(gen, n, dt, mean, std))
+                               lambda n, dt: _rng.normal_values(gen, n, dt, mean, std))
     if st:
         s = std.data
         if s.size and not s.min() >= 0:
@@ -527,10 +543,10 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
         dt = mean.data.dtype
     else:
         if mt and not std >= 0.0:
-            raise TorchRuntimeError(f"normal expects std >= 0.0, but found std {random._cfmt(_py_float(std))}")
+            raise TorchRuntimeError(f"normal expects std >= 0.0, but found std {_rng._cfmt(_py_float(std))}")
         shape, dt = (mean if mt else std).data.shape, (mean if mt else std).data.dtype
     n = _prod(shape)
-    draw = random.normal_values(gen, n, dt, 0.0, std if mt and not st else 1.0).reshape(shape)
+    draw = _rng.normal_values(gen, n, dt, 0.0, std if mt and not st else 1.0).reshape(shape)
     if st:
         draw = np.multiply(draw, std.data).astype(dt, copy=False)
     m = mean.data if mt else np.asarray(mean, dt)
@@ -542,7 +558,7 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
         attrs["mean_sym_sizes"] = mean.data.shape
     if st:
         attrs["std_sym_sizes"] = std.data.shape
-    return _ops._record(random.normal_row(mt, st), seq, out_arr, inputs, attrs=attrs)
+    return _ops._record(_rng.normal_row(mt, st), seq, out_arr, inputs, attrs=attrs)
 
 
 def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None, pin_memory=False,
@@ -550,7 +566,7 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
     gen = random._gen(generator)
     n = _size((n,))[0]
     _ops._check_numel(n)
-    return _new(random.randperm_values(gen, n, _np_dtype(dtype, np.dtype(np.int64))), requires_grad)
+    return _new(_rng.randperm_values(gen, n, _np_dtype(dtype, np.dtype(np.int64))), requires_grad)
 
 
 def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
@@ -559,7 +575,7 @@ def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, 
         raise TorchTypeError(_SIZE_SIGNATURES.format(name="rand"))
     gen = random._gen(generator)
     return _random_factory(size, dtype, requires_grad,
-                           lambda n, dt: random.uniform_values(gen, n, dt, 0.0, 1.0))
+                           lambda n, dt: _rng.uniform_values(gen, n, dt, 0.0, 1.0))
 
 
 def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
@@ -567,7 +583,7 @@ def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
     if not size:
         raise TorchTypeError(_SIZE_SIGNATURES.format(name="randn"))
     gen = random._gen(generator)
-    return _random_factory(size, dtype, requires_grad, lambda n, dt: random.normal_values(gen, n, dt, 0.0, 1.0))
+    return _random_factory(size, dtype, requires_grad, lambda n, dt: _rng.normal_values(gen, n, dt, 0.0, 1.0))
 
 
 def _random_like(input, name, dtype, requires_grad, values):
@@ -576,20 +592,20 @@ def _random_like(input, name, dtype, requires_grad, values):
     shape = _like(input, name)
     arr = np.empty_like(input.data, dtype=_np_dtype(dtype, input.data.dtype))
     if arr.size:
-        random.fill(arr, random.order(arr), values(arr.size, arr))
+        _rng.fill(arr, _rng.order(arr), values(arr.size, arr))
     return _new(arr.reshape(shape), requires_grad)
 
 
 def rand_like(input, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
     gen = random.default_generator
     return _random_like(input, "rand_like", dtype, requires_grad,
-                        lambda n, a: random.uniform_values(gen, n, a.dtype, 0.0, 1.0))
+                        lambda n, a: _rng.uniform_values(gen, n, a.dtype, 0.0, 1.0))
 
 
 def randn_like(input, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
     gen = random.default_generator
     return _random_like(input, "randn_like", dtype, requires_grad,
-                        lambda n, a: random.normal_values(gen, n, a.dtype, 0.0, 1.0, a.flags.c_contiguous))
+                        lambda n, a: _rng.normal_values(gen, n, a.dtype, 0.0, 1.0, a.flags.c_contiguous))
 
 
 def randint_like(input, *args, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None,
@@ -602,7 +618,7 @@ def randint_like(input, *args, dtype=None, layout=None, device=None, requires_gr
     bounds = (0, args[0]) if len(args) == 1 else tuple(args)
     gen = random._gen(generator)
     return _random_like(input, "randint_like", dtype, requires_grad,
-                        lambda n, a: random.random_from_to_values(gen, n, a.dtype, *bounds))
+                        lambda n, a: _rng.random_from_to_values(gen, n, a.dtype, *bounds))
 
 
 def randint(*args, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
@@ -623,7 +639,7 @@ def randint(*args, size=None, generator=None, out=None, dtype=None, layout=None,
     gen = random._gen(generator)
     dt = int64 if dtype is None else dtype
     return _random_factory((size,), dt, requires_grad,
-                           lambda n, np_dt: random.random_from_to_values(gen, n, np_dt, low, high))
+                           lambda n, np_dt: _rng.random_from_to_values(gen, n, np_dt, low, high))
 
 
 def _prod(size):
