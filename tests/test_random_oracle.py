@@ -131,6 +131,18 @@ def test_set_state_refuses_bad_states(state):
     assert_same(f"torch.manual_seed(1); torch.set_rng_state({state}); out = torch.rand(3)")
 
 
+@pytest.mark.parametrize("call", ["clone_state()", "get_offset()", "set_offset(3)", "graphsafe_get_state()",
+                                  "graphsafe_set_state(g)"])
+def test_generator_clone_and_offsets(call):
+    assert_same(f"""
+    g = torch.Generator().manual_seed(3)
+    torch.randn(5, dtype=torch.float64, generator=g)
+    c = g.{call}
+    out = [torch.randn(3, dtype=torch.float64, generator=c), torch.randn(3, dtype=torch.float64, generator=g),
+           c.initial_seed(), c.get_state()]
+    """)
+
+
 def test_fork_rng_restores_the_stream():
     assert_same("""
     torch.manual_seed(5)
@@ -324,6 +336,21 @@ def test_inplace_autograd(method):
     with torch.no_grad():
         x.{method}
     out = [refused, node, edges, x.grad, type(v.grad_fn).__name__, type(v._base.grad_fn).__name__, x]
+    """)
+
+
+def test_bernoulli_with_a_number_p_has_no_derivative():
+    """bernoulli(x, p) records PyTorch's NotImplemented node, which fails in backward."""
+    assert_same("""
+    torch.manual_seed(22)
+    x = torch.tensor([0.3, 0.6], requires_grad=True)
+    y = torch.bernoulli(x, 0.5)
+    try:
+        y.sum().backward()
+        err = None
+    except RuntimeError as e:
+        err = str(e)
+    out = [y, type(y.grad_fn).__name__, err, x.bernoulli(0.3), x.grad]
     """)
 
 

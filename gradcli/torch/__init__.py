@@ -512,7 +512,7 @@ def bernoulli(input, p=None, *, generator=None, out=None):
         seq = _ops._begin(input)
         return _ops._record(_rng.backward_row("BernoulliBackward0"), seq, values.reshape(arr.shape), (input,))
     values = _rng.bernoulli_scalar_values(gen, arr.size, arr.dtype, _number("bernoulli", "p", p))
-    return Tensor(values.reshape(arr.shape))
+    return _ops._record(_rng.not_implemented_row(), _ops._begin(input), values.reshape(arr.shape), (input,))
 
 
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):

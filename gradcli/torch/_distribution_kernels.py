@@ -692,3 +692,16 @@ def normal_row(has_mean, has_std):
                                mean=lambda m, g, mean_sym_sizes: _zeros_sized(m, g, mean_sym_sizes),
                                std=lambda m, g, std_sym_sizes: _zeros_sized(m, g, std_sym_sizes))
     return row
+
+
+def _no_derivative(m, g):
+    raise TorchRuntimeError("derivative for aten::bernoulli is not implemented")
+
+
+def not_implemented_row():
+    """bernoulli(input, p) has no derivative formula: PyTorch records a NotImplemented node
+    that fails when the backward reaches it."""
+    row = _ROWS.get("NotImplemented")
+    if row is None:
+        row = _ROWS["NotImplemented"] = op("NotImplemented", ("self",), self=_no_derivative)
+    return row

@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import engine as _E
 from ..engine import Tensor
-from ..errors import TorchRuntimeError, TorchTypeError, TorchValueError
+from ..errors import TorchNotImplementedError, TorchRuntimeError, TorchTypeError, TorchValueError
 
 default_rng_seed_val = 67280421310721
 
@@ -207,6 +207,23 @@ class Generator:
             if np.frombuffer(buf, np.int32, 1, 5040)[0] else None
         self._next_float = float(np.frombuffer(buf, np.float32, 1, 5048)[0]) if buf[5052] else None
         return self
+
+    def clone_state(self):
+        g = Generator()
+        g._eng, g._next_double, g._next_float = self._engine.copy(), self._next_double, self._next_float
+        return g
+
+    def get_offset(self):
+        raise TorchRuntimeError("CPU Generator does not use offset")
+
+    def set_offset(self, offset):
+        raise TorchRuntimeError("CPU Generator does not use offset")
+
+    def graphsafe_get_state(self):
+        raise TorchNotImplementedError("graphsafe_get_state is not supported in this Generator")
+
+    def graphsafe_set_state(self, state):
+        raise TorchNotImplementedError("graphsafe_set_state is not supported in this Generator")
 
     # -- raw numbers, as CPUGeneratorImpl::random() and random64() give them
     def _random(self, n):
