@@ -38,7 +38,9 @@ def _observe(value):
 
 
 def run(lib, src):
-    """Run src with `torch` = lib; what it leaves in `out`, or the error, and the state."""
+    """Run src with `torch` = lib (its default generator first seeded with 0, so that each
+    case stands alone); what it leaves in `out`, or the error, and the state."""
+    lib.manual_seed(0)
     ns = {"torch": lib}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
