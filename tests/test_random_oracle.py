@@ -252,6 +252,18 @@ def test_multinomial(call):
     assert_same(f"torch.manual_seed(14); p = torch.rand(3, 5); out = [{call}, torch.rand(2)]")
 
 
+@pytest.mark.parametrize("n_cat", [6, 40, 2000])
+def test_multinomial_without_replacement_past_the_nonzero_categories(n_cat):
+    """Zero-probability categories tie (p / q = 0): their order is what PyTorch's topk (the
+    C++ library's nth_element and sort, or partial_sort for k * 64 <= n) leaves."""
+    assert_same(f"""
+    torch.manual_seed(23)
+    p = torch.zeros(3, {n_cat}); p[:, 1] = 1; p[0, -1] = 2; p[2, ::5] = 0.5
+    out = [torch.multinomial(p, k) for k in sorted({{2, 3, 5, {n_cat} // 64, {n_cat} // 64 + 1, {n_cat} // 2, {n_cat}}})
+           if k > 0]
+    """)
+
+
 @pytest.mark.parametrize("call", [
     "torch.bernoulli(torch.rand(n))", "torch.bernoulli(torch.rand(n, dtype=torch.float64))",
     "torch.bernoulli(torch.rand(n), 0.3)", "torch.rand(n).bernoulli()", "torch.rand(n).bernoulli(0.7)",
