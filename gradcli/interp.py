@@ -18,6 +18,7 @@ from . import engine as E
 from . import ops as _ops
 from . import syntax as S
 from .engine import Tensor, STATE
+from .torch import random as _torch_random
 from .errors import (ScriptError, LimitError, ExpectationFailed, TorchRuntimeError, TorchTypeError, TorchValueError,
                      TorchNameError, TorchAttributeError, TorchIndexError, TorchKeyError,
                      TorchZeroDivisionError, TorchAssertionError, TorchRecursionError, BY_NAME)
@@ -1327,6 +1328,8 @@ def _safe_getattr(obj, name):
         return getattr(obj, name)
     if isinstance(obj, ScriptType) and name == "__name__":
         return obj.__name__
+    if isinstance(obj, _torch_random.Generator) and not name.startswith("_"):
+        return getattr(obj, name)
     if allowed is not None and name in allowed:
         if isinstance(obj, str) and name in ("format", "format_map"):
             return _NativeOK(_safe_format(obj, name == "format_map"), name)
@@ -1347,7 +1350,8 @@ def _torch_namespace(gtorch):
     functional = Namespace("torch.nn.functional", public(gtorch.nn.functional))
     nn = Namespace("torch.nn", {"functional": functional})
     autograd = Namespace("torch.autograd", public(gtorch.autograd))
-    attrs.update(nn=nn, autograd=autograd, Tensor=Tensor, Size=E.Size)
+    random = Namespace("torch.random", {k: getattr(gtorch.random, k) for k in gtorch.random.__all__})
+    attrs.update(nn=nn, autograd=autograd, random=random, Tensor=Tensor, Size=E.Size)
     return Namespace("torch", attrs)
 
 

@@ -404,3 +404,30 @@ def test_random_call_sequences(seed, calls):
     """Any order of calls leaves both streams at the same place with the same values."""
     body = "\n".join(f"out.append({c.format(n=n, b=b)})" for c, n, b in calls)
     assert_same(f"torch.manual_seed({seed})\nout = []\n{body}\n")
+
+# ----------------------------------------------------------------------------- scripts
+
+
+def test_script_with_seeded_model_prints_what_torch_prints():
+    """A whole script through `gradcli run`'s interpreter: seeded weights, generators,
+    torch.random and in-place initialisation, printed and backpropagated."""
+    from oracle import assert_same as assert_same_script
+    assert_same_script(textwrap.dedent("""
+        import torch
+        torch.manual_seed(0)
+        w = torch.empty(4, 3).uniform_(-0.5, 0.5).requires_grad_()
+        b = torch.randn(4, requires_grad=True)
+        g = torch.Generator().manual_seed(7)
+        x = torch.randn(5, 3, generator=g)
+        y = (x @ w.t() + b).relu().sum()
+        y.backward()
+        print(w, b, x, y, w.grad, b.grad)
+        s = torch.get_rng_state()
+        print(torch.randint(0, 10, (6,)), torch.randperm(6), torch.multinomial(torch.tensor([0.1, 0.9]), 4, True))
+        torch.set_rng_state(s)
+        print(torch.randint(0, 10, (6,)), g.initial_seed(), torch.initial_seed())
+        torch.random.manual_seed(3)
+        with torch.random.fork_rng():
+            a = torch.rand(2)
+        print(a, torch.rand(2), torch.bernoulli(torch.full((4,), 0.5)), torch.normal(torch.zeros(3), 1.0))
+    """))

@@ -5,14 +5,16 @@ words into tensors are in _distribution_kernels (loaded on first use).
 """
 from __future__ import annotations
 
-import contextlib
 import os
 
 import numpy as np
 
 from .. import engine as _E
 from ..engine import Tensor
+from . import _Context             # (defined before gradcli.torch imports this module)
 from ..errors import TorchNotImplementedError, TorchRuntimeError, TorchTypeError, TorchValueError
+
+__all__ = ["set_rng_state", "get_rng_state", "manual_seed", "seed", "initial_seed", "fork_rng"]
 
 default_rng_seed_val = 67280421310721
 
@@ -272,14 +274,20 @@ def set_rng_state(new_state):
     default_generator.set_state(new_state)
 
 
-@contextlib.contextmanager
-def fork_rng(devices=None, enabled=True, _caller="fork_rng", _devices_kw="devices", device_type="cuda"):
-    """The CPU generator's state is restored when the block ends (there are no other devices)."""
-    if not enabled:
-        yield
-        return
-    state = get_rng_state()
-    try:
-        yield
-    finally:
-        set_rng_state(state)
+class fork_rng(_Context):
+    """torch.random.fork_rng: the CPU generator's state is restored when the block ends (there
+    are no other devices)."""
+
+    _qualname = "contextlib._GeneratorContextManager"
+
+    def __init__(self, devices=None, enabled=True, _caller="fork_rng", _devices_kw="devices", device_type=None):
+        self.enabled = enabled
+
+    def __enter__(self):
+        if self.enabled:
+            self.state = get_rng_state()
+
+    def __exit__(self, *exc):
+        if self.enabled:
+            set_rng_state(self.state)
+        return False
