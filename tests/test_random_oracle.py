@@ -190,6 +190,27 @@ def test_rand_and_randn(n, dtype):
     """)
 
 
+def test_portable_kernels_without_avx2():
+    """ATEN_CPU_CAPABILITY=default makes PyTorch use its portable normal_fill (the C library's
+    logf, cosf, sinf), as on machines without AVX2; gradcli follows the same setting."""
+    code = textwrap.dedent("""
+        import sys
+        if sys.argv[1] == "gradcli":
+            from gradcli import torch
+        else:
+            import torch
+        torch.manual_seed(24)
+        for t in (torch.randn(16), torch.randn(17), torch.randn(1000), torch.empty(333).normal_(1.5, 0.7),
+                  torch.randn(40, dtype=torch.float16), torch.randn(3, dtype=torch.float64)):
+            print(t.numpy().tobytes().hex() if sys.argv[1] == "torch" else t.data.tobytes().hex())
+    """)
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, ATEN_CPU_CAPABILITY="default", PYTHONPATH=root)
+    out = [subprocess.run([sys.executable, "-c", code, lib], capture_output=True, text=True, env=env, check=True).stdout
+           for lib in ("torch", "gradcli")]
+    assert out[0] == out[1]
+
+
 @pytest.mark.parametrize("shape", ["()", "(0, 3)", "(3, 5)", "(2, 3, 4)", "[4, 4]", "(16,)", "(1, 17)"])
 def test_factory_shapes(shape):
     assert_same(f"""

@@ -20,14 +20,15 @@ from ..ops import _C_NAME, _SCALAR_NAME, op
 # ----------------------------------------------------------------------------- arithmetic helpers
 
 _f32, _f64 = np.float32, np.float64
-
-
 _LOW29, _TIE29 = np.uint64(0x1FFFFFFF), np.uint64(0x10000000)
 
 
 def _fma(a, b, c):
     """a * b + c rounded once (the FMA instructions PyTorch's compiled kernels use), for a
-    float32 or float64 array a; b and c are scalars or arrays of its dtype."""
+    float32 or float64 array a; b and c are scalars or arrays of its dtype. float32 is exact
+    (the sum in float64, a tie fixed by its error term); float64 uses Dekker's product and a
+    compensated sum, which can differ from a true FMA only when that sum's last rounding
+    is itself a tie."""
     if a.dtype == np.float32:
         s = a.astype(_f64) * b + c                 # a * b is exact in float64, the sum rounds once
         r = s.astype(_f32)
@@ -159,7 +160,8 @@ def _normal_fill(gen, n, dtype, mean, std, transform):
 
 def _normal(gen, n, dtype, mean, std, contiguous=True):
     """normal_kernel: contiguous tensors of 16 or more elements take normal_fill (float32 with
-    the AVX2 kernel), the others the serial normal_distribution<double>."""
+    the AVX2 kernel where PyTorch runs it, else the portable one; half precision block by
+    block), the others the serial normal_distribution<double>."""
     if n >= 16 and contiguous:
         if dtype == np.float64:
             return _normal_fill(gen, n, dtype, _f64(mean), _f64(std), _normal_fill_16)
@@ -173,11 +175,17 @@ def _normal(gen, n, dtype, mean, std, contiguous=True):
 def _avx2():
     """Whether PyTorch runs its AVX2 (or AVX512) kernels here: x86 with AVX2 and FMA, unless
     ATEN_CPU_CAPABILITY=default asks for the portable ones."""
-    from numpy._core._multiarray_umath import __cpu_features__ as cpu
-    return (os.environ.get("ATEN_CPU_CAPABILITY", "").lower() != "default"
-            and cpu.get("AVX2", False) and cpu.get("FMA3", False))
+    if not _AVX2:
+        try:
+            from numpy._core._multiarray_umath import __cpu_features__ as cpu
+        except ImportError:                       # NumPy 1.x
+            from numpy.core._multiarray_umath import __cpu_features__ as cpu
+        _AVX2.append(os.environ.get("ATEN_CPU_CAPABILITY", "").lower() != "default"
+                     and cpu.get("AVX2", False) and cpu.get("FMA3", False))
+    return _AVX2[0]
 
 
+_AVX2 = []
 _LIBM = []
 
 
