@@ -347,6 +347,13 @@ def test_inplace_checks(call, dtype):
     assert_same(f"torch.manual_seed(19); t = torch.empty(5, dtype={dtype}); out = [t.{call}, torch.rand(2)]")
 
 
+@pytest.mark.parametrize("call", ["normal_(0, float('nan'))", "normal_(0, -1e6)", "normal_(0, -123456789.0)",
+                                  "exponential_(-0.000012345678)", "uniform_(5e6, 1e6)", "bernoulli_(float('nan'))",
+                                  "geometric_(float('inf'))", "cauchy_(0, -2.5e-300)", "log_normal_(0, -0.0)"])
+def test_messages_print_numbers_as_cpp_does(call):
+    assert_same(f"t = torch.empty(3); out = t.{call}")
+
+
 @pytest.mark.parametrize("method", ["uniform_()", "normal_()", "random_()", "random_(5)", "random_(1, 5)",
                                     "bernoulli_()", "bernoulli_(torch.full((3,), 0.5))", "exponential_()",
                                     "cauchy_()", "log_normal_()", "geometric_(0.5)"])

@@ -231,22 +231,20 @@ def _normal_fill_half(gen, n, dtype, mean, std):
 # AVX2 normal_fill_16 uses them
 
 
-def _c(v):
-    return _f32(v)
-
-
-_LOG_P = [_c(v) for v in (7.0376836292E-2, -1.1514610310E-1, 1.1676998740E-1, -1.2420140846E-1,
+_LOG_P = [_f32(v) for v in (7.0376836292E-2, -1.1514610310E-1, 1.1676998740E-1, -1.2420140846E-1,
                           1.4249322787E-1, -1.6668057665E-1, 2.0000714765E-1, -2.4999993993E-1,
                           3.3333331174E-1)]
-_LOG_Q1, _LOG_Q2, _SQRTHF = _c(-2.12194440e-4), _c(0.693359375), _c(0.707106781186547524)
-_DP = (_c(-0.78515625), _c(-2.4187564849853515625e-4), _c(-3.77489497744594108e-8))
-_SINCOF = (_c(-1.9515295891E-4), _c(8.3321608736E-3), _c(-1.6666654611E-1))
-_COSCOF = (_c(2.443315711809948E-005), _c(-1.388731625493765E-003), _c(4.166664568298827E-002))
-_FOPI = _c(1.27323954473516)
-_HALF, _ONE = _c(0.5), _c(1.0)
+_LOG_Q1, _LOG_Q2, _SQRTHF = _f32(-2.12194440e-4), _f32(0.693359375), _f32(0.707106781186547524)
+_DP = (_f32(-0.78515625), _f32(-2.4187564849853515625e-4), _f32(-3.77489497744594108e-8))
+_SINCOF = (_f32(-1.9515295891E-4), _f32(8.3321608736E-3), _f32(-1.6666654611E-1))
+_COSCOF = (_f32(2.443315711809948E-005), _f32(-1.388731625493765E-003), _f32(4.166664568298827E-002))
+_FOPI = _f32(1.27323954473516)
+_HALF, _ONE = _f32(0.5), _f32(1.0)
 
 
 def _log256(x):
+    """log256_ps for x in (0, 1]; _fma wherever the compiler fuses a product into the add
+    that follows it."""
     bits = x.view(np.uint32)
     e = ((bits >> np.uint32(23)).astype(np.int32) - 127).astype(_f32) + _ONE
     x = ((bits & np.uint32(0x807FFFFF)) | np.uint32(0x3F000000)).view(_f32)
@@ -266,7 +264,7 @@ def _log256(x):
 
 
 def _sincos256(x):
-    """x >= 0 here (2*pi*u)."""
+    """sincos256_ps for x >= 0 (here 2*pi*u), fused as in _log256: (sin x, cos x)."""
     j = ((x * _FOPI).astype(np.int32) + 1) & ~1
     y = j.astype(_f32)
     x = _fma(y, _DP[0], x)
@@ -291,6 +289,7 @@ _TWO_PI_F = _f32(2.0 * math.pi)
 
 
 def _normal_fill_16_avx2(blocks, mean, std):
+    """normal_fill_16_AVX2 on rows of 16 float32 uniforms."""
     u1, u2 = _ONE - blocks[:, :8], blocks[:, 8:]
     radius = np.sqrt(_f32(-2.0) * _log256(u1))
     s, c = _sincos256(_TWO_PI_F * u2)
@@ -303,9 +302,7 @@ def _normal_fill_16_avx2(blocks, mean, std):
 
 
 def _cfmt(x):
-    """A double as C++'s ostream prints it in PyTorch's messages."""
-    if isinstance(x, float) and x == int(x) and abs(x) < 1e16:
-        return str(int(x))
+    """A double as C++'s ostream prints it in PyTorch's messages (6 significant digits)."""
     return "%g" % x
 
 
