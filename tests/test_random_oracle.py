@@ -298,7 +298,10 @@ def test_bernoulli(call, n):
 @pytest.mark.parametrize("like", ["rand_like(x)", "randn_like(x)", "randint_like(x, 10)", "randint_like(x, -3, 3)",
                                   "rand_like(x, dtype=torch.float64)", "randn_like(x.double())",
                                   "randint_like(x, 5, dtype=torch.int64)", "rand_like(x, requires_grad=True)",
-                                  "randn_like(torch.ones(3, 40).t())", "rand_like(torch.ones(2, dtype=torch.int64))"])
+                                  "randn_like(torch.ones(3, 40).t())", "rand_like(torch.ones(2, dtype=torch.int64))",
+                                  "rand_like(x, generator=torch.Generator().manual_seed(2))",
+                                  "randn_like(x, generator=torch.Generator().manual_seed(2))",
+                                  "randint_like(x, 4, generator=torch.Generator().manual_seed(2))"])
 def test_like_factories(like):
     assert_same(f"torch.manual_seed(16); x = torch.ones(3, 7); out = [torch.{like}, torch.rand(2)]")
 

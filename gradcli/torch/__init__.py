@@ -328,12 +328,10 @@ def eye(n, m=None, dtype=None, requires_grad=False, device=None):
     return _new(np.eye(n, m, dtype=_np_dtype(dtype, np.dtype(np.float32))), requires_grad)
 
 # ----------------------------------------------------------------------------- random numbers
-# PyTorch's CPU generator and kernels, bit for bit (see _rng.py); here the factories and
-# the in-place methods that fill tensors from them.
+# PyTorch's CPU generator and kernels, bit for bit (random.py, _distribution_kernels.py);
+# here the factories and the in-place methods that fill tensors from them.
 
 from ..errors import TorchNotImplementedError as _NotImplemented
-
-
 from . import random
 from .random import Generator, default_generator, manual_seed, seed, initial_seed, get_rng_state, set_rng_state
 
@@ -350,12 +348,6 @@ class _LazyKernels:
 
 
 _rng = _LazyKernels()
-
-
-def _float_kind(np_dt, kernel):
-    """AT_DISPATCH_FLOATING_TYPES's error for other dtypes."""
-    if np_dt.kind != "f":
-        raise _NotImplemented(f'"{kernel}" not implemented for \'{_ops._SCALAR_NAME[np_dt.name]}\'')
 
 
 def _random_factory(size, dtype, requires_grad, fill):
@@ -596,14 +588,16 @@ def _random_like(input, name, dtype, requires_grad, values):
     return _new(arr.reshape(shape), requires_grad)
 
 
-def rand_like(input, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    gen = random.default_generator
+def rand_like(input, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None,
+              generator=None):
+    gen = random._gen(generator)
     return _random_like(input, "rand_like", dtype, requires_grad,
                         lambda n, a: _rng.uniform_values(gen, n, a.dtype, 0.0, 1.0))
 
 
-def randn_like(input, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    gen = random.default_generator
+def randn_like(input, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None,
+               generator=None):
+    gen = random._gen(generator)
     return _random_like(input, "randn_like", dtype, requires_grad,
                         lambda n, a: _rng.normal_values(gen, n, a.dtype, 0.0, 1.0, a.flags.c_contiguous))
 
