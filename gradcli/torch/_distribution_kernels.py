@@ -100,7 +100,8 @@ def _uniform(gen, n, dtype, low, high):
         lo, hi = _f64(low), _f64(high)
         return _fma(_uniform01(gen, n, dtype), hi - lo, lo)
     lo, hi = _f32(dtype.type(low)), _f32(dtype.type(high))
-    r = _fma(_uniform01(gen, n, np.dtype(np.float32)), hi - lo, lo).astype(dtype, copy=False)
+    x = _uniform01(gen, n, np.dtype(np.float32))
+    r = (x if lo == 0 and hi == 1 else _fma(x, hi - lo, lo)).astype(dtype, copy=False)    # x * 1 + 0 is x
     r[r == dtype.type(high)] = dtype.type(low)
     return r
 
@@ -321,11 +322,10 @@ def uniform_values(gen, n, dtype, low, high):
     _check_float(dtype, "check_uniform_bounds")
     low, high = float(low), float(high)
     fmax = float(np.finfo(dtype).max)
-    name = _meta_name(dtype)
     if not -fmax <= low <= fmax:
-        raise TorchRuntimeError(f"from is out of bounds for {name}")
+        raise TorchRuntimeError(f"from is out of bounds for {_meta_name(dtype)}")
     if not -fmax <= high <= fmax:
-        raise TorchRuntimeError(f"to is out of bounds for {name}")
+        raise TorchRuntimeError(f"to is out of bounds for {_meta_name(dtype)}")
     if not low <= high:
         raise TorchRuntimeError(f"uniform_ expects to return a [from, to) range, but found from={_cfmt(low)} > "
                                 f"to={_cfmt(high)}")

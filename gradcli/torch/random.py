@@ -33,24 +33,36 @@ def _init_genrand(seed):
 
 
 def _twist(s):
-    """at::mt19937::next_state on a whole state array (the recurrence in three vector steps)."""
-    def tw(u, v):
-        return (((u & _UMASK) | (v & _LMASK)) >> np.uint32(1)) ^ ((v & np.uint32(1)) * _MATRIX_A)
+    """at::mt19937::next_state on a whole state array: every twist term reads the old state
+    except the last one's, and each new word also needs the one 397 places on (old) or 227
+    places back (new), so three vector steps rebuild the array."""
+    y = (s[:-1] & _UMASK) | (s[1:] & _LMASK)
+    mag = (y >> np.uint32(1)) ^ ((s[1:] & np.uint32(1)) * _MATRIX_A)
     n = np.empty(_N, np.uint32)
-    n[:_N - _M] = s[_M:] ^ tw(s[:_N - _M], s[1:_N - _M + 1])
-    t = tw(s[_N - _M:_N - 1], s[_N - _M + 1:])
     k = _N - _M
-    n[k:2 * k] = n[:k] ^ t[:k]
-    n[2 * k:_N - 1] = n[k:_M - 1] ^ t[k:]
-    n[_N - 1] = n[_M - 1] ^ tw(s[_N - 1:], n[:1])[0]
+    n[:k] = s[_M:] ^ mag[:k]
+    n[k:2 * k] = n[:k] ^ mag[k:2 * k]
+    n[2 * k:_N - 1] = n[k:_M - 1] ^ mag[2 * k:]
+    last = (int(s[-1]) & 0x80000000) | (int(n[0]) & 0x7FFFFFFF)
+    n[-1] = int(n[_M - 1]) ^ (last >> 1) ^ (0x9908B0DF if int(n[0]) & 1 else 0)
     return n
 
 
 def _temper(y):
+    """mt19937's output tempering, on a uint32 array (word by word in Python for a few)."""
+    if y.size <= 16:
+        return np.array([_temper_word(int(w)) for w in y], np.uint32)
     y = y ^ (y >> np.uint32(11))
     y = y ^ ((y << np.uint32(7)) & np.uint32(0x9D2C5680))
     y = y ^ ((y << np.uint32(15)) & np.uint32(0xEFC60000))
     return y ^ (y >> np.uint32(18))
+
+
+def _temper_word(y):
+    y ^= y >> 11
+    y ^= (y << 7) & 0x9D2C5680
+    y ^= (y << 15) & 0xEFC60000
+    return y ^ (y >> 18)
 
 
 _BULK = 8 * _N          # from this many words on, NumPy's own MT19937 (same algorithm, in C) twists
@@ -73,23 +85,22 @@ class _Engine:
 
     def words(self, n):
         """The next n outputs (uint32), as at::mt19937::operator() gives them one by one."""
-        out = []
+        raw, bulk = [], None
         while n:
             take = min(n, self.left - 1)
             if take:
-                out.append(_temper(self.key[self.next:self.next + take]))
+                raw.append(self.key[self.next:self.next + take])
                 self.left -= take
                 self.next += take
                 n -= take
             if n >= _BULK:
-                out.append(self._bulk(n))
+                bulk = self._bulk(n)
                 break
             if n:
                 self.key = _twist(self.key)
                 self.left, self.next = _N + 1, 0
-        if len(out) == 1:
-            return out[0]
-        return np.concatenate(out) if out else np.empty(0, np.uint32)
+        out = _temper(raw[0] if len(raw) == 1 else np.concatenate(raw)) if raw else np.empty(0, np.uint32)
+        return out if bulk is None else np.concatenate([out, bulk])
 
     def _bulk(self, n):
         """n outputs, from a state whose block is used up, by NumPy's MT19937 (the same
