@@ -424,7 +424,12 @@ _CALLS = [
     "torch.empty({n}).exponential_()", "torch.empty({n}).bernoulli_(0.3)", "torch.bernoulli(torch.rand({n}))",
     "torch.multinomial(torch.rand({n}) + 0.01, 1)", "torch.multinomial(torch.rand({n}) + 0.01, 3, True)",
     "torch.empty({n}).log_normal_()", "torch.normal(torch.zeros({n}), 1.0)", "torch.randn({n}, dtype=torch.float16)",
-    "torch.get_rng_state()", "torch.set_rng_state(torch.get_rng_state())", "torch.manual_seed({b})"]
+    "torch.get_rng_state()", "torch.set_rng_state(torch.get_rng_state())", "torch.manual_seed({b})",
+    "torch.empty({n}, dtype=torch.float16).uniform_(-1, {b})", "torch.empty(3, {n}).t().exponential_(2.0)",
+    "torch.empty({n}, dtype=torch.int32).random_(-{b}, 2 ** {b})", "torch.empty({n}).cauchy_()",
+    "torch.empty({n}, dtype=torch.int64).geometric_(0.3)", "torch.empty(2, {n}, dtype=torch.float64)[:, ::2].normal_()",
+    "torch.multinomial(torch.rand(3, {n}) * (torch.rand(3, {n}) > 0.5), 1 + {n} // 3)",
+    "torch.randint_like(torch.ones(2, {n}).t(), {b})", "torch.randn_like(torch.ones(2, {n}).t())"]
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
