@@ -330,6 +330,14 @@ def test_inplace_methods(method, layout, dtype, shape):
     assert_same(f"torch.manual_seed(17); t = {make}; r = t.{call}; out = [t, r is t, t.is_contiguous(), torch.rand(2)]")
 
 
+@pytest.mark.parametrize("method", METHODS + ["normal_(0, -1)", "uniform_(1, 0)", "exponential_(-1)", "random_(3, 1)"])
+@pytest.mark.parametrize("dtype", ["torch.float32", "torch.int64", "torch.bool"])
+def test_inplace_methods_on_empty_tensors(method, dtype):
+    """An empty tensor skips the kernel: some checks still run, the dtype's sometimes not."""
+    call = method.replace("LAST", "0")
+    assert_same(f"torch.manual_seed(25); t = torch.empty(2, 0, dtype={dtype}); out = [t.{call}, torch.rand(2)]")
+
+
 @pytest.mark.parametrize("method", ["uniform_()", "normal_()", "random_()", "random_(3)", "random_(0, 2)",
                                     "bernoulli_(0.5)", "bernoulli_(torch.full((4,), 0.5))", "exponential_()",
                                     "geometric_(0.5)"])

@@ -374,7 +374,9 @@ def _random_inplace(t, name, node, values):
 
 def _install_random_methods(T):
     def uniform_(self, from_=0.0, to=1.0, *, generator=None, **kw):
-        from_ = kw.pop("from", from_)
+        from_ = kw.pop("from", from_)           # `from` is a Python keyword: only as **{"from": x}
+        if kw:
+            raise TorchTypeError(f"uniform_() got an unexpected keyword argument '{next(iter(kw))}'")
         gen = random._gen(generator)
         return _random_inplace(self, "uniform_", "UniformBackward0",
                                lambda n, a, perm: _rng.uniform_values(gen, n, a.dtype, from_, to))
