@@ -165,8 +165,8 @@ def test_seed_reseeds_from_the_system():
 
 
 def test_default_stream_starts_from_a_random_seed():
-    """Without manual_seed, each process starts elsewhere (as PyTorch's does), and a manual
-    seed makes it reproducible."""
+    """Without manual_seed, each process's default generator starts from a fresh random seed
+    (as PyTorch's does); a new torch.Generator starts from PyTorch's fixed default seed."""
     code = "from gradcli import torch; print(torch.initial_seed(), torch.rand(1).item())"
     env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     runs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env).stdout
