@@ -475,3 +475,14 @@ def test_script_with_seeded_model_prints_what_torch_prints():
             a = torch.rand(2)
         print(a, torch.rand(2), torch.bernoulli(torch.full((4,), 0.5)), torch.normal(torch.zeros(3), 1.0))
     """))
+
+
+@pytest.mark.parametrize("calls", [
+    "torch.multinomial(p, 3, True), torch.multinomial(p, 3), torch.multinomial(p[0], 1)",
+    "torch.bernoulli(p), torch.empty(3, 7).bernoulli_(p), torch.empty(3, 7, dtype=torch.float16).bernoulli_(p.float())",
+    "torch.normal(p, 1.0), torch.normal(0.5, p), torch.randperm(10, dtype=torch.float16), "
+    "torch.randint(0, 100, (5,), dtype=torch.float16)",
+    "torch.empty(5, dtype=torch.float16).random_(), torch.empty(5, dtype=torch.float16).random_(-100, 100), "
+    "torch.empty(7, dtype=torch.float16).log_normal_(), torch.empty(7, dtype=torch.float16).cauchy_()"])
+def test_half_precision_inputs(calls):
+    assert_same(f"torch.manual_seed(26); p = torch.rand(3, 7).to(torch.float16); out = [{calls}]")
