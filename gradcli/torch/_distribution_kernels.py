@@ -33,7 +33,7 @@ def _fma(a, b, c):
         s = a.astype(_f64) * b + c                 # a * b is exact in float64, the sum rounds once
         r = s.astype(_f32)
         tie = (s.view(np.uint64) & _LOW29) == _TIE29
-        if tie.any():                              # s is a float32 midpoint: round by what the sum lost
+        if np.count_nonzero(tie):                  # s is a float32 midpoint: round by what the sum lost
             i = np.nonzero(tie)
             p = a[i].astype(_f64) * (b[i] if np.ndim(b) else b)
             ci = (c[i] if np.ndim(c) else np.full(p.shape, c)).astype(_f64)
