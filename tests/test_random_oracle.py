@@ -239,7 +239,10 @@ def test_randperm(n):
 @pytest.mark.parametrize("call", ["torch.randperm(-1)", "torch.randperm(300, dtype=torch.uint8)",
                                   "torch.randperm(5, dtype=torch.bool)", "torch.randperm(3, requires_grad=True)",
                                   "torch.randperm(256, dtype=torch.uint8)",
-                                  "torch.randperm(4, dtype=torch.float64, requires_grad=True)"])
+                                  "torch.randperm(4, dtype=torch.float64, requires_grad=True)",
+                                  "torch.randperm(2049, dtype=torch.float16)", "torch.randperm(2050, dtype=torch.float16)",
+                                  "torch.randperm(2 ** 24 + 2, dtype=torch.float32)",
+                                  "torch.randperm(129, dtype=torch.int8)", "torch.randperm(128, dtype=torch.int8)"])
 def test_randperm_edges(call):
     assert_same(f"torch.manual_seed(12); out = {call}")
 

@@ -578,11 +578,22 @@ def _cast_double(v, dtype):
 
 
 def randperm_values(gen, n, dtype):
-    """randperm_cpu: Fisher-Yates from the front, one 32-bit draw per position."""
+    """randperm_cpu: Fisher-Yates from the front, one 32-bit draw per position; from
+    2**32 / 20 elements on, the inside-out variant with 64-bit draws."""
     if dtype.kind == "b":
         raise TorchNotImplementedError('"randperm" not implemented for \'Bool\'')
+    if dtype.kind == "f" and n > (1 << _DIGITS[dtype]) + 1:
+        limit = {11: "2049", 24: "2^24+1", 53: "2^53+1"}[_DIGITS[dtype]]
+        raise TorchRuntimeError(f"n cannot be greater than {limit} for {_SCALAR_NAME[dtype.name]} type.")
     if dtype.kind in "iu" and n - 1 > _int_limits(dtype)[1]:
         raise TorchRuntimeError(f"value cannot be converted to type {_CPP_INT[dtype.name]} without overflow")
+    if n >= 0xFFFFFFFF // 20:
+        z = (gen._random64(n) % np.arange(1, n + 1, dtype=np.uint64)).tolist()
+        perm = [0] * n
+        for i, k in enumerate(z):
+            perm[i] = perm[k]
+            perm[k] = i
+        return np.array(perm, np.int64).astype(dtype)
     if n < 2:
         return np.arange(n).astype(dtype)
     z = (gen._random(n - 1) % np.arange(n, 1, -1, dtype=np.uint32)).tolist()
