@@ -496,7 +496,7 @@ def _bernoulli_tensor_(t, p, gen):
     return _ops._inplace(t, compute, name="bernoulli_")
 
 
-def bernoulli(input, p=None, *, generator=None, out=None):
+def bernoulli(input, p=None, *, generator=None):
     """bernoulli(input): each element 1 with probability input (BernoulliBackward0);
     bernoulli(input, p): every element with probability p."""
     gen = random._gen(generator)
@@ -509,14 +509,14 @@ def bernoulli(input, p=None, *, generator=None, out=None):
     return _ops._record(_rng.not_implemented_row(), _ops._begin(input), values.reshape(arr.shape), (input,))
 
 
-def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
+def multinomial(input, num_samples, replacement=False, *, generator=None):
     gen = random._gen(generator)
     if not isinstance(num_samples, _py_int) or isinstance(num_samples, _py_bool):
         raise TorchTypeError(f"multinomial(): argument 'num_samples' must be int, not {type(num_samples).__name__}")
     return Tensor(_rng.multinomial_values(gen, input.data, num_samples, _py_bool(replacement)))
 
 
-def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None,
+def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, layout=None, device=None,
            pin_memory=False, requires_grad=False):
     """torch.normal's overloads: (Tensor, Tensor), (Tensor, float), (float, Tensor) draw
     N(0, 1) (or N(0, std)) into a new tensor, then scale and shift it; (float, float, size)
@@ -555,7 +555,7 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
     return _ops._record(_rng.normal_row(mt, st), seq, out_arr, inputs, attrs=attrs)
 
 
-def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None, pin_memory=False,
+def randperm(n, *, generator=None, dtype=None, layout=None, device=None, pin_memory=False,
              requires_grad=False):
     gen = random._gen(generator)
     n = _size((n,))[0]
@@ -563,7 +563,7 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
     return _new(_rng.randperm_values(gen, n, _np_dtype(dtype, np.dtype(np.int64))), requires_grad)
 
 
-def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+def rand(*size, generator=None, dtype=None, layout=None, device=None, requires_grad=False,
          pin_memory=False):
     if not size:
         raise TorchTypeError(_SIZE_SIGNATURES.format(name="rand"))
@@ -572,7 +572,7 @@ def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, 
                            lambda n, dt: _rng.uniform_values(gen, n, dt, 0.0, 1.0))
 
 
-def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+def randn(*size, generator=None, dtype=None, layout=None, device=None, requires_grad=False,
           pin_memory=False):
     if not size:
         raise TorchTypeError(_SIZE_SIGNATURES.format(name="randn"))
@@ -617,7 +617,7 @@ def randint_like(input, *args, dtype=None, layout=None, device=None, requires_gr
                         lambda n, a: _rng.random_from_to_values(gen, n, a.dtype, *bounds))
 
 
-def randint(*args, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
+def randint(*args, size=None, generator=None, dtype=None, layout=None, device=None,
             requires_grad=False, pin_memory=False, low=None, high=None):
     """randint(high, size) or randint(low, high, size): empty(size).random_(low, high)."""
     if high is not None:
