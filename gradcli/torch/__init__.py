@@ -406,8 +406,8 @@ def _install_random_methods(T):
         return _random_inplace(self, "bernoulli_", "BernoulliBackward2",
                                lambda n, a, perm: _rng.bernoulli_scalar_values(gen, n, a.dtype, p))
 
-    def bernoulli(self, p=None, *, generator=None):
-        return globals()["bernoulli"](self, p, generator=generator)
+    def bernoulli_method(self, p=None, *, generator=None):
+        return bernoulli(self, p, generator=generator)
 
     def exponential_(self, lambd=1.0, *, generator=None):
         gen = random._gen(generator)
@@ -429,12 +429,12 @@ def _install_random_methods(T):
         return _random_inplace(self, "geometric_", "GeometricBackward0",
                                lambda n, a, perm: _rng.geometric_values(gen, n, a.dtype, p))
 
-    def multinomial(self, num_samples, replacement=False, *, generator=None):
-        return globals()["multinomial"](self, num_samples, replacement, generator=generator)
+    def multinomial_method(self, num_samples, replacement=False, *, generator=None):
+        return multinomial(self, num_samples, replacement, generator=generator)
 
-    for f in (uniform_, normal_, random_, bernoulli_, bernoulli, exponential_, cauchy_, log_normal_, geometric_,
-              multinomial):
+    for f in (uniform_, normal_, random_, bernoulli_, exponential_, cauchy_, log_normal_, geometric_):
         setattr(T, f.__name__, f)
+    T.bernoulli, T.multinomial = bernoulli_method, multinomial_method
 
 
 def _random_bounds(args, kw):
