@@ -1398,7 +1398,7 @@ def _check_inplace(t, args):
 
 
 def _check_writable(t):
-    if any(st == 0 and n > 1 for st, n in zip(t._data.strides, t._data.shape)):
+    if t._data.size and any(st == 0 and n > 1 for st, n in zip(t._data.strides, t._data.shape)):
         raise TorchRuntimeError(_OVERLAP)
 
 
