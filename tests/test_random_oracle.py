@@ -27,7 +27,7 @@ def _observe(value):
         return ("tensor", str(value.dtype), tuple(a.shape), np.ascontiguousarray(a).tobytes(), value.requires_grad,
                 type(value.grad_fn).__name__ if value.grad_fn is not None else None)
     if isinstance(value, G.Tensor):
-        a = value.data
+        a = value._data
         return ("tensor", str(value.dtype), tuple(a.shape), np.ascontiguousarray(a).tobytes(), value.requires_grad,
                 type(value.grad_fn).__name__ if value.grad_fn is not None else None)
     if isinstance(value, (list, tuple)):
@@ -202,7 +202,7 @@ def test_portable_kernels_without_avx2():
         torch.manual_seed(24)
         for t in (torch.randn(16), torch.randn(17), torch.randn(1000), torch.empty(333).normal_(1.5, 0.7),
                   torch.randn(40, dtype=torch.float16), torch.randn(3, dtype=torch.float64)):
-            print(t.numpy().tobytes().hex() if sys.argv[1] == "torch" else t.data.tobytes().hex())
+            print(t.numpy().tobytes().hex() if sys.argv[1] == "torch" else t._data.tobytes().hex())
     """)
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     env = dict(os.environ, ATEN_CPU_CAPABILITY="default", PYTHONPATH=root)
