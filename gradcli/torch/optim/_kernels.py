@@ -1,0 +1,49 @@
+"""The element-wise kernels PyTorch's single-tensor optimizers call, on NumPy arrays, rounded as
+ATen's CPU kernels round them: a scalar argument is first cast to the tensor's dtype, and where
+the vectorised kernel fuses a multiply-add (add with alpha, addcmul, lerp) the product is not
+rounded on its own. A float32 fused multiply-add is exact in float64 before its one rounding
+(a float32 product fits in float64's 53 bits)."""
+import numpy as np
+
+
+def _wide(dtype):
+    return np.float64 if dtype == np.float32 else np.longdouble
+
+
+def fma(a, b, c, dtype):
+    """a * b + c with a single rounding to dtype."""
+    w = _wide(dtype)
+    return (np.asarray(a, w) * np.asarray(b, w) + np.asarray(c, w)).astype(dtype)
+
+
+def scalar(value, dtype):
+    return dtype.type(value)
+
+
+def add(self, other, alpha):
+    """self.add(other, alpha=alpha): other * alpha + self, fused."""
+    return fma(other, scalar(alpha, self.dtype), self, self.dtype)
+
+
+def mul(self, value):
+    return self * scalar(value, self.dtype)
+
+
+def addcmul(self, t1, t2, value):
+    """self.addcmul(t1, t2, value=value): (value * t1) * t2 + self, the last two fused."""
+    return fma(scalar(value, self.dtype) * t1, t2, self, self.dtype)
+
+
+def addcdiv(self, t1, t2, value):
+    """self.addcdiv(t1, t2, value=value): self + (value * t1) / t2, each step rounded."""
+    return self + (scalar(value, self.dtype) * t1) / t2
+
+
+def lerp(self, end, weight):
+    """self.lerp(end, weight) for a number weight: ATen's two-sided formula, fused."""
+    dt = self.dtype
+    w = scalar(weight, dt)
+    diff = end - self
+    if abs(w) < 0.5:
+        return fma(w, diff, self, dt)
+    return fma(-diff, dt.type(1) - w, end, dt)

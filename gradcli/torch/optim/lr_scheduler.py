@@ -1,0 +1,202 @@
+"""torch.optim.lr_scheduler: learning rates that change with the epoch, computed as PyTorch's
+schedulers compute them (the same float operations, so the same numbers)."""
+import math
+import types
+from bisect import bisect_right
+from collections import Counter
+
+from ... import engine as _E
+from ...errors import TorchTypeError, TorchValueError
+from .optimizer import Optimizer
+
+_W_ORDER = ("Detected call of `lr_scheduler.step()` before `optimizer.step()`. In PyTorch 1.1.0 and later, you "
+            "should call them in the opposite order: `optimizer.step()` before `lr_scheduler.step()`.  Failure to "
+            "do this will result in PyTorch skipping the first value of the learning rate schedule. See more "
+            "details at https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate")
+_W_GET_LR = "To get the last learning rate computed by the scheduler, please use `get_last_lr()`."
+
+
+def _lrs(optimizer):
+    return [group["lr"] for group in optimizer.param_groups]
+
+
+class LRScheduler:
+    _get_lr_called_within_step = False
+    _is_initial = False
+
+    def __init__(self, optimizer, last_epoch=-1):
+        if not isinstance(optimizer, Optimizer):
+            raise TorchTypeError(f"{type(optimizer).__name__} is not an Optimizer")
+        self.optimizer = optimizer
+        if last_epoch == -1:
+            for group in optimizer.param_groups:
+                group.setdefault("initial_lr", group["lr"])
+        else:
+            for i, group in enumerate(optimizer.param_groups):
+                if "initial_lr" not in group:
+                    raise KeyError(
+                        f"param 'initial_lr' is not specified in param_groups[{i}] when resuming scheduler with "
+                        "last_epoch >= 0.\nThis typically happens when:\n1. You're trying to resume training from "
+                        "a checkpoint but haven't properly loaded the optimizer state\n2. You're using last_epoch "
+                        ">= 0 for a fresh training run (not recommended)")
+        self.base_lrs = [group["initial_lr"] for group in optimizer.param_groups]
+        self.last_epoch = last_epoch
+        _track_step_called(optimizer)
+        self._step_count = 0
+        self._is_initial = True
+        try:
+            self.step()
+        finally:
+            self._is_initial = False
+
+    def state_dict(self):
+        return {key: value for key, value in self.__dict__.items() if key != "optimizer"}
+
+    def load_state_dict(self, state_dict):
+        self.__dict__.update(state_dict)
+
+    def get_last_lr(self):
+        return self._last_lr
+
+    def get_lr(self):
+        raise NotImplementedError
+
+    def _warn_get_lr(self):
+        if not self._get_lr_called_within_step:
+            _E.STATE.warn(_W_GET_LR)
+
+    def step(self, epoch=None):
+        if self._step_count == 1 and not getattr(self.optimizer, "_opt_called", False):
+            _E.STATE.warn(_W_ORDER)
+        self._step_count += 1
+        self._get_lr_called_within_step = True
+        try:
+            if epoch is None:
+                self.last_epoch += 1
+                values = self.get_lr()
+            else:
+                self.last_epoch = epoch
+                values = self._get_closed_form_lr() if hasattr(self, "_get_closed_form_lr") else self.get_lr()
+        finally:
+            self._get_lr_called_within_step = False
+        for group, lr in zip(self.optimizer.param_groups, values):
+            group["lr"] = lr
+        self._last_lr = _lrs(self.optimizer)
+
+
+def _track_step_called(optimizer):
+    """optimizer.step() records that it ran, so that a scheduler stepped first can warn."""
+    step = optimizer.step
+    if getattr(step, "_wrapped_by_lr_sched", False):
+        return
+
+    def wrapper(*args, **kwargs):
+        optimizer._opt_called = True
+        return step(*args, **kwargs)
+    wrapper._wrapped_by_lr_sched = True
+    optimizer.step = wrapper
+
+
+class LambdaLR(LRScheduler):
+    def __init__(self, optimizer, lr_lambda, last_epoch=-1):
+        self.optimizer = optimizer
+        if not isinstance(lr_lambda, (list, tuple)):
+            self.lr_lambdas = [lr_lambda] * len(optimizer.param_groups)
+        else:
+            if len(lr_lambda) != len(optimizer.param_groups):
+                raise TorchValueError(f"Expected {len(optimizer.param_groups)} lr_lambdas, but got {len(lr_lambda)}")
+            self.lr_lambdas = list(lr_lambda)
+        super().__init__(optimizer, last_epoch)
+
+    def state_dict(self):
+        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "lr_lambdas")}
+        state["lr_lambdas"] = [None if isinstance(fn, types.FunctionType) else fn.__dict__.copy()
+                               for fn in self.lr_lambdas]
+        return state
+
+    def load_state_dict(self, state_dict):
+        lr_lambdas = state_dict.pop("lr_lambdas")
+        self.__dict__.update(state_dict)
+        state_dict["lr_lambdas"] = lr_lambdas
+        for idx, fn in enumerate(lr_lambdas):
+            if fn is not None:
+                self.lr_lambdas[idx].__dict__.update(fn)
+
+    def get_lr(self):
+        self._warn_get_lr()
+        return [base_lr * lmbda(self.last_epoch) for lmbda, base_lr in zip(self.lr_lambdas, self.base_lrs)]
+
+
+class StepLR(LRScheduler):
+    def __init__(self, optimizer, step_size, gamma=0.1, last_epoch=-1):
+        self.step_size = step_size
+        self.gamma = gamma
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        self._warn_get_lr()
+        if self.last_epoch == 0 or self.last_epoch % self.step_size != 0:
+            return _lrs(self.optimizer)
+        return [group["lr"] * self.gamma for group in self.optimizer.param_groups]
+
+    def _get_closed_form_lr(self):
+        return [base_lr * self.gamma ** (self.last_epoch // self.step_size) for base_lr in self.base_lrs]
+
+
+class MultiStepLR(LRScheduler):
+    def __init__(self, optimizer, milestones, gamma=0.1, last_epoch=-1):
+        self.milestones = Counter(milestones)
+        self.gamma = gamma
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        self._warn_get_lr()
+        if self.last_epoch not in self.milestones:
+            return _lrs(self.optimizer)
+        return [group["lr"] * self.gamma ** self.milestones[self.last_epoch] for group in self.optimizer.param_groups]
+
+    def _get_closed_form_lr(self):
+        milestones = sorted(self.milestones.elements())
+        return [base_lr * self.gamma ** bisect_right(milestones, self.last_epoch) for base_lr in self.base_lrs]
+
+
+class ExponentialLR(LRScheduler):
+    def __init__(self, optimizer, gamma, last_epoch=-1):
+        self.gamma = gamma
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        self._warn_get_lr()
+        if self._is_initial:
+            return _lrs(self.optimizer)
+        return [group["lr"] * self.gamma for group in self.optimizer.param_groups]
+
+    def _get_closed_form_lr(self):
+        return [base_lr * self.gamma ** self.last_epoch for base_lr in self.base_lrs]
+
+
+class CosineAnnealingLR(LRScheduler):
+    def __init__(self, optimizer, T_max, eta_min=0.0, last_epoch=-1):
+        self.T_max = T_max
+        self.eta_min = eta_min
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        self._warn_get_lr()
+        groups = self.optimizer.param_groups
+        if self._is_initial:
+            return _lrs(self.optimizer)
+        if self._step_count == 1 and self.last_epoch > 0:
+            return [self.eta_min + (base_lr - self.eta_min) * (1 + math.cos(self.last_epoch * math.pi / self.T_max)) / 2
+                    for base_lr in self.base_lrs]
+        if (self.last_epoch - 1 - self.T_max) % (2 * self.T_max) == 0:
+            return [group["lr"] + (base_lr - self.eta_min) * (1 - math.cos(math.pi / self.T_max)) / 2
+                    for base_lr, group in zip(self.base_lrs, groups)]
+        return [(1 + math.cos(math.pi * self.last_epoch / self.T_max))
+                / (1 + math.cos(math.pi * (self.last_epoch - 1) / self.T_max))
+                * (group["lr"] - self.eta_min) + self.eta_min
+                for group in groups]
+
+    def _get_closed_form_lr(self):
+        return [self.eta_min + (base_lr - self.eta_min) * (1 + math.cos(math.pi * self.last_epoch / self.T_max)) / 2
+                for base_lr in self.base_lrs]
