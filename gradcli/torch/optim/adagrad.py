@@ -25,10 +25,14 @@ class Adagrad(Optimizer):
         super().__init__(params, defaults)
         for group in self.param_groups:       # Adagrad's state exists before the first step
             for p in group["params"]:
-                state = self.state[p]
-                state["step"] = new_state(np.float32(0))
-                init = group["initial_accumulator_value"]
-                state["sum"] = new_state(np.full_like(p.data, init))
+                self._init_state(p)
+
+    def _init_state(self, p):
+        # (the optimizer's initial_accumulator_value, not the group's, as in PyTorch)
+        state = self.state[p]
+        state["step"] = new_state(np.float32(0))
+        state["sum"] = new_state(np.full_like(p.data, self.defaults["initial_accumulator_value"]))
+        return state
 
     @_no_grad_step
     def step(self, closure=None):
@@ -38,7 +42,7 @@ class Adagrad(Optimizer):
             for p in group["params"]:
                 if p._grad is None:
                     continue
-                state = self.state[p]
+                state = self.state[p] if p in self.state else self._init_state(p)
                 step_t, state_sum = state["step"], state["sum"]
                 write(step_t, step_t.data + np.float32(1))
                 step = step_t.data.item()

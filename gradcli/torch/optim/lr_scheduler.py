@@ -13,6 +13,10 @@ _W_ORDER = ("Detected call of `lr_scheduler.step()` before `optimizer.step()`. I
             "should call them in the opposite order: `optimizer.step()` before `lr_scheduler.step()`.  Failure to "
             "do this will result in PyTorch skipping the first value of the learning rate schedule. See more "
             "details at https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate")
+_W_EPOCH = ("The epoch parameter in `scheduler.step()` was not necessary and is being deprecated where possible. "
+            "Please use `scheduler.step()` to step the scheduler. During the deprecation, if epoch is different "
+            "from None, the closed form is used instead of the new chainable form, where available. Please open "
+            "an issue if you are unable to replicate your use case: https://github.com/pytorch/pytorch/issues/new/choose.")
 _W_GET_LR = "To get the last learning rate computed by the scheduler, please use `get_last_lr()`."
 
 
@@ -69,6 +73,8 @@ class LRScheduler:
         if self._step_count == 1 and not getattr(self.optimizer, "_opt_called", False):
             _E.STATE.warn(_W_ORDER)
         self._step_count += 1
+        if epoch is not None:
+            _E.STATE.warn(_W_EPOCH)
         self._get_lr_called_within_step = True
         try:
             if epoch is None:

@@ -74,14 +74,13 @@ class Optimizer:
             self.add_param_group(param_group)
 
     def __repr__(self):
-        lines = [self.__class__.__name__ + " ("]
+        text = self.__class__.__name__ + " ("
         for i, group in enumerate(self.param_groups):
-            lines.append(f"Parameter Group {i}")
+            text += f"\nParameter Group {i}\n"
             for key in sorted(group):
                 if key != "params":
-                    lines.append(f"    {key}: {group[key]}")
-        lines.append(")")
-        return "\n".join(lines)
+                    text += f"    {key}: {group[key]}\n"
+        return text + ")"
 
     def add_param_group(self, param_group):
         if not isinstance(param_group, dict):
