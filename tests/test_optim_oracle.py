@@ -309,3 +309,28 @@ def test_scheduler_warnings():
         except Exception as e:
             print(type(e).__name__, e)
     """, sqrt=False)
+
+
+def test_clip_grad_norm_and_value():
+    # gradients whose squares and norms are exact, so no summation order shows
+    _same("""
+        a = torch.tensor([3.0, 4.0], requires_grad=True)
+        b = torch.tensor([[12.0]], requires_grad=True)
+        c = torch.tensor([1.0, 2.0], requires_grad=True)
+        for max_norm, norm_type in ((1.0, 2.0), (26.0, 2), (5.0, float("inf")), (100.0, 2.0), (2.0, 1)):
+            a.grad = torch.tensor([3.0, 4.0])
+            b.grad = torch.tensor([[12.0]])
+            g = a.grad
+            total = torch.nn.utils.clip_grad_norm_([a, b, c], max_norm, norm_type=norm_type)
+            print(total, bits(a.grad), bits(b.grad), a.grad is g, g._version, c.grad)
+        print(torch.nn.utils.clip_grad_norm_(iter([]), 1.0))
+        print(torch.nn.utils.clip_grad_norm_((p for p in []), 1.0))
+        a.grad = torch.tensor([float("inf"), 1.0])
+        try:
+            torch.nn.utils.clip_grad_norm_(a, 1.0, error_if_nonfinite=True)
+        except RuntimeError as e:
+            print(e)
+        a.grad = torch.tensor([-3.0, 0.25])
+        b.grad = torch.tensor([[7.0]])
+        print(torch.nn.utils.clip_grad_value_([a, b, c], 0.5), a.grad, b.grad, a.grad._version)
+    """, sqrt=False)
