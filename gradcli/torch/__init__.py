@@ -15,7 +15,6 @@ from ..engine import Size, Tensor, STATE as _STATE
 from .. import errors as _errors
 from ..errors import TorchRuntimeError, TorchTypeError, TorchValueError
 
-__version__ = "2.13.0 (gradcli)"
 
 float32 = float = _E.float32
 float64 = double = _E.float64
@@ -194,15 +193,9 @@ as_tensor = tensor
 
 
 def Tensor_(*args, **kwargs):
-    """`torch.Tensor(...)`: sizes give a float32 tensor of that shape, data gives float32 values."""
-    if kwargs:
-        raise TorchTypeError("new() received an invalid combination of arguments - got keyword arguments")
-    if builtins.all(isinstance(a, _py_int) and not isinstance(a, _py_bool) for a in args):
-        return zeros(*args)
-    if len(args) == 1 and isinstance(args[0], (list, tuple, Tensor)):
-        return tensor(args[0], dtype=float32)
-    raise TorchTypeError("new() received an invalid combination of arguments - got "
-                         f"({', '.join(type(a).__name__ for a in args)})")
+    """`torch.Tensor(...)`: sizes give a float32 tensor of that shape, data gives float32 values,
+    a tensor is aliased."""
+    return _legacy.legacy_new(float32, "new", *args, _any_dtype=True, **kwargs)
 
 
 def from_numpy(arr):
@@ -459,7 +452,7 @@ class _detect_anomaly(_Context):
 
 # Submodules (`torch.nn`, `torch.autograd`, ...) load on first use: a script that never touches
 # them pays nothing for them at start-up.
-_SUBMODULES = frozenset({"nn", "autograd", "optim", "utils"})
+_SUBMODULES = frozenset({"nn", "autograd", "optim", "utils", "cuda"})
 
 
 def __getattr__(name):
@@ -573,23 +566,25 @@ def _install_methods():
     T.__imul__ = inplace(ops.mul, "mul_")
     T.__itruediv__ = inplace(ops.div, "div_")
 
-    def to(self, *args, dtype=None, **kwargs):
-        for a in args:
-            if isinstance(a, _E.DType):
-                dtype = a
-        return self if dtype is None else _ops.to_dtype(self, dtype)
-
-    T.to = to
-    T.type = lambda self, dtype=None: ("torch." + self.dtype.tensor_type) if dtype is None else _ops.to_dtype(self, dtype)
     T.float = lambda self: _ops.to_dtype(self, float32)
     T.double = lambda self: _ops.to_dtype(self, float64)
     T.long = lambda self: _ops.to_dtype(self, int64)
     T.int = lambda self: _ops.to_dtype(self, int32)
     T.bool = lambda self: _ops.to_dtype(self, bool)
-    T.cpu = lambda self: self
     T.contiguous = lambda self, memory_format=None: self if self.data.flags.c_contiguous else ops.clone(self)
-    T.device = property(lambda self: "cpu")
     T.is_contiguous = lambda self, memory_format=None: _py_bool(self.data.flags.c_contiguous)
 
 
 _install_methods()
+
+# ----------------------------------------------------------------------------- legacy and device API
+
+from . import _legacy  # noqa: E402  (needs the names above)
+from .. import __version__ as gradcli_version  # noqa: E402  (gradcli's own version)
+
+__version__ = _legacy.TorchVersion("2.13.0+cpu")      # the PyTorch build whose behaviour gradcli reproduces
+device = _legacy.device
+FloatTensor, DoubleTensor, HalfTensor = (_legacy.TYPED[d] for d in (float32, float64, float16))
+LongTensor, IntTensor, ShortTensor, CharTensor, ByteTensor, BoolTensor = (
+    _legacy.TYPED[d] for d in (int64, int32, int16, int8, uint8, bool))
+_legacy.install(Tensor)
