@@ -271,3 +271,4 @@ def install(T):
     T.device = property(lambda self: CPU)
     T.is_cuda = property(lambda self: False)
     T.get_device = lambda self: -1
+    T.nelement = T.numel
