@@ -1,0 +1,4 @@
+"""`torch.utils`: data loading (torch.utils.data)."""
+from . import data
+
+__all__ = ["data"]
