@@ -81,7 +81,8 @@ SNIPPETS = {
         dev = torch.device("cuda" if torch.cuda.is_available() else "cpu")
         print(x.to(dev), dev)
         for src in ("x.cuda()", "x.to('cuda')", "x.to(torch.device('cuda:0'))", "torch.cuda.current_device()",
-                    "torch.device('gpu')", "torch.cuda.synchronize()"):
+                    "torch.device('gpu')", "torch.device('cpu:x')", "torch.device('cuda:')", "torch.device('cuda:2')",
+                    "torch.cuda.synchronize()"):
             try:
                 print(eval(src))
             except Exception as e:
@@ -90,6 +91,8 @@ SNIPPETS = {
     "version": """
         print(torch.__version__, torch.__version__ >= "1.10", torch.__version__ < "2.2", torch.__version__ == "2.13.0+cpu")
         print(torch.__version__ > (2, 0), torch.__version__.split("+")[0], str(torch.__version__))
+        print(torch.__version__ == "2.13", torch.__version__ < "2.13.1", torch.__version__ > "2.13.0",
+              torch.__version__ >= (2, 14), torch.__version__ != "2.13.0+cpu", "2.13" in torch.__version__)
     """,
 }
 

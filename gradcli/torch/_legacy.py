@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import builtins
-import re
 
 import numpy as np
 
@@ -22,13 +21,25 @@ class TorchVersion(str):
 
     @staticmethod
     def _key(v):
-        release = re.match(r"\d+(\.\d+)*", str(v).strip().lstrip("v"))
-        if release is None:
+        """(release numbers without trailing zeros, local label): "2.13.0+cpu" -> ((2, 13), "cpu")."""
+        release, _, local = str(v).strip().lstrip("v").partition("+")
+        parts = []
+        for p in release.split("."):
+            digits = ""
+            for ch in p:
+                if not ch.isdigit():
+                    break
+                digits += ch
+            if not digits:
+                break
+            parts.append(builtins.int(digits))
+            if len(digits) != len(p):
+                break
+        if not parts:
             raise TorchValueError(f"Invalid version: '{v}'")
-        parts = [builtins.int(p) for p in release.group(0).split(".")]
         while parts and parts[-1] == 0:
             parts.pop()
-        return tuple(parts)
+        return tuple(parts), local
 
     def _cmp(self, other, op):
         if isinstance(other, (tuple, list)):
@@ -48,7 +59,7 @@ class TorchVersion(str):
         return self._cmp(other, lambda a, b: a >= b)
 
     def __eq__(self, other):
-        return str.__eq__(self, other) or self._cmp(other, lambda a, b: a == b)
+        return self._cmp(other, lambda a, b: a == b)
 
     def __ne__(self, other):
         return not self.__eq__(other)
@@ -67,16 +78,18 @@ class device:
         elif isinstance(type, builtins.int) and not isinstance(type, builtins.bool):
             raise TorchRuntimeError(_NO_CUDA_INIT)
         else:
-            m = re.fullmatch(r"([a-z]+)(?::(\d+))?", str(type))
-            if m is None or m.group(1) not in _DEVICE_TYPES.split(", "):
+            name, colon, number = str(type).partition(":")
+            if name not in _DEVICE_TYPES.split(", "):
                 raise TorchRuntimeError(f"Expected one of {_DEVICE_TYPES} device type at start of device string: "
                                         f"{type}")
-            if m.group(2) is not None:
+            if colon and not number.isdigit():
+                raise TorchRuntimeError(f"Invalid device string: '{type}'")
+            if number:
                 if index is not None:
                     raise TorchRuntimeError(f"type (string) must not include an index because index was passed "
                                             f"explicitly: {type}")
-                index = builtins.int(m.group(2))
-            type = m.group(1)
+                index = builtins.int(number)
+            type = name
         self.type, self.index = type, index
 
     def __str__(self):
