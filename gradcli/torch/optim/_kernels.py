@@ -11,9 +11,10 @@ def _wide(dtype):
 
 
 def fma(a, b, c, dtype):
-    """a * b + c with a single rounding to dtype."""
-    w = _wide(dtype)
-    return (np.asarray(a, w) * np.asarray(b, w) + np.asarray(c, w)).astype(dtype)
+    """a * b + c with a single rounding to dtype (the ufuncs cast their operands as they go)."""
+    r = np.multiply(a, b, dtype=_wide(dtype))
+    np.add(r, c, out=r)
+    return r.astype(dtype)
 
 
 def scalar(value, dtype):
