@@ -13,7 +13,10 @@ def _wide(dtype):
 def fma(a, b, c, dtype):
     """a * b + c with a single rounding to dtype (the ufuncs cast their operands as they go)."""
     r = np.multiply(a, b, dtype=_wide(dtype))
-    np.add(r, c, out=r)
+    if type(r) is np.ndarray:
+        np.add(r, c, out=r)
+    else:                           # 0-d operands give a NumPy scalar
+        r = r + c
     return r.astype(dtype)
 
 
