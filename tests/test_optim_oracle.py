@@ -70,17 +70,17 @@ def _digest(state_dict):
     return state_dict
 
 
-def train_on_given_gradients(lib, name, kwargs, seed, steps=50):
+def train_on_given_gradients(lib, name, kwargs, seed, steps=50, dtype=np.float32):
     """Gradients that depend on the parameters (0.5 p + noise), set as .grad each step."""
     rng = np.random.default_rng(seed)
-    params = [lib.tensor(rng.standard_normal(s).astype(np.float32), requires_grad=True) for s in SHAPES]
-    noise = [[rng.standard_normal(s).astype(np.float32) for s in SHAPES] for _ in range(steps)]
+    params = [lib.tensor(rng.standard_normal(s).astype(dtype), requires_grad=True) for s in SHAPES]
+    noise = [[rng.standard_normal(s).astype(dtype) for s in SHAPES] for _ in range(steps)]
     opt = getattr(lib.optim, name)(params, **kwargs)
     trace = []
     for k in range(steps):
         opt.zero_grad()
         for p, n in zip(params, noise[k]):
-            p.grad = lib.tensor(p.detach().numpy() * np.float32(0.5) + n)
+            p.grad = lib.tensor(p.detach().numpy() * dtype(0.5) + n)
         opt.step()
         trace.append([bits(p) for p in params])
     return trace, _digest(opt.state_dict()), [p._version for p in params]
@@ -114,6 +114,13 @@ def test_fifty_steps_match_torch_bit_for_bit(name, kwargs):
         assert got[0] == expected[0]            # parameters after every step
         assert got[1] == expected[1]            # state and param_groups in state_dict()
         assert got[2] == expected[2]            # version counters of the parameters
+
+
+@pytest.mark.parametrize("name,kwargs", CONFIGS[2::3], ids=[n for n, _ in CONFIGS[2::3]])
+def test_float64_parameters_match_torch(name, kwargs):
+    with oracle(name):
+        expected = train_on_given_gradients(torch, name, kwargs, 4, dtype=np.float64)
+    assert train_on_given_gradients(G, name, kwargs, 4, dtype=np.float64) == expected
 
 
 @pytest.mark.parametrize("name,kwargs", CONFIGS[1:16:3], ids=[n for n, _ in CONFIGS[1:16:3]])
@@ -334,3 +341,14 @@ def test_clip_grad_norm_and_value():
         b.grad = torch.tensor([[7.0]])
         print(torch.nn.utils.clip_grad_value_([a, b, c], 0.5), a.grad, b.grad, a.grad._version)
     """, sqrt=False)
+
+
+@pytest.mark.parametrize("scale", [1.0, 1e-9, 1e9])
+def test_fused_multiply_add_rounds_as_torchs_kernel(scale):
+    from gradcli.torch.optim import _kernels
+    rng = np.random.default_rng(int(scale * 7) % 1000)
+    for dtype in (np.float32, np.float64):
+        a, b, c = (rng.standard_normal(4000).astype(dtype) * s for s in (1, scale, 1))
+        expected = torch.from_numpy(c.copy()).addcmul_(torch.from_numpy(a), torch.from_numpy(b)).numpy()
+        got = _kernels.fma(a, b, c, np.dtype(dtype))
+        assert got.dtype == dtype and np.array_equal(got.view(np.uint8), expected.view(np.uint8))

@@ -2,22 +2,46 @@
 ATen's CPU kernels round them: a scalar argument is first cast to the tensor's dtype, and where
 the vectorised kernel fuses a multiply-add (add with alpha, addcmul, lerp) the product is not
 rounded on its own. A float32 fused multiply-add is exact in float64 before its one rounding
-(a float32 product fits in float64's 53 bits)."""
+(a float32 product fits in float64's 53 bits); a float64 one is emulated exactly (below)."""
 import numpy as np
 
 
-def _wide(dtype):
-    return np.float64 if dtype == np.float32 else np.longdouble
-
-
 def fma(a, b, c, dtype):
-    """a * b + c with a single rounding to dtype (the ufuncs cast their operands as they go)."""
-    r = np.multiply(a, b, dtype=_wide(dtype))
+    """a * b + c with a single rounding to dtype."""
+    if dtype != np.float32:
+        return _fma64(np.asarray(a, dtype), np.asarray(b, dtype), np.asarray(c, dtype))
+    r = np.multiply(a, b, dtype=np.float64)        # (the ufuncs cast their operands as they go)
     if type(r) is np.ndarray:
         np.add(r, c, out=r)
     else:                           # 0-d operands give a NumPy scalar
         r = r + c
     return r.astype(dtype)
+
+
+def _split(a):
+    t = 134217729.0 * a             # Veltkamp: a = hi + lo, each with at most 26 significant bits
+    hi = t - (t - a)
+    return hi, a - hi
+
+
+def _two_sum(a, b):
+    s = a + b
+    bb = s - a
+    return s, (a - (s - bb)) + (b - bb)
+
+
+def _fma64(a, b, c):
+    """Boldo and Melquiond's emulated FMA: the exact product (Dekker) and sum, the low parts
+    added with rounding to odd, then one rounding to nearest."""
+    p = a * b
+    ah, al = _split(a)
+    bh, bl = _split(b)
+    e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+    th, tl = _two_sum(c, p)
+    v, err = _two_sum(tl, e)
+    even = (v.view(np.int64) & 1) == 0
+    v = np.where((err != 0) & even, np.nextafter(v, np.copysign(np.inf, err)), v)
+    return th + v
 
 
 def scalar(value, dtype):
