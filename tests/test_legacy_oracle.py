@@ -82,7 +82,9 @@ SNIPPETS = {
         print(x.to(dev), dev)
         for src in ("x.cuda()", "x.to('cuda')", "x.to(torch.device('cuda:0'))", "torch.cuda.current_device()",
                     "torch.device('gpu')", "torch.device('cpu:x')", "torch.device('cuda:')", "torch.device('cuda:2')",
-                    "torch.cuda.synchronize()"):
+                    "torch.cuda.synchronize()", "torch.zeros(2, device='cuda')", "torch.tensor([1.], device='cuda:0')",
+                    "torch.ones_like(x, device=torch.device('cuda'))", "torch.ones(2, device=torch.device('cpu'))",
+                    "torch.arange(3, device='cpu')", "torch.eye(2, device=dev)"):
             try:
                 print(eval(src))
             except Exception as e:

@@ -165,6 +165,7 @@ def _scan(data):
 
 
 def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    _legacy.check_device(device)
     if isinstance(data, Tensor):
         arr = data.data.copy()
         if dtype is not None:
@@ -230,18 +231,22 @@ def _alloc(size, dtype, fill):
 
 
 def ones(*size, dtype=None, requires_grad=False, device=None):
+    _legacy.check_device(device)
     return _new(_alloc(size, dtype, 1), requires_grad)
 
 
 def zeros(*size, dtype=None, requires_grad=False, device=None):
+    _legacy.check_device(device)
     return _new(_alloc(size, dtype, 0), requires_grad)
 
 
 def empty(*size, dtype=None, requires_grad=False, device=None):
+    _legacy.check_device(device)
     return zeros(*size, dtype=dtype, requires_grad=requires_grad)
 
 
 def full(size, fill_value, dtype=None, requires_grad=False, device=None):
+    _legacy.check_device(device)
     if not isinstance(fill_value, (_py_int, _py_float)):
         fill_value = _number("full", "fill_value", fill_value)
     if dtype is None:
@@ -257,18 +262,22 @@ def _like(t, name):
 
 
 def ones_like(t, dtype=None, requires_grad=False, device=None):
+    _legacy.check_device(device)
     return _new(np.ones(_like(t, "ones_like"), _np_dtype(dtype, t.data.dtype)), requires_grad)
 
 
 def zeros_like(t, dtype=None, requires_grad=False, device=None):
+    _legacy.check_device(device)
     return _new(np.zeros(_like(t, "zeros_like"), _np_dtype(dtype, t.data.dtype)), requires_grad)
 
 
 def full_like(t, fill_value, dtype=None, requires_grad=False, device=None):
+    _legacy.check_device(device)
     return _new(np.full(_like(t, "full_like"), fill_value, _np_dtype(dtype, t.data.dtype)), requires_grad)
 
 
 def empty_like(t, dtype=None, requires_grad=False, device=None):
+    _legacy.check_device(device)
     return zeros_like(t, dtype=dtype, requires_grad=requires_grad)
 
 
@@ -290,6 +299,7 @@ def _count(name, arg, v):
 
 
 def arange(start, end=None, step=1, dtype=None, requires_grad=False, device=None):
+    _legacy.check_device(device)
     if end is None:
         start, end = 0, start
     values = [_number("arange", a, v) for a, v in (("start", start), ("end", end), ("step", step))]
@@ -309,12 +319,14 @@ def arange(start, end=None, step=1, dtype=None, requires_grad=False, device=None
 
 
 def linspace(start, end, steps, dtype=None, requires_grad=False, device=None):
+    _legacy.check_device(device)
     start, end = _number("linspace", "start", start), _number("linspace", "end", end)
     _ops._check_numel(_count("linspace", "steps", steps))
     return _new(np.linspace(start, end, steps).astype(_np_dtype(dtype, np.dtype(np.float32))), requires_grad)
 
 
 def eye(n, m=None, dtype=None, requires_grad=False, device=None):
+    _legacy.check_device(device)
     n = _count("eye", "n", n)
     m = n if m is None else _count("eye", "m", m)
     _ops._check_numel(n * m)
