@@ -352,3 +352,35 @@ def test_fused_multiply_add_rounds_as_torchs_kernel(scale):
         expected = torch.from_numpy(c.copy()).addcmul_(torch.from_numpy(a), torch.from_numpy(b)).numpy()
         got = _kernels.fma(a, b, c, np.dtype(dtype))
         assert got.dtype == dtype and np.array_equal(got.view(np.uint8), expected.view(np.uint8))
+
+
+def test_an_optimizer_subclass_with_a_no_grad_step():
+    # the custom-optimizer pattern of tutorials: Optimizer's groups and state, @torch.no_grad() step
+    _same("""
+        class MySGD(torch.optim.Optimizer):
+            def __init__(self, params, lr=0.1, momentum=0.0):
+                super().__init__(params, dict(lr=lr, momentum=momentum))
+            @torch.no_grad()
+            def step(self, closure=None):
+                for group in self.param_groups:
+                    for p in group["params"]:
+                        if p.grad is None:
+                            continue
+                        state = self.state[p]
+                        if "buf" not in state:
+                            state["buf"] = torch.zeros_like(p)
+                        state["buf"].mul_(group["momentum"]).add_(p.grad)
+                        p.add_(state["buf"], alpha=-group["lr"])
+                return None
+        w = torch.tensor([1.0, -2.0, 0.5], requires_grad=True)
+        opt = MySGD([w], lr=0.1, momentum=0.9)
+        for i in range(3):
+            opt.zero_grad()
+            loss = (w * w * w).sum()
+            loss.backward()
+            opt.step()
+            print(w, w._version, opt.state[w]["buf"])
+        print(opt.state_dict())
+        print(opt)
+        print(isinstance(opt, torch.optim.Optimizer), torch.optim.Optimizer.__name__)
+    """, sqrt=False)

@@ -77,6 +77,21 @@ class _GradMode(_Context):
         _STATE.grad_enabled = self._prev
         return False
 
+    def __call__(self, func):
+        """As a decorator (`@torch.no_grad()`): the mode holds while func runs."""
+        import functools
+        flag = self._flag
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            prev = _STATE.grad_enabled
+            _STATE.grad_enabled = flag
+            try:
+                return func(*args, **kwargs)
+            finally:
+                _STATE.grad_enabled = prev
+        return wrapper
+
 
 class no_grad(_GradMode):
     _flag = False
