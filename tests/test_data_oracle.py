@@ -109,8 +109,10 @@ SNIPPETS = {
                 return iter(range(7))
         print(list(torch.utils.data.DataLoader(Stream(), batch_size=3)))
         print(list(torch.utils.data.DataLoader(Stream(), batch_size=3, drop_last=True)))
+        print([b[0].tolist() for b in torch.utils.data.DataLoader(ds, batch_size=3, shuffle=True, num_workers=2)])
         for kw in ({"shuffle": True, "sampler": sampler}, {"batch_sampler": bs, "batch_size": 2},
-                   {"batch_size": None, "drop_last": True}, {"batch_size": 0}, {"num_workers": -1}):
+                   {"batch_size": None, "drop_last": True}, {"batch_size": 0}, {"num_workers": -1},
+                   {"prefetch_factor": 2}, {"persistent_workers": True}):
             try:
                 torch.utils.data.DataLoader(ds, **kw)
             except ValueError as e:

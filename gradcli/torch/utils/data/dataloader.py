@@ -1,6 +1,8 @@
-"""DataLoader (single process) and default_collate, as PyTorch's: each pass over the loader first
-draws a base seed from the global stream (PyTorch's workers' seed, drawn even with no worker),
-then the sampler draws its own when the first batch is asked for."""
+"""DataLoader and default_collate, as PyTorch's: each pass over the loader first draws a base
+seed from the global stream (PyTorch's workers' seed, drawn even with no worker), then the
+sampler draws its own when the first batch is asked for. Loading always happens in the
+script's process: with num_workers > 0 the batches and their order are PyTorch's (its workers
+deliver in order), but random numbers drawn inside a worker are not reproduced."""
 import collections.abc
 import copy
 
@@ -97,10 +99,15 @@ class DataLoader:
         if num_workers < 0:
             raise TorchValueError("num_workers option should be non-negative; use num_workers=0 to disable "
                                   "multiprocessing.")
-        if num_workers > 0:
-            raise NotImplementedError("gradcli's DataLoader loads in the main process only (num_workers=0)")
         if timeout < 0:
             raise TorchValueError("timeout option should be non-negative")
+        if num_workers == 0 and prefetch_factor is not None:
+            raise TorchValueError("prefetch_factor option could only be specified in multiprocessing.let num_workers "
+                                  "> 0 to enable multiprocessing, otherwise set prefetch_factor to None.")
+        if num_workers > 0 and prefetch_factor is not None and prefetch_factor < 0:
+            raise TorchValueError("prefetch_factor option should be non-negative")
+        if persistent_workers and num_workers == 0:
+            raise TorchValueError("persistent_workers option needs num_workers > 0")
         self.dataset = dataset
         self.num_workers = num_workers
         self.timeout = timeout
@@ -151,7 +158,7 @@ class DataLoader:
         return self.batch_sampler if self._auto_collation else self.sampler
 
     def __iter__(self):
-        return _SingleProcessDataLoaderIter(self)
+        return _DataLoaderIter(self)
 
     def __len__(self):
         if self._iterable:
@@ -162,7 +169,7 @@ class DataLoader:
         return len(self._index_sampler)
 
 
-class _SingleProcessDataLoaderIter:
+class _DataLoaderIter:
     def __init__(self, loader):
         torch = _torch()
         self._loader = loader
