@@ -337,6 +337,40 @@ SNIPPETS = {
         s.backward()
         print(x.grad)
     """,
+    "save_for_backward checks, hooks and retain_grad on outputs": """
+        class F(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x, 3)
+                return x * 2
+            @staticmethod
+            def backward(ctx, g):
+                return g
+        x = torch.tensor([1.0], requires_grad=True)
+        try:
+            F.apply(x)
+        except Exception as e:
+            print(type(e).__name__, e)
+        class H(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2
+            @staticmethod
+            def backward(ctx, g):
+                return g * 3
+        y = H.apply(x)
+        y.register_hook(lambda g: print("tensor hook", g))
+        y.backward(torch.ones(1))
+        print(x.grad, H.apply(x).grad_fn.next_functions, H.apply(x * 1).grad_fn.next_functions)
+        try:
+            print(F.forward(None, x))
+        except Exception as e:
+            print(type(e).__name__, e)
+        z = H.apply(x)
+        z.retain_grad()
+        (z * z).sum().backward()
+        print(z.grad, x.grad)
+    """,
 }
 
 
