@@ -271,6 +271,9 @@ SCHEDULERS = [
     "torch.optim.lr_scheduler.LambdaLR(opt, [lambda e: 1 / (e + 1), lambda e: 0.5])",
     "torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=7)",
     "torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=4, eta_min=0.001)",
+    "torch.optim.lr_scheduler.MultiplicativeLR(opt, lambda e: 0.9)",
+    "torch.optim.lr_scheduler.ConstantLR(opt, factor=0.5, total_iters=4)",
+    "torch.optim.lr_scheduler.LinearLR(opt, start_factor=0.25, total_iters=6)",
 ]
 
 
@@ -383,4 +386,26 @@ def test_an_optimizer_subclass_with_a_no_grad_step():
         print(opt.state_dict())
         print(opt)
         print(isinstance(opt, torch.optim.Optimizer), torch.optim.Optimizer.__name__)
+    """, sqrt=False)
+
+
+def test_reduce_lr_on_plateau():
+    _same("""
+        w = torch.tensor([1.0], requires_grad=True)
+        opt = torch.optim.SGD([{"params": [w]}, {"params": [], "lr": 0.5}], lr=0.1)
+        for kw in ({}, {"mode": "max", "factor": 0.5, "patience": 1, "cooldown": 2},
+                   {"threshold_mode": "abs", "threshold": 0.1, "patience": 0, "min_lr": [0.02, 0.3]}):
+            for g in opt.param_groups:
+                g["lr"] = 0.1
+            sched = torch.optim.lr_scheduler.ReduceLROnPlateau(opt, **kw)
+            for epoch, metric in enumerate([1.0, 0.9, 0.95, 0.95, 0.97, 0.89, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9,
+                                            0.9, 0.9, 0.9, 0.9, 0.9, 0.9]):
+                sched.step(torch.tensor(metric) if epoch % 2 else metric)
+                print(epoch, sched.get_last_lr(), sched.num_bad_epochs, sched.cooldown_counter, sched.best)
+            print(sorted(sched.state_dict()))
+        for bad in ({"factor": 1.5}, {"mode": "up"}, {"threshold_mode": "x"}, {"min_lr": [0.1]}):
+            try:
+                torch.optim.lr_scheduler.ReduceLROnPlateau(opt, **bad)
+            except ValueError as e:
+                print(e)
     """, sqrt=False)
