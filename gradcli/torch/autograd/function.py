@@ -18,7 +18,6 @@ import inspect
 import numpy as np
 
 from ... import engine as _E
-from ... import ops as _ops
 from ...engine import Node, OpDef, Saved, Tensor
 from ...errors import TorchNotImplementedError, TorchRuntimeError, TorchTypeError
 

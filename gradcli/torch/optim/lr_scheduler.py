@@ -6,7 +6,7 @@ from bisect import bisect_right
 from collections import Counter
 
 from ... import engine as _E
-from ...errors import TorchRuntimeError, TorchTypeError, TorchValueError
+from ...errors import TorchKeyError, TorchRuntimeError, TorchTypeError, TorchValueError
 from .optimizer import Optimizer
 
 _W_ORDER = ("Detected call of `lr_scheduler.step()` before `optimizer.step()`. In PyTorch 1.1.0 and later, you "
@@ -38,7 +38,7 @@ class LRScheduler:
         else:
             for i, group in enumerate(optimizer.param_groups):
                 if "initial_lr" not in group:
-                    raise KeyError(
+                    raise TorchKeyError(
                         f"param 'initial_lr' is not specified in param_groups[{i}] when resuming scheduler with "
                         "last_epoch >= 0.\nThis typically happens when:\n1. You're trying to resume training from "
                         "a checkpoint but haven't properly loaded the optimizer state\n2. You're using last_epoch "

@@ -9,7 +9,7 @@ import copy
 import numpy as np
 
 from ....engine import Tensor
-from ....errors import TorchTypeError, TorchValueError
+from ....errors import TorchRuntimeError, TorchTypeError, TorchValueError
 from .dataset import IterableDataset
 from .sampler import BatchSampler, RandomSampler, SequentialSampler
 
@@ -58,7 +58,7 @@ def default_collate(batch):
         it = iter(batch)
         elem_size = len(next(it))
         if not all(len(e) == elem_size for e in it):
-            raise RuntimeError("each element in list of batch should be of equal size")
+            raise TorchRuntimeError("each element in list of batch should be of equal size")
         transposed = list(zip(*batch))
         if isinstance(elem, tuple):
             return [default_collate(samples) for samples in transposed]

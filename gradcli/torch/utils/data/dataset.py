@@ -4,14 +4,14 @@ import itertools
 import math
 
 from .... import engine as _E
-from ....errors import TorchValueError
+from ....errors import TorchAssertionError, TorchNotImplementedError, TorchValueError
 
 
 class Dataset:
     """A map-style dataset: subclasses define __getitem__ (and usually __len__)."""
 
     def __getitem__(self, index):
-        raise NotImplementedError("Subclasses of Dataset should implement __getitem__.")
+        raise TorchNotImplementedError("Subclasses of Dataset should implement __getitem__.")
 
     def __add__(self, other):
         return ConcatDataset([self, other])
@@ -21,7 +21,7 @@ class IterableDataset(Dataset):
     """An iterable-style dataset: subclasses define __iter__."""
 
     def __iter__(self):
-        raise NotImplementedError("Subclasses of IterableDataset should implement __iter__.")
+        raise TorchNotImplementedError("Subclasses of IterableDataset should implement __iter__.")
 
 
 class TensorDataset(Dataset):
@@ -29,7 +29,7 @@ class TensorDataset(Dataset):
 
     def __init__(self, *tensors):
         if any(tensors[0].size(0) != tensor.size(0) for tensor in tensors):
-            raise AssertionError("Size mismatch between tensors")
+            raise TorchAssertionError("Size mismatch between tensors")
         self.tensors = tensors
 
     def __getitem__(self, index):
@@ -57,10 +57,10 @@ class ConcatDataset(Dataset):
     def __init__(self, datasets):
         self.datasets = list(datasets)
         if len(self.datasets) == 0:
-            raise AssertionError("datasets should not be an empty iterable")
+            raise TorchAssertionError("datasets should not be an empty iterable")
         for d in self.datasets:
             if isinstance(d, IterableDataset):
-                raise AssertionError("ConcatDataset does not support IterableDataset")
+                raise TorchAssertionError("ConcatDataset does not support IterableDataset")
         self.cumulative_sizes = list(itertools.accumulate(len(d) for d in self.datasets))
 
     def __len__(self):
