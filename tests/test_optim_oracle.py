@@ -409,3 +409,31 @@ def test_reduce_lr_on_plateau():
             except ValueError as e:
                 print(e)
     """, sqrt=False)
+
+
+def test_load_state_dict_checks_the_groups():
+    _same("""
+        a = torch.tensor([1.0, 2.0], requires_grad=True)
+        b = torch.tensor([3.0], requires_grad=True)
+        opt = torch.optim.Adagrad([a, b], lr=0.1)
+        print(opt.state_dict())
+        sd = opt.state_dict()
+        for other in (torch.optim.Adagrad([a], lr=0.1), torch.optim.Adagrad([{"params": [a]}, {"params": [b]}])):
+            try:
+                other.load_state_dict(sd)
+            except ValueError as e:
+                print(e)
+        twin = torch.optim.Adagrad([b, a], lr=0.5)
+        twin.load_state_dict(sd)
+        print(twin.state_dict()["param_groups"], twin.state[b]["sum"].shape, twin.state[a]["sum"].shape)
+        d = torch.tensor([1.0], dtype=torch.float64, requires_grad=True)
+        opt64 = torch.optim.SGD([d], lr=0.1, momentum=0.5)
+        opt64.load_state_dict({"state": {0: {"momentum_buffer": torch.tensor([2.0])}},
+                               "param_groups": [{"lr": 0.2, "momentum": 0.5, "dampening": 0, "weight_decay": 0,
+                                                 "nesterov": False, "maximize": False, "foreach": None,
+                                                 "differentiable": False, "fused": None, "params": [0]}]})
+        print(opt64.state[d]["momentum_buffer"].dtype, opt64.param_groups[0]["lr"])
+        d.grad = torch.tensor([1.0], dtype=torch.float64)
+        opt64.step()
+        print(d)
+    """, sqrt=False)
