@@ -1390,12 +1390,13 @@ def _apply(fn, grad_out, create_graph, wanted):
     """Run one node's backward formulas (the grads for each next edge, None where unused).
     (_run runs the common case itself: no create_graph, inputs, observer or anomaly mode.)"""
     op = fn.op
-    vals = _unpacked(fn, create_graph)
+    custom = CUSTOM_APPLY.get(op)
+    if custom is None:
+        vals = _unpacked(fn, create_graph)
     edges = fn.edges
-    if grad_out is None:
+    if grad_out is None and op not in RUNS_WITHOUT_GRAD:
         return [None] * len(edges)
     m = TENSOR_MATH if create_graph else NUMPY_MATH
-    custom = CUSTOM_APPLY.get(op)
     if custom is not None:
         outs = custom(fn, grad_out, create_graph)
         return [None if nxt is None or (wanted is not None and nxt not in wanted) or g is None
@@ -1627,5 +1628,7 @@ NUMPY_MATH = _NumpyMath()     # extended by ops.py
 TENSOR_MATH = None            # set by ops.py: the same names, as differentiable tensor ops
 VARIADIC = {}                 # set by ops.py: backward of ops with a list of inputs
 CUSTOM_APPLY = {}             # set by ops.py: nodes whose backward is not a table formula (CopySlices)
+RUNS_WITHOUT_GRAD = set()     # custom ops that run even when their own buffer got no gradient (a custom
+                              # Function whose other outputs did: torch.autograd.function)
 TWINS = set()                 # set by ops.py: ops whose two formulas are one function of the other operand (mul)
 FRESH = None                  # set by ops.py: rebuild a view's grad_fn after its storage changed in place

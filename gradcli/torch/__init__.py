@@ -14,7 +14,6 @@ from ..engine import Size, Tensor, STATE as _STATE
 from .. import errors as _errors
 from ..errors import TorchRuntimeError, TorchTypeError, TorchValueError
 
-__version__ = "2.13.0 (gradcli)"
 
 float32 = float = _E.float32
 float64 = double = _E.float64
@@ -76,6 +75,21 @@ class _GradMode(_Context):
     def __exit__(self, *exc):
         _STATE.grad_enabled = self._prev
         return False
+
+    def __call__(self, func):
+        """As a decorator (`@torch.no_grad()`): the mode holds while func runs."""
+        import functools
+        flag = self._flag
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            prev = _STATE.grad_enabled
+            _STATE.grad_enabled = flag
+            try:
+                return func(*args, **kwargs)
+            finally:
+                _STATE.grad_enabled = prev
+        return wrapper
 
 
 class no_grad(_GradMode):
@@ -165,6 +179,7 @@ def _scan(data):
 
 
 def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    _legacy.check_device(device)
     if isinstance(data, Tensor):
         arr = data._data.copy()
         if dtype is not None:
@@ -193,15 +208,9 @@ as_tensor = tensor
 
 
 def Tensor_(*args, **kwargs):
-    """`torch.Tensor(...)`: sizes give a float32 tensor of that shape, data gives float32 values."""
-    if kwargs:
-        raise TorchTypeError("new() received an invalid combination of arguments - got keyword arguments")
-    if builtins.all(isinstance(a, _py_int) and not isinstance(a, _py_bool) for a in args):
-        return zeros(*args)
-    if len(args) == 1 and isinstance(args[0], (list, tuple, Tensor)):
-        return tensor(args[0], dtype=float32)
-    raise TorchTypeError("new() received an invalid combination of arguments - got "
-                         f"({', '.join(type(a).__name__ for a in args)})")
+    """`torch.Tensor(...)`: sizes give a float32 tensor of that shape, data gives float32 values,
+    a tensor is aliased."""
+    return _legacy.legacy_new(float32, "new", *args, _any_dtype=True, **kwargs)
 
 
 def from_numpy(arr):
@@ -236,18 +245,22 @@ def _alloc(size, dtype, fill):
 
 
 def ones(*size, dtype=None, requires_grad=False, device=None):
+    _legacy.check_device(device)
     return _new(_alloc(size, dtype, 1), requires_grad)
 
 
 def zeros(*size, dtype=None, requires_grad=False, device=None):
+    _legacy.check_device(device)
     return _new(_alloc(size, dtype, 0), requires_grad)
 
 
 def empty(*size, dtype=None, requires_grad=False, device=None):
+    _legacy.check_device(device)
     return zeros(*size, dtype=dtype, requires_grad=requires_grad)
 
 
 def full(size, fill_value, dtype=None, requires_grad=False, device=None):
+    _legacy.check_device(device)
     if not isinstance(fill_value, (_py_int, _py_float)):
         fill_value = _number("full", "fill_value", fill_value)
     if dtype is None:
@@ -263,18 +276,22 @@ def _like(t, name):
 
 
 def ones_like(t, dtype=None, requires_grad=False, device=None):
+    _legacy.check_device(device)
     return _new(np.ones(_like(t, "ones_like"), _np_dtype(dtype, t._data.dtype)), requires_grad)
 
 
 def zeros_like(t, dtype=None, requires_grad=False, device=None):
+    _legacy.check_device(device)
     return _new(np.zeros(_like(t, "zeros_like"), _np_dtype(dtype, t._data.dtype)), requires_grad)
 
 
 def full_like(t, fill_value, dtype=None, requires_grad=False, device=None):
+    _legacy.check_device(device)
     return _new(np.full(_like(t, "full_like"), fill_value, _np_dtype(dtype, t._data.dtype)), requires_grad)
 
 
 def empty_like(t, dtype=None, requires_grad=False, device=None):
+    _legacy.check_device(device)
     return zeros_like(t, dtype=dtype, requires_grad=requires_grad)
 
 
@@ -296,6 +313,7 @@ def _count(name, arg, v):
 
 
 def arange(start, end=None, step=1, dtype=None, requires_grad=False, device=None):
+    _legacy.check_device(device)
     if end is None:
         start, end = 0, start
     values = [_number("arange", a, v) for a, v in (("start", start), ("end", end), ("step", step))]
@@ -315,12 +333,14 @@ def arange(start, end=None, step=1, dtype=None, requires_grad=False, device=None
 
 
 def linspace(start, end, steps, dtype=None, requires_grad=False, device=None):
+    _legacy.check_device(device)
     start, end = _number("linspace", "start", start), _number("linspace", "end", end)
     _ops._check_numel(_count("linspace", "steps", steps))
     return _new(np.linspace(start, end, steps).astype(_np_dtype(dtype, np.dtype(np.float32))), requires_grad)
 
 
 def eye(n, m=None, dtype=None, requires_grad=False, device=None):
+    _legacy.check_device(device)
     n = _count("eye", "n", n)
     m = n if m is None else _count("eye", "m", m)
     _ops._check_numel(n * m)
@@ -732,7 +752,7 @@ class _detect_anomaly(_Context):
 
 # Submodules (`torch.nn`, `torch.autograd`, ...) load on first use: a script that never touches
 # them pays nothing for them at start-up.
-_SUBMODULES = frozenset({"nn", "autograd", "optim", "utils"})
+_SUBMODULES = frozenset({"nn", "autograd", "optim", "utils", "cuda"})
 
 
 def __dir__():
@@ -854,23 +874,25 @@ def _install_methods():
     T.__imul__ = inplace(ops.mul, "mul_")
     T.__itruediv__ = inplace(ops.div, "div_")
 
-    def to(self, *args, dtype=None, **kwargs):
-        for a in args:
-            if isinstance(a, _E.DType):
-                dtype = a
-        return self if dtype is None else _ops.to_dtype(self, dtype)
-
-    T.to = to
-    T.type = lambda self, dtype=None: ("torch." + self.dtype.tensor_type) if dtype is None else _ops.to_dtype(self, dtype)
     T.float = lambda self: _ops.to_dtype(self, float32)
     T.double = lambda self: _ops.to_dtype(self, float64)
     T.long = lambda self: _ops.to_dtype(self, int64)
     T.int = lambda self: _ops.to_dtype(self, int32)
     T.bool = lambda self: _ops.to_dtype(self, bool)
-    T.cpu = lambda self: self
     T.contiguous = lambda self, memory_format=None: self if self._data.flags.c_contiguous else ops.clone(self)
-    T.device = property(lambda self: "cpu")
     T.is_contiguous = lambda self, memory_format=None: _py_bool(self._data.flags.c_contiguous)
 
 
 _install_methods()
+
+# ----------------------------------------------------------------------------- legacy and device API
+
+from . import _legacy  # noqa: E402  (needs the names above)
+from .. import __version__ as gradcli_version  # noqa: E402  (gradcli's own version)
+
+__version__ = _legacy.TorchVersion("2.13.0+cpu")      # the PyTorch build whose behaviour gradcli reproduces
+device = _legacy.device
+FloatTensor, DoubleTensor, HalfTensor = (_legacy.TYPED[d] for d in (float32, float64, float16))
+LongTensor, IntTensor, ShortTensor, CharTensor, ByteTensor, BoolTensor = (
+    _legacy.TYPED[d] for d in (int64, int32, int16, int8, uint8, bool))
+_legacy.install(Tensor)
