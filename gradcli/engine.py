@@ -14,6 +14,9 @@ from __future__ import annotations
 import sys
 
 import numpy as np
+from numpy import ndarray
+
+_ARRAYS = (ndarray, np.generic)        # what the engine keeps as a tensor's data
 
 from .errors import TorchRuntimeError, TorchTypeError
 
@@ -236,7 +239,16 @@ class Tensor:
                  "_retains_grad", "_hooks", "_base", "__weakref__")
     __array_priority__ = 1000        # so `ndarray * Tensor` defers to Tensor
 
-    def __init__(self, data, requires_grad=False, grad_fn=None, version=None, base=None):
+    def __init__(self, data=None, requires_grad=False, grad_fn=None, version=None, base=None, *sizes):
+        if not isinstance(data, _ARRAYS):
+            # a script's `torch.Tensor(2, 3)`, `torch.Tensor([1, 2])`, `torch.Tensor(t)` (the engine
+            # itself always passes an array)
+            args = (data,) if data is not None else ()
+            args += tuple(v for v, unset in zip((requires_grad, grad_fn, version, base), (False, None, None, None))
+                          if v is not unset) + sizes
+            from .torch import Tensor_
+            made = Tensor_(*args)
+            data, requires_grad, grad_fn, version, base = made._data, False, None, made._vc, None
         self._data = data
         if MEMORY_HOOK is not None and data.size >= 1024:
             MEMORY_HOOK(data)
