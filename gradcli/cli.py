@@ -49,7 +49,7 @@ def run(file: Optional[str] = typer.Argument(None, help="The script to run (.gra
         set_: List[str] = SET,
         strict: bool = STRICT,
         plain: bool = typer.Option(False, "--plain", help="Print exactly what Python + PyTorch would print."),
-        json_: bool = typer.Option(False, "--json", help="Print one JSON object (see DESIGN.md)."),
+        json_: bool = typer.Option(False, "--json", help="Print one JSON object (its keys: docs/json.md)."),
         explain_: bool = typer.Option(False, "--explain",
                                       help="Then explain every backward/grad call (as `gradcli explain`)."),
         timeout: Optional[float] = TIMEOUT,

@@ -1,7 +1,7 @@
 """The autograd engine: tensors, graph nodes, saved tensors and the backward pass.
 
 It knows nothing of the script language. It behaves like PyTorch 2.13 in what a
-user can observe (torch-facts.md): which node saves which tensor, when saved
+user can observe: which node saves which tensor, when saved
 tensors are freed, the order nodes run in (a max-heap on creation sequence
 number, AccumulateGrad as soon as it is ready), how `.grad` accumulates, and the
 exact error texts. Per-op knowledge lives in ops.py's table, not here.

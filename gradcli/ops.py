@@ -2004,7 +2004,7 @@ def to_dtype(t, dtype):
 E.TENSOR_MATH = _TensorMath()
 
 # ============================================================================= breadth: shapes, indexing,
-# reductions that save tensors, selection, losses (torch-facts.md §1c–§1g)
+# reductions that save tensors, selection, losses
 
 _INT64_MAX = 2 ** 63 - 1
 

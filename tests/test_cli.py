@@ -43,7 +43,7 @@ TORCH_SECOND_BACKWARD = (
 CONCISE_NAME_ERROR = "f = x+y; z = 2*f; y1 = z**2; backward y1; backward y2"
 CONCISE_TWICE = "f = x+y; z = 2*f; y1 = z**2; y2 = z**3; backward y1; backward y2"
 
-# The first code block of seed 000, exactly as in the thread (import torch on line 1).
+# The first code block of the question "PyTorch中retain_graph作用及两次backward无报错原因问询", exactly as asked (import torch on line 1).
 SEED000_BLOCK1 = """\
 import torch
 x = torch.tensor([2.0], requires_grad=True)
@@ -422,7 +422,7 @@ def test_concise_second_backward_rich_text(cli):
     assert "Fix:" in text and "retain_graph=True" in text[text.find("Fix:"):], r
 
 
-# ============================================================================ 2. the JSON contract (DESIGN.md)
+# ============================================================================ 2. the JSON contract (docs/json.md)
 
 def _seed_file_cases():
     return [pytest.param("seed000_block1_verbatim.py", SEED000_BLOCK1, id="seed000-block1-verbatim"),
@@ -437,7 +437,7 @@ def test_json_contract_seed000_block1(cli, name, source):
     assert r.rc == 1, r
     d = r.json()
     L = {k: _line_of(source, k) for k in ("z = 2*f", "y1 = z**2", "y2 = z**3", "y1.backward()", "y2.backward()")}
-    if name.endswith("verbatim.py"):       # the line numbers DESIGN.md quotes
+    if name.endswith("verbatim.py"):       # the line numbers docs/json.md quotes
         assert (L["z = 2*f"], L["y1 = z**2"], L["y1.backward()"], L["y2.backward()"]) == (5, 6, 8, 9)
 
     assert d["version"] == 1
