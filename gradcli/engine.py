@@ -226,6 +226,15 @@ class Version:
 # ----------------------------------------------------------------------------- tensors
 
 
+
+def _requires_grad_leaf_error(requires_grad):
+    """PyTorch's requires_grad_leaf_error: only setting False gets the detach() hint."""
+    message = "you can only change requires_grad flags of leaf variables."
+    if not requires_grad:
+        message += (" If you want to use a computed variable in a subgraph that doesn't require "
+                    "differentiation use var_no_grad = var.detach().")
+    return message
+
 class Tensor:
     """A NumPy array plus PyTorch's autograd metadata. Operations are added by ops.py."""
 
@@ -310,22 +319,27 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, value):
+        # PyTorch's attribute takes only a bool and refuses any change on a non-leaf;
+        # requires_grad_() accepts True there (it is already true) and refuses only False.
+        if type(value) is not bool:
+            raise TorchRuntimeError("requires_grad must be a bool")
+        if self.grad_fn is not None:
+            raise TorchRuntimeError(_requires_grad_leaf_error(value))
         self._set_requires_grad(value, "only Tensors of floating point and complex dtype can require gradients")
 
     def _set_requires_grad(self, flag, int_message):
-        flag = bool(flag)
         if self.grad_fn is not None:
             if not flag:
-                raise TorchRuntimeError(
-                    "you can only change requires_grad flags of leaf variables. If you want to use a "
-                    "computed variable in a subgraph that doesn't require differentiation use "
-                    "var_no_grad = var.detach().")
+                raise TorchRuntimeError(_requires_grad_leaf_error(flag))
             return
         if flag and self.data.dtype.kind != "f":
             raise TorchRuntimeError(int_message)
         self._rg = flag
 
     def requires_grad_(self, requires_grad=True):
+        if type(requires_grad) is not bool:
+            raise TorchTypeError("requires_grad_(): argument 'requires_grad' (position 1) must be bool, not "
+                                 + type(requires_grad).__name__)
         self._set_requires_grad(requires_grad, "only Tensors of floating point dtype can require gradients")
         return self
 
