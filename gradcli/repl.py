@@ -756,8 +756,9 @@ def _attribute_names(obj):
             out.append((n, "attribute" if isinstance(attr, property) or not callable(attr) else "method"))
         return out
     if isinstance(obj, I.Namespace):
+        # (isidentifier: pytest's assertion rewriting adds `@py_builtins` to modules it loads)
         return [(n, _meta(v)) for n, v in sorted(obj._attrs.items())
-                if n != "annotations" and not n.startswith("Torch")]
+                if n.isidentifier() and n != "annotations" and not n.startswith("Torch")]
     if isinstance(obj, E.Node):
         out = [(n, "attribute") for n in sorted(getattr(I, "_NODE_ATTRS", ()))]
         out += [("_saved_" + s, "saved tensor" if obj.saved.get(s) is not None else "saved slot (None)")
@@ -936,6 +937,16 @@ def _literal(spec):
         return "[" + ", ".join(_literal(v) for v in spec) + "]"
     f = float(spec)
     return repr(f) if math.isfinite(f) else f"float('{f}')"
+
+
+# ----------------------------------------------------------------------------- views of state
+
+def _default(name, fallback):
+    try:
+        from . import runcmd
+        return getattr(runcmd, name, fallback)
+    except ImportError:
+        return fallback
 
 
 def _fmt(data):
