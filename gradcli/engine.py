@@ -310,6 +310,10 @@ class Tensor:
     def is_floating_point(self):
         return self.data.dtype.kind == "f"
 
+    def data_ptr(self):
+        """The address of the first element: equal for tensors that share memory from there."""
+        return self.data.__array_interface__["data"][0] if self.data.size else 0
+
     # -- requires_grad -----------------------------------------------------------
     @property
     def requires_grad(self):
@@ -1075,7 +1079,11 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
                     record.executed.append(fn)
             if type(fn) is AccumulateGrad:
                 if buf is not None:
-                    _accumulate(fn.variable, buf, create_graph, record, fn in owned and not fn.hooks)
+                    # Earlier nodes' leftovers may name buf: dropped, so that its reference
+                    # count tells whether anything else holds it (PyTorch's use_count).
+                    g = old = outs = s = None
+                    alone = fn in owned or _getrefcount(buf) == 2 and _data_unshared(buf)
+                    _accumulate(fn.variable, buf, create_graph, record, alone)
                 continue
             op = fn.op
             if op is GRAPH_ROOT:
@@ -1407,14 +1415,16 @@ def _apply(fn, grad_out, create_graph, wanted):
 
 
 def _accumulate(leaf, buf, create_graph, record, owned=False):
-    """AccumulateGrad. `owned`: nothing else holds `buf`, so a first gradient can keep it, as
-    PyTorch's AccumulateGrad steals a gradient whose use count says it is not shared."""
+    """AccumulateGrad, with PyTorch's rules for a first gradient: without create_graph it is
+    kept as .grad itself ("stolen", a view included, so that .grad may share memory with
+    other leaves' gradients or a tensor the user holds) when nothing else holds it (`owned`)
+    and its layout is the leaf's; otherwise .grad is a copy. A later gradient is added in place."""
     watched = STATE.observer is not None          # the report shows each .grad before and after
     before = leaf._grad.data.copy() if watched and leaf._grad is not None else None
     if not create_graph:
         data = buf.data if isinstance(buf, Tensor) else buf
         if leaf._grad is None:
-            if owned and data.dtype == leaf.data.dtype and data.flags.c_contiguous:
+            if owned and data.dtype == leaf.data.dtype and data.flags.writeable and _obeys_layout(data, leaf.data):
                 leaf._grad = Tensor(data)
             else:
                 leaf._grad = Tensor(np.array(data, dtype=leaf.data.dtype, copy=True))
@@ -1437,6 +1447,36 @@ def _accumulate(leaf, buf, create_graph, record, owned=False):
             leaf._grad = leaf._grad + g
     if watched:
         record.updates.append((leaf, before, leaf._grad.data.copy()))
+
+
+def _data_unshared(buf):
+    """A gradient held as a Tensor (a hook's result): its array must be held by it alone."""
+    return type(buf) is not Tensor or _getrefcount(buf.data) == 2
+
+
+def _obeys_layout(g, v):
+    """PyTorch's gradient layout contract: a variable that is non-overlapping and dense takes a
+    gradient of its own strides (any stride for a size-1 dimension but 0); another variable a
+    row-major contiguous one. (Strides in bytes: g and v have one dtype.)"""
+    if g.shape != v.shape:
+        return False
+    if not _non_overlapping_and_dense(v):
+        return g.flags.c_contiguous
+    for n, gs, vs in zip(g.shape, g.strides, v.strides):
+        if gs != vs if n != 1 else gs == 0 or vs == 0:
+            return False
+    return True
+
+
+def _non_overlapping_and_dense(a):
+    if a.flags.c_contiguous or a.flags.f_contiguous:
+        return True
+    expected = a.itemsize
+    for n, stride in sorted([(n, st) for n, st in zip(a.shape, a.strides) if n != 1], key=lambda p: p[1]):
+        if stride != expected:
+            return False
+        expected *= n
+    return True
 
 
 class _NumpyMath:
@@ -1537,7 +1577,9 @@ class _NumpyMath:
 
     @staticmethod
     def expand(g, shape):
-        return np.broadcast_to(g, shape)
+        """PyTorch's expand: a view, writable where g is (views of it may become a .grad)."""
+        b = np.broadcast_to(g, shape)
+        return np.lib.stride_tricks.as_strided(g, b.shape, b.strides, writeable=g.flags.writeable)
 
 
 _SPARE_MIN = 4096       # elements: below this a fresh array costs less than checking that g is spare

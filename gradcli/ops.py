@@ -2288,7 +2288,7 @@ def _stack_backward(m, g, attrs, meta):
 
 
 _NumpyMath.narrow = staticmethod(lambda g, dim, start, n: g[(slice(None),) * dim + (slice(start, start + n),)])
-_NumpyMath.select = staticmethod(lambda g, dim, i: np.take(g, i, axis=dim))
+_NumpyMath.select = staticmethod(lambda g, dim, i: g[(slice(None),) * dim + (i,)])     # unbind: views
 E.VARIADIC.update(CatBackward0=_cat_backward, StackBackward0=_stack_backward)
 E.TWINS.add(TABLE["mul"])       # g * other, g * self: for x * x one product, doubled (engine._twins)
 
