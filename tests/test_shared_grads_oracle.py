@@ -174,3 +174,43 @@ def test_the_shared_gradients_show_in_a_script_run():
                        "torch.stack([a, b]).sum(0).exp().sum().backward()\n"
                        "(b * 1).sum().backward()\n"
                        "print(a.grad, b.grad)\n")
+
+
+# ----------------------------------------------------------------------------- generated scenarios
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+COMBINE = {"stack0": lambda t, xs: t.stack(xs), "stack1": lambda t, xs: t.stack(xs, 1),
+           "cat0": lambda t, xs: t.cat(xs), "cat_rows": lambda t, xs: t.cat([x.unsqueeze(0) for x in xs])}
+REDUCE = {"none": lambda y: y, "sum0": lambda y: y.sum(0), "sum0_keepdim": lambda y: y.sum(0, keepdim=True),
+          "sum_last": lambda y: y.sum(-1), "mean0": lambda y: y.mean(0), "sum": lambda y: y.sum()}
+POINTWISE = {"exp": lambda y: y.exp(), "times2": lambda y: y * 2, "none": lambda y: y}
+
+
+def _generated(t, combine, reduce, pointwise, n, hook, then):
+    xs = _leaves(t, n)
+    kept = []
+    if hook == "keep":
+        xs[0].register_hook(kept.append)
+    elif hook == "replace":
+        xs[0].register_hook(lambda g: g * 1)
+    y = POINTWISE[pointwise](REDUCE[reduce](COMBINE[combine](t, xs))).sum()
+    y.backward(retain_graph=then == "again")
+    states = [_state({f"x{i}.grad": x.grad for i, x in enumerate(xs)})]
+    if then == "again":
+        y.backward()
+    elif then.startswith("leaf"):
+        (xs[int(then[4:])] * 3).sum().backward()
+    elif then == "zero":
+        xs[-1].grad.zero_()
+    states.append(_state({f"x{i}.grad": x.grad for i, x in enumerate(xs)}))
+    return states
+
+
+@settings(max_examples=60, deadline=None, database=None)
+@given(combine=st.sampled_from(sorted(COMBINE)), reduce=st.sampled_from(sorted(REDUCE)),
+       pointwise=st.sampled_from(sorted(POINTWISE)), n=st.integers(2, 3),
+       hook=st.sampled_from(["none", "keep", "replace"]), then=st.sampled_from(["again", "leaf0", "leaf1", "zero"]))
+def test_generated_gradients_share_memory_as_in_pytorch(combine, reduce, pointwise, n, hook, then):
+    args = (combine, reduce, pointwise, n, hook, then)
+    assert _generated(gtorch, *args) == _generated(torch, *args)
