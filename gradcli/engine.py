@@ -1,7 +1,7 @@
 """The autograd engine: tensors, graph nodes, saved tensors and the backward pass.
 
 It knows nothing of the script language. It behaves like PyTorch 2.13 in what a
-user can observe (torch-facts.md): which node saves which tensor, when saved
+user can observe: which node saves which tensor, when saved
 tensors are freed, the order nodes run in (a max-heap on creation sequence
 number, AccumulateGrad as soon as it is ready), how `.grad` accumulates, and the
 exact error texts. Per-op knowledge lives in ops.py's table, not here.
@@ -231,6 +231,15 @@ class Version:
 # ----------------------------------------------------------------------------- tensors
 
 
+
+def _requires_grad_leaf_error(requires_grad):
+    """PyTorch's requires_grad_leaf_error: only setting False gets the detach() hint."""
+    message = "you can only change requires_grad flags of leaf variables."
+    if not requires_grad:
+        message += (" If you want to use a computed variable in a subgraph that doesn't require "
+                    "differentiation use var_no_grad = var.detach().")
+    return message
+
 class Tensor:
     """A NumPy array plus PyTorch's autograd metadata. Operations are added by ops.py."""
 
@@ -327,6 +336,10 @@ class Tensor:
     def grad_fn(self, node):
         self._fn = node
 
+    def data_ptr(self):
+        """The address of the first element: equal for tensors that share memory from there."""
+        return self._data.__array_interface__["data"][0] if self._data.size else 0
+
     # -- requires_grad -----------------------------------------------------------
     @property
     def requires_grad(self):
@@ -336,22 +349,27 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, value):
+        # PyTorch's attribute takes only a bool and refuses any change on a non-leaf;
+        # requires_grad_() accepts True there (it is already true) and refuses only False.
+        if type(value) is not bool:
+            raise TorchRuntimeError("requires_grad must be a bool")
+        if self.grad_fn is not None:
+            raise TorchRuntimeError(_requires_grad_leaf_error(value))
         self._set_requires_grad(value, "only Tensors of floating point and complex dtype can require gradients")
 
     def _set_requires_grad(self, flag, int_message):
-        flag = bool(flag)
-        if self._fn is not None:
+        if self.grad_fn is not None:
             if not flag:
-                raise TorchRuntimeError(
-                    "you can only change requires_grad flags of leaf variables. If you want to use a "
-                    "computed variable in a subgraph that doesn't require differentiation use "
-                    "var_no_grad = var.detach().")
+                raise TorchRuntimeError(_requires_grad_leaf_error(flag))
             return
         if flag and self._data.dtype.kind != "f":
             raise TorchRuntimeError(int_message)
         self._rg = flag
 
     def requires_grad_(self, requires_grad=True):
+        if type(requires_grad) is not bool:
+            raise TorchTypeError("requires_grad_(): argument 'requires_grad' (position 1) must be bool, not "
+                                 + type(requires_grad).__name__)
         self._set_requires_grad(requires_grad, "only Tensors of floating point dtype can require gradients")
         return self
 
@@ -1105,7 +1123,11 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
                     record.executed.append(fn)
             if type(fn) is AccumulateGrad:
                 if buf is not None:
-                    _accumulate(fn.variable, buf, create_graph, record, fn in owned and not fn.hooks)
+                    # Earlier nodes' leftovers may name buf: dropped, so that its reference
+                    # count tells whether anything else holds it (PyTorch's use_count).
+                    g = old = outs = s = None
+                    alone = fn in owned or _getrefcount(buf) == 2 and _data_unshared(buf)
+                    _accumulate(fn.variable, buf, create_graph, record, alone)
                 continue
             op = fn.op
             if op is GRAPH_ROOT:
@@ -1438,14 +1460,16 @@ def _apply(fn, grad_out, create_graph, wanted):
 
 
 def _accumulate(leaf, buf, create_graph, record, owned=False):
-    """AccumulateGrad. `owned`: nothing else holds `buf`, so a first gradient can keep it, as
-    PyTorch's AccumulateGrad steals a gradient whose use count says it is not shared."""
+    """AccumulateGrad, with PyTorch's rules for a first gradient: without create_graph it is
+    kept as .grad itself ("stolen", a view included, so that .grad may share memory with
+    other leaves' gradients or a tensor the user holds) when nothing else holds it (`owned`)
+    and its layout is the leaf's; otherwise .grad is a copy. A later gradient is added in place."""
     watched = STATE.observer is not None          # the report shows each .grad before and after
     before = leaf._grad._data.copy() if watched and leaf._grad is not None else None
     if not create_graph:
         data = buf._data if isinstance(buf, Tensor) else buf
         if leaf._grad is None:
-            if owned and data.dtype == leaf._data.dtype and data.flags.c_contiguous:
+            if owned and data.dtype == leaf._data.dtype and data.flags.writeable and _obeys_layout(data, leaf._data):
                 leaf._grad = Tensor(data)
             else:
                 leaf._grad = Tensor(np.array(data, dtype=leaf._data.dtype, copy=True))
@@ -1468,6 +1492,36 @@ def _accumulate(leaf, buf, create_graph, record, owned=False):
             leaf._grad = leaf._grad + g
     if watched:
         record.updates.append((leaf, before, leaf._grad._data.copy()))
+
+
+def _data_unshared(buf):
+    """A gradient held as a Tensor (a hook's result): its array must be held by it alone."""
+    return type(buf) is not Tensor or _getrefcount(buf._data) == 2
+
+
+def _obeys_layout(g, v):
+    """PyTorch's gradient layout contract: a variable that is non-overlapping and dense takes a
+    gradient of its own strides (any stride for a size-1 dimension but 0); another variable a
+    row-major contiguous one. (Strides in bytes: g and v have one dtype.)"""
+    if g.shape != v.shape:
+        return False
+    if not _non_overlapping_and_dense(v):
+        return g.flags.c_contiguous
+    for n, gs, vs in zip(g.shape, g.strides, v.strides):
+        if gs != vs if n != 1 else gs == 0 or vs == 0:
+            return False
+    return True
+
+
+def _non_overlapping_and_dense(a):
+    if a.flags.c_contiguous or a.flags.f_contiguous:
+        return True
+    expected = a.itemsize
+    for n, stride in sorted([(n, st) for n, st in zip(a.shape, a.strides) if n != 1], key=lambda p: p[1]):
+        if stride != expected:
+            return False
+        expected *= n
+    return True
 
 
 class _NumpyMath:
@@ -1568,7 +1622,9 @@ class _NumpyMath:
 
     @staticmethod
     def expand(g, shape):
-        return np.broadcast_to(g, shape)
+        """PyTorch's expand: a view, writable where g is (views of it may become a .grad)."""
+        b = np.broadcast_to(g, shape)
+        return np.lib.stride_tricks.as_strided(g, b.shape, b.strides, writeable=g.flags.writeable)
 
 
 _SPARE_MIN = 4096       # elements: below this a fresh array costs less than checking that g is spare

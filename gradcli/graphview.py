@@ -20,10 +20,8 @@ and nodes deeper than a depth limit are summarised.
 """
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
-import tempfile
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Optional
@@ -688,19 +686,3 @@ def render(snap, fmt, timeout=60):
     if done.returncode != 0:
         raise RuntimeError(f"dot failed: {done.stderr.decode(errors='replace').strip()}")
     return done.stdout
-
-
-def write_atomic(path, data):
-    """Write text or bytes to path through a temporary file in the same directory."""
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix="." + os.path.basename(path) + ".", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data.encode() if isinstance(data, str) else data)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise

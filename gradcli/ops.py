@@ -254,9 +254,10 @@ TABLE = {
                self=lambda m, g, self_sym_numel, self_sym_sizes: m.div_scalar(
                    m.expand(g, self_sym_sizes), self_sym_numel), doc="saves only the input's sizes"),
     "mean_dim": op("MeanBackward1", ("self",), attrs=("dim", "keepdim", "self_sym_numel", "self_sym_sizes"),
-                   self=lambda m, g, dim, keepdim, self_sym_numel, self_sym_sizes: m.expand(
-                       m.div_scalar(g if keepdim else m.unsqueeze_dims(g, dim, len(self_sym_sizes)),
-                                    _count(self_sym_sizes, dim)), self_sym_sizes),
+                   # PyTorch's mean_backward: sum's backward (an expanded view), then divided
+                   self=lambda m, g, dim, keepdim, self_sym_numel, self_sym_sizes: m.div_scalar(
+                       m.expand(g if keepdim else m.unsqueeze_dims(g, dim, len(self_sym_sizes)), self_sym_sizes),
+                       _count(self_sym_sizes, dim)),
                    doc="saves only dims and sizes"),
     # -- matrix products ----------------------------------------------------------------------
     "dot": op("DotBackward0", ("self", "tensor"), saved=(("self", "tensor"), ("tensor", "self")),
@@ -2013,7 +2014,7 @@ def to_dtype(t, dtype):
 E.TENSOR_MATH = _TensorMath()
 
 # ============================================================================= breadth: shapes, indexing,
-# reductions that save tensors, selection, losses (torch-facts.md §1c–§1g)
+# reductions that save tensors, selection, losses
 
 _INT64_MAX = 2 ** 63 - 1
 
@@ -2297,7 +2298,7 @@ def _stack_backward(m, g, attrs, meta):
 
 
 _NumpyMath.narrow = staticmethod(lambda g, dim, start, n: g[(slice(None),) * dim + (slice(start, start + n),)])
-_NumpyMath.select = staticmethod(lambda g, dim, i: np.take(g, i, axis=dim))
+_NumpyMath.select = staticmethod(lambda g, dim, i: g[(slice(None),) * (dim % g.ndim) + (i,)])     # unbind: views
 E.VARIADIC.update(CatBackward0=_cat_backward, StackBackward0=_stack_backward)
 E.TWINS.add(TABLE["mul"])       # g * other, g * self: for x * x one product, doubled (engine._twins)
 

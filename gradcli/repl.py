@@ -541,7 +541,8 @@ class Session:
             return
         existed = os.path.exists(path)
         try:
-            _write_atomically(path, text)
+            from .atomic import write_atomic
+            write_atomic(path, text)
         except OSError as e:
             self._note(f":save: cannot write {path}: {e.strerror or e}", error=True)
             return
@@ -859,31 +860,6 @@ def _literal(spec):
         return "[" + ", ".join(_literal(v) for v in spec) + "]"
     f = float(spec)
     return repr(f) if math.isfinite(f) else f"float('{f}')"
-
-
-def _write_atomically(path, text):
-    import tempfile
-    directory = os.path.dirname(os.path.abspath(path))
-    try:
-        mode = os.stat(path).st_mode & 0o7777
-    except FileNotFoundError:
-        umask = os.umask(0)
-        os.umask(umask)
-        mode = 0o666 & ~umask
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix="." + os.path.basename(path) + ".", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 # ----------------------------------------------------------------------------- views of state

@@ -61,7 +61,7 @@ class ErrorInfo:
         self.col = col
         self.text = text          # the source line
         self.hint = hint          # "Did you mean: 'y1'?"
-        self.cause = cause        # engine facts behind the error (see DESIGN.md)
+        self.cause = cause        # engine facts behind the error (docs/json.md)
         self.why = why            # the cause in plain words
         self.fix = fix            # what to change
 

@@ -1,4 +1,4 @@
-"""Regression guard for performance and memory (issue 8).
+"""Regression guard for performance and memory (benchmarks/README.md).
 
 The timing tests run benchmarks/workloads.py at a small size and fail only on a GROSS
 regression, measured as a ratio against the hand-written NumPy version of the same
@@ -224,7 +224,7 @@ def test_a_plain_python_run_imports_only_what_it_needs(tmp_path):
     script.write_text(W.seed_script(), encoding="utf-8")
     r = subprocess.run([sys.executable, "-X", "importtime", "-m", "gradcli", "run", "--plain", str(script)],
                        cwd=ROOT, capture_output=True, text=True, timeout=120)
-    assert r.returncode == 0, r.stderr[-2000:]          # seed 000 with retain_graph: it runs through
+    assert r.returncode == 0, r.stderr[-2000:]          # examples/seed000_block1.py retaining: it runs through
     imported = {line.rsplit("|", 1)[-1].strip().split(".")[0] for line in r.stderr.splitlines()
                 if line.startswith("import time:")}
     assert "gradcli" in imported

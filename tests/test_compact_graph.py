@@ -1,4 +1,4 @@
-"""The engine's compact graph records (issue 8) against PyTorch: a tensor's version counter
+"""The engine's compact graph records against PyTorch: a tensor's version counter
 made only when needed, edges kept in the node's own slots, saved Python numbers and saved
 outputs kept compact until something reads them, nodes sharing input_meta and empty `saved`
 mappings. What a library user sees must not change."""
@@ -116,7 +116,7 @@ SNIPPETS = {
         print(y._version, v._version)
         attempt(lambda: y.sum().backward())
     """,
-    # One-element float32 tensors take shortcuts (issue 8, W1): a Python float operand as a
+    # One-element float32 tensors take shortcuts (benchmark W1): a Python float operand as a
     # cached 0-d array, tanh/exp/log/sin/cos and tanh's backward in Python floats.
     "a one-element tensor with Python floats: values, saved numbers, gradients": """
         for c in (-0.0, 0.0, 0.5, -2.5, 1e-40, 3e38, 1e300, float('nan'), float('inf'), 0.1):

@@ -1,4 +1,4 @@
-"""Hostile input (issue 9): limits, depth, sandbox escapes and bad command lines.
+"""Hostile input: limits, depth, sandbox escapes and bad command lines.
 
 Every test runs the real command line (`python -m gradcli`, PYTHONPATH = this checkout) in a
 subprocess that has an address-space cap (so a run that ignores gradcli's own limits fails

@@ -12,6 +12,7 @@ import io
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import threading
@@ -61,14 +62,21 @@ def env_for(home, **extra):
 
 # ----------------------------------------------------------------------------- pseudo-terminal
 
+def _default_sigint():
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 class Term:
     """A REPL in a pseudo-terminal; matches on its output with escape sequences removed."""
 
     def __init__(self, home, args=(), **env):
         import pexpect           # the test extra installs it; a missing install must fail
         self.pexpect = pexpect
+        # preexec_fn: Ctrl-C must reach the REPL even when the tests run with SIGINT ignored
+        # (under nohup), which a child would inherit.
         self.child = pexpect.spawn(LAUNCH[0], LAUNCH[1:] + list(args), env=env_for(home, **env), cwd=str(home),
-                                   dimensions=(50, 160), encoding="utf-8", codec_errors="replace", timeout=15)
+                                   dimensions=(50, 160), encoding="utf-8", codec_errors="replace", timeout=15,
+                                   preexec_fn=_default_sigint)
         self.raw = ""
         self.pos = 0           # output before this index (of the cleaned text) has been matched
 
@@ -442,12 +450,16 @@ def test_interrupting_a_computation_keeps_the_session_consistent(session):
     import _thread
     from gradcli.engine import STATE
     run(session, "import torch", "w = torch.ones(3, requires_grad=True)", "n = 0")
+    # interrupt_main does nothing while SIGINT is ignored (tests run under nohup): Python's own
+    # handler must be in place for the simulated Ctrl-C to arrive.
+    old_handler = signal.signal(signal.SIGINT, signal.default_int_handler)
     timer = threading.Timer(0.5, _thread.interrupt_main)
     timer.start()
     try:
         out = run(session, "with torch.no_grad():\n    while True:\n        n = n + 1\n        v = w * 2\n")
     finally:
         timer.cancel()
+        signal.signal(signal.SIGINT, old_handler)
     assert "KeyboardInterrupt" in out
     assert STATE.grad_enabled and STATE.capture is None and STATE.observer is None
     out = run(session, "n > 0", "v.requires_grad", "u = (w * w).sum()", "u.backward()", "w.grad")

@@ -14,6 +14,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from gradcli import cmd_test, testing
+from gradcli.atomic import write_atomic
 # Imported now, before pytester's inline runs snapshot sys.modules: a module first imported inside
 # one inline run is dropped after it, and NumPy cannot be imported twice in one process.
 import gradcli.executor, gradcli.runner, gradcli.views.plain, gradcli.views.json_view  # noqa: E401,F401,E402
@@ -282,7 +283,7 @@ def test_atomic_write_keeps_the_old_file_when_writing_fails(tmp_path, monkeypatc
         raise OSError(28, "No space left on device")
     monkeypatch.setattr(os, "fsync", broken_fsync)
     with pytest.raises(OSError):
-        testing.atomic_write(str(target), "new contents that never land\n" * 1000)
+        write_atomic(str(target), "new contents that never land\n" * 1000)
     assert target.read_text() == "old contents\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["x.out"], "the temporary file is removed"
 
