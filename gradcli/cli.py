@@ -11,7 +11,9 @@ from . import __version__
 app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
                   context_settings={"help_option_names": ["-h", "--help"]},
                   help="See PyTorch's autograd at work: run small autograd scripts on a NumPy engine "
-                       "that behaves like PyTorch 2.13, and see gradients, freed buffers and why errors happen.")
+                       "that behaves like PyTorch 2.13, and see gradients, freed buffers and why errors happen. "
+                       "Scripts are run by Python with `torch` resolved to gradcli, with the same trust as "
+                       "`python script.py`: run only scripts you would run yourself.")
 
 from .runcmd import (DEFAULT_MAX_ELEMENTS, DEFAULT_MAX_MEMORY_GB, read_script, show, exit_status,  # noqa: F401
                      execute)

@@ -499,6 +499,11 @@ class _Timer:
         while f is not None:
             if f.f_code.co_filename == self.session.filename:
                 line = f.f_lineno
+                caller = f.f_back
+                # a function stopped as it starts is on its `def` line: name the call instead
+                if line == f.f_code.co_firstlineno and caller is not None and \
+                        caller.f_code.co_filename == self.session.filename:
+                    line = caller.f_lineno
                 break
             f = f.f_back
         where = f"stopped at line {line}; " if line is not None else ""
@@ -506,6 +511,8 @@ class _Timer:
                           "with --timeout)")
 
     def start(self):
+        from . import watchdog
+        watchdog.arm(self.seconds)
         if self.main:
             def on_alarm(signum, frame):
                 raise self._error(frame)
@@ -523,6 +530,8 @@ class _Timer:
             sys.settrace(trace)
 
     def stop(self):
+        from . import watchdog
+        watchdog.disarm()
         if self.main:
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, self.old if self.old is not None else signal.SIG_DFL)
