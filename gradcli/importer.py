@@ -21,13 +21,10 @@ _ECOSYSTEM = ("torchvision", "torchaudio", "torchtext", "torchdata", "functorch"
 NOT_PROVIDED_HINT = "replace data loading by small literal tensors (torch.tensor([...]))"
 
 
-class NotProvided(ModuleNotFoundError):
-    """A torch module gradcli does not (yet) implement: says so, rather than blaming the script."""
-
-
 def not_provided(name):
-    return NotProvided(f"No module named '{name}': gradcli does not implement {name} (yet); "
-                       f"{NOT_PROVIDED_HINT}", name=name)
+    """A torch module gradcli does not (yet) implement: says so, rather than blaming the script."""
+    return ModuleNotFoundError(f"No module named '{name}': gradcli does not implement {name} (yet); "
+                               f"{NOT_PROVIDED_HINT}", name=name)
 
 
 class _Alias(importlib.abc.Loader):
