@@ -977,6 +977,23 @@ def _make_grads(outputs, grads, create_graph):
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None,
              _single_gradient=None):
     """torch.autograd.backward / Tensor.backward."""
+    calls = STATE.calls
+    try:
+        _backward(tensors, grad_tensors, retain_graph, create_graph, inputs)
+    except Exception as e:
+        _raised_early(calls, "backward", retain_graph, create_graph, e)
+        raise
+
+
+def _raised_early(calls, kind, retain_graph, create_graph, error):
+    """A call that raised before running any node is still one call, in the report too."""
+    if STATE.calls == calls and STATE.observer is not None:
+        record = CallRecord(kind, bool(create_graph if retain_graph is None else retain_graph))
+        record.error = error
+        record.finish()
+
+
+def _backward(tensors, grad_tensors, retain_graph, create_graph, inputs):
     tensors = _as_tensor_list(tensors, "tensors")
     if grad_tensors is not None and not isinstance(grad_tensors, (list, tuple)):
         grad_tensors = _as_tensor_list(grad_tensors, "grad_tensors")
@@ -998,6 +1015,15 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
          allow_unused=None, is_grads_batched=False, materialize_grads=False):
     """torch.autograd.grad."""
+    calls = STATE.calls
+    try:
+        return _grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused, materialize_grads)
+    except Exception as e:
+        _raised_early(calls, "grad", retain_graph, create_graph, e)
+        raise
+
+
+def _grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused, materialize_grads):
     outputs = _as_tensor_list(outputs, "outputs")
     inputs = _as_tensor_list(inputs, "inputs")
     if allow_unused is None:

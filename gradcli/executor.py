@@ -52,7 +52,10 @@ class Recorder:
             ev.updates.append(LeafUpdate(by_tensor.get(id(leaf)), None if before is None else fmt(before), fmt(after),
                                          after.tolist()))
         ev.failed = record.error is not None
-        ev.raised = ev.failed
+        if ev.failed:
+            e = record.error
+            ev.error = (getattr(e, "pytype", None) or type(e).__name__, str(e))
+            ev.exception = e
         self.report.items.append(("call", ev))
         if self.keep_calls:
             from . import tracing
@@ -312,6 +315,7 @@ class Session:
                     shown = [(n, repr(gtorch.tensor(dialect.leaf_literal(v), requires_grad=True))) for n, v in leaves]
                     report.items.insert(0, ("leaves", shown))
                     self.leaves_announced.extend(n for n, _ in leaves)
+        _caught(report, self.filename)
         report.describe = self.describe_tensors
         return report
 
@@ -362,6 +366,27 @@ def run_source(source, filename="<script>", *, values=None, strict=False, timeou
     recorder = recorder or Recorder(report)
     session = Session(filename, values=values, strict=strict, recorder=recorder, echo=echo)
     return session.run(source, report, timeout=timeout, max_elements=max_elements, max_memory=max_memory, upto=upto)
+
+
+def _caught(report, filename):
+    """For each call that raised but did not end the script: the line of the `except` that caught
+    it (the innermost `try` around the line the exception passed through in the catching frame)."""
+    for item in report.items:
+        if item[0] != "call" or item[1].exception is None:
+            continue
+        ev, exc = item[1], item[1].exception
+        ev.exception = None
+        if exc is report.exception or exc.__traceback__ is None:
+            continue
+        tb = exc.__traceback__
+        sm = O.source_map(tb.tb_frame.f_code.co_filename) if tb.tb_frame.f_code.co_filename == filename else None
+        line = tb.tb_lineno
+        best = None
+        for node in ast.walk(sm.tree) if sm is not None else ():
+            if isinstance(node, ast.Try) and node.handlers and node.body[0].lineno <= line <= node.body[-1].end_lineno:
+                if best is None or node.lineno >= best.lineno:
+                    best = node
+        ev.caught_line = best.handlers[0].lineno if best is not None else line
 
 
 def _interactive(body, filename):

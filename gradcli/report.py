@@ -45,12 +45,21 @@ class CallEvent:
         self.freed = freed if freed is not None else []            # NodeInfo whose saved tensors it freed
         self.updates = updates if updates is not None else []      # LeafUpdate, in the order they happened
         self.failed = failed
+        self.error = None                 # (type, message) of what the call raised
+        self.caught_line = None           # the `except` that caught it, when the script went on
+        self.exception = None             # (the exception itself, until the run ends)
+
+    @property
+    def raised(self):
+        return self.failed
 
     def as_json(self):
         return {"kind": self.kind, "line": self.line, "retain_graph": self.retain_graph,
                 "freed": [n.as_json() for n in self.freed],
                 "ran": [n.grad_fn for n in self.executed],
-                "updated": [u.name for u in self.updates], "failed": self.failed}
+                "updated": [u.name for u in self.updates], "failed": self.failed, "raised": self.raised,
+                "error": None if self.error is None else {"type": self.error[0], "message": self.error[1],
+                                                          "caught_line": self.caught_line}}
 
 
 class ErrorInfo:

@@ -355,3 +355,38 @@ def test_classes_in_a_dialect_script_are_not_a_syntax_error(tmp_path):
     script.write_text("class Box:\n    def __init__(self, v):\n        self.v = v\nb = Box(3)\nprint(b.v)\n")
     proc = _cli("run", "--plain", str(script))
     assert proc.returncode == 0 and proc.stdout == "3\n", proc.stderr
+
+# ----------------------------------------------------------------------------- calls that raise at once
+
+
+@pytest.mark.parametrize("call, message", [
+    ("y.backward()", "grad can be implicitly created only for scalar outputs"),
+    ("torch.ones(2).sum().backward()", "element 0 of tensors does not require grad"),
+    ("y.sum().backward(torch.ones(3))", "Mismatch in shape"),
+    ("torch.autograd.grad(y.sum(), [torch.ones(2)])", "One of the differentiated Tensors does not require grad"),
+])
+def test_a_call_that_raises_before_running_is_still_an_event(call, message):
+    r = run(f"import torch\nx = torch.ones(2, requires_grad=True)\ny = x * 2\ntry:\n    {call}\n"
+            "except RuntimeError as e:\n    print('caught')\n")
+    assert r.error is None and r.stdout == "caught\n"
+    (ev,) = r.events
+    doc = ev.as_json()
+    assert doc["raised"] is True and doc["freed"] == [] and doc["line"] == 5
+    assert doc["error"]["type"] == "RuntimeError" and message in doc["error"]["message"]
+    assert doc["error"]["caught_line"] == 6
+
+
+def test_a_call_that_ends_the_script_is_not_caught():
+    r = run("import torch\nx = torch.ones(2, requires_grad=True)\n(x * 2).backward()\n")
+    (ev,) = r.events
+    assert ev.raised and ev.caught_line is None and r.error.line == 3
+
+
+def test_the_rich_view_says_a_caught_error_was_caught(tmp_path):
+    script = tmp_path / "s.py"
+    script.write_text("import torch\nx = torch.ones(2, requires_grad=True)\ntry:\n    (x * 2).backward()\n"
+                      "except RuntimeError:\n    pass\n")
+    proc = _cli("run", str(script))
+    assert proc.returncode == 0
+    assert "raised RuntimeError, caught by the script (line 5)" in proc.stdout
+    assert "stopped by the error below" not in proc.stdout

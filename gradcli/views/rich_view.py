@@ -62,7 +62,10 @@ def call_block(ev):
             t.append(": " + ", ".join(slots), style="yellow")
             parts.append(t)
         rows.append(("freed", _join(parts, "   ")))
-    if ev.failed:
+    if ev.failed and ev.caught_line is not None:
+        kind = ev.error[0] if ev.error else "an error"
+        rows.append(("raised", Text(f"{kind}, caught by the script (line {ev.caught_line})", style="red")))
+    elif ev.failed:
         rows.append(("failed", Text("stopped by the error below", style="red")))
     grid = Table.grid(padding=(0, 1))
     grid.add_column(no_wrap=True, style="dim")
