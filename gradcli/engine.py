@@ -270,6 +270,13 @@ class Tensor:
         self._hooks = None
         self._base = base
 
+    def __getattr__(self, name):
+        """Only for names the class lacks: PyTorch's methods gradcli has not implemented say so."""
+        if name.startswith("_"):
+            raise AttributeError(f"'Tensor' object has no attribute '{name}'")
+        from .torch._pytorch_names import missing
+        raise missing("Tensor", name, "'Tensor' object")
+
     # -- metadata ----------------------------------------------------------------
     @property
     def dtype(self):

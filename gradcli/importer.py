@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import importlib.abc
+import importlib.machinery
 import importlib.util
 import sys
 
@@ -43,6 +44,11 @@ class TorchFinder(importlib.abc.MetaPathFinder):
         top = fullname.partition(".")[0]
         if top in _ECOSYSTEM:
             raise not_provided(fullname)
+        if fullname.startswith("gradcli.torch."):
+            # `from torch import X` looks for a submodule under torch's real name, gradcli.torch
+            if importlib.machinery.PathFinder.find_spec(fullname, path) is None:
+                _refuse_attribute(fullname[len("gradcli."):])
+            return None
         if top != "torch":
             return None
         real = "gradcli." + fullname
@@ -53,6 +59,15 @@ class TorchFinder(importlib.abc.MetaPathFinder):
                 raise not_provided(fullname) from None
             raise
         return importlib.util.spec_from_loader(fullname, _Alias(module), origin=getattr(module, "__file__", None))
+
+
+def _refuse_attribute(fullname):
+    """`from torch import stft`: a name PyTorch has that gradcli lacks says so."""
+    parent, _, name = fullname.rpartition(".")
+    from .torch._pytorch_names import NAMES
+    if name in NAMES.get(parent, ()):
+        raise ImportError(f"cannot import name '{name}' from '{parent}': gradcli does not implement {fullname} "
+                          "(yet)", name=parent)
 
 
 @contextlib.contextmanager

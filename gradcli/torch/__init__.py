@@ -766,7 +766,8 @@ def __getattr__(name):
     if name in _SUBMODULES:
         import importlib
         return importlib.import_module(f"{__name__}.{name}")
-    raise AttributeError(f"module 'torch' has no attribute '{name}'")
+    from ._pytorch_names import missing
+    raise missing("torch", name)
 
 
 # ----------------------------------------------------------------------------- Tensor methods

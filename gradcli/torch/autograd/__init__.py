@@ -8,3 +8,8 @@ from .variable import Variable
 
 __all__ = ["backward", "grad", "set_detect_anomaly", "detect_anomaly", "Function", "once_differentiable",
            "Variable", "function", "functional"]
+
+
+def __getattr__(name):
+    from .._pytorch_names import missing
+    raise missing("torch.autograd", name)

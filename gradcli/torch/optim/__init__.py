@@ -8,3 +8,8 @@ from .rmsprop import RMSprop
 from .sgd import SGD
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "lr_scheduler"]
+
+
+def __getattr__(name):
+    from .._pytorch_names import missing
+    raise missing("torch.optim", name)

@@ -7,3 +7,8 @@ from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler, Su
 __all__ = ["DataLoader", "default_collate", "default_convert", "get_worker_info", "Dataset", "IterableDataset",
            "TensorDataset", "ConcatDataset", "Subset", "random_split", "Sampler", "SequentialSampler",
            "RandomSampler", "SubsetRandomSampler", "BatchSampler"]
+
+
+def __getattr__(name):
+    from ..._pytorch_names import missing
+    raise missing("torch.utils.data", name)
