@@ -1,0 +1,605 @@
+"""torch.nn's ops: the rows of the op table (ops.TABLE) for layers, activations and losses
+whose grad_fn is a node of its own in PyTorch (AddmmBackward0, LeakyReluBackward0,
+NllLossBackward0, ...), and the forward functions that record them. Composite functions
+(cross_entropy with label smoothing, l1_loss, kl_div, ...) are written with the ops PyTorch's
+C++ composes them of, so they record the same nodes. Loaded with torch.nn.
+"""
+from __future__ import annotations
+
+import builtins as _b
+import math
+
+import numpy as np
+
+from . import engine as E
+from . import ops as O
+from .engine import STATE, Size, Tensor
+from .errors import TorchIndexError, TorchRuntimeError, TorchValueError
+from .ops import ALWAYS, TABLE, _begin, _record, op
+
+_F32 = np.dtype(np.float32)
+
+
+def _in64(fn):
+    """fn evaluated in float64 and rounded once for float32 input (PyTorch's float32 kernels
+    are within an ulp of the correctly rounded value; NumPy's float32 ones may not be)."""
+    def f(a, *args):
+        if a.dtype == _F32:
+            return np.asarray(fn(a.astype(np.float64), *args), np.float64).astype(_F32)
+        return np.asarray(fn(a, *args), a.dtype)
+    return f
+
+
+def _mean_scale(m, g, numel, reduction):
+    return m.div_scalar(g, numel) if reduction == 1 else g
+
+# ----------------------------------------------------------------------------- activations
+
+
+_erf = np.frompyfunc(math.erf, 1, 1)
+_SQRT1_2 = 1 / math.sqrt(2)
+_K_ALPHA = 2 / math.sqrt(math.pi) * _SQRT1_2 * 0.5          # M_2_SQRTPI * M_SQRT1_2 * 0.5
+_K_BETA = math.sqrt(2) * 2 / math.sqrt(math.pi) * 0.5       # M_SQRT2 * M_2_SQRTPI * 0.5
+_K_KAPPA = 0.044715
+
+
+def _gelu_np(x, approximate):
+    if approximate == "tanh":
+        inner = _K_BETA * (x + _K_KAPPA * x * x * x)
+        return 0.5 * x * (1 + np.tanh(inner))
+    return x * 0.5 * (1 + _erf(x * _SQRT1_2).astype(np.float64))
+
+
+def _gelu_backward_np(g, x, approximate):
+    if approximate == "tanh":
+        x_sq = x * x
+        inner = _K_BETA * (x + _K_KAPPA * x_sq * x)
+        tanh_inner = np.tanh(inner)
+        left, right = 0.5 * x, 1 + tanh_inner
+        left_derivative = 0.5 * right
+        right_derivative = left * (1 - tanh_inner * tanh_inner) * (_K_BETA * (1 + 3 * _K_KAPPA * x_sq))
+        return g * (left_derivative + right_derivative)
+    cdf = 0.5 * (1 + _erf(x * _SQRT1_2).astype(np.float64))
+    pdf = _K_ALPHA * np.exp(-0.5 * x * x)
+    return g * (cdf + x * pdf)
+
+
+def _elu_np(x, alpha, scale, input_scale):
+    return np.where(x <= 0, np.expm1(x * input_scale) * (alpha * scale), x * scale)
+
+
+def _elu_backward_np(g, x, alpha, scale, input_scale, is_result):
+    neg = (g * input_scale * (x + alpha * scale)) if is_result else \
+        g * (input_scale * alpha * scale) * np.exp(x * input_scale)
+    return np.where(x <= 0, neg, g * scale)
+
+
+def _softplus_np(x, beta, threshold):
+    xb = x * beta
+    return np.where(xb > threshold, x, np.log1p(np.exp(xb)) / beta)
+
+
+def _softplus_backward_np(g, x, beta, threshold):
+    z = np.exp(x * beta)
+    return np.where(x * beta > threshold, g, g * z / (z + 1))
+
+
+class _Math:
+    """The array helpers these rows' formulas call (added to the engine's NumPy namespace)."""
+
+    @staticmethod
+    def leaky_relu_backward(g, x, negative_slope):
+        return np.where(x > 0, g, g * np.asarray(negative_slope, g.dtype))
+
+    @staticmethod
+    def elu_backward(g, x, alpha, scale, input_scale, is_result):
+        return _in64(lambda x64, g64: _elu_backward_np(g64, x64, alpha, scale, input_scale, is_result))(
+            x, g.astype(np.float64) if x.dtype == _F32 else g)
+
+    @staticmethod
+    def gelu_backward(g, x, approximate):
+        return _in64(lambda x64, g64: _gelu_backward_np(g64, x64, approximate))(
+            x, g.astype(np.float64) if x.dtype == _F32 else g)
+
+    @staticmethod
+    def softplus_backward(g, x, beta, threshold):
+        return _in64(lambda x64, g64: _softplus_backward_np(g64, x64, beta, threshold))(
+            x, g.astype(np.float64) if x.dtype == _F32 else g)
+
+    @staticmethod
+    def smooth_l1_backward(g, x, y, reduction, beta):
+        norm = 1 / x.size if reduction == 1 else 1.0
+        d = x - y
+        return np.where(d < -beta, -norm * g, np.where(d > beta, norm * g, norm * d * g / beta)).astype(x.dtype)
+
+    @staticmethod
+    def huber_backward(g, x, y, reduction, delta):
+        norm = 1 / x.size if reduction == 1 else 1.0
+        d = x - y
+        return np.where(d < -delta, -norm * g * delta, np.where(d > delta, norm * g * delta, norm * d * g)
+                        ).astype(x.dtype)
+
+    @staticmethod
+    def bce_backward(g, x, y, weight, reduction):
+        eps = 1e-12
+        gi = g * (x - y) / np.maximum((1 - x) * x, np.asarray(eps, x.dtype))
+        if weight is not None:
+            gi = gi * weight
+        if reduction == 1:
+            gi = gi / x.size
+        return np.asarray(gi, x.dtype)
+
+    @staticmethod
+    def bce_target_backward(g, x, y, weight, reduction):
+        gt = -np.log(x / (1 - x)) * g                   # -logit(x) * grad
+        if weight is not None:
+            gt = gt * weight
+        if reduction == 1:
+            gt = gt / x.size
+        return np.asarray(gt, x.dtype)
+
+    @staticmethod
+    def bce_logits_backward(g, x, y, weight, pos_weight, reduction):
+        s = O._NumpyMath.sigmoid(x)
+        if pos_weight is not None:
+            t = pos_weight * y
+            gi = (t + 1 - y) * s - t
+        else:
+            gi = s - y
+        if weight is not None:
+            gi = gi * weight
+        gi = gi * g
+        if reduction == 1:
+            gi = gi / np.asarray(x.size, gi.dtype)
+        return np.asarray(gi, x.dtype)
+
+    @staticmethod
+    def bce_logits_target_backward(g, x, y, weight, pos_weight, reduction):
+        if pos_weight is not None:      # log_sigmoid(-x) - log_sigmoid(x) * pos_weight
+            gt = _log_sigmoid(-x) - _log_sigmoid(x) * pos_weight
+        else:
+            gt = -x
+        if weight is not None:
+            gt = gt * weight
+        gt = gt * g
+        if reduction == 1:
+            gt = gt / np.asarray(x.size, gt.dtype)
+        return np.asarray(gt, x.dtype)
+
+    @staticmethod
+    def nll_backward_w(g, x, target, weight, total_weight, ignore_index, reduction, class_dim):
+        return _nll_backward(g, x, target, weight, total_weight, ignore_index, reduction, class_dim)
+
+
+for _name in dir(_Math):
+    if not _name.startswith("_"):
+        setattr(O._NumpyMath, _name, staticmethod(getattr(_Math, _name)))
+
+
+def _log_sigmoid(x):
+    return np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))
+
+
+def _nll_backward(g, x, target, weight, total_weight, ignore_index, reduction, class_dim):
+    """Scatter -g (weighted, divided by total_weight for 'mean') into the target class of each row."""
+    z = np.zeros(x.shape, g.dtype)
+    t = target.astype(np.int64)
+    keep = t != ignore_index
+    safe = np.where(keep, t, 0)
+    w = np.ones(safe.shape, g.dtype) if weight is None else weight[safe].astype(g.dtype)
+    w = np.where(keep, w, np.zeros((), g.dtype))
+    scale = -g
+    if reduction == 1:
+        scale = scale / total_weight
+    vals = (scale * w).astype(g.dtype)
+    if x.ndim == 1:
+        z[safe] = vals
+        return z
+    np.put_along_axis(z, np.expand_dims(safe, class_dim), np.expand_dims(vals, class_dim), axis=class_dim)
+    return z
+
+
+ROWS = {
+    "addmm": op("AddmmBackward0", ("self", "mat1", "mat2"), saved=(("mat1", "mat2"), ("mat2", "mat1")),
+                attrs=("alpha", "beta", "mat1_sym_sizes", "mat1_sym_strides", "mat2_sym_sizes", "mat2_sym_strides"),
+                self=lambda m, g, beta: g if beta == 1 else m.mul_scalar(g, beta),
+                mat1=lambda m, g, mat2, alpha, mat1_sym_sizes, mat1_sym_strides: _scaled(m, (
+                    m.t(m.mm(mat2, m.t(g))) if O._col_major(mat1_sym_sizes, mat1_sym_strides)
+                    else m.mm(g, m.t(mat2))), alpha),
+                mat2=lambda m, g, mat1, alpha, mat2_sym_sizes, mat2_sym_strides: _scaled(m, (
+                    m.t(m.mm(m.t(g), mat1)) if O._col_major(mat2_sym_sizes, mat2_sym_strides)
+                    else m.mm(m.t(mat1), g)), alpha),
+                doc="bias + input @ weight.t(): saves each matrix when the other requires grad"),
+    "leaky_relu": op("LeakyReluBackward0", ("self",), saved=(("self", ALWAYS),), attrs=("negative_slope",),
+                     self=lambda m, g, self, negative_slope: m.leaky_relu_backward(g, self, negative_slope)),
+    "leaky_relu_": op("LeakyReluBackward1", ("self",), saved=(("result", ALWAYS),), attrs=("negative_slope",),
+                      self=lambda m, g, result, negative_slope: m.leaky_relu_backward(g, result, negative_slope),
+                      doc="in place: saves the output (its sign is the input's)"),
+    "elu": op("EluBackward0", ("self",), saved=(("self", ALWAYS),), attrs=("alpha", "input_scale", "scale"),
+              self=lambda m, g, self, alpha, scale, input_scale: m.elu_backward(g, self, alpha, scale, input_scale,
+                                                                                False)),
+    "elu_": op("EluBackward1", ("self",), saved=(("result", ALWAYS),), attrs=("alpha", "input_scale", "scale"),
+               self=lambda m, g, result, alpha, scale, input_scale: m.elu_backward(g, result, alpha, scale,
+                                                                                   input_scale, True),
+               doc="in place: the gradient is computed from the output"),
+    "gelu": op("GeluBackward0", ("self",), saved=(("self", ALWAYS),), attrs=("approximate",),
+               self=lambda m, g, self, approximate: m.gelu_backward(g, self, approximate)),
+    "softplus": op("SoftplusBackward0", ("self",), saved=(("self", ALWAYS),), attrs=("beta", "threshold"),
+                   self=lambda m, g, self, beta, threshold: m.softplus_backward(g, self, beta, threshold)),
+    # -- losses ----------------------------------------------------------------------------------
+    "smooth_l1_loss": op("SmoothL1LossBackward0", ("self", "target"), saved=(("self", ALWAYS), ("target", ALWAYS)),
+                         attrs=("beta", "reduction"),
+                         self=lambda m, g, self, target, reduction, beta: m.smooth_l1_backward(
+                             g, self, target, reduction, beta),
+                         target=lambda m, g, self, target, reduction, beta: m.smooth_l1_backward(
+                             g, target, self, reduction, beta)),
+    "huber_loss": op("HuberLossBackward0", ("self", "target"), saved=(("self", ALWAYS), ("target", ALWAYS)),
+                     attrs=("delta", "reduction"),
+                     self=lambda m, g, self, target, reduction, delta: m.huber_backward(
+                         g, self, target, reduction, delta),
+                     target=lambda m, g, self, target, reduction, delta: m.huber_backward(
+                         g, target, self, reduction, delta)),
+    "binary_cross_entropy": op("BinaryCrossEntropyBackward0", ("self", "target"),
+                               saved=(("self", ALWAYS), ("target", ALWAYS), ("weight", ALWAYS)), attrs=("reduction",),
+                               self=lambda m, g, self, target, weight, reduction: m.bce_backward(
+                                   g, self, target, weight, reduction),
+                               target=lambda m, g, self, target, weight, reduction: m.bce_target_backward(
+                                   g, self, target, weight, reduction)),
+    "bce_with_logits": op("BinaryCrossEntropyWithLogitsBackward0", ("self", "target"),
+                          saved=(("pos_weight", ALWAYS), ("self", ALWAYS), ("target", ALWAYS), ("weight", ALWAYS)),
+                          attrs=("reduction",),
+                          self=lambda m, g, self, target, weight, pos_weight, reduction: m.bce_logits_backward(
+                              g, self, target, weight, pos_weight, reduction),
+                          target=lambda m, g, self, target, weight, pos_weight, reduction:
+                              m.bce_logits_target_backward(g, self, target, weight, pos_weight, reduction)),
+    "nll_loss": op("NllLossBackward0", ("self",),
+                   saved=(("self", ALWAYS), ("target", ALWAYS), ("total_weight", ALWAYS), ("weight", ALWAYS)),
+                   attrs=("ignore_index", "reduction"),
+                   self=lambda m, g, self, target, weight, total_weight, ignore_index, reduction: m.nll_backward_w(
+                       g, self, target, weight, total_weight, ignore_index, reduction, 1),
+                   doc="saves the log-probabilities, the targets, the weights and their total"),
+    "nll_loss2d": op("NllLoss2DBackward0", ("self",),
+                     saved=(("self", ALWAYS), ("target", ALWAYS), ("total_weight", ALWAYS), ("weight", ALWAYS)),
+                     attrs=("ignore_index", "reduction"),
+                     self=lambda m, g, self, target, weight, total_weight, ignore_index, reduction: m.nll_backward_w(
+                         g, self, target, weight, total_weight, ignore_index, reduction, 1),
+                     doc="nll_loss over images (N, C, H, W)"),
+}
+
+
+def _scaled(m, g, alpha):
+    return g if alpha == 1 else m.mul_scalar(g, alpha)
+
+
+TABLE.update({"nn." + k: v for k, v in ROWS.items()})
+
+# ----------------------------------------------------------------------------- linear
+
+
+def addmm(bias, mat1, mat2, beta=1, alpha=1):
+    O._same_dtype(mat1, mat2, "mm")
+    if mat1.data.shape[1] != mat2.data.shape[0]:
+        raise TorchRuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({O._shape_str(mat1.data.shape)} and "
+                                f"{O._shape_str(mat2.data.shape)})")
+    seq = _begin(bias, mat1, mat2)
+    prod = mat1.data @ mat2.data
+    if alpha != 1:
+        prod = prod * np.asarray(alpha, prod.dtype)
+    b = bias.data if beta == 1 else bias.data * np.asarray(beta, bias.data.dtype)
+    out = np.asarray(b + prod, prod.dtype)
+    r1, r2 = mat1.requires_grad, mat2.requires_grad
+    attrs = {"alpha": alpha, "beta": beta,
+             "mat1_sym_sizes": tuple(mat1.data.shape), "mat1_sym_strides": O._strides(mat1) if r1 else (),
+             "mat2_sym_sizes": tuple(mat2.data.shape), "mat2_sym_strides": O._strides(mat2) if r2 else ()}
+    return _record(ROWS["addmm"], seq, out, (bias, mat1, mat2), extra={"mat1": mat1, "mat2": mat2}, attrs=attrs)
+
+
+def linear(input, weight, bias=None):
+    """at::linear: addmm for a 2-D input with a bias; a contiguous input of other rank is
+    flattened to 2-D, addmm'd and viewed back; otherwise matmul with weight.t() (+ bias in place)."""
+    nd = input.data.ndim
+    if bias is not None and nd == 2:
+        return addmm(bias, input, O.t_(weight))
+    if bias is not None and input.data.flags.c_contiguous and (nd == 3 or bias.data.ndim == 1) and nd:
+        sizes = input.data.shape
+        flat = _b.int(np.prod(sizes[:-1], dtype=np.int64))
+        out = addmm(bias, O.reshape(input, (flat, sizes[-1])), O.t_(weight))
+        return O.view(out, tuple(sizes[:-1]) + (out.data.shape[1],))
+    out = O.matmul(input, O.t_(weight))
+    if bias is not None:
+        out = O._inplace(out, O.add, bias, name="add_")
+    return out
+
+# ----------------------------------------------------------------------------- activations
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    slope = negative_slope
+
+    def compute(t):
+        x = t.data
+        out = np.where(x > 0, x, x * np.asarray(slope, x.dtype))
+        return _record(ROWS["leaky_relu_" if inplace else "leaky_relu"], _begin(t), out, (t,),
+                       attrs={"negative_slope": slope})
+    if inplace:
+        return O._inplace(input, compute, name="leaky_relu_")
+    return compute(input)
+
+
+def elu(input, alpha=1.0, inplace=False, scale=1, input_scale=1):
+    def compute(t):
+        out = _in64(lambda x: _elu_np(x, alpha, scale, input_scale))(t.data)
+        return _record(ROWS["elu_" if inplace else "elu"], _begin(t), out, (t,),
+                       attrs={"alpha": alpha, "input_scale": input_scale, "scale": scale})
+    if inplace:
+        return O._inplace(input, compute, name="elu_")
+    return compute(input)
+
+
+def gelu(input, approximate="none"):
+    if approximate not in ("none", "tanh"):
+        raise TorchRuntimeError(f"approximate argument must be either none or tanh.")
+    out = _in64(lambda x: _gelu_np(x, approximate))(input.data)
+    return _record(ROWS["gelu"], _begin(input), out, (input,), attrs={"approximate": approximate})
+
+
+def softplus(input, beta=1, threshold=20):
+    out = _in64(lambda x: _softplus_np(x, beta, threshold))(input.data)
+    return _record(ROWS["softplus"], _begin(input), out, (input,), attrs={"beta": beta, "threshold": threshold})
+
+# ----------------------------------------------------------------------------- losses
+
+
+_reduction = O._reduction
+
+
+def _broadcast_pair(input, target):
+    """torch.broadcast_tensors: each operand is expanded only when its shape differs."""
+    shape = O.broadcast_shapes(input.data.shape, target.data.shape)
+    if input.data.shape != shape:
+        input = O.expand(input, shape)
+    if target.data.shape != shape:
+        target = O.expand(target, shape)
+    return input, target
+
+
+def _warn_size(input, target):
+    if input.data.shape != target.data.shape:
+        STATE.warn(f"Using a target size ({Size(target.data.shape)}) that is different to the input size "
+                   f"({Size(input.data.shape)}). This will likely lead to incorrect results due to broadcasting. "
+                   "Please ensure they have the same size.")
+
+
+def _apply_reduction(loss, r):
+    """apply_loss_reduction: mean() or sum() as their own nodes."""
+    if r == 1:
+        return O.mean(loss)
+    if r == 2:
+        return O.sum(loss)
+    return loss
+
+
+def _reduce_array(loss, r):
+    if r == 0:
+        return loss
+    return np.asarray(loss.mean() if r == 1 else loss.sum(), loss.dtype)
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    _warn_size(input, target)
+    r = _reduction(reduction)
+    input, target = _broadcast_pair(input, target)
+    if weight is not None:
+        loss = O.abs(O.sub(input, target)) * weight
+    else:
+        loss = O.abs(O.sub(input, target))
+    return _apply_reduction(loss, r)
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    return O.mse_loss(input, target, reduction=reduction)
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    _warn_size(input, target)
+    r = _reduction(reduction)
+    input, target = _broadcast_pair(input, target)
+    if beta == 0.0:
+        return _apply_reduction(O.abs(O.sub(input, target)), r)
+    x, y = input.data, target.data
+    z = np.abs(x - y)
+    loss = np.where(z < beta, 0.5 * z * z / np.asarray(beta, x.dtype), z - np.asarray(0.5 * beta, x.dtype))
+    out = _reduce_array(np.asarray(loss, x.dtype), r)
+    return _record(ROWS["smooth_l1_loss"], _begin(input, target), out, (input, target),
+                   attrs={"beta": beta, "reduction": r})
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    _warn_size(input, target)
+    r = _reduction(reduction)
+    input, target = _broadcast_pair(input, target)
+    x, y = input.data, target.data
+    z = np.abs(x - y)
+    d = np.asarray(delta, x.dtype)
+    loss = np.asarray(np.where(z < d, 0.5 * z * z, d * (z - 0.5 * d)), x.dtype)
+    if weight is not None:
+        unweighted = _record(ROWS["huber_loss"], _begin(input, target), loss, (input, target),
+                             attrs={"delta": delta, "reduction": 0})
+        return _apply_reduction(unweighted * weight, r)
+    return _record(ROWS["huber_loss"], _begin(input, target), _reduce_array(loss, r), (input, target),
+                   attrs={"delta": delta, "reduction": r})
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    r = _reduction(reduction)
+    if target.data.shape != input.data.shape:
+        raise TorchValueError(f"Using a target size ({Size(target.data.shape)}) that is different to the input size "
+                              f"({Size(input.data.shape)}) is deprecated. Please ensure they have the same size.")
+    if weight is not None:
+        new_size = O.broadcast_shapes(target.data.shape, weight.data.shape)
+        if weight.data.shape != new_size:
+            weight = O.expand(weight, new_size)
+    x, y = input.data, target.data
+    if ((x < 0) | (x > 1)).any():
+        raise TorchRuntimeError("all elements of input should be between 0 and 1")
+    with np.errstate(all="ignore"):
+        loss = (y - 1) * np.maximum(np.log1p(-x), np.asarray(-100, x.dtype)) - \
+            y * np.maximum(np.log(x), np.asarray(-100, x.dtype))
+    if weight is not None:
+        loss = loss * weight.data
+    out = _reduce_array(np.asarray(loss, x.dtype), r)
+    return _record(ROWS["binary_cross_entropy"], _begin(input, target), out, (input, target),
+                   extra={"weight": weight}, attrs={"reduction": r})
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
+                                     reduction="mean", pos_weight=None):
+    r = _reduction(reduction)
+    x, y = input.data, target.data
+    if x.shape != y.shape:
+        raise TorchValueError(f"Target size ({Size(y.shape)}) must be the same as input size ({Size(x.shape)})")
+    log_sigmoid = _log_sigmoid(x)
+    if pos_weight is not None:
+        log_sigmoid = log_sigmoid * ((pos_weight.data - 1) * y + 1)
+    loss = (1 - y) * x - log_sigmoid
+    if weight is not None:
+        loss = loss * weight.data
+    out = _reduce_array(np.asarray(loss, x.dtype), r)
+    return _record(ROWS["bce_with_logits"], _begin(input, target), out, (input, target),
+                   extra={"weight": weight, "pos_weight": pos_weight}, attrs={"reduction": r})
+
+
+def _nll_forward(x, t, weight, ignore_index, r, class_dim):
+    """(loss, total_weight) of nll_loss over arrays: x holds log-probabilities with classes on class_dim."""
+    keep = t != ignore_index
+    safe = np.where(keep, t, 0)
+    n_classes = x.shape[class_dim] if x.ndim > 1 else x.shape[0]
+    bad = (safe < 0) | (safe >= n_classes)
+    if bad.any():
+        raise TorchIndexError(f"Target {safe[bad].reshape(-1)[0]} is out of bounds.")
+    w = np.ones(safe.shape, x.dtype) if weight is None else weight[safe]
+    w = np.where(keep, w, np.zeros((), x.dtype))
+    if x.ndim == 1:
+        picked = x[safe]
+    else:
+        picked = np.take_along_axis(x, np.expand_dims(safe, class_dim), axis=class_dim).squeeze(class_dim)
+    losses = np.asarray(-picked * w, x.dtype)
+    if r == 0:
+        return losses, np.zeros((), x.dtype)
+    total = np.asarray(w.sum(), x.dtype)
+    s = np.asarray(losses.sum(), x.dtype)
+    return (np.asarray(s / total, x.dtype) if r == 1 else s), total
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
+    """nll_loss_nd: 1-D and 2-D input to nll_loss, 4-D to nll_loss2d, other ranks viewed as 4-D."""
+    r = _reduction(reduction)
+    nd = input.data.ndim
+    if nd < 1:
+        raise TorchValueError(f"Expected 1 or more dimensions (got {nd})")
+    if nd != 1 and input.data.shape[0] != target.data.shape[0]:
+        raise TorchValueError(f"Expected input batch_size ({input.data.shape[0]}) to match target batch_size "
+                              f"({target.data.shape[0]}).")
+    if nd in (1, 2):
+        return _nll(ROWS["nll_loss"], input, target, weight, ignore_index, r)
+    if nd == 4:
+        return _nll(ROWS["nll_loss2d"], input, target, weight, ignore_index, r)
+    n, c = input.data.shape[:2]
+    out_size = (n,) + tuple(input.data.shape[2:])
+    if tuple(target.data.shape[1:]) != tuple(input.data.shape[2:]):
+        raise TorchValueError(f"Expected target size {list(out_size)}, got {list(target.data.shape)}")
+    input_ = O._contiguous(input)
+    target_ = target
+    if input_.data.size > 0 and target_.data.size > 0:
+        input_ = O.view(input_, (n, c, 1, input_.data.size // (n * c)))
+        target_ = O.view(target_, (n, 1, target_.data.size // n))
+    ret = _nll(ROWS["nll_loss2d"], input_, target_, weight, ignore_index, r)
+    return O.view(ret, out_size) if r == 0 else ret
+
+
+def _nll(row, input, target, weight, ignore_index, r):
+    w = None if weight is None else weight.data
+    out, total = _nll_forward(input.data, target.data.astype(np.int64), w, ignore_index, r, 1)
+    return _record(row, _begin(input), out, (input,),
+                   extra={"target": target, "total_weight": Tensor(total), "weight": weight},
+                   attrs={"ignore_index": ignore_index, "reduction": r})
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                  reduction="mean", label_smoothing=0.0):
+    """cross_entropy_loss: log_softmax over the class dim, then nll_loss (class indices) or the
+    weighted sum of -log-probabilities times target probabilities; label smoothing mixes in the
+    mean over classes."""
+    r = _reduction(reduction)
+    class_dim = 0 if input.data.ndim == 1 else 1
+    logp = O.log_softmax(input, class_dim)
+    if target.data.dtype.kind == "f":
+        return _cross_entropy_probabilities(logp, target, weight, r, label_smoothing, class_dim)
+    if label_smoothing <= 0.0:
+        return nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
+    return _cross_entropy_label_smoothing(logp, target, weight, r, ignore_index, label_smoothing, class_dim)
+
+
+def _class_weight_view(weight, input, class_dim):
+    shape = [1] * input.data.ndim
+    shape[class_dim] = weight.data.shape[0]
+    return O.view(weight, tuple(shape))
+
+
+def _cross_entropy_probabilities(logp, target, weight, r, label_smoothing, class_dim):
+    n_classes = logp.data.shape[class_dim]
+    if label_smoothing > 0:
+        target = target * (1 - label_smoothing) + (label_smoothing / n_classes)
+    prod = logp * target
+    if weight is not None:
+        prod = prod * _class_weight_view(weight, logp, class_dim)
+    if r == 1:
+        return O._TensorMath.div_scalar(-O.sum(prod), logp.data.size // n_classes)
+    if r == 2:
+        return -O.sum(prod)
+    return -O.sum(prod, class_dim)
+
+
+def _cross_entropy_label_smoothing(logp, target, weight, r, ignore_index, label_smoothing, class_dim):
+    n_classes = logp.data.shape[class_dim]
+    nll = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=O._REDUCTION_NAMES[r])
+    ignore_mask = target == ignore_index
+    if weight is not None:
+        smooth = -O.sum(logp * _class_weight_view(weight, logp, class_dim), class_dim)
+    else:
+        smooth = -O.sum(logp, class_dim)
+    smooth = O.masked_fill_(smooth, ignore_mask, 0.0)
+    if r == 1:
+        if weight is not None:
+            kept = target.data[~ignore_mask.data].reshape(-1)
+            ret = O.sum(smooth) / O.sum(Tensor(weight.data[kept]))
+        else:
+            ret = O.sum(smooth) / O.sum(Tensor(~ignore_mask.data))
+    elif r == 2:
+        ret = O.sum(smooth)
+    else:
+        ret = smooth
+    return O.add(O._TensorMath.mul_scalar(nll, 1 - label_smoothing),
+                 O._TensorMath.mul_scalar(ret, label_smoothing / n_classes))
+
+
+def _xlogy(x, y):
+    with np.errstate(all="ignore"):
+        out = np.where(x == 0, np.zeros((), x.dtype), x * np.log(y))
+    return np.where(np.isnan(y), y, out).astype(x.dtype)
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    if reduction == "mean":
+        STATE.warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
+                   "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
+                   "'mean' will be changed to behave the same as 'batchmean' in the next major release.")
+    r = 2 if reduction == "batchmean" else _reduction(reduction)
+    if log_target:
+        out = O.mul(O.exp(target), O.sub(target, input))
+    else:
+        out = O.sub(Tensor(_xlogy(target.data, target.data)), O.mul(target, input))
+    reduced = _apply_reduction(out, r)
+    if reduction == "batchmean" and input.data.ndim != 0:
+        reduced = reduced / input.data.shape[0]
+    return reduced

@@ -1,0 +1,8 @@
+"""The module classes of torch.nn, one file per family as in PyTorch."""
+from .module import Module
+from .container import Sequential, ModuleList, ModuleDict
+from .linear import Identity, Linear
+from .flatten import Flatten, Unflatten
+from .activation import ReLU, LeakyReLU, ELU, GELU, Tanh, Sigmoid, Softmax, LogSoftmax, Softplus
+from .loss import (L1Loss, MSELoss, SmoothL1Loss, HuberLoss, CrossEntropyLoss, NLLLoss, BCELoss,
+                   BCEWithLogitsLoss, KLDivLoss)

@@ -1,0 +1,51 @@
+"""`torch.nn.Parameter`.
+
+gradcli's ops check `type(t) is Tensor` on their hot paths, so a parameter is a plain Tensor
+marked as one (PyTorch's Parameter is a Tensor subclass): `isinstance(p, nn.Parameter)` reads
+the mark, and its repr starts with "Parameter containing:" as PyTorch's does.
+"""
+from __future__ import annotations
+
+import weakref
+
+from ...engine import Tensor
+
+_MARKED = {}        # id(tensor) -> weakref to it, for every tensor made by Parameter()
+
+
+def is_parameter(t):
+    ref = _MARKED.get(id(t))
+    return ref is not None and ref() is t
+
+
+def _mark(t):
+    key = id(t)
+    _MARKED[key] = weakref.ref(t, lambda _r, key=key: _MARKED.pop(key, None))
+    return t
+
+
+class _ParameterMeta(type):
+    def __instancecheck__(cls, obj):
+        return type(obj) is Tensor and is_parameter(obj)
+
+
+class Parameter(metaclass=_ParameterMeta):
+    """Parameter(data=None, requires_grad=True): a leaf sharing data's storage and version counter."""
+
+    def __new__(cls, data=None, requires_grad=True):
+        if data is None:
+            from ... import torch
+            data = torch.empty(0)
+        t = Tensor(data.data, version=data._version_counter)
+        t.requires_grad_(requires_grad)
+        return _mark(t)
+
+
+def _repr(original):
+    def __repr__(self):
+        text = original(self)
+        return "Parameter containing:\n" + text if is_parameter(self) else text
+    return __repr__
+
+
+Tensor.__repr__ = Tensor.__str__ = _repr(Tensor.__repr__)

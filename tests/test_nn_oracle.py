@@ -1,0 +1,180 @@
+"""torch.nn against real PyTorch: every module and loss is built after manual_seed in both
+libraries and compared by tests/nn_oracle.check_module (printout, default initialisation bit for
+bit, forward values, grad_fn graph with saved slots before and after backward, gradients of the
+inputs and of every parameter)."""
+from __future__ import annotations
+
+import pytest
+
+from nn_oracle import check_module, module_pair, G, torch
+from op_oracle import In, check_op
+
+pytestmark = pytest.mark.timeout(120)
+
+# ----------------------------------------------------------------------------- Linear
+
+
+@pytest.mark.parametrize("shape", [(3,), (4, 3), (2, 4, 3), (2, 2, 1, 3)])
+@pytest.mark.parametrize("bias", [True, False])
+def test_linear_graph_for_each_input_rank(shape, bias):
+    check_module(lambda nn: nn.Linear(3, 2, bias=bias), shape, second_order=True)
+
+
+def test_linear_input_without_grad_saves_only_the_input():
+    check_module(lambda nn: nn.Linear(3, 2), In((4, 3), rg=False))
+    check_module(lambda nn: nn.Linear(3, 2), In((2, 4, 3), rg=False))
+
+
+def test_linear_non_contiguous_input_takes_matmul_and_add_():
+    check_module(lambda nn: nn.Linear(4, 2), (3, 2, 4), call=lambda m, x: m(x.transpose(0, 1)))
+
+
+def test_functional_linear_matches():
+    check_op(lambda t, x, w, b: t.nn.functional.linear(x, w, b), (5, 3), (2, 3), (2,), second_order=True)
+    check_op(lambda t, x, w: t.nn.functional.linear(x, w), (5, 3), (2, 3))
+
+
+def test_linear_wrong_input_size_raises_torch_error():
+    check_module(lambda nn: nn.Linear(3, 2), (4, 5))
+
+# ----------------------------------------------------------------------------- activations
+
+
+ACTIVATIONS = [
+    lambda nn: nn.ReLU(), lambda nn: nn.ReLU(inplace=True), lambda nn: nn.LeakyReLU(),
+    lambda nn: nn.LeakyReLU(0.2, inplace=True), lambda nn: nn.ELU(), lambda nn: nn.ELU(alpha=0.5),
+    lambda nn: nn.ELU(inplace=True), lambda nn: nn.GELU(), lambda nn: nn.GELU(approximate="tanh"),
+    lambda nn: nn.Tanh(), lambda nn: nn.Sigmoid(), lambda nn: nn.Softmax(dim=1), lambda nn: nn.Softmax(dim=-1),
+    lambda nn: nn.LogSoftmax(dim=1), lambda nn: nn.Softplus(), lambda nn: nn.Softplus(beta=2, threshold=1),
+    lambda nn: nn.Identity(), lambda nn: nn.Flatten(), lambda nn: nn.Flatten(0, -1),
+]
+
+
+@pytest.mark.parametrize("k", range(len(ACTIVATIONS)))
+def test_activation_module_after_linear(k):
+    # after a Linear, so the in-place forms act on a non-leaf, as in a real model
+    check_module(lambda nn: nn.Sequential(nn.Linear(3, 4), ACTIVATIONS[k](nn)), (5, 3))
+
+
+@pytest.mark.parametrize("name,kwargs", [
+    ("leaky_relu", {}), ("leaky_relu", {"negative_slope": 0.3}), ("elu", {}), ("elu", {"alpha": 2.0}),
+    ("gelu", {}), ("gelu", {"approximate": "tanh"}), ("softplus", {}), ("softplus", {"beta": 3, "threshold": 2}),
+    ("relu", {}), ("tanh", {}), ("sigmoid", {}), ("softmax", {"dim": 0}), ("log_softmax", {"dim": 1}),
+])
+def test_functional_activation(name, kwargs):
+    check_op(lambda t, x: getattr(t.nn.functional, name)(x, **kwargs), In((4, 5), low=-4, high=4))
+
+
+@pytest.mark.parametrize("name,kwargs", [("relu", {}), ("leaky_relu", {"negative_slope": 0.1}), ("elu", {})])
+def test_functional_activation_inplace_on_a_non_leaf(name, kwargs):
+    check_op(lambda t, x: getattr(t.nn.functional, name)(x * 1, inplace=True, **kwargs), (3, 4))
+
+
+def test_softmax_without_dim_warns_and_picks_torch_dim():
+    check_module(lambda nn: nn.Softmax(), (2, 3, 4))
+
+# ----------------------------------------------------------------------------- losses
+
+REDUCTIONS = ["mean", "sum", "none"]
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("loss", ["MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss"])
+def test_regression_losses(loss, reduction):
+    check_module(lambda nn: getattr(nn, loss)(reduction=reduction), (4, 3), (4, 3))
+
+
+@pytest.mark.parametrize("kwargs", [{"beta": 0.5}, {"beta": 0.0}])
+def test_smooth_l1_beta(kwargs):
+    check_module(lambda nn: nn.SmoothL1Loss(**kwargs), (4, 3), In((4, 3), rg=False))
+
+
+def test_huber_delta_and_target_broadcast():
+    check_module(lambda nn: nn.HuberLoss(delta=0.3), (4, 3), In((3,), rg=False))
+    check_module(lambda nn: nn.L1Loss(), (4, 3), In((1, 3), rg=False))
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("kwargs", [{}, {"ignore_index": 1}, {"label_smoothing": 0.1},
+                                    {"label_smoothing": 0.2, "ignore_index": 2}])
+def test_cross_entropy_class_indices(reduction, kwargs):
+    check_module(lambda nn: nn.CrossEntropyLoss(reduction=reduction, **kwargs), (5, 3),
+                 In((5,), ints=True, low=0, high=3))
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("smoothing", [0.0, 0.25])
+def test_cross_entropy_with_class_weights(reduction, smoothing):
+    check_module(lambda nn: nn.CrossEntropyLoss(weight=nn.Parameter(_weights(nn), requires_grad=False),
+                                                reduction=reduction, label_smoothing=smoothing),
+                 (5, 3), In((5,), ints=True, low=0, high=3))
+
+
+def _weights(nn):
+    lib = torch if nn is torch.nn else G
+    return lib.tensor([0.2, 1.0, 3.0])
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("smoothing", [0.0, 0.1])
+def test_cross_entropy_probabilities(reduction, smoothing):
+    check_module(lambda nn: nn.CrossEntropyLoss(reduction=reduction, label_smoothing=smoothing), (4, 3),
+                 In((4, 3), rg=False, low=0, high=1))
+
+
+def test_cross_entropy_single_sample_and_images():
+    check_module(lambda nn: nn.CrossEntropyLoss(), (3,), In((), ints=True, low=0, high=3))
+    check_module(lambda nn: nn.CrossEntropyLoss(), (2, 3, 2, 2), In((2, 2, 2), ints=True, low=0, high=3))
+    check_module(lambda nn: nn.CrossEntropyLoss(reduction="none"), (2, 3, 4), In((2, 4), ints=True, low=0, high=3))
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_nll_loss(reduction):
+    check_module(lambda nn: nn.NLLLoss(reduction=reduction), (5, 4), In((5,), ints=True, low=0, high=4))
+    check_module(lambda nn: nn.NLLLoss(reduction=reduction, ignore_index=0), (5, 4),
+                 In((5,), ints=True, low=0, high=4))
+
+
+def test_nll_loss_errors():
+    check_module(lambda nn: nn.NLLLoss(), (5, 4), In((5,), values=[0, 1, 2, 3, 4]))
+    check_module(lambda nn: nn.NLLLoss(), (5, 4), In((4,), ints=True, low=0, high=4))
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_bce_loss(reduction):
+    check_module(lambda nn: nn.BCELoss(reduction=reduction), In((4, 3), low=0.05, high=0.95),
+                 In((4, 3), low=0, high=1))
+
+
+def test_bce_loss_weight_and_range_error():
+    check_module(lambda nn: nn.BCELoss(weight=_weights(nn)), In((4, 3), low=0.05, high=0.95),
+                 In((4, 3), rg=False, low=0, high=1))
+    check_module(lambda nn: nn.BCELoss(), In((2, 2), values=[[0.5, 1.5], [0.2, 0.1]]), In((2, 2), rg=False))
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("weighted", ["none", "weight", "pos_weight", "both"])
+def test_bce_with_logits(reduction, weighted):
+    def build(nn):
+        kw = {}
+        if weighted in ("weight", "both"):
+            kw["weight"] = _weights(nn)
+        if weighted in ("pos_weight", "both"):
+            kw["pos_weight"] = _weights(nn) * 2
+        return nn.BCEWithLogitsLoss(reduction=reduction, **kw)
+    check_module(build, (4, 3), In((4, 3), low=0, high=1))
+
+
+@pytest.mark.parametrize("reduction", ["batchmean", "sum", "mean", "none"])
+@pytest.mark.parametrize("log_target", [False, True])
+def test_kl_div(reduction, log_target):
+    check_module(lambda nn: nn.KLDivLoss(reduction=reduction, log_target=log_target), (4, 3),
+                 In((4, 3), rg=False, low=0, high=1))
+
+
+def test_loss_modules_print_like_torch():
+    for name in ("MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "CrossEntropyLoss", "NLLLoss", "BCELoss",
+                 "BCEWithLogitsLoss", "KLDivLoss"):
+        tm, gm = module_pair(lambda nn: getattr(nn, name)())
+        assert repr(tm) == repr(gm)
+        assert dict(tm.state_dict()) == {} == dict(gm.state_dict())
