@@ -37,7 +37,7 @@ class Parameter(metaclass=_ParameterMeta):
             from ... import torch
             data = torch.empty(0)
         t = Tensor(data.data, version=data._version_counter)
-        t.requires_grad_(requires_grad)
+        t._set_requires_grad(requires_grad, "Only Tensors of floating point and complex dtype can require gradients")
         return _mark(t)
 
 

@@ -276,7 +276,6 @@ class Module:
         return self._call_with_hooks(forward_call, args, kwargs)
 
     def _call_with_hooks(self, forward_call, args, kwargs):
-        from .hooks import BackwardHook
         full_backward_hooks, non_full_backward_hooks = self._get_backward_hooks()
         backward_pre_hooks = list(self._backward_pre_hooks.values())
         for hook_id, hook in self._forward_pre_hooks.items():
@@ -296,6 +295,7 @@ class Module:
                     args = result
         bw_hook = None
         if full_backward_hooks or backward_pre_hooks:
+            from .hooks import BackwardHook
             bw_hook = BackwardHook(self, full_backward_hooks, backward_pre_hooks)
             args = bw_hook.setup_input_hook(args)
         result = forward_call(*args, **kwargs)
