@@ -603,3 +603,158 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     if reduction == "batchmean" and input.data.ndim != 0:
         reduced = reduced / input.data.shape[0]
     return reduced
+
+# ----------------------------------------------------------------------------- embedding, dropout, layer_norm
+
+E._INT64_ATTRS.add("padding_idx")        # PyTorch shows padding_idx=-1 as 2**64 - 1, as it shows dims
+
+
+def _embedding_backward(g, indices, num_weights, padding_idx, scale_grad_by_freq):
+    """embedding_dense_backward: each index's rows of g summed into its weight row (the padding
+    row gets nothing; with scale_grad_by_freq each sum is divided by the index's count)."""
+    idx = indices.reshape(-1).astype(np.int64)
+    rows = g.reshape(idx.size, -1)
+    if scale_grad_by_freq:
+        counts = np.bincount(idx, minlength=num_weights)
+        rows = rows / counts[idx][:, None].astype(g.dtype)
+    keep = idx != padding_idx
+    out = np.zeros((num_weights, rows.shape[1]), g.dtype)
+    np.add.at(out, idx[keep], rows[keep])
+    return out
+
+
+O._NumpyMath.embedding_backward = staticmethod(_embedding_backward)
+
+ROWS.update({
+    "embedding": op("EmbeddingBackward0", ("weight",), saved=(("indices", ALWAYS),),
+                    attrs=("padding_idx", "scale_grad_by_freq", "sparse", "weight_sym_argsize_0"),
+                    weight=lambda m, g, indices, weight_sym_argsize_0, padding_idx, scale_grad_by_freq:
+                        m.embedding_backward(g, indices, weight_sym_argsize_0, padding_idx, scale_grad_by_freq),
+                    doc="saves the indices: the gradient sums rows of the incoming gradient per index"),
+    "native_layer_norm": op("NativeLayerNormBackward0", ("input", "weight", "bias"),
+                            saved=(("bias", ALWAYS), ("input", ALWAYS), ("result1", ALWAYS), ("result2", ALWAYS),
+                                   ("weight", ALWAYS)),
+                            attrs=("normalized_shape",),
+                            input=lambda m, g, input, weight, result1, result2, normalized_shape:
+                                m.layer_norm_backward_input(g, input, weight, result1, result2, normalized_shape),
+                            weight=lambda m, g, input, result1, result2, normalized_shape:
+                                m.layer_norm_backward_weight(g, input, result1, result2, normalized_shape),
+                            bias=lambda m, g, normalized_shape: m.layer_norm_backward_bias(g, normalized_shape),
+                            doc="saves the input, weight, bias, and each row's mean (result1) and 1/std (result2)"),
+})
+TABLE.update({"nn.embedding": ROWS["embedding"], "nn.native_layer_norm": ROWS["native_layer_norm"]})
+
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
+              sparse=False):
+    if padding_idx is not None:
+        n = weight.data.shape[0]
+        if padding_idx > 0:
+            if padding_idx >= n:
+                raise AssertionError("Padding_idx must be within num_embeddings")
+        elif padding_idx < 0:
+            if padding_idx < -n:
+                raise AssertionError("Padding_idx must be within num_embeddings")
+            padding_idx = n + padding_idx
+    else:
+        padding_idx = -1
+    idx = input.data
+    if idx.dtype.kind not in "iu":
+        raise TorchRuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar "
+                                f"types: Long, Int; but got torch.{O._SCALAR_NAME[idx.dtype.name]}Tensor instead "
+                                "(while checking arguments for embedding)")
+    n = weight.data.shape[0]
+    bad = (idx < -n) | (idx >= n)
+    if bad.any():
+        raise TorchIndexError("index out of range in self")
+    if max_norm is not None:
+        _embedding_renorm_(weight, idx, max_norm, norm_type)
+    out = weight.data[idx.astype(np.int64)]
+    return _record(ROWS["embedding"], _begin(weight), out, (weight,), extra={"indices": input},
+                   attrs={"padding_idx": padding_idx, "scale_grad_by_freq": bool(scale_grad_by_freq),
+                          "sparse": bool(sparse), "weight_sym_argsize_0": n})
+
+
+def _embedding_renorm_(weight, idx, max_norm, norm_type):
+    """embedding_renorm_: rows looked up whose norm exceeds max_norm are scaled down in place."""
+    w = weight.data
+    for i in np.unique(idx.reshape(-1)):
+        norm = np.linalg.norm(w[i].astype(np.float64), ord=norm_type)
+        if norm > max_norm:
+            w[i] *= w.dtype.type(max_norm / (norm + 1e-7))
+    weight._version_counter.bump()
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    """_dropout_impl: input * (bernoulli(1 - p) mask / (1 - p)), the mask drawn from the generator."""
+    if p < 0.0 or p > 1.0:
+        raise TorchValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if p == 0 or not training or input.data.size == 0:
+        return input
+    if p == 1:
+        noise = Tensor(np.zeros((), input.data.dtype))
+    else:
+        noise = Tensor(np.empty(input.data.shape, input.data.dtype))
+        noise.bernoulli_(1 - p)
+        noise.div_(1 - p)
+    if inplace:
+        return O._inplace(input, O.mul, noise, name="mul_")
+    return O.mul(input, noise)
+
+
+def _layer_norm_axes(x, normalized_shape):
+    return tuple(range(x.ndim - len(normalized_shape), x.ndim))
+
+
+def _layer_norm_stats(x, normalized_shape, eps):
+    axes = _layer_norm_axes(x, normalized_shape)
+    x64 = x.astype(np.float64)
+    mean = x64.mean(axis=axes, keepdims=True)
+    var = ((x64 - mean) ** 2).mean(axis=axes, keepdims=True)
+    return mean.astype(x.dtype), (1 / np.sqrt(var + eps)).astype(x.dtype)
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    normalized_shape = tuple(normalized_shape) if not isinstance(normalized_shape, int) else (normalized_shape,)
+    x = input.data
+    if tuple(x.shape[x.ndim - len(normalized_shape):]) != normalized_shape or x.ndim < len(normalized_shape):
+        raise TorchRuntimeError(f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
+                                f"[*, {', '.join(map(str, normalized_shape))}], but got input of size"
+                                f"{list(x.shape)}")
+    mean, rstd = _layer_norm_stats(x, normalized_shape, eps)
+    out = (x.astype(np.float64) - mean) * rstd.astype(np.float64)
+    if weight is not None:
+        out = out * weight.data
+    if bias is not None:
+        out = out + bias.data
+    stat_shape = x.shape[:x.ndim - len(normalized_shape)] + (1,) * len(normalized_shape)
+    return _record(ROWS["native_layer_norm"], _begin(input, weight, bias), np.asarray(out, x.dtype),
+                   (input, weight, bias),
+                   extra={"input": input, "weight": weight, "bias": bias,
+                          "result1": Tensor(mean.reshape(stat_shape)), "result2": Tensor(rstd.reshape(stat_shape))},
+                   attrs={"normalized_shape": normalized_shape})
+
+
+def _ln_xhat(x, mean, rstd):
+    return (x.astype(np.float64) - mean) * rstd
+
+
+def _layer_norm_backward_input(g, x, weight, mean, rstd, normalized_shape):
+    axes = _layer_norm_axes(x, normalized_shape)
+    dy = g.astype(np.float64)
+    if weight is not None:
+        dy = dy * weight
+    xhat = _ln_xhat(x, mean, rstd)
+    out = rstd * (dy - dy.mean(axis=axes, keepdims=True) - xhat * (dy * xhat).mean(axis=axes, keepdims=True))
+    return out.astype(x.dtype)
+
+
+def _layer_norm_backward_weight(g, x, mean, rstd, normalized_shape):
+    lead = tuple(range(x.ndim - len(normalized_shape)))
+    return (g.astype(np.float64) * _ln_xhat(x, mean, rstd)).sum(axis=lead).astype(x.dtype)
+
+
+O._NumpyMath.layer_norm_backward_input = staticmethod(_layer_norm_backward_input)
+O._NumpyMath.layer_norm_backward_weight = staticmethod(_layer_norm_backward_weight)
+O._NumpyMath.layer_norm_backward_bias = staticmethod(
+    lambda g, normalized_shape: g.sum(axis=tuple(range(g.ndim - len(normalized_shape)))).astype(g.dtype))

@@ -178,3 +178,47 @@ def test_loss_modules_print_like_torch():
         tm, gm = module_pair(lambda nn: getattr(nn, name)())
         assert repr(tm) == repr(gm)
         assert dict(tm.state_dict()) == {} == dict(gm.state_dict())
+
+# ----------------------------------------------------------------------------- Embedding, Dropout, LayerNorm
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"padding_idx": 1}, {"padding_idx": -1}, {"scale_grad_by_freq": True}])
+def test_embedding(kwargs):
+    check_module(lambda nn: nn.Embedding(5, 3, **kwargs), In((2, 3), values=[[0, 1, 4], [1, 1, 2]]))
+
+
+def test_embedding_then_linear_and_errors():
+    check_module(lambda nn: nn.Sequential(nn.Embedding(6, 4), nn.Linear(4, 2)), In((3,), values=[5, 0, 5]))
+    check_module(lambda nn: nn.Embedding(5, 3), In((2,), values=[1, 5]))
+    check_module(lambda nn: nn.Embedding(5, 3), In((2,), values=[1.0, 2.0]))
+
+
+def test_embedding_max_norm_renormalises_looked_up_rows():
+    check_module(lambda nn: nn.Embedding(4, 3, max_norm=0.5), In((3,), values=[0, 2, 2]), weighted=False)
+
+
+@pytest.mark.parametrize("p", [0.0, 0.3, 0.5, 1.0])
+def test_dropout_mask_from_the_generator(p):
+    check_module(lambda nn: nn.Sequential(nn.Linear(3, 8), nn.Dropout(p)), (6, 3), weighted=False)
+
+
+def test_dropout_inplace_and_eval():
+    check_module(lambda nn: nn.Sequential(nn.Linear(3, 8), nn.Dropout(0.4, inplace=True)), (6, 3), weighted=False)
+    check_module(lambda nn: nn.Sequential(nn.Linear(3, 8), nn.Dropout(0.4)).eval(), (6, 3))
+
+
+@pytest.mark.parametrize("shape,normalized", [((4, 3), 3), ((2, 4, 3), (4, 3)), ((5,), 5)])
+@pytest.mark.parametrize("kwargs", [{}, {"elementwise_affine": False}, {"bias": False}, {"eps": 0.1}])
+def test_layer_norm(shape, normalized, kwargs):
+    check_module(lambda nn: nn.LayerNorm(normalized, **kwargs), shape)
+
+
+def test_layer_norm_after_linear_with_trained_affine():
+    def build(nn):
+        m = nn.Sequential(nn.Linear(3, 4), nn.LayerNorm(4))
+        with (torch if nn is torch.nn else G).no_grad():
+            m[1].weight.mul_(1.5)
+            m[1].bias.add_(0.25)
+        return m
+    check_module(build, (5, 3))
+    check_module(lambda nn: nn.LayerNorm(4), (5, 3))

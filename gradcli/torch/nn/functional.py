@@ -4,6 +4,7 @@ from ... import ops_nn as _nn
 from ...engine import STATE as _STATE
 
 linear = _nn.linear
+embedding, dropout, layer_norm = _nn.embedding, _nn.dropout, _nn.layer_norm
 leaky_relu, elu, gelu, softplus = _nn.leaky_relu, _nn.elu, _nn.gelu, _nn.softplus
 l1_loss, mse_loss, smooth_l1_loss, huber_loss = _nn.l1_loss, _nn.mse_loss, _nn.smooth_l1_loss, _nn.huber_loss
 nll_loss, cross_entropy, kl_div = _nn.nll_loss, _nn.cross_entropy, _nn.kl_div

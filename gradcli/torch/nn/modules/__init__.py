@@ -6,3 +6,6 @@ from .flatten import Flatten, Unflatten
 from .activation import ReLU, LeakyReLU, ELU, GELU, Tanh, Sigmoid, Softmax, LogSoftmax, Softplus
 from .loss import (L1Loss, MSELoss, SmoothL1Loss, HuberLoss, CrossEntropyLoss, NLLLoss, BCELoss,
                    BCEWithLogitsLoss, KLDivLoss)
+from .sparse import Embedding
+from .dropout import Dropout
+from .normalization import LayerNorm
