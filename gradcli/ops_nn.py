@@ -758,3 +758,176 @@ O._NumpyMath.layer_norm_backward_input = staticmethod(_layer_norm_backward_input
 O._NumpyMath.layer_norm_backward_weight = staticmethod(_layer_norm_backward_weight)
 O._NumpyMath.layer_norm_backward_bias = staticmethod(
     lambda g, normalized_shape: g.sum(axis=tuple(range(g.ndim - len(normalized_shape)))).astype(g.dtype))
+
+# ----------------------------------------------------------------------------- recurrent layers
+# PyTorch's RNN.cpp, op for op: the cells (SimpleCell, LSTMCell, GRUCell), the full layer that
+# computes the input projection of the whole sequence once and unbinds it per step, and the
+# layer stack. unsafe_chunk and unbind make one node with several outputs: each consumer's
+# input_meta names its output (engine.OutputPlace), so the node's gradient is laid out whole.
+
+ROWS.update({
+    "unsafe_split": op("UnsafeSplitBackward0", ("self",), attrs=("dim", "self_sym_sizes", "split_size"),
+                       self=lambda m, g: g, doc="one node for every chunk: the chunks' gradients side by side"),
+    "unbind": op("UnbindBackward0", ("self",), attrs=("dim",), self=lambda m, g: g,
+                 doc="one node for every slice: the slices' gradients stacked"),
+})
+TABLE.update({"nn.unsafe_split": ROWS["unsafe_split"], "nn.unbind": ROWS["unbind"]})
+
+
+class _Places:
+    """The multi-output results made during one recurrent call: id(tensor) -> (tensor, OutputPlace)."""
+
+    def __init__(self):
+        self.places = {}
+
+    def split(self, row, t, pieces, dim, attrs):
+        """The outputs of one multi-output node over t (pieces: the index of each output)."""
+        node = None
+        outs = []
+        for nr, index in enumerate(pieces):
+            arr = np.ascontiguousarray(t.data[index])
+            if node is None:
+                out = _record(row, _begin(t), arr, (t,), attrs=attrs)
+                node = out.grad_fn
+                self.use(out, t)
+            else:
+                out = Tensor(arr)
+                if node is not None:
+                    out.grad_fn, out._rg = node, True
+            if node is not None:
+                self.places[id(out)] = (out, E.OutputPlace(t.data.shape, nr, index))
+            outs.append(out)
+        return outs
+
+    def unsafe_chunk(self, t, chunks, dim):
+        size = t.data.shape[dim]
+        split_size = -(-size // chunks)
+        pieces = [(slice(None),) * dim + (slice(s, s + split_size),) for s in range(0, size, split_size)]
+        return self.split(ROWS["unsafe_split"], t, pieces, dim,
+                          {"dim": dim, "self_sym_sizes": tuple(t.data.shape), "split_size": split_size})
+
+    def unbind(self, t, dim=0):
+        pieces = [(slice(None),) * dim + (i,) for i in range(t.data.shape[dim])]
+        return self.split(ROWS["unbind"], t, pieces, dim, {"dim": dim})
+
+    def use(self, result, *inputs):
+        """result's node takes `inputs` (in its input order; None skips one): an input that is
+        one output of a multi-output node gets its OutputPlace in the node's input_meta."""
+        node = result.grad_fn
+        if node is None:
+            return result
+        meta = list(node.input_meta)
+        changed = False
+        for i, t in enumerate(inputs):
+            entry = self.places.get(id(t)) if t is not None else None
+            if entry is not None and entry[0] is t and i < len(meta):
+                meta[i] = (entry[1], meta[i][1])
+                changed = True
+        if changed:
+            node.input_meta = tuple(meta)
+        return result
+
+    # -- the ops the cells use, each telling its node where its inputs came from
+    def linear(self, x, w, b):
+        out = linear(x, w, b)
+        if b is not None and x.data.ndim == 2:
+            self.use(out, None, x)                       # addmm(bias, x, w.t())
+        elif x.data.ndim == 2:
+            self.use(out, x)                             # mm(x, w.t())
+        return out
+
+    def inplace(self, name, a, b=None):
+        before = a
+        if b is None:
+            out = getattr(a, name)()
+        else:
+            out = O._inplace(a, getattr(O, name), b, name=name + "_")
+        places = self.places.get(id(before))
+        self.use(out, before, b)
+        if places is not None:                          # after the change a's node is its own
+            self.places.pop(id(before), None)
+        return out
+
+    def binary(self, fn, a, b):
+        return self.use(fn(a, b), a, b)
+
+
+def _simple_cell(nonlinearity):
+    def cell(P, input, hidden, w_ih, w_hh, b_ih, b_hh, pre_compute_input=False):
+        hh = P.linear(hidden, w_hh, b_hh)
+        igates = input if pre_compute_input else P.linear(input, w_ih, b_ih)
+        return nonlinearity(P.inplace("add", hh, igates))
+    return cell
+
+
+def _lstm_cell(P, input, hidden, w_ih, w_hh, b_ih, b_hh, pre_compute_input=False):
+    hx, cx = hidden
+    hh = P.linear(hx, w_hh, b_hh)
+    gates = P.inplace("add", hh, input if pre_compute_input else P.linear(input, w_ih, b_ih))
+    chunked = P.unsafe_chunk(gates, 4, 1)
+    ingate = P.inplace("sigmoid_", chunked[0])
+    forgetgate = P.inplace("sigmoid_", chunked[1])
+    cellgate = P.inplace("tanh_", chunked[2])
+    outgate = P.inplace("sigmoid_", chunked[3])
+    cy = P.inplace("add", P.binary(O.mul, forgetgate, cx), O.mul(ingate, cellgate))
+    hy = O.mul(outgate, O.tanh(cy))
+    return hy, cy
+
+
+def _gru_cell(P, input, hidden, w_ih, w_hh, b_ih, b_hh, pre_compute_input=False):
+    chunked_igates = P.unsafe_chunk(input if pre_compute_input else P.linear(input, w_ih, b_ih), 3, 1)
+    chunked_hgates = P.unsafe_chunk(P.linear(hidden, w_hh, b_hh), 3, 1)
+    reset_gate = P.inplace("add", chunked_hgates[0], chunked_igates[0]).sigmoid_()
+    input_gate = P.inplace("add", chunked_hgates[1], chunked_igates[1]).sigmoid_()
+    new_gate = P.binary(O.add, chunked_igates[2], P.inplace("mul", chunked_hgates[2], reset_gate)).tanh_()
+    diff = P.binary(O.sub, hidden, new_gate)
+    return O._inplace(O._inplace(diff, O.mul, input_gate, name="mul_"), O.add, new_gate, name="add_")
+
+
+CELLS = {"RNN_TANH": _simple_cell(O.tanh), "RNN_RELU": _simple_cell(O.relu), "LSTM": _lstm_cell, "GRU": _gru_cell}
+
+
+def rnn_cell(mode, input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+    """rnn_tanh_cell, rnn_relu_cell, lstm_cell (hx a pair), gru_cell."""
+    return CELLS[mode](_Places(), input, hx, w_ih, w_hh, b_ih, b_hh)
+
+
+def _full_layer(P, cell, input, hidden, params):
+    w_ih, w_hh, b_ih, b_hh = params
+    inputs_w = linear(input, w_ih, b_ih)
+    outputs = []
+    for x in P.unbind(inputs_w, 0):
+        hidden = cell(P, x, hidden, w_ih, w_hh, b_ih, b_hh, True)
+        outputs.append(hidden[0] if isinstance(hidden, tuple) else hidden)
+    if not outputs:
+        raise TorchRuntimeError("Expected sequence length to be larger than 0 in RNN")
+    return O.stack(outputs, 0), hidden
+
+
+def rnn(mode, input, hx, params, num_layers, dropout_p, train, batch_first):
+    """rnn_tanh / rnn_relu / gru / lstm on CPU (one direction): `hx` a tensor, or (h, c) for LSTM;
+    `params` four tensors per layer (biases None without bias). Returns (output, h_n) or
+    (output, h_n, c_n)."""
+    P = _Places()
+    if batch_first:
+        input = O.transpose(input, 0, 1)
+    if mode == "LSTM":
+        hiddens = list(zip(P.unbind(hx[0], 0), P.unbind(hx[1], 0)))
+    else:
+        hiddens = P.unbind(hx, 0)
+    cell = CELLS[mode]
+    layer_input = input
+    finals = []
+    for layer in range(num_layers):
+        layer_input, final = _full_layer(P, cell, layer_input, hiddens[layer], params[4 * layer: 4 * layer + 4])
+        finals.append(final)
+        if dropout_p != 0 and train and layer < num_layers - 1:
+            layer_input = dropout(layer_input, dropout_p, True)
+    output = layer_input
+    if mode == "LSTM":
+        if batch_first:
+            output = O.transpose(output, 0, 1)
+        return output, O.stack([f[0] for f in finals], 0), O.stack([f[1] for f in finals], 0)
+    if batch_first:
+        output = O.transpose_(output, 0, 1)
+    return output, O.stack(finals, 0)

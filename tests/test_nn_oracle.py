@@ -222,3 +222,52 @@ def test_layer_norm_after_linear_with_trained_affine():
         return m
     check_module(build, (5, 3))
     check_module(lambda nn: nn.LayerNorm(4), (5, 3))
+
+# ----------------------------------------------------------------------------- recurrent layers
+
+
+@pytest.mark.parametrize("cell", ["RNNCell", "LSTMCell", "GRUCell"])
+@pytest.mark.parametrize("shape", [(4, 3), (3,)])
+def test_cell_without_hidden(cell, shape):
+    check_module(lambda nn: getattr(nn, cell)(3, 2), shape, call=lambda m, x: _first(m(x)))
+
+
+def _first(out):
+    return out[0] if isinstance(out, tuple) else out
+
+
+@pytest.mark.parametrize("cell", ["RNNCell", "LSTMCell", "GRUCell"])
+def test_cell_with_given_hidden_that_requires_grad(cell):
+    def call(m, x, h, c):
+        return m(x, (h, c)) if isinstance(m, (torch.nn.LSTMCell, G.nn.LSTMCell)) else m(x, h)
+    check_module(lambda nn: getattr(nn, cell)(3, 2), (4, 3), (4, 2), (4, 2), call=call)
+
+
+def test_rnn_cell_relu_and_no_bias():
+    check_module(lambda nn: nn.RNNCell(3, 2, nonlinearity="relu"), (4, 3), (4, 2), call=lambda m, x, h: m(x, h))
+    check_module(lambda nn: nn.GRUCell(3, 2, bias=False), (4, 3), (4, 2), call=lambda m, x, h: m(x, h))
+
+
+@pytest.mark.parametrize("mode", ["RNN", "LSTM", "GRU"])
+@pytest.mark.parametrize("kwargs", [{}, {"num_layers": 2}, {"batch_first": True}, {"bias": False}])
+def test_recurrent_layer_sequence(mode, kwargs):
+    check_module(lambda nn: getattr(nn, mode)(3, 2, **kwargs), (3, 2, 3), call=lambda m, x: _outputs(m(x)))
+
+
+def _outputs(result):
+    out, hidden = result
+    return (out,) + (hidden if isinstance(hidden, tuple) else (hidden,))
+
+
+@pytest.mark.parametrize("mode", ["RNN", "LSTM", "GRU"])
+def test_recurrent_layer_given_hidden_and_unbatched(mode):
+    def call(m, x, h, c):
+        return _outputs(m(x, (h, c) if mode == "LSTM" else h))
+    check_module(lambda nn: getattr(nn, mode)(3, 2, num_layers=2), (4, 2, 3), (2, 2, 2), (2, 2, 2), call=call)
+    check_module(lambda nn: getattr(nn, mode)(3, 2), (4, 3), call=lambda m, x: _outputs(m(x)))
+
+
+def test_rnn_relu_and_dropout_between_layers():
+    check_module(lambda nn: nn.RNN(3, 2, nonlinearity="relu"), (3, 2, 3), call=lambda m, x: _outputs(m(x)))
+    check_module(lambda nn: nn.GRU(3, 4, num_layers=2, dropout=0.5), (3, 2, 3), call=lambda m, x: _outputs(m(x)),
+                 weighted=False)

@@ -9,3 +9,4 @@ from .loss import (L1Loss, MSELoss, SmoothL1Loss, HuberLoss, CrossEntropyLoss, N
 from .sparse import Embedding
 from .dropout import Dropout
 from .normalization import LayerNorm
+from .rnn import RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell, GRUCell
