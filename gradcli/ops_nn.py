@@ -13,7 +13,7 @@ import numpy as np
 
 from . import engine as E
 from . import ops as O
-from .engine import STATE, Size, Tensor
+from .engine import STATE, Saved, Size, Tensor
 from .errors import TorchIndexError, TorchRuntimeError, TorchValueError
 from .ops import ALWAYS, TABLE, _begin, _record, op
 
@@ -908,6 +908,8 @@ def rnn(mode, input, hx, params, num_layers, dropout_p, train, batch_first):
     """rnn_tanh / rnn_relu / gru / lstm on CPU (one direction): `hx` a tensor, or (h, c) for LSTM;
     `params` four tensors per layer (biases None without bias). Returns (output, h_n) or
     (output, h_n, c_n)."""
+    if mode == "LSTM" and input.data.dtype == _F32 and input.data.size:
+        return _mkldnn_lstm(input, hx[0], hx[1], params, num_layers, dropout_p, train, batch_first)
     P = _Places()
     if batch_first:
         input = O.transpose(input, 0, 1)
@@ -931,3 +933,174 @@ def rnn(mode, input, hx, params, num_layers, dropout_p, train, batch_first):
     if batch_first:
         output = O.transpose_(output, 0, 1)
     return output, O.stack(finals, 0)
+
+# ----------------------------------------------------------------------------- LSTM through oneDNN
+# PyTorch runs a float32 nn.LSTM on CPU through oneDNN: one MkldnnRnnLayerBackward0 node per
+# layer, with three outputs (output, h_n, c_n). The layer's own output reaches the node as its
+# gradient; h_n's and c_n's gradients (from the stacks) are handed over through `_side`.
+
+
+class _Side:
+    """The gradients of a layer node's outputs 1 and 2 (h_n, c_n), summed until the node runs."""
+
+    def __init__(self):
+        self.grads = {}
+
+    def add(self, nr, g):
+        old = self.grads.get(nr)
+        self.grads[nr] = g if old is None else old + g
+
+    def take(self, nr):
+        return self.grads.pop(nr, None)
+
+
+class _SidePlace(E.OutputPlace):
+    """The input_meta shape of a consumer of output nr (1 or 2) of a oneDNN layer node: the
+    gradient goes to the node's _Side, and zeros of the layer output's shape into its buffer."""
+
+    def __new__(cls, shape, output_nr, side):
+        self = tuple.__new__(cls, shape)
+        self.output_nr, self.index, self.side = output_nr, None, side
+        return self
+
+    def place(self, g, dtype):
+        self.side.add(self.output_nr, g)
+        return np.zeros(tuple(self), dtype)
+
+    def place_tensor(self, g, dtype):
+        raise O.TorchNotImplementedError_("create_graph=True through nn.LSTM's oneDNN layer is not supported by "
+                                          "gradcli yet; first-order gradients (create_graph=False) work")
+
+
+ROWS["mkldnn_rnn_layer"] = op(
+    "MkldnnRnnLayerBackward0", ("input", "weight0", "weight1", "weight2", "weight3", "hx_", "cx_"),
+    saved=(("cx_", ALWAYS), ("hx_", ALWAYS), ("input", ALWAYS), ("result0", ALWAYS), ("result1", ALWAYS),
+           ("result2", ALWAYS), ("result3", ALWAYS), ("weight0", ALWAYS), ("weight1", ALWAYS), ("weight2", ALWAYS),
+           ("weight3", ALWAYS)),
+    attrs=("batch_first", "batch_sizes", "bidirectional", "has_biases", "hidden_size", "mode", "num_layers",
+           "reverse", "train"),
+    doc="one LSTM layer over the whole sequence (oneDNN): saves its inputs, weights, outputs and the gates")
+TABLE["nn.mkldnn_rnn_layer"] = ROWS["mkldnn_rnn_layer"]
+
+
+def _sigmoid64(v):
+    return 1 / (1 + np.exp(-v))
+
+
+def _lstm_layer_forward(x, w_ih, w_hh, b, h, c):
+    """float64 arrays: (output, h_n, c_n, gates (T, B, 4H) activated, cells (T, B, H))."""
+    T, H = x.shape[0], h.shape[-1]
+    out = np.empty((T,) + h.shape)
+    gates = np.empty((T, h.shape[0], 4 * H))
+    cells = np.empty((T,) + h.shape)
+    for t in range(T):
+        g = x[t] @ w_ih.T + h @ w_hh.T + b
+        i, f, gg, o = _sigmoid64(g[:, :H]), _sigmoid64(g[:, H:2 * H]), np.tanh(g[:, 2 * H:3 * H]), \
+            _sigmoid64(g[:, 3 * H:])
+        c = f * c + i * gg
+        h = o * np.tanh(c)
+        gates[t] = np.concatenate([i, f, gg, o], axis=1)
+        cells[t], out[t] = c, h
+    return out, h, c, gates, cells
+
+
+def _lstm_layer_backward(node, grad_out, create_graph):
+    if create_graph:
+        raise O.TorchNotImplementedError_("create_graph=True through nn.LSTM's oneDNN layer is not supported by "
+                                          "gradcli yet; first-order gradients (create_graph=False) work")
+    u = {s: node.unpack(s, False) for s in ("input", "weight0", "weight1", "hx_", "cx_", "result3")}
+    x, w_ih, w_hh = (u[k].astype(np.float64) for k in ("input", "weight0", "weight1"))
+    h0, c0 = u["hx_"].astype(np.float64), u["cx_"].astype(np.float64)
+    T, B, H = x.shape[0], h0.shape[0], h0.shape[1]
+    work = u["result3"].view(np.float32).astype(np.float64)
+    gates = work[:T * B * 4 * H].reshape(T, B, 4 * H)
+    cells = work[T * B * 4 * H:].reshape(T, B, H)
+    side = node.attrs["_side"]
+    dt = node.input_meta[0][1]
+    gh, gc = side.take(1), side.take(2)
+    dh_next = np.zeros((B, H)) if gh is None else gh.astype(np.float64)
+    dc_next = np.zeros((B, H)) if gc is None else gc.astype(np.float64)
+    g_out = grad_out.astype(np.float64)
+    dx = np.zeros_like(x)
+    dw_ih, dw_hh, db = np.zeros_like(w_ih), np.zeros_like(w_hh), np.zeros(4 * H)
+    for t in range(T - 1, -1, -1):
+        i, f, gg, o = (gates[t][:, k * H:(k + 1) * H] for k in range(4))
+        c_prev = cells[t - 1] if t else c0
+        h_prev = (gates[t - 1][:, 3 * H:] * np.tanh(cells[t - 1])) if t else h0
+        tc = np.tanh(cells[t])
+        dh = g_out[t] + dh_next
+        dc = dc_next + dh * o * (1 - tc * tc)
+        dgates = np.concatenate([dc * gg * i * (1 - i), dc * c_prev * f * (1 - f), dc * i * (1 - gg * gg),
+                                 dh * tc * o * (1 - o)], axis=1)
+        dc_next = dc * f
+        dx[t] = dgates @ w_ih
+        dw_ih += dgates.T @ x[t]
+        dw_hh += dgates.T @ h_prev
+        db += dgates.sum(axis=0)
+        dh_next = dgates @ w_hh
+    if not node.attrs["has_biases"]:
+        return [dx.astype(dt), dw_ih.astype(dt), dw_hh.astype(dt), None, None, dh_next.astype(dt),
+                dc_next.astype(dt)]
+    return [dx.astype(dt), dw_ih.astype(dt), dw_hh.astype(dt), db.astype(dt), db.astype(dt),
+            dh_next.astype(dt), dc_next.astype(dt)]
+
+
+E.CUSTOM_APPLY[ROWS["mkldnn_rnn_layer"]] = _lstm_layer_backward
+
+
+def _mkldnn_lstm_layer(input, w_ih, w_hh, b_ih, b_hh, hx, cx, num_layers, train, has_biases, batch_first):
+    x = input.data.astype(np.float64)
+    b = (b_ih.data + b_hh.data).astype(np.float64) if has_biases else np.zeros(w_ih.data.shape[0])
+    out, h, c, gates, cells = _lstm_layer_forward(x, w_ih.data.astype(np.float64), w_hh.data.astype(np.float64),
+                                                  b, hx.data.astype(np.float64), cx.data.astype(np.float64))
+    dt = input.data.dtype
+    workspace = Tensor(np.concatenate([gates.reshape(-1), cells.reshape(-1)]).astype(dt).view(np.uint8))
+    hy, cy = Tensor(h.astype(dt)), Tensor(c.astype(dt))
+    seq = _begin(input, w_ih, w_hh, b_ih, b_hh, hx, cx)
+    side = _Side()
+    output = _record(ROWS["mkldnn_rnn_layer"], seq, out.astype(dt), (input, w_ih, w_hh, b_ih, b_hh, hx, cx),
+                     extra={"input": input, "weight0": w_ih, "weight1": w_hh, "weight2": b_ih, "weight3": b_hh,
+                            "hx_": hx, "cx_": cx, "result0": None, "result1": hy, "result2": cy,
+                            "result3": workspace},
+                     attrs={"batch_first": batch_first, "batch_sizes": (), "bidirectional": False,
+                            "has_biases": has_biases,
+                            "hidden_size": h.shape[-1], "mode": 2, "num_layers": num_layers, "reverse": False,
+                            "train": bool(train), "_side": side})
+    node = output.grad_fn
+    if node is not None:
+        node._saved["result0"] = Saved(output, True)
+        for t in (hy, cy):
+            t.grad_fn, t._rg = node, True
+    return output, hy, cy, side
+
+
+def _mkldnn_lstm(input, hx, cx, params, num_layers, dropout_p, train, batch_first):
+    if batch_first:
+        input = O.transpose(input, 0, 1)
+    input, hx, cx = O._contiguous(input), O._contiguous(hx), O._contiguous(cx)
+    layer_input = input
+    hys, cys, sides = [], [], []
+    for layer in range(num_layers):
+        w_ih, w_hh, b_ih, b_hh = params[4 * layer: 4 * layer + 4]
+        has_biases = b_ih is not None
+        if not has_biases:                   # zeros shaped like the weights, as PyTorch passes them
+            b_ih, b_hh = Tensor(np.zeros_like(w_ih.data)), Tensor(np.zeros_like(w_hh.data))
+        layer_hx, layer_cx = O.select(hx, 0, layer), O.select(cx, 0, layer)
+        layer_input, hy, cy, side = _mkldnn_lstm_layer(layer_input, w_ih, w_hh, b_ih, b_hh, layer_hx, layer_cx,
+                                                       num_layers, train, has_biases, batch_first)
+        hys.append(hy)
+        cys.append(cy)
+        sides.append((side, layer_input.data.shape))
+        if dropout_p != 0 and train and layer < num_layers - 1:
+            layer_input = dropout(layer_input, dropout_p, True)
+    output = layer_input
+    stacks = []
+    for nr, parts in ((1, hys), (2, cys)):
+        s = O.stack(parts, 0)
+        if s.grad_fn is not None:
+            s.grad_fn.input_meta = tuple((_SidePlace(shape, nr, side), meta[1]) if part._rg else meta
+                                         for (side, shape), part, meta in zip(sides, parts, s.grad_fn.input_meta))
+        stacks.append(s)
+    if batch_first:
+        output = O.transpose(output, 0, 1)
+    return output, stacks[0], stacks[1]

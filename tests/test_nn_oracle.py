@@ -271,3 +271,22 @@ def test_rnn_relu_and_dropout_between_layers():
     check_module(lambda nn: nn.RNN(3, 2, nonlinearity="relu"), (3, 2, 3), call=lambda m, x: _outputs(m(x)))
     check_module(lambda nn: nn.GRU(3, 4, num_layers=2, dropout=0.5), (3, 2, 3), call=lambda m, x: _outputs(m(x)),
                  weighted=False)
+
+
+def test_lstm_in_double_takes_the_cell_by_cell_path():
+    check_module(lambda nn: nn.LSTM(3, 2, num_layers=2).double(), In((3, 2, 3), dtype="float64"),
+                 call=lambda m, x: _outputs(m(x)))
+
+
+def test_hidden_state_carried_without_detach_fails_on_the_second_backward_like_torch():
+    def call(m, x):
+        h = None
+        losses = []
+        for step in range(2):
+            out, h = m(x, h)
+            loss = out.sum()
+            loss.backward()
+            losses.append(loss)
+        return losses[-1]
+    for mode in ("RNN", "LSTM", "GRU"):
+        check_module(lambda nn: getattr(nn, mode)(3, 2), (4, 1, 3), call=call, backward=False, weighted=False)
