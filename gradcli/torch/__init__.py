@@ -327,41 +327,239 @@ def eye(n, m=None, dtype=None, requires_grad=False, device=None):
     _ops._check_numel(n * m)
     return _new(np.eye(n, m, dtype=_np_dtype(dtype, np.dtype(np.float32))), requires_grad)
 
-# Random numbers: available, but PyTorch's generator is not reproduced (see README).
+# ----------------------------------------------------------------------------- random numbers
+# PyTorch's CPU generator and kernels, bit for bit (see random.py); here the factories and
+# the in-place methods that fill tensors from them.
+
+from . import random
+from .random import Generator, default_generator, manual_seed, seed, initial_seed, get_rng_state, set_rng_state
+from ..errors import TorchNotImplementedError as _NotImplemented
 
 
-_rng = [None]          # made on first use: importing numpy.random costs every start-up 6 ms
+def _float_kind(np_dt, kernel):
+    """AT_DISPATCH_FLOATING_TYPES's error for other dtypes."""
+    if np_dt.kind != "f":
+        raise _NotImplemented(f'"{kernel}" not implemented for \'{_ops._SCALAR_NAME[np_dt.name]}\'')
 
 
-def manual_seed(seed):
-    _rng[0] = np.random.default_rng(seed)
-    return None
-
-
-def _generator():
-    if _rng[0] is None:
-        manual_seed(0)
-    return _rng[0]
-
-
-def randn(*size, dtype=None, requires_grad=False, device=None):
+def _random_factory(size, dtype, requires_grad, fill):
+    """A new contiguous tensor of `size` filled by `fill(n, np_dtype)` (a leaf)."""
     size = _size(size)
-    _ops._check_numel(_prod(size))
-    return _new(_generator().standard_normal(size).astype(_np_dtype(dtype, np.dtype(np.float32))), requires_grad)
+    n = _prod(size)
+    _ops._check_numel(n)
+    np_dt = _np_dtype(dtype, np.dtype(np.float32))
+    return _new(fill(n, np_dt).reshape(size), requires_grad)
 
 
-def rand(*size, dtype=None, requires_grad=False, device=None):
-    size = _size(size)
-    _ops._check_numel(_prod(size))
-    return _new(_generator().random(size).astype(_np_dtype(dtype, np.dtype(np.float32))), requires_grad)
+def _random_inplace(t, name, node, values):
+    """An in-place random op: `values(n, arr, perm)` gives t's n new values in TensorIterator's
+    order (perm: t's axes in that order); through ops._inplace for its checks, version bump
+    and node (a zero gradient)."""
+    def compute(x):
+        arr = x.data
+        perm = random.order(arr)
+        out = arr.copy(order="K")
+        random.fill(out, perm, values(arr.size, arr, perm))
+        return _ops._record(random.backward_row(node), _ops._begin(x), out, (x,))
+    return _ops._inplace(t, compute, name=name)
 
 
-def randint(low, high=None, size=None, dtype=None, requires_grad=False, device=None):
-    if high is None:
-        low, high = 0, low
-    size = _size((size,)) if size is not None else ()
-    _ops._check_numel(_prod(size))
-    return _new(_generator().integers(low, high, size).astype(_np_dtype(dtype, np.dtype(np.int64))), requires_grad)
+def _install_random_methods(T):
+    def uniform_(self, from_=0.0, to=1.0, *, generator=None, **kw):
+        from_ = kw.pop("from", from_)
+        gen = random._gen(generator)
+        return _random_inplace(self, "uniform_", "UniformBackward0",
+                               lambda n, a, perm: random.uniform_values(gen, n, a.dtype, from_, to))
+
+    def normal_(self, mean=0.0, std=1.0, *, generator=None):
+        gen = random._gen(generator)
+        return _random_inplace(self, "normal_", "NormalBackward0", lambda n, a, perm: random.normal_values(
+            gen, n, a.dtype, mean, std, a.flags.c_contiguous))
+
+    def random_(self, *args, generator=None, **kw):
+        """random_(), random_(to), random_(from, to) (to=None: to the dtype's largest integer)."""
+        gen = random._gen(generator)
+        bounds = _random_bounds(args, kw)
+        if bounds is None:
+            values = lambda n, a, perm: random.random_values(gen, n, a.dtype)
+            node = "RandomBackward2"
+        else:
+            values = lambda n, a, perm: random.random_from_to_values(gen, n, a.dtype, *bounds)
+            node = "RandomBackward1" if len(args) + len(kw) == 1 and "from" not in kw else "RandomBackward0"
+        return _random_inplace(self, "random_", node, values)
+
+    def bernoulli_(self, p=0.5, *, generator=None):
+        gen = random._gen(generator)
+        if isinstance(p, Tensor):
+            return _bernoulli_tensor_(self, p, gen)
+        p = _number("bernoulli_", "p", p)
+        return _random_inplace(self, "bernoulli_", "BernoulliBackward2",
+                               lambda n, a, perm: random.bernoulli_scalar_values(gen, n, a.dtype, p))
+
+    def bernoulli(self, p=None, *, generator=None):
+        return globals()["bernoulli"](self, p, generator=generator)
+
+    def exponential_(self, lambd=1.0, *, generator=None):
+        gen = random._gen(generator)
+        return _random_inplace(self, "exponential_", "ExponentialBackward0",
+                               lambda n, a, perm: random.exponential_values(gen, n, a.dtype, lambd))
+
+    def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
+        gen = random._gen(generator)
+        return _random_inplace(self, "cauchy_", "CauchyBackward0",
+                               lambda n, a, perm: random.cauchy_values(gen, n, a.dtype, median, sigma))
+
+    def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
+        gen = random._gen(generator)
+        return _random_inplace(self, "log_normal_", "LogNormalBackward0",
+                               lambda n, a, perm: random.log_normal_values(gen, n, a.dtype, mean, std))
+
+    def geometric_(self, p, *, generator=None):
+        gen = random._gen(generator)
+        return _random_inplace(self, "geometric_", "GeometricBackward0",
+                               lambda n, a, perm: random.geometric_values(gen, n, a.dtype, p))
+
+    def multinomial(self, num_samples, replacement=False, *, generator=None):
+        return globals()["multinomial"](self, num_samples, replacement, generator=generator)
+
+    for f in (uniform_, normal_, random_, bernoulli_, bernoulli, exponential_, cauchy_, log_normal_, geometric_,
+              multinomial):
+        setattr(T, f.__name__, f)
+
+
+def _bernoulli_tensor_(t, p, gen):
+    """bernoulli_(p) with a tensor p, expanded to t's shape (BernoulliBackward1)."""
+    pe = _ops.expand(Tensor(p.data), t.data.shape).data
+
+    def values(n, a, perm):
+        if a.dtype.kind not in "fiub":
+            raise _NotImplemented(f'"bernoulli_tensor_cpu_self_" not implemented for \'{_ops._SCALAR_NAME[a.dtype.name]}\'')
+        return random.bernoulli_tensor_values(gen, a.dtype, pe.transpose(perm).ravel())
+
+    def compute(x):
+        arr = x.data
+        perm = random.order(arr)
+        out = arr.copy(order="K")
+        if arr.size:
+            random.fill(out, perm, values(arr.size, arr, perm))
+        return _ops._record(random.bernoulli_tensor_row(), _ops._begin(x, p), out, (x, p),
+                            attrs={"_p_sizes": p.data.shape})
+    return _ops._inplace(t, compute, name="bernoulli_")
+
+
+def bernoulli(input, p=None, *, generator=None, out=None):
+    """bernoulli(input): each element 1 with probability input (BernoulliBackward0);
+    bernoulli(input, p): every element with probability p."""
+    gen = random._gen(generator)
+    arr = input.data
+    if p is None:
+        values = random.bernoulli_tensor_values(gen, arr.dtype, np.ascontiguousarray(arr).ravel())
+        seq = _ops._begin(input)
+        return _ops._record(random.backward_row("BernoulliBackward0"), seq, values.reshape(arr.shape), (input,))
+    values = random.bernoulli_scalar_values(gen, arr.size, arr.dtype, _number("bernoulli", "p", p))
+    return Tensor(values.reshape(arr.shape))
+
+
+def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
+    gen = random._gen(generator)
+    if not isinstance(num_samples, _py_int) or isinstance(num_samples, _py_bool):
+        raise TorchTypeError(f"multinomial(): argument 'num_samples' must be int, not {type(num_samples).__name__}")
+    return Tensor(random.multinomial_values(gen, input.data, num_samples, _py_bool(replacement)))
+
+
+def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None,
+           pin_memory=False, requires_grad=False):
+    """torch.normal's overloads: (Tensor, Tensor), (Tensor, float), (float, Tensor) draw
+    N(0, 1) (or N(0, std)) into a new tensor, then scale and shift it; (float, float, size)
+    is empty(size).normal_(mean, std)."""
+    gen = random._gen(generator)
+    mt, st = isinstance(mean, Tensor), isinstance(std, Tensor)
+    if not (mt or st):
+        if size is None:
+            raise TorchTypeError("normal() received an invalid combination of arguments - got (float, float)")
+        return _random_factory((size,), dtype, requires_grad,
+                               lambda n, dt: random.normal_values(gen, n, dt, mean, std))
+    if st:
+        s = std.data
+        if s.size and not s.min() >= 0:
+            raise TorchRuntimeError("normal expects all elements of std >= 0.0")
+    if mt and st:
+        shape = _ops.broadcast_shapes(mean.data.shape, std.data.shape)
+        dt = mean.data.dtype
+    else:
+        if mt and not std >= 0.0:
+            raise TorchRuntimeError(f"normal expects std >= 0.0, but found std {random._cfmt(_py_float(std))}")
+        shape, dt = (mean if mt else std).data.shape, (mean if mt else std).data.dtype
+    n = _prod(shape)
+    draw = random.normal_values(gen, n, dt, 0.0, std if mt and not st else 1.0).reshape(shape)
+    if st:
+        draw = np.multiply(draw, std.data).astype(dt, copy=False)
+    m = mean.data if mt else np.asarray(mean, dt)
+    out_arr = np.add(draw, m).astype(dt, copy=False)
+    inputs = (mean,) * mt + (std,) * st
+    seq = _ops._begin(*inputs)
+    attrs = {}
+    if mt:
+        attrs["mean_sym_sizes"] = mean.data.shape
+    if st:
+        attrs["std_sym_sizes"] = std.data.shape
+    return _ops._record(random.normal_row(mt, st), seq, out_arr, inputs, attrs=attrs)
+
+
+def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None, pin_memory=False,
+             requires_grad=False):
+    gen = random._gen(generator)
+    n = _size((n,))[0]
+    _ops._check_numel(n)
+    np_dt = _np_dtype(dtype, np.dtype(np.int64))
+    _check_requires_grad(np.empty(0, np_dt), requires_grad)
+    return _new(random.randperm_values(gen, n, np_dt), requires_grad)
+
+
+def randint_like(input, *args, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None,
+                 generator=None):
+    return randint(*args, _like(input, "randint_like"), dtype=input.dtype if dtype is None else dtype,
+                   requires_grad=requires_grad, generator=generator)
+
+
+def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+         pin_memory=False):
+    gen = random._gen(generator)
+    return _random_factory(size, dtype, requires_grad,
+                           lambda n, dt: random.uniform_values(gen, n, dt, 0.0, 1.0))
+
+
+def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+          pin_memory=False):
+    gen = random._gen(generator)
+    return _random_factory(size, dtype, requires_grad, lambda n, dt: random.normal_values(gen, n, dt, 0.0, 1.0))
+
+
+def rand_like(input, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    return rand(_like(input, "rand_like"), dtype=input.dtype if dtype is None else dtype,
+                requires_grad=requires_grad)
+
+
+def randn_like(input, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    return randn(_like(input, "randn_like"), dtype=input.dtype if dtype is None else dtype,
+                 requires_grad=requires_grad)
+
+
+def randint(*args, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
+            requires_grad=False, pin_memory=False):
+    """randint(high, size) or randint(low, high, size): empty(size).random_(low, high)."""
+    if size is None and args:
+        args, size = args[:-1], args[-1]
+    if len(args) == 1:
+        low, high = 0, args[0]
+    elif len(args) == 2:
+        low, high = args
+    else:
+        raise TorchTypeError("randint() received an invalid combination of arguments")
+    gen = random._gen(generator)
+    dt = int64 if dtype is None else dtype
+    return _random_factory((size,), dt, requires_grad,
+                           lambda n, np_dt: random.random_from_to_values(gen, n, np_dt, low, high))
 
 
 def _prod(size):
@@ -549,6 +747,7 @@ def _install_methods():
     T.unsqueeze_, T.squeeze_ = ops.unsqueeze_, ops.squeeze_
     T.masked_fill, T.masked_fill_ = ops.masked_fill, ops.masked_fill_
     T.transpose_ = T.swapaxes_ = T.swapdims_ = ops.transpose_
+    _install_random_methods(T)
 
     def inplace(f, name):
         def method(self, *args, **kwargs):
