@@ -1104,3 +1104,388 @@ def _mkldnn_lstm(input, hx, cx, params, num_layers, dropout_p, train, batch_firs
     if batch_first:
         output = O.transpose(output, 0, 1)
     return output, stacks[0], stacks[1]
+
+# ----------------------------------------------------------------------------- convolution and pooling
+
+_windows = np.lib.stride_tricks.sliding_window_view
+
+
+def _tup(v, n):
+    return tuple(v) if isinstance(v, (tuple, list)) else (v,) * n
+
+
+def _conv_windows(xp, k, stride, dilation, out):
+    """(N, C, *out, *k) views of the padded input xp: each output position's receptive field."""
+    nd = len(k)
+    span = tuple(d * (kk - 1) + 1 for kk, d in zip(k, dilation))
+    w = _windows(xp, span, axis=tuple(range(2, 2 + nd)))
+    sel = (slice(None), slice(None)) + tuple(slice(None, s * (o - 1) + 1, s) for s, o in zip(stride, out)) + \
+        tuple(slice(None, None, d) for d in dilation)
+    return w[sel]
+
+
+def _conv_out(size, k, stride, padding, dilation):
+    return tuple((n + 2 * p - d * (kk - 1) - 1) // s + 1 for n, kk, s, p, d in zip(size, k, stride, padding, dilation))
+
+
+def _pad(x, padding, value=0.0):
+    if not any(padding):
+        return x
+    return np.pad(x, ((0, 0), (0, 0)) + tuple((p, p) for p in padding), constant_values=value)
+
+
+_SPATIAL = "xyz"
+_KERNEL = "ijk"
+
+
+def _conv_forward(x, w, stride, padding, dilation, groups):
+    nd = x.ndim - 2
+    k = w.shape[2:]
+    out = _conv_out(x.shape[2:], k, stride, padding, dilation)
+    win = _conv_windows(_pad(x.astype(np.float64), padding), k, stride, dilation, out)
+    n, c = x.shape[:2]
+    win = win.reshape((n, groups, c // groups) + win.shape[2:])
+    wg = w.astype(np.float64).reshape((groups, w.shape[0] // groups) + w.shape[1:])
+    sp, kk = _SPATIAL[:nd], _KERNEL[:nd]
+    y = np.einsum(f"ngc{sp}{kk},goc{kk}->ngo{sp}", win, wg, optimize=True)
+    return y.reshape((n, w.shape[0]) + out)
+
+
+def _conv_backward_input(g, x, w, stride, padding, dilation, groups):
+    nd = x.ndim - 2
+    k = w.shape[2:]
+    n, c = x.shape[:2]
+    out = g.shape[2:]
+    sp, kk = _SPATIAL[:nd], _KERNEL[:nd]
+    gg = g.astype(np.float64).reshape((n, groups, w.shape[0] // groups) + out)
+    wg = w.astype(np.float64).reshape((groups, w.shape[0] // groups) + w.shape[1:])
+    cols = np.einsum(f"ngo{sp},goc{kk}->ngc{sp}{kk}", gg, wg, optimize=True).reshape((n, c) + out + tuple(k))
+    padded = np.zeros((n, c) + tuple(s + 2 * p for s, p in zip(x.shape[2:], padding)))
+    for offs in np.ndindex(*k):
+        sel = (slice(None), slice(None)) + tuple(slice(o * d, o * d + s * (m - 1) + 1, s)
+                                                 for o, d, s, m in zip(offs, dilation, stride, out))
+        padded[sel] += cols[(Ellipsis,) + offs]
+    crop = (slice(None), slice(None)) + tuple(slice(p, p + s) for p, s in zip(padding, x.shape[2:]))
+    return padded[crop].astype(x.dtype)
+
+
+def _conv_backward_weight(g, x, w, stride, padding, dilation, groups):
+    nd = x.ndim - 2
+    k = w.shape[2:]
+    n, c = x.shape[:2]
+    out = g.shape[2:]
+    sp, kk = _SPATIAL[:nd], _KERNEL[:nd]
+    win = _conv_windows(_pad(x.astype(np.float64), padding), k, stride, dilation, out)
+    win = win.reshape((n, groups, c // groups) + win.shape[2:])
+    gg = g.astype(np.float64).reshape((n, groups, w.shape[0] // groups) + out)
+    gw = np.einsum(f"ngo{sp},ngc{sp}{kk}->goc{kk}", gg, win, optimize=True)
+    return gw.reshape(w.shape).astype(w.dtype)
+
+
+O._NumpyMath.conv_backward_input = staticmethod(_conv_backward_input)
+O._NumpyMath.conv_backward_weight = staticmethod(_conv_backward_weight)
+O._NumpyMath.conv_backward_bias = staticmethod(
+    lambda g: g.sum(axis=(0,) + tuple(range(2, g.ndim))).astype(g.dtype))
+
+
+def _pool_out(n, k, s, p, d, ceil_mode):
+    """pooling_output_shape."""
+    num = n + 2 * p - d * (k - 1) - 1 + (s - 1 if ceil_mode else 0)
+    out = num // s + 1
+    if ceil_mode and (out - 1) * s >= n + p:
+        out -= 1
+    return out
+
+
+def _max_pool_forward(x, k, stride, padding, dilation, ceil_mode):
+    n, c, h, w = x.shape
+    out = tuple(_pool_out(sz, kk, s, p, d, ceil_mode) for sz, kk, s, p, d in zip((h, w), k, stride, padding, dilation))
+    extra = tuple(max(0, (o - 1) * s + d * (kk - 1) + 1 - (sz + 2 * p))
+                  for o, s, d, kk, sz, p in zip(out, stride, dilation, k, (h, w), padding))
+    xp = np.pad(x, ((0, 0), (0, 0)) + tuple((p, p + e) for p, e in zip(padding, extra)), constant_values=-np.inf)
+    win = _conv_windows(xp, k, stride, dilation, out).reshape(n, c, out[0], out[1], -1)
+    arg = np.argmax(win, axis=-1)
+    nan = np.isnan(win)
+    if nan.any():                                   # PyTorch's max keeps the first nan
+        arg = np.where(nan.any(-1), np.argmax(nan, axis=-1), arg)
+    values = np.take_along_axis(win, arg[..., None], -1)[..., 0]
+    ki, kj = np.divmod(arg, k[1])
+    rows = np.arange(out[0])[:, None] * stride[0] - padding[0] + ki * dilation[0]
+    cols = np.arange(out[1])[None, :] * stride[1] - padding[1] + kj * dilation[1]
+    return values.astype(x.dtype), (rows * w + cols).astype(np.int64)
+
+
+def _max_pool_backward(g, self, indices):
+    planes = int(np.prod(self.shape[:-2]))
+    out = np.zeros((planes, self.shape[-2] * self.shape[-1]), g.dtype)
+    np.add.at(out, (np.arange(planes)[:, None], indices.reshape(planes, -1)), g.reshape(planes, -1))
+    return out.reshape(self.shape)
+
+
+O._NumpyMath.max_pool_backward = staticmethod(_max_pool_backward)
+
+
+def _avg_pool_divisors(size, k, stride, padding, out, count_include_pad, divisor_override):
+    """Each output position's divisor (avg_pool2d's kernel), shape `out`."""
+    if divisor_override:
+        return np.full(out, float(divisor_override))
+    counts = []
+    for n, kk, s, p, o in zip(size, k, stride, padding, out):
+        start = np.arange(o) * s - p
+        end = np.minimum(start + kk, n + p)
+        pool = end - start
+        cnt = np.minimum(end, n) - np.maximum(start, 0)
+        counts.append(pool if count_include_pad else cnt)
+    return np.outer(counts[0], counts[1]).astype(np.float64)
+
+
+def _avg_pool_forward(x, k, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    n, c, h, w = x.shape
+    out = tuple(_pool_out(sz, kk, s, p, 1, ceil_mode) for sz, kk, s, p in zip((h, w), k, stride, padding))
+    extra = tuple(max(0, (o - 1) * s + kk - (sz + 2 * p)) for o, s, kk, sz, p in zip(out, stride, k, (h, w), padding))
+    xp = np.pad(x.astype(np.float64), ((0, 0), (0, 0)) + tuple((p, p + e) for p, e in zip(padding, extra)))
+    win = _conv_windows(xp, k, stride, (1, 1), out)
+    div = _avg_pool_divisors((h, w), k, stride, padding, out, count_include_pad, divisor_override)
+    return (win.sum(axis=(-2, -1)) / div).astype(x.dtype)
+
+
+def _avg_pool_backward(g, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    stride = stride or kernel_size
+    if self.ndim == 3:                              # unbatched
+        return _avg_pool_backward(g[None], self[None], kernel_size, stride, padding, ceil_mode, count_include_pad,
+                                  divisor_override)[0]
+    n, c, h, w = self.shape
+    out = g.shape[2:]
+    div = _avg_pool_divisors((h, w), kernel_size, stride, padding, out, count_include_pad, divisor_override)
+    gd = g.astype(np.float64) / div
+    extra = tuple(max(0, (o - 1) * s + kk - (sz + 2 * p))
+                  for o, s, kk, sz, p in zip(out, stride, kernel_size, (h, w), padding))
+    padded = np.zeros((n, c, h + 2 * padding[0] + extra[0], w + 2 * padding[1] + extra[1]))
+    for i, j in np.ndindex(*kernel_size):
+        padded[:, :, i:i + stride[0] * (out[0] - 1) + 1:stride[0], j:j + stride[1] * (out[1] - 1) + 1:stride[1]] += gd
+    return padded[:, :, padding[0]:padding[0] + h, padding[1]:padding[1] + w].astype(g.dtype)
+
+
+O._NumpyMath.avg_pool_backward = staticmethod(_avg_pool_backward)
+
+ROWS.update({
+    "convolution": op("ConvolutionBackward0", ("input", "weight", "bias"), saved=(("input", ALWAYS), ("weight", ALWAYS)),
+                      attrs=("bias_sym_sizes_opt", "dilation", "groups", "output_padding", "padding", "stride",
+                             "transposed"),
+                      input=lambda m, g, input, weight, stride, padding, dilation, groups:
+                          m.conv_backward_input(g, input, weight, stride, padding, dilation, groups),
+                      weight=lambda m, g, input, weight, stride, padding, dilation, groups:
+                          m.conv_backward_weight(g, input, weight, stride, padding, dilation, groups),
+                      bias=lambda m, g: m.conv_backward_bias(g),
+                      doc="saves the input and the weight: each one's gradient needs the other"),
+    "max_pool2d": op("MaxPool2DWithIndicesBackward0", ("self",), saved=(("result1", ALWAYS), ("self", ALWAYS)),
+                     attrs=("ceil_mode", "dilation", "kernel_size", "padding", "stride"),
+                     self=lambda m, g, self, result1: m.max_pool_backward(g, self, result1),
+                     doc="saves the input and where each maximum came from (result1, the indices)"),
+    "avg_pool2d": op("AvgPool2DBackward0", ("self",), saved=(("self", ALWAYS),),
+                     attrs=("ceil_mode", "count_include_pad", "divisor_override", "kernel_size", "padding", "stride"),
+                     self=lambda m, g, self, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                     divisor_override: m.avg_pool_backward(g, self, kernel_size, stride, padding, ceil_mode,
+                                                           count_include_pad, divisor_override)),
+})
+TABLE.update({"nn." + k: ROWS[k] for k in ("convolution", "max_pool2d", "avg_pool2d")})
+
+
+def _conv_padding(padding, x, w, stride, dilation, nd):
+    """Numeric padding for an int/tuple or 'valid'/'same' (symmetric 'same' only, as PyTorch
+    then calls the padded convolution directly)."""
+    if isinstance(padding, str):
+        if padding == "valid":
+            return (0,) * nd
+        if padding != "same":
+            raise TorchRuntimeError(f"Invalid padding string: '{padding}'")
+        if any(s != 1 for s in stride):
+            raise TorchRuntimeError("padding='same' is not supported for strided convolutions")
+        total = [d * (k - 1) for d, k in zip(dilation, w.data.shape[2:])]
+        if any(t % 2 for t in total):
+            raise TorchRuntimeError("padding='same' with an even kernel is not available in gradcli")
+        return tuple(t // 2 for t in total)
+    return _tup(padding, nd)
+
+
+def conv_nd(nd, input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    stride, dilation = _tup(stride, nd), _tup(dilation, nd)
+    pad = _conv_padding(padding, input, weight, stride, dilation, nd)
+    unbatched = input.data.ndim == nd + 1
+    if unbatched:
+        input = O.unsqueeze(input, 0)
+    if input.data.ndim != nd + 2:
+        raise TorchRuntimeError(f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input to conv{nd}d, but got "
+                                f"input of size: {list(input.data.shape)}")
+    c = input.data.shape[1]
+    if c != weight.data.shape[1] * groups:
+        raise TorchRuntimeError(f"Given groups={groups}, weight of size {list(weight.data.shape)}, expected input"
+                                f"{list(input.data.shape)} to have {weight.data.shape[1] * groups} channels, but got "
+                                f"{c} channels instead")
+    y = _conv_forward(input.data, weight.data, stride, pad, dilation, groups)
+    if bias is not None:
+        y = y + bias.data.astype(np.float64).reshape((1, -1) + (1,) * nd)
+    out = _record(ROWS["convolution"], _begin(input, weight, bias), y.astype(input.data.dtype), (input, weight, bias),
+                  extra={"input": input, "weight": weight},
+                  attrs={"bias_sym_sizes_opt": (0,) if bias is None else tuple(bias.data.shape), "dilation": dilation,
+                         "groups": groups, "output_padding": (0,) * nd, "padding": pad, "stride": stride,
+                         "transposed": False})
+    return O.squeeze(out, 0) if unbatched else out
+
+
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    return conv_nd(1, input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    return conv_nd(2, input, weight, bias, stride, padding, dilation, groups)
+
+
+def _pool_args(kernel_size, stride, padding, dilation=1):
+    """(kernel, stride used, stride as saved: () when none was given, padding, dilation)."""
+    k = _tup(kernel_size, 2)
+    given = not (stride is None or stride == [] or stride == ())
+    s = _tup(stride, 2) if given else k
+    return k, s, s if given else (), _tup(padding, 2), _tup(dilation, 2)
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    k, s, saved_stride, p, d = _pool_args(kernel_size, stride, padding, dilation)
+    if any(pp > kk // 2 for pp, kk in zip(p, k)):
+        raise TorchRuntimeError(f"pad should be at most half of effective kernel size, but got pad={p[0]}, "
+                                f"kernel_size={k[0]} and dilation={d[0]}")
+    unbatched = input.data.ndim == 3
+    x = input.data[None] if unbatched else input.data
+    values, indices = _max_pool_forward(x, k, s, p, d, ceil_mode)
+    if unbatched:
+        values, indices = values[0], indices[0]
+    out = _record(ROWS["max_pool2d"], _begin(input), values, (input,),
+                  extra={"result1": Tensor(indices)},
+                  attrs={"ceil_mode": bool(ceil_mode), "dilation": d, "kernel_size": k, "padding": p,
+                         "stride": saved_stride})
+    if return_indices:
+        return out, Tensor(indices)
+    return out
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None):
+    k, s, saved_stride, p, _ = _pool_args(kernel_size, stride, padding)
+    if any(pp > kk // 2 for pp, kk in zip(p, k)):
+        raise TorchRuntimeError("pad should be at most half of effective kernel size, but got pad="
+                                f"{p[0]}, kernel_size={k[0]} and dilation=1")
+    unbatched = input.data.ndim == 3
+    x = input.data[None] if unbatched else input.data
+    y = _avg_pool_forward(x, k, s, p, ceil_mode, count_include_pad, divisor_override)
+    return _record(ROWS["avg_pool2d"], _begin(input), y[0] if unbatched else y, (input,),
+                   attrs={"ceil_mode": bool(ceil_mode), "count_include_pad": bool(count_include_pad),
+                          "divisor_override": divisor_override, "kernel_size": k, "padding": p,
+                          "stride": saved_stride})
+
+# ----------------------------------------------------------------------------- batch norm, bilinear
+
+
+def _bn_axes(x):
+    return (0,) + tuple(range(2, x.ndim))
+
+
+def _bn_shape(v, x):
+    return v.reshape((1, -1) + (1,) * (x.ndim - 2))
+
+
+def _batch_norm_backward(g, x, weight, running_mean, running_var, save_mean, save_invstd, training, eps):
+    """(grad_input, grad_weight, grad_bias) of native_batch_norm (batch_norm_backward_cpu)."""
+    axes = _bn_axes(x)
+    g64, x64 = g.astype(np.float64), x.astype(np.float64)
+    if training:
+        mean, invstd = save_mean.astype(np.float64), save_invstd.astype(np.float64)
+    else:
+        mean, invstd = running_mean.astype(np.float64), 1 / np.sqrt(running_var.astype(np.float64) + eps)
+    w = np.ones(mean.shape) if weight is None else weight.astype(np.float64)
+    xhat = (x64 - _bn_shape(mean, x)) * _bn_shape(invstd, x)
+    dot = (g64 * xhat).sum(axis=axes)
+    gsum = g64.sum(axis=axes)
+    if training:
+        n = x.size // x.shape[1]
+        gi = (g64 - _bn_shape(gsum / n, x) - xhat * _bn_shape(dot / n, x)) * _bn_shape(invstd * w, x)
+    else:
+        gi = g64 * _bn_shape(invstd * w, x)
+    return gi.astype(x.dtype), dot.astype(x.dtype), gsum.astype(x.dtype)
+
+
+O._NumpyMath.batch_norm_backward = staticmethod(_batch_norm_backward)
+
+ROWS.update({
+    "native_batch_norm": op(
+        "NativeBatchNormBackward0", ("input", "weight", "bias"),
+        saved=(("input", ALWAYS), ("result1", ALWAYS), ("result2", ALWAYS), ("running_mean", ALWAYS),
+               ("running_var", ALWAYS), ("weight", ALWAYS)),
+        attrs=("eps", "training"),
+        input=lambda m, g, input, weight, running_mean, running_var, result1, result2, training, eps:
+            m.batch_norm_backward(g, input, weight, running_mean, running_var, result1, result2, training, eps)[0],
+        weight=lambda m, g, input, weight, running_mean, running_var, result1, result2, training, eps:
+            m.batch_norm_backward(g, input, weight, running_mean, running_var, result1, result2, training, eps)[1],
+        bias=lambda m, g, input, weight, running_mean, running_var, result1, result2, training, eps:
+            m.batch_norm_backward(g, input, weight, running_mean, running_var, result1, result2, training, eps)[2],
+        doc="saves the input, weight, running statistics and the batch's mean (result1) and 1/std (result2)"),
+    "trilinear": op("TrilinearBackward0", ("i1", "i2", "i3"), saved=(("i1", ALWAYS), ("i2", ALWAYS), ("i3", ALWAYS)),
+                    attrs=("expand1", "expand2", "expand3", "sumdim"),
+                    i1=lambda m, g, i2, i3: m.bilinear_backward(g, i2, i3, "bo,oij,bj->bi"),
+                    i2=lambda m, g, i1, i3: m.bilinear_backward(g, i1, i3, "bo,bi,bj->oij"),
+                    i3=lambda m, g, i1, i2: m.bilinear_backward(g, i1, i2, "bo,bi,oij->bj"),
+                    doc="x1^T W x2 per output feature: each input's gradient needs the other two"),
+})
+TABLE.update({"nn." + k: ROWS[k] for k in ("native_batch_norm", "trilinear")})
+O._NumpyMath.bilinear_backward = staticmethod(
+    lambda g, a, b, spec: np.einsum(spec, g.astype(np.float64), a, b).astype(g.dtype))
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):
+    if training:
+        size = input.data.shape
+        n = size[0] * int(np.prod(size[2:]))
+        if n == 1:
+            raise TorchValueError(f"Expected more than 1 value per channel when training, got input size "
+                                  f"{Size(size)}")
+    x = input.data
+    axes = _bn_axes(x)
+    n = x.size // x.shape[1]
+    if training:        # batch_norm_cpu_collect_stats: the mean rounded to x's dtype, squares summed in double
+        mean = (x.astype(np.float64).sum(axis=axes) / n).astype(x.dtype)
+        d = x - _bn_shape(mean, x)
+        var_sum = (d * d).astype(np.float64).sum(axis=axes)
+        invstd = (1 / np.sqrt(var_sum / n + eps)).astype(x.dtype)
+        if running_mean is not None:
+            running_mean.data[...] = momentum * mean.astype(np.float64) + \
+                (1 - momentum) * running_mean.data.astype(np.float64)
+            running_var.data[...] = momentum * (var_sum / (n - 1)) + \
+                (1 - momentum) * running_var.data.astype(np.float64)
+            running_mean._version_counter.bump()
+            running_var._version_counter.bump()
+        save_mean, save_invstd = mean, invstd
+    else:
+        mean = running_mean.data
+        invstd = (1 / np.sqrt(running_var.data.astype(np.float64) + eps)).astype(x.dtype)
+        save_mean = save_invstd = np.zeros(0, x.dtype)
+    alpha = invstd if weight is None else invstd * weight.data       # output = input * alpha + beta
+    beta = -mean * alpha if bias is None else bias.data - mean * alpha
+    y = x * _bn_shape(alpha, x) + _bn_shape(beta, x)
+    return _record(ROWS["native_batch_norm"], _begin(input, weight, bias), np.asarray(y, x.dtype),
+                   (input, weight, bias),
+                   extra={"input": input, "weight": weight, "running_mean": running_mean, "running_var": running_var,
+                          "result1": Tensor(save_mean), "result2": Tensor(save_invstd)},
+                   attrs={"eps": eps, "training": bool(training)})
+
+
+def bilinear(input1, input2, weight, bias=None):
+    """at::bilinear: _trilinear over the inputs flattened to 2-D, viewed back, plus the bias."""
+    lead = input1.data.shape[:-1]
+    i1 = O.view(input1, (-1, input1.data.shape[-1]))
+    i3 = O.view(input2, (-1, input2.data.shape[-1]))
+    y = np.einsum("bi,oij,bj->bo", i1.data.astype(np.float64), weight.data.astype(np.float64),
+                  i3.data.astype(np.float64))
+    out = _record(ROWS["trilinear"], _begin(i1, weight, i3), y.astype(input1.data.dtype), (i1, weight, i3),
+                  extra={"i1": i1, "i2": weight, "i3": i3},
+                  attrs={"expand1": (1, 3), "expand2": (0,), "expand3": (1, 2), "sumdim": (2, 3)})
+    out = O.view(out, tuple(lead) + (weight.data.shape[0],))
+    return O.add(out, bias) if bias is not None else out

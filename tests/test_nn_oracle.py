@@ -290,3 +290,79 @@ def test_hidden_state_carried_without_detach_fails_on_the_second_backward_like_t
         return losses[-1]
     for mode in ("RNN", "LSTM", "GRU"):
         check_module(lambda nn: getattr(nn, mode)(3, 2), (4, 1, 3), call=call, backward=False, weighted=False)
+
+# ----------------------------------------------------------------------------- convolution, pooling, batch norm, bilinear
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"stride": 2}, {"padding": 1}, {"dilation": 2}, {"bias": False},
+                                    {"padding": "same"}, {"padding": "valid"}])
+def test_conv1d(kwargs):
+    check_module(lambda nn: nn.Conv1d(2, 4, 3, **kwargs), (2, 2, 9))
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"stride": 2, "padding": 1}, {"kernel_size": (3, 2), "stride": (2, 1)},
+                                    {"dilation": 2, "padding": 2}, {"groups": 2}, {"bias": False}])
+def test_conv2d(kwargs):
+    kw = {"kernel_size": 3, **kwargs}
+    check_module(lambda nn: nn.Conv2d(2, 4, **kw), (2, 2, 7, 6))
+
+
+def test_conv2d_unbatched_and_errors():
+    check_module(lambda nn: nn.Conv2d(2, 3, 3), (2, 5, 5))
+    check_module(lambda nn: nn.Conv2d(2, 3, 3), (1, 3, 5, 5))
+
+
+@pytest.mark.parametrize("kwargs", [{"kernel_size": 2}, {"kernel_size": 3, "stride": 2, "padding": 1},
+                                    {"kernel_size": 3, "stride": 2, "ceil_mode": True}, {"kernel_size": 2, "dilation": 2},
+                                    {"kernel_size": (2, 3), "stride": 1}])
+def test_max_pool2d(kwargs):
+    check_module(lambda nn: nn.MaxPool2d(**kwargs), (2, 3, 7, 6))
+
+
+def test_max_pool2d_ties_unbatched_and_indices():
+    check_module(lambda nn: nn.MaxPool2d(2), In((1, 4, 4), values=[[[1.0, 1.0, 2.0, 2.0], [1.0, 0.0, 2.0, 2.0],
+                                                                  [0.0, 3.0, 3.0, 0.0], [3.0, 3.0, 0.0, 3.0]]]))
+    check_op(lambda t, x: t.nn.functional.max_pool2d(x, 2, return_indices=True), (1, 2, 4, 4))
+
+
+@pytest.mark.parametrize("kwargs", [{"kernel_size": 2}, {"kernel_size": 3, "stride": 2, "padding": 1},
+                                    {"kernel_size": 3, "padding": 1, "count_include_pad": False},
+                                    {"kernel_size": 3, "stride": 2, "ceil_mode": True},
+                                    {"kernel_size": 2, "divisor_override": 3}])
+def test_avg_pool2d(kwargs):
+    check_module(lambda nn: nn.AvgPool2d(**kwargs), (2, 3, 7, 6))
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"affine": False}, {"momentum": None}, {"track_running_stats": False},
+                                    {"eps": 0.1, "momentum": 0.3}])
+@pytest.mark.parametrize("dims", ["1d", "1d-3", "2d"])
+def test_batch_norm_train_updates_running_stats(kwargs, dims):
+    shape = {"1d": (5, 3), "1d-3": (4, 3, 2), "2d": (2, 3, 2, 2)}[dims]
+    name = "BatchNorm2d" if dims == "2d" else "BatchNorm1d"
+
+    def call(m, x):
+        m(x * 2)            # a first batch moves the running statistics
+        return m(x)
+    check_module(lambda nn: getattr(nn, name)(3, **kwargs), shape, call=call)
+
+
+def test_batch_norm_eval_uses_running_stats():
+    def call(m, x):
+        m(x * 3 + 1)        # training: the running statistics move (to within float32 rounding of torch's)
+        return m.eval()(x)
+    check_module(lambda nn: nn.BatchNorm1d(3), (5, 3), call=call)
+    check_module(lambda nn: nn.BatchNorm1d(3), (1, 3))
+    check_module(lambda nn: nn.BatchNorm2d(3), (2, 3, 4))
+
+
+@pytest.mark.parametrize("shape1,shape2", [((5, 3), (5, 2)), ((2, 4, 3), (2, 4, 2)), ((3,), (2,))])
+def test_bilinear(shape1, shape2):
+    check_module(lambda nn: nn.Bilinear(3, 2, 4), shape1, shape2)
+    check_module(lambda nn: nn.Bilinear(3, 2, 4, bias=False), shape1, In(shape2, rg=False))
+
+
+def test_small_convnet_end_to_end():
+    def build(nn):
+        return nn.Sequential(nn.Conv2d(1, 4, 3, padding=1), nn.BatchNorm2d(4), nn.ReLU(), nn.MaxPool2d(2),
+                             nn.Conv2d(4, 2, 3), nn.AvgPool2d(2, ceil_mode=True), nn.Flatten(), nn.Linear(2, 3))
+    check_module(build, (2, 1, 8, 8))

@@ -5,6 +5,8 @@ from ...engine import STATE as _STATE
 
 linear = _nn.linear
 embedding, dropout, layer_norm = _nn.embedding, _nn.dropout, _nn.layer_norm
+bilinear, conv1d, conv2d, batch_norm = _nn.bilinear, _nn.conv1d, _nn.conv2d, _nn.batch_norm
+max_pool2d, avg_pool2d = _nn.max_pool2d, _nn.avg_pool2d
 leaky_relu, elu, gelu, softplus = _nn.leaky_relu, _nn.elu, _nn.gelu, _nn.softplus
 l1_loss, mse_loss, smooth_l1_loss, huber_loss = _nn.l1_loss, _nn.mse_loss, _nn.smooth_l1_loss, _nn.huber_loss
 nll_loss, cross_entropy, kl_div = _nn.nll_loss, _nn.cross_entropy, _nn.kl_div
