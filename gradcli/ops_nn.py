@@ -722,7 +722,8 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
                                 f"[*, {', '.join(map(str, normalized_shape))}], but got input of size"
                                 f"{list(x.shape)}")
     mean, rstd = _layer_norm_stats(x, normalized_shape, eps)
-    out = (x.astype(np.float64) - mean) * rstd.astype(np.float64)
+    # LayerNormKernelImpl: y = (x * rstd + (-mean * rstd)) * gamma + beta, each step rounded
+    out = x * rstd + (-mean * rstd)
     if weight is not None:
         out = out * weight.data
     if bias is not None:
@@ -735,23 +736,28 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
                    attrs={"normalized_shape": normalized_shape})
 
 
-def _ln_xhat(x, mean, rstd):
-    return (x.astype(np.float64) - mean) * rstd
-
-
 def _layer_norm_backward_input(g, x, weight, mean, rstd, normalized_shape):
+    """LayerNormBackwardKernelImpl's dx = a * dy * gamma + b * x + c per row, in x's dtype:
+    a = rstd, b = (db * mean - ds) * a^3 / N, c = -b * mean - db * a / N, with ds = sum(dy * gamma * x)
+    and db = sum(dy * gamma) (summed exactly, rounded once)."""
     axes = _layer_norm_axes(x, normalized_shape)
-    dy = g.astype(np.float64)
-    if weight is not None:
-        dy = dy * weight
-    xhat = _ln_xhat(x, mean, rstd)
-    out = rstd * (dy - dy.mean(axis=axes, keepdims=True) - xhat * (dy * xhat).mean(axis=axes, keepdims=True))
-    return out.astype(x.dtype)
+    dt = x.dtype
+    scale = dt.type(1 / int(np.prod(normalized_shape)))
+    dyg = g if weight is None else g * weight
+    ds = (dyg * x).astype(np.float64).sum(axis=axes, keepdims=True).astype(dt)
+    db = dyg.astype(np.float64).sum(axis=axes, keepdims=True).astype(dt)
+    a = rstd
+    b = (db * mean - ds) * a * a * a * scale
+    c = -b * mean - db * a * scale
+    return np.asarray(a * dyg + b * x + c, dt)
 
 
 def _layer_norm_backward_weight(g, x, mean, rstd, normalized_shape):
+    """dgamma = sum of dy * fma(rstd, x, -(mean * rstd)): PyTorch's kernel fuses that multiply-add."""
     lead = tuple(range(x.ndim - len(normalized_shape)))
-    return (g.astype(np.float64) * _ln_xhat(x, mean, rstd)).sum(axis=lead).astype(x.dtype)
+    shift = (-(mean * rstd)).astype(np.float64)
+    xhat = (rstd.astype(np.float64) * x.astype(np.float64) + shift).astype(x.dtype)
+    return (g.astype(np.float64) * xhat).sum(axis=lead).astype(x.dtype)
 
 
 O._NumpyMath.layer_norm_backward_input = staticmethod(_layer_norm_backward_input)
@@ -1394,23 +1400,29 @@ def _bn_shape(v, x):
 
 
 def _batch_norm_backward(g, x, weight, running_mean, running_var, save_mean, save_invstd, training, eps):
-    """(grad_input, grad_weight, grad_bias) of native_batch_norm (batch_norm_backward_cpu)."""
+    """(grad_input, grad_weight, grad_bias) as batch_norm_cpu_backward computes them: sum(dy) and
+    dotp = sum((x - mean) * dy) per channel, then dx = (dy - sum/N - (x - mean) * k) * invstd * w
+    with k = dotp * invstd^2 / N (training) or dx = dy * invstd * w (eval)."""
     axes = _bn_axes(x)
-    g64, x64 = g.astype(np.float64), x.astype(np.float64)
+    dt = x.dtype
     if training:
-        mean, invstd = save_mean.astype(np.float64), save_invstd.astype(np.float64)
+        mean, invstd = save_mean, save_invstd
     else:
-        mean, invstd = running_mean.astype(np.float64), 1 / np.sqrt(running_var.astype(np.float64) + eps)
-    w = np.ones(mean.shape) if weight is None else weight.astype(np.float64)
-    xhat = (x64 - _bn_shape(mean, x)) * _bn_shape(invstd, x)
-    dot = (g64 * xhat).sum(axis=axes)
-    gsum = g64.sum(axis=axes)
+        mean = running_mean
+        invstd = (1 / np.sqrt(running_var.astype(np.float64) + eps)).astype(dt)
+    w = np.ones(mean.shape, dt) if weight is None else weight
+    centered = x - _bn_shape(mean, x)
+    gsum = g.astype(np.float64).sum(axis=axes)
+    dotp = (centered * g).astype(np.float64).sum(axis=axes)
     if training:
         n = x.size // x.shape[1]
-        gi = (g64 - _bn_shape(gsum / n, x) - xhat * _bn_shape(dot / n, x)) * _bn_shape(invstd * w, x)
+        k = dotp.astype(dt) * invstd * invstd / dt.type(n)
+        grad_mean = (gsum / n).astype(dt)
+        dx = centered * _bn_shape(k, x)
+        gi = (g - _bn_shape(grad_mean, x) - dx) * _bn_shape(invstd, x) * _bn_shape(w, x)
     else:
-        gi = g64 * _bn_shape(invstd * w, x)
-    return gi.astype(x.dtype), dot.astype(x.dtype), gsum.astype(x.dtype)
+        gi = g * _bn_shape(invstd, x) * _bn_shape(w, x)
+    return np.asarray(gi, dt), (dotp * invstd).astype(dt), gsum.astype(dt)
 
 
 O._NumpyMath.batch_norm_backward = staticmethod(_batch_norm_backward)
@@ -1450,16 +1462,15 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     x = input.data
     axes = _bn_axes(x)
     n = x.size // x.shape[1]
-    if training:        # batch_norm_cpu_collect_stats: the mean rounded to x's dtype, squares summed in double
-        mean = (x.astype(np.float64).sum(axis=axes) / n).astype(x.dtype)
+    if training:        # batch_norm_cpu_collect_stats: sums in double, the mean and the sum of squares stored
+        f64 = np.float64
+        mean = (x.astype(f64).sum(axis=axes) / n).astype(x.dtype)
         d = x - _bn_shape(mean, x)
-        var_sum = (d * d).astype(np.float64).sum(axis=axes)
+        var_sum = (d * d).astype(f64).sum(axis=axes).astype(x.dtype).astype(f64)
         invstd = (1 / np.sqrt(var_sum / n + eps)).astype(x.dtype)
         if running_mean is not None:
-            running_mean.data[...] = momentum * mean.astype(np.float64) + \
-                (1 - momentum) * running_mean.data.astype(np.float64)
-            running_var.data[...] = momentum * (var_sum / (n - 1)) + \
-                (1 - momentum) * running_var.data.astype(np.float64)
+            running_mean.data[...] = momentum * mean.astype(f64) + (1 - momentum) * running_mean.data.astype(f64)
+            running_var.data[...] = momentum * (var_sum / (n - 1)) + (1 - momentum) * running_var.data.astype(f64)
             running_mean._version_counter.bump()
             running_var._version_counter.bump()
         save_mean, save_invstd = mean, invstd
