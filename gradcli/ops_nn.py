@@ -139,32 +139,8 @@ class _Math:
         return np.asarray(gt, x.dtype)
 
     @staticmethod
-    def bce_logits_backward(g, x, y, weight, pos_weight, reduction):
-        s = O._NumpyMath.sigmoid(x)
-        if pos_weight is not None:
-            t = pos_weight * y
-            gi = (t + 1 - y) * s - t
-        else:
-            gi = s - y
-        if weight is not None:
-            gi = gi * weight
-        gi = gi * g
-        if reduction == 1:
-            gi = gi / np.asarray(x.size, gi.dtype)
-        return np.asarray(gi, x.dtype)
-
-    @staticmethod
-    def bce_logits_target_backward(g, x, y, weight, pos_weight, reduction):
-        if pos_weight is not None:      # log_sigmoid(-x) - log_sigmoid(x) * pos_weight
-            gt = _log_sigmoid(-x) - _log_sigmoid(x) * pos_weight
-        else:
-            gt = -x
-        if weight is not None:
-            gt = gt * weight
-        gt = gt * g
-        if reduction == 1:
-            gt = gt / np.asarray(x.size, gt.dtype)
-        return np.asarray(gt, x.dtype)
+    def bce_log_sigmoid_pw(x, pos_weight):
+        return np.asarray(_log_sigmoid(-x) - _log_sigmoid(x) * pos_weight, x.dtype)
 
     @staticmethod
     def nll_backward_w(g, x, target, weight, total_weight, ignore_index, reduction, class_dim):
@@ -181,19 +157,21 @@ def _log_sigmoid(x):
 
 
 def _nll_backward(g, x, target, weight, total_weight, ignore_index, reduction, class_dim):
-    """Scatter -g (weighted, divided by total_weight for 'mean') into the target class of each row."""
+    """Scatter -g (weighted, divided by total_weight for 'mean') into the target class of each
+    row that is not ignored; every other element stays 0."""
     z = np.zeros(x.shape, g.dtype)
     t = target.astype(np.int64)
     keep = t != ignore_index
     safe = np.where(keep, t, 0)
     w = np.ones(safe.shape, g.dtype) if weight is None else weight[safe].astype(g.dtype)
-    w = np.where(keep, w, np.zeros((), g.dtype))
     scale = -g
     if reduction == 1:
         scale = scale / total_weight
-    vals = (scale * w).astype(g.dtype)
+    with np.errstate(all="ignore"):
+        vals = np.where(keep, np.asarray(scale * w, g.dtype), np.zeros((), g.dtype))
     if x.ndim == 1:
-        z[safe] = vals
+        if keep.all():
+            z[safe] = vals
         return z
     np.put_along_axis(z, np.expand_dims(safe, class_dim), np.expand_dims(vals, class_dim), axis=class_dim)
     return z
@@ -248,10 +226,11 @@ ROWS = {
     "bce_with_logits": op("BinaryCrossEntropyWithLogitsBackward0", ("self", "target"),
                           saved=(("pos_weight", ALWAYS), ("self", ALWAYS), ("target", ALWAYS), ("weight", ALWAYS)),
                           attrs=("reduction",),
-                          self=lambda m, g, self, target, weight, pos_weight, reduction: m.bce_logits_backward(
-                              g, self, target, weight, pos_weight, reduction),
-                          target=lambda m, g, self, target, weight, pos_weight, reduction:
-                              m.bce_logits_target_backward(g, self, target, weight, pos_weight, reduction)),
+                          self=lambda m, g, self, target, weight, pos_weight, reduction: _bce_logits_self(
+                              m, g, self, target, weight, pos_weight, reduction),
+                          target=lambda m, g, self, weight, pos_weight, reduction: _bce_logits_target(
+                              m, g, self, weight, pos_weight, reduction),
+                          doc="its backward is arithmetic on sigmoid(self): differentiable again under create_graph"),
     "nll_loss": op("NllLossBackward0", ("self",),
                    saved=(("self", ALWAYS), ("target", ALWAYS), ("total_weight", ALWAYS), ("weight", ALWAYS)),
                    attrs=("ignore_index", "reduction"),
@@ -265,6 +244,31 @@ ROWS = {
                          g, self, target, weight, total_weight, ignore_index, reduction, 1),
                      doc="nll_loss over images (N, C, H, W)"),
 }
+
+
+def _bce_logits_self(m, g, self, target, weight, pos_weight, reduction):
+    """binary_cross_entropy_with_logits_backward: (sigmoid(x) - y), or with pos_weight
+    ((p*y + 1 - y) * sigmoid(x) - p*y); times weight, times the incoming gradient, / numel."""
+    if pos_weight is None:
+        grad_input = m.sigmoid(self) - target
+    else:
+        t = pos_weight * target
+        grad_input = (t + 1 - target) * m.sigmoid(self) - t
+    if weight is not None:
+        grad_input = grad_input * weight
+    return _mean_scale(m, grad_input * g, _arr_of(self).size, reduction)
+
+
+def _bce_logits_target(m, g, self, weight, pos_weight, reduction):
+    """binary_cross_entropy_with_logits_target_backward: -x, or with pos_weight
+    log_sigmoid(-x) - log_sigmoid(x) * pos_weight; times weight and the incoming gradient, / numel."""
+    grad_target = -self if pos_weight is None else m.bce_log_sigmoid_pw(self, pos_weight)
+    if weight is not None:
+        grad_target = grad_target * weight
+    return _mean_scale(m, grad_target * g, _arr_of(self).size, reduction)
+
+
+_arr_of = O._arr_of
 
 
 def _scaled(m, g, alpha):
@@ -483,9 +487,9 @@ def _nll_forward(x, t, weight, ignore_index, r, class_dim):
         picked = x[safe]
     else:
         picked = np.take_along_axis(x, np.expand_dims(safe, class_dim), axis=class_dim).squeeze(class_dim)
-    losses = np.asarray(-picked * w, x.dtype)
-    if r == 0:
-        return losses, np.zeros((), x.dtype)
+    losses = np.asarray(np.where(keep, -picked * w, np.zeros((), x.dtype)), x.dtype)
+    if r == 0:                  # the 1-D kernel reports its weight; the batched one reports 0
+        return losses, np.asarray(w.sum() if x.ndim == 1 else 0, x.dtype)
     total = np.asarray(w.sum(), x.dtype)
     s = np.asarray(losses.sum(), x.dtype)
     return (np.asarray(s / total, x.dtype) if r == 1 else s), total
@@ -1500,3 +1504,36 @@ def bilinear(input1, input2, weight, bias=None):
                   attrs={"expand1": (1, 3), "expand2": (0,), "expand3": (1, 2), "sumdim": (2, 3)})
     out = O.view(out, tuple(lead) + (weight.data.shape[0],))
     return O.add(out, bias) if bias is not None else out
+
+
+# -- nll_loss's gradient under create_graph: a node of its own, linear in the incoming gradient
+for _key, _name in (("nll_loss_backward", "NllLossBackwardBackward0"),
+                    ("nll_loss2d_backward", "NllLoss2DBackwardBackward0")):
+    ROWS[_key] = TABLE["nn." + _key] = op(
+        _name, ("grad_output", "self"), saved=(("target", ALWAYS), ("weight", ALWAYS)),
+        attrs=("ignore_index", "reduction"),
+        grad_output=lambda m, g, target, weight, ignore_index, reduction: m.nll_loss_w(
+            g, target, weight, ignore_index, reduction),
+        self=lambda m, g: m.zeros_like(g),
+        doc="nll_loss's gradient under create_graph: linear in the incoming gradient, constant in the "
+            "log-probabilities")
+
+
+def _nll_backward_recorded(g, self, target, weight, total_weight, ignore_index, reduction, class_dim):
+    row = ROWS["nll_loss2d_backward" if self.data.ndim == 4 else "nll_loss_backward"]
+    out = _nll_backward(g.data, self.data, target.data, None if weight is None else weight.data, total_weight.data,
+                        ignore_index, reduction, class_dim)
+    return _record(row, _begin(g, self), out, (g, self), extra={"target": target, "weight": weight},
+                   attrs={"ignore_index": ignore_index, "reduction": reduction})
+
+
+def _nll_loss_recorded(g, target, weight, ignore_index, reduction):
+    row = ROWS["nll_loss2d" if g.data.ndim == 4 else "nll_loss"]
+    return _nll(row, g, target, weight, ignore_index, reduction)
+
+
+O._TensorMath.nll_backward_w = staticmethod(_nll_backward_recorded)
+O._TensorMath.nll_loss_w = staticmethod(_nll_loss_recorded)
+O._NumpyMath.nll_loss_w = staticmethod(
+    lambda g, target, weight, ignore_index, reduction: _nll_forward(g, target.astype(np.int64), weight, ignore_index,
+                                                                    reduction, 1)[0])
