@@ -366,3 +366,52 @@ def test_small_convnet_end_to_end():
         return nn.Sequential(nn.Conv2d(1, 4, 3, padding=1), nn.BatchNorm2d(4), nn.ReLU(), nn.MaxPool2d(2),
                              nn.Conv2d(4, 2, 3), nn.AvgPool2d(2, ceil_mode=True), nn.Flatten(), nn.Linear(2, 3))
     check_module(build, (2, 1, 8, 8))
+
+# ----------------------------------------------------------------------------- nn.init
+
+
+INITS = [
+    ("uniform_", (3, 4), {}), ("uniform_", (3, 4), {"a": -2.0, "b": 0.5}), ("normal_", (5,), {}),
+    ("normal_", (2, 3), {"mean": 1.0, "std": 0.1}), ("constant_", (2, 2), {"val": 0.3}), ("zeros_", (3,), {}),
+    ("ones_", (2, 3), {}), ("eye_", (3, 4), {}), ("xavier_uniform_", (4, 6), {}),
+    ("xavier_uniform_", (4, 3, 2, 2), {"gain": 2.0}), ("xavier_normal_", (5, 3), {}),
+    ("kaiming_uniform_", (4, 6), {}), ("kaiming_uniform_", (6, 2, 3), {"a": 0.5, "mode": "fan_out"}),
+    ("kaiming_normal_", (4, 6), {"nonlinearity": "relu"}), ("kaiming_normal_", (3, 5), {"mode": "fan_out"}),
+    ("xavier_uniform_", (3,), {}), ("kaiming_uniform_", (4, 6), {"mode": "fan_avg"}),
+]
+
+
+@pytest.mark.parametrize("name,shape,kwargs", INITS)
+def test_init_functions_draw_torch_values_after_manual_seed(name, shape, kwargs):
+    results = []
+    for lib in (torch, G):
+        lib.manual_seed(7)
+        t = lib.empty(*shape)
+        try:
+            out = getattr(lib.nn.init, name)(t, **kwargs)
+            results.append(("ok", out is t, t.tolist(), t.requires_grad))
+        except Exception as e:      # noqa: BLE001 (the error text is compared)
+            results.append(("error", type(e).__name__, str(e)))
+    assert results[0] == results[1]
+
+
+@pytest.mark.parametrize("shape,gain", [((3, 5), 1), ((5, 3), 2.0), ((4, 2, 3), 1)])
+def test_orthogonal_init(shape, gain):
+    values = []
+    for lib in (torch, G):
+        lib.manual_seed(3)
+        values.append(lib.nn.init.orthogonal_(lib.empty(*shape), gain=gain).tolist())
+    import numpy as np
+    # the QR factorisation is LAPACK's in both, but not necessarily the same build's rounding
+    assert np.allclose(values[0], values[1], rtol=1e-5, atol=1e-6)
+
+
+def test_init_on_a_parameter_is_not_recorded_and_gain_values():
+    for lib in (torch, G):
+        lib.manual_seed(0)
+        p = lib.nn.Parameter(lib.empty(2, 2))
+        lib.nn.init.normal_(p)
+        assert p.grad_fn is None and p.is_leaf and p.requires_grad
+    for args in (("linear",), ("conv2d",), ("sigmoid",), ("tanh",), ("relu",), ("leaky_relu",), ("leaky_relu", 0.3),
+                 ("selu",)):
+        assert torch.nn.init.calculate_gain(*args) == G.nn.init.calculate_gain(*args)
