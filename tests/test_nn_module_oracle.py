@@ -257,6 +257,52 @@ SNIPPETS = {
         print([n for n, _ in m.named_parameters()])
         m.register_parameter("bad.name", None)
     """,
+    "deepcopy_keeps_parameters_drops_grads": """
+        import copy
+        net = sync(Net())
+        net(torch.ones(1, 3)).sum().backward()
+        twin = copy.deepcopy(net)
+        print(isinstance(twin.fc1.weight, nn.Parameter), twin.fc1.weight.grad, twin.fc1.weight is net.fc1.weight)
+        with torch.no_grad():
+            net.fc1.weight.zero_()
+        print(twin.fc1.weight.abs().sum() > 0, twin)
+    """,
+    "carried_hidden_state_second_backward": """
+        rnn = sync(nn.RNN(2, 3))
+        h = torch.zeros(1, 1, 3)
+        x = torch.tensor([[[0.5, -1.0]], [[1.5, 0.25]]])
+        for step in range(2):
+            out, h = rnn(x, h)
+            loss = out.sum()
+            print(step, loss)
+            loss.backward()
+    """,
+    "gan_step_reuses_generator_graph": """
+        G_net = sync(nn.Sequential(nn.Linear(2, 3), nn.Tanh()))
+        D_net = sync(nn.Sequential(nn.Linear(3, 1), nn.Sigmoid()))
+        bce = nn.BCELoss()
+        z = torch.tensor([[0.1, -0.4], [0.7, 0.2]])
+        fake = G_net(z)
+        d_loss = bce(D_net(fake), torch.zeros(2, 1))
+        d_loss.backward()
+        print(d_loss, [p.grad is None for p in G_net.parameters()])
+        g_loss = bce(D_net(fake), torch.ones(2, 1))
+        g_loss.backward()
+        print(g_loss, G_net[0].bias.grad)
+    """,
+    "lstm_carried_state_detached": """
+        lstm = sync(nn.LSTM(2, 3))
+        state = None
+        x = torch.tensor([[[0.5, -1.0]], [[1.5, 0.25]]])
+        for step in range(3):
+            out, state = lstm(x, state)
+            out.pow(2).mean().backward()
+            state = tuple(s.detach() for s in state)
+        print(out, state[0], lstm.weight_hh_l0.grad)
+        out, (h, c) = lstm(x)
+        out.sum().backward()
+        out.sum().backward()
+    """,
 }
 
 

@@ -6,6 +6,7 @@ the mark, and its repr starts with "Parameter containing:" as PyTorch's does.
 """
 from __future__ import annotations
 
+import copy
 import weakref
 
 from ...engine import Tensor
@@ -48,4 +49,20 @@ def _repr(original):
     return __repr__
 
 
+def _deepcopy(original):
+    """copy.deepcopy of a parameter is a new parameter holding a copy of its values, with its
+    requires_grad and without its .grad (PyTorch's Parameter.__deepcopy__); other tensors copy
+    as they did."""
+    def __deepcopy__(self, memo):
+        if not is_parameter(self):
+            if original is not None:
+                return original(self, memo)
+            return copy._reconstruct(self, memo, *self.__reduce_ex__(4))
+        result = Parameter(Tensor(self.data.copy()), self.requires_grad)
+        memo[id(self)] = result
+        return result
+    return __deepcopy__
+
+
 Tensor.__repr__ = Tensor.__str__ = _repr(Tensor.__repr__)
+Tensor.__deepcopy__ = _deepcopy(getattr(Tensor, "__deepcopy__", None))
