@@ -902,24 +902,29 @@ def rnn_cell(mode, input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     return CELLS[mode](_Places(), input, hx, w_ih, w_hh, b_ih, b_hh)
 
 
-def _full_layer(P, cell, input, hidden, params):
+def _full_layer(P, cell, input, hidden, params, reverse=False):
+    """FullLayer on CPU: the input projection of the whole sequence, unbound into steps (taken
+    from the end for the reverse direction), the cell per step, the outputs stacked in time order."""
     w_ih, w_hh, b_ih, b_hh = params
     inputs_w = linear(input, w_ih, b_ih)
+    steps = P.unbind(inputs_w, 0)
     outputs = []
-    for x in P.unbind(inputs_w, 0):
+    for x in (reversed(steps) if reverse else steps):
         hidden = cell(P, x, hidden, w_ih, w_hh, b_ih, b_hh, True)
         outputs.append(hidden[0] if isinstance(hidden, tuple) else hidden)
     if not outputs:
         raise TorchRuntimeError("Expected sequence length to be larger than 0 in RNN")
+    if reverse:
+        outputs.reverse()
     return O.stack(outputs, 0), hidden
 
 
-def rnn(mode, input, hx, params, num_layers, dropout_p, train, batch_first):
-    """rnn_tanh / rnn_relu / gru / lstm on CPU (one direction): `hx` a tensor, or (h, c) for LSTM;
-    `params` four tensors per layer (biases None without bias). Returns (output, h_n) or
+def rnn(mode, input, hx, params, num_layers, dropout_p, train, batch_first, bidirectional=False):
+    """rnn_tanh / rnn_relu / gru / lstm on CPU: `hx` a tensor, or (h, c) for LSTM; `params` four
+    tensors per layer and direction (biases None without bias). Returns (output, h_n) or
     (output, h_n, c_n)."""
     if mode == "LSTM" and input.data.dtype == _F32 and input.data.size:
-        return _mkldnn_lstm(input, hx[0], hx[1], params, num_layers, dropout_p, train, batch_first)
+        return _mkldnn_lstm(input, hx[0], hx[1], params, num_layers, dropout_p, train, batch_first, bidirectional)
     P = _Places()
     if batch_first:
         input = O.transpose(input, 0, 1)
@@ -928,11 +933,17 @@ def rnn(mode, input, hx, params, num_layers, dropout_p, train, batch_first):
     else:
         hiddens = P.unbind(hx, 0)
     cell = CELLS[mode]
+    directions = 2 if bidirectional else 1
     layer_input = input
     finals = []
     for layer in range(num_layers):
-        layer_input, final = _full_layer(P, cell, layer_input, hiddens[layer], params[4 * layer: 4 * layer + 4])
-        finals.append(final)
+        outs = []
+        for direction in range(directions):
+            k = layer * directions + direction
+            out, final = _full_layer(P, cell, layer_input, hiddens[k], params[4 * k: 4 * k + 4], direction == 1)
+            outs.append(out)
+            finals.append(final)
+        layer_input = outs[0] if directions == 1 else O.cat(outs, outs[0].data.ndim - 1)
         if dropout_p != 0 and train and layer < num_layers - 1:
             layer_input = dropout(layer_input, dropout_p, True)
     output = layer_input
@@ -943,6 +954,7 @@ def rnn(mode, input, hx, params, num_layers, dropout_p, train, batch_first):
     if batch_first:
         output = O.transpose_(output, 0, 1)
     return output, O.stack(finals, 0)
+
 
 # ----------------------------------------------------------------------------- LSTM through oneDNN
 # PyTorch runs a float32 nn.LSTM on CPU through oneDNN: one MkldnnRnnLayerBackward0 node per
@@ -997,13 +1009,14 @@ def _sigmoid64(v):
     return 1 / (1 + np.exp(-v))
 
 
-def _lstm_layer_forward(x, w_ih, w_hh, b, h, c):
-    """float64 arrays: (output, h_n, c_n, gates (T, B, 4H) activated, cells (T, B, H))."""
+def _lstm_layer_forward(x, w_ih, w_hh, b, h, c, reverse):
+    """float64 arrays: (output, h_n, c_n, gates (T, B, 4H) activated, cells (T, B, H)), the
+    steps taken from the end when reverse (the arrays stay in time order)."""
     T, H = x.shape[0], h.shape[-1]
     out = np.empty((T,) + h.shape)
     gates = np.empty((T, h.shape[0], 4 * H))
     cells = np.empty((T,) + h.shape)
-    for t in range(T):
+    for t in (range(T - 1, -1, -1) if reverse else range(T)):
         g = x[t] @ w_ih.T + h @ w_hh.T + b
         i, f, gg, o = _sigmoid64(g[:, :H]), _sigmoid64(g[:, H:2 * H]), np.tanh(g[:, 2 * H:3 * H]), \
             _sigmoid64(g[:, 3 * H:])
@@ -1033,10 +1046,14 @@ def _lstm_layer_backward(node, grad_out, create_graph):
     g_out = grad_out.astype(np.float64)
     dx = np.zeros_like(x)
     dw_ih, dw_hh, db = np.zeros_like(w_ih), np.zeros_like(w_hh), np.zeros(4 * H)
-    for t in range(T - 1, -1, -1):
+    reverse = node.attrs["reverse"]
+    order = range(T) if reverse else range(T - 1, -1, -1)
+    for t in order:
         i, f, gg, o = (gates[t][:, k * H:(k + 1) * H] for k in range(4))
-        c_prev = cells[t - 1] if t else c0
-        h_prev = (gates[t - 1][:, 3 * H:] * np.tanh(cells[t - 1])) if t else h0
+        prev = t + 1 if reverse else t - 1
+        first = prev < 0 or prev >= T
+        c_prev = c0 if first else cells[prev]
+        h_prev = h0 if first else gates[prev][:, 3 * H:] * np.tanh(cells[prev])
         tc = np.tanh(cells[t])
         dh = g_out[t] + dh_next
         dc = dc_next + dh * o * (1 - tc * tc)
@@ -1058,11 +1075,12 @@ def _lstm_layer_backward(node, grad_out, create_graph):
 E.CUSTOM_APPLY[ROWS["mkldnn_rnn_layer"]] = _lstm_layer_backward
 
 
-def _mkldnn_lstm_layer(input, w_ih, w_hh, b_ih, b_hh, hx, cx, num_layers, train, has_biases, batch_first):
+def _mkldnn_lstm_layer(input, w_ih, w_hh, b_ih, b_hh, hx, cx, num_layers, train, has_biases, batch_first, reverse,
+                       bidirectional):
     x = input.data.astype(np.float64)
     b = (b_ih.data + b_hh.data).astype(np.float64) if has_biases else np.zeros(w_ih.data.shape[0])
     out, h, c, gates, cells = _lstm_layer_forward(x, w_ih.data.astype(np.float64), w_hh.data.astype(np.float64),
-                                                  b, hx.data.astype(np.float64), cx.data.astype(np.float64))
+                                                  b, hx.data.astype(np.float64), cx.data.astype(np.float64), reverse)
     dt = input.data.dtype
     workspace = Tensor(np.concatenate([gates.reshape(-1), cells.reshape(-1)]).astype(dt).view(np.uint8))
     hy, cy = Tensor(h.astype(dt)), Tensor(c.astype(dt))
@@ -1072,9 +1090,9 @@ def _mkldnn_lstm_layer(input, w_ih, w_hh, b_ih, b_hh, hx, cx, num_layers, train,
                      extra={"input": input, "weight0": w_ih, "weight1": w_hh, "weight2": b_ih, "weight3": b_hh,
                             "hx_": hx, "cx_": cx, "result0": None, "result1": hy, "result2": cy,
                             "result3": workspace},
-                     attrs={"batch_first": batch_first, "batch_sizes": (), "bidirectional": False,
+                     attrs={"batch_first": batch_first, "batch_sizes": (), "bidirectional": bidirectional,
                             "has_biases": has_biases,
-                            "hidden_size": h.shape[-1], "mode": 2, "num_layers": num_layers, "reverse": False,
+                            "hidden_size": h.shape[-1], "mode": 2, "num_layers": num_layers, "reverse": reverse,
                             "train": bool(train), "_side": side})
     node = output.grad_fn
     if node is not None:
@@ -1084,23 +1102,30 @@ def _mkldnn_lstm_layer(input, w_ih, w_hh, b_ih, b_hh, hx, cx, num_layers, train,
     return output, hy, cy, side
 
 
-def _mkldnn_lstm(input, hx, cx, params, num_layers, dropout_p, train, batch_first):
+def _mkldnn_lstm(input, hx, cx, params, num_layers, dropout_p, train, batch_first, bidirectional):
     if batch_first:
         input = O.transpose(input, 0, 1)
     input, hx, cx = O._contiguous(input), O._contiguous(hx), O._contiguous(cx)
+    directions = 2 if bidirectional else 1
     layer_input = input
     hys, cys, sides = [], [], []
     for layer in range(num_layers):
-        w_ih, w_hh, b_ih, b_hh = params[4 * layer: 4 * layer + 4]
-        has_biases = b_ih is not None
-        if not has_biases:                   # zeros shaped like the weights, as PyTorch passes them
-            b_ih, b_hh = Tensor(np.zeros_like(w_ih.data)), Tensor(np.zeros_like(w_hh.data))
-        layer_hx, layer_cx = O.select(hx, 0, layer), O.select(cx, 0, layer)
-        layer_input, hy, cy, side = _mkldnn_lstm_layer(layer_input, w_ih, w_hh, b_ih, b_hh, layer_hx, layer_cx,
-                                                       num_layers, train, has_biases, batch_first)
-        hys.append(hy)
-        cys.append(cy)
-        sides.append((side, layer_input.data.shape))
+        outs = []
+        for direction in range(directions):
+            k = layer * directions + direction
+            w_ih, w_hh, b_ih, b_hh = params[4 * k: 4 * k + 4]
+            has_biases = b_ih is not None
+            if not has_biases:                   # zeros shaped like the weights, as PyTorch passes them
+                b_ih, b_hh = Tensor(np.zeros_like(w_ih.data)), Tensor(np.zeros_like(w_hh.data))
+            layer_hx, layer_cx = O.select(hx, 0, k), O.select(cx, 0, k)
+            out, hy, cy, side = _mkldnn_lstm_layer(layer_input, w_ih, w_hh, b_ih, b_hh, layer_hx, layer_cx,
+                                                   num_layers, train, has_biases, batch_first, direction == 1,
+                                                   bidirectional)
+            outs.append(out)
+            hys.append(hy)
+            cys.append(cy)
+            sides.append((side, out.data.shape))
+        layer_input = outs[0] if directions == 1 else O.cat(outs, -1)
         if dropout_p != 0 and train and layer < num_layers - 1:
             layer_input = dropout(layer_input, dropout_p, True)
     output = layer_input
@@ -1114,6 +1139,7 @@ def _mkldnn_lstm(input, hx, cx, params, num_layers, dropout_p, train, batch_firs
     if batch_first:
         output = O.transpose(output, 0, 1)
     return output, stacks[0], stacks[1]
+
 
 # ----------------------------------------------------------------------------- convolution and pooling
 

@@ -415,3 +415,19 @@ def test_init_on_a_parameter_is_not_recorded_and_gain_values():
     for args in (("linear",), ("conv2d",), ("sigmoid",), ("tanh",), ("relu",), ("leaky_relu",), ("leaky_relu", 0.3),
                  ("selu",)):
         assert torch.nn.init.calculate_gain(*args) == G.nn.init.calculate_gain(*args)
+
+
+@pytest.mark.parametrize("mode", ["RNN", "LSTM", "GRU"])
+@pytest.mark.parametrize("kwargs", [{}, {"num_layers": 2}, {"batch_first": True, "bias": False}])
+def test_bidirectional_recurrent_layers(mode, kwargs):
+    check_module(lambda nn: getattr(nn, mode)(3, 2, bidirectional=True, **kwargs), (3, 2, 3),
+                 call=lambda m, x: _outputs(m(x)))
+
+
+@pytest.mark.parametrize("mode", ["RNN", "LSTM"])
+def test_bidirectional_with_given_hidden_in_double(mode):
+    def call(m, x, h, c):
+        return _outputs(m(x, (h, c) if mode == "LSTM" else h))
+    check_module(lambda nn: getattr(nn, mode)(3, 2, bidirectional=True).double(), In((4, 2, 3), dtype="float64"),
+                 In((2, 2, 2), dtype="float64"), In((2, 2, 2), dtype="float64"), call=call)
+    check_module(lambda nn: getattr(nn, mode)(3, 2, bidirectional=True), (4, 2, 3), (2, 2, 2), (2, 2, 2), call=call)

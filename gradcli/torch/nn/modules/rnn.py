@@ -41,26 +41,29 @@ class RNNBase(Module):
             raise ValueError("hidden_size must be greater than zero")
         if num_layers <= 0:
             raise ValueError("num_layers must be greater than zero")
-        if bidirectional or proj_size:
-            raise NotImplementedError("bidirectional and projected recurrent layers are not available in gradcli")
+        if proj_size:
+            raise NotImplementedError("projected LSTM layers (proj_size) are not available in gradcli")
+        num_directions = 2 if bidirectional else 1
         gate_size = _GATES[mode] * hidden_size
         self._flat_weights_names = []
         self._all_weights = []
         for layer in range(num_layers):
-            layer_input_size = input_size if layer == 0 else hidden_size
-            w_ih = Parameter(torch.empty((gate_size, layer_input_size), dtype=dtype))
-            w_hh = Parameter(torch.empty((gate_size, hidden_size), dtype=dtype))
-            b_ih = Parameter(torch.empty(gate_size, dtype=dtype))
-            b_hh = Parameter(torch.empty(gate_size, dtype=dtype))
-            layer_params = (w_ih, w_hh, b_ih, b_hh) if bias else (w_ih, w_hh)
-            param_names = ["weight_ih_l{}{}", "weight_hh_l{}{}"]
-            if bias:
-                param_names += ["bias_ih_l{}{}", "bias_hh_l{}{}"]
-            param_names = [x.format(layer, "") for x in param_names]
-            for name, param in zip(param_names, layer_params):
-                setattr(self, name, param)
-            self._flat_weights_names.extend(param_names)
-            self._all_weights.append(param_names)
+            for direction in range(num_directions):
+                layer_input_size = input_size if layer == 0 else hidden_size * num_directions
+                w_ih = Parameter(torch.empty((gate_size, layer_input_size), dtype=dtype))
+                w_hh = Parameter(torch.empty((gate_size, hidden_size), dtype=dtype))
+                b_ih = Parameter(torch.empty(gate_size, dtype=dtype))
+                b_hh = Parameter(torch.empty(gate_size, dtype=dtype))
+                layer_params = (w_ih, w_hh, b_ih, b_hh) if bias else (w_ih, w_hh)
+                suffix = "_reverse" if direction == 1 else ""
+                param_names = ["weight_ih_l{}{}", "weight_hh_l{}{}"]
+                if bias:
+                    param_names += ["bias_ih_l{}{}", "bias_hh_l{}{}"]
+                param_names = [x.format(layer, suffix) for x in param_names]
+                for name, param in zip(param_names, layer_params):
+                    setattr(self, name, param)
+                self._flat_weights_names.extend(param_names)
+                self._all_weights.append(param_names)
         self.reset_parameters()
 
     @property
@@ -95,11 +98,13 @@ class RNNBase(Module):
 
     def _zeros(self, input):
         max_batch_size = input.size(0) if self.batch_first else input.size(1)
-        return torch.zeros(self.num_layers, max_batch_size, self.hidden_size, dtype=input.dtype)
+        num_directions = 2 if self.bidirectional else 1
+        return torch.zeros(self.num_layers * num_directions, max_batch_size, self.hidden_size, dtype=input.dtype)
 
     def _check_hidden(self, hx, input, msg="Expected hidden size {}, got {}"):
         mini_batch = input.size(0) if self.batch_first else input.size(1)
-        expected = (self.num_layers, mini_batch, self.hidden_size)
+        num_directions = 2 if self.bidirectional else 1
+        expected = (self.num_layers * num_directions, mini_batch, self.hidden_size)
         if tuple(hx.shape) != expected:
             raise RuntimeError(msg.format(list(expected), list(hx.shape)))
 
@@ -138,7 +143,7 @@ class RNNBase(Module):
                                f"got {input.size(-1)}")
         self._check_hidden(hx, input)
         output, hidden = ops_nn.rnn(self.mode, input, hx, self._layer_params(), self.num_layers, self.dropout,
-                                    self.training, self.batch_first)
+                                    self.training, self.batch_first, self.bidirectional)
         if not is_batched:
             output = output.squeeze(batch_dim)
             hidden = hidden.squeeze(1)
@@ -200,7 +205,7 @@ class LSTM(RNNBase):
         self._check_hidden(hx[0], input, "Expected hidden[0] size {}, got {}")
         self._check_hidden(hx[1], input, "Expected hidden[1] size {}, got {}")
         output, h, c = ops_nn.rnn("LSTM", input, hx, self._layer_params(), self.num_layers, self.dropout,
-                                  self.training, self.batch_first)
+                                  self.training, self.batch_first, self.bidirectional)
         if not is_batched:
             output = output.squeeze(batch_dim)
             h, c = h.squeeze(1), c.squeeze(1)
