@@ -91,7 +91,7 @@ def _target(loss, batch, features, dtype):
     return In((batch, features), rg=False, dtype=dtype)
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(models())
 def test_random_model_with_loss_and_backward_calls(model):
     layers, features, loss_name, batch, calls, reduction = model
