@@ -342,7 +342,7 @@ def elu(input, alpha=1.0, inplace=False, scale=1, input_scale=1):
 
 def gelu(input, approximate="none"):
     if approximate not in ("none", "tanh"):
-        raise TorchRuntimeError(f"approximate argument must be either none or tanh.")
+        raise TorchRuntimeError("approximate argument must be either none or tanh.")
     out = _in64(lambda x: _gelu_np(x, approximate))(input.data)
     return _record(ROWS["gelu"], _begin(input), out, (input,), attrs={"approximate": approximate})
 

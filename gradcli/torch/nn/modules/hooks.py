@@ -2,7 +2,7 @@
 outputs pass through an identity node, BackwardHookFunctionBackward, whose gradients the hooks see."""
 from __future__ import annotations
 
-from ....engine import STATE, OpDef, Tensor
+from ....engine import STATE, Tensor
 from ....ops import TABLE, _begin, _record, op
 
 ROW = TABLE.setdefault("nn.backward_hook_function", op(

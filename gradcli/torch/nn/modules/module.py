@@ -474,11 +474,9 @@ class Module:
         return self
 
     def float(self):
-        from .... import torch
         return self._apply(lambda t: t.float() if t.is_floating_point() else t)
 
     def double(self):
-        from .... import torch
         return self._apply(lambda t: t.double() if t.is_floating_point() else t)
 
     def cpu(self):
