@@ -281,7 +281,9 @@ TABLE.update({"nn." + k: v for k, v in ROWS.items()})
 
 
 def addmm(bias, mat1, mat2, beta=1, alpha=1):
-    O._same_dtype(mat1, mat2, "mm")
+    if mat1.data.dtype != mat2.data.dtype:
+        raise TorchRuntimeError(f"mat1 and mat2 must have the same dtype, but got {O._SCALAR_NAME[mat1.data.dtype.name]} "
+                                f"and {O._SCALAR_NAME[mat2.data.dtype.name]}")
     if mat1.data.shape[1] != mat2.data.shape[0]:
         raise TorchRuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({O._shape_str(mat1.data.shape)} and "
                                 f"{O._shape_str(mat2.data.shape)})")
@@ -400,7 +402,19 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
     return _apply_reduction(loss, r)
 
 
+def _same_kind(input, target):
+    """target's values in input's dtype for a float input and an integer target (the loss is
+    computed in the promoted float type, as PyTorch's TensorIterator does)."""
+    y = target.data
+    return y.astype(input.data.dtype) if y.dtype != input.data.dtype and y.dtype.kind != "f" else y
+
+
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    if target.data.dtype.kind != "f" and input.data.dtype.kind == "f" and input.data.shape == target.data.shape:
+        r = _reduction(reduction)
+        d = input.data - _same_kind(input, target)
+        out = _reduce_array(np.asarray(d * d, input.data.dtype), r)
+        return _record(TABLE["mse_loss"], _begin(input, target), out, (input, target), attrs={"reduction": r})
     return O.mse_loss(input, target, reduction=reduction)
 
 
@@ -410,7 +424,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     input, target = _broadcast_pair(input, target)
     if beta == 0.0:
         return _apply_reduction(O.abs(O.sub(input, target)), r)
-    x, y = input.data, target.data
+    x, y = input.data, _same_kind(input, target)
     z = np.abs(x - y)
     loss = np.where(z < beta, 0.5 * z * z / np.asarray(beta, x.dtype), z - np.asarray(0.5 * beta, x.dtype))
     out = _reduce_array(np.asarray(loss, x.dtype), r)
@@ -422,7 +436,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     _warn_size(input, target)
     r = _reduction(reduction)
     input, target = _broadcast_pair(input, target)
-    x, y = input.data, target.data
+    x, y = input.data, _same_kind(input, target)
     z = np.abs(x - y)
     d = np.asarray(delta, x.dtype)
     loss = np.asarray(np.where(z < d, 0.5 * z * z, d * (z - 0.5 * d)), x.dtype)
@@ -443,6 +457,9 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
         new_size = O.broadcast_shapes(target.data.shape, weight.data.shape)
         if weight.data.shape != new_size:
             weight = O.expand(weight, new_size)
+    if target.data.dtype != input.data.dtype:
+        raise TorchRuntimeError(f"Found dtype {O._SCALAR_NAME[target.data.dtype.name]} but expected "
+                                f"{O._SCALAR_NAME[input.data.dtype.name]}")
     x, y = input.data, target.data
     if ((x < 0) | (x > 1)).any():
         raise TorchRuntimeError("all elements of input should be between 0 and 1")
@@ -462,6 +479,9 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     x, y = input.data, target.data
     if x.shape != y.shape:
         raise TorchValueError(f"Target size ({Size(y.shape)}) must be the same as input size ({Size(x.shape)})")
+    if y.dtype.kind != "f":
+        raise TorchRuntimeError(f"result type {O._SCALAR_NAME[x.dtype.name]} can't be cast to the desired output "
+                                f"type {O._SCALAR_NAME[y.dtype.name]}")
     log_sigmoid = _log_sigmoid(x)
     if pos_weight is not None:
         log_sigmoid = log_sigmoid * ((pos_weight.data - 1) * y + 1)
@@ -522,6 +542,9 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
 
 
 def _nll(row, input, target, weight, ignore_index, r):
+    if target.data.dtype not in (np.int64, np.uint8):
+        raise TorchRuntimeError(f"expected target dtype to be Long or Byte, but got "
+                                f"{O._SCALAR_NAME[target.data.dtype.name]}")
     w = None if weight is None else weight.data
     out, total = _nll_forward(input.data, target.data.astype(np.int64), w, ignore_index, r, 1)
     return _record(row, _begin(input), out, (input,),
@@ -537,7 +560,10 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     r = _reduction(reduction)
     class_dim = 0 if input.data.ndim == 1 else 1
     logp = O.log_softmax(input, class_dim)
-    if target.data.dtype.kind == "f":
+    if input.data.shape == target.data.shape:          # class probabilities
+        if target.data.dtype.kind != "f":
+            raise TorchRuntimeError(f"Expected floating point type for target with class probabilities, got "
+                                    f"{O._SCALAR_NAME[target.data.dtype.name]}")
         return _cross_entropy_probabilities(logp, target, weight, r, label_smoothing, class_dim)
     if label_smoothing <= 0.0:
         return nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
@@ -668,8 +694,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
                                 f"types: Long, Int; but got torch.{O._SCALAR_NAME[idx.dtype.name]}Tensor instead "
                                 "(while checking arguments for embedding)")
     n = weight.data.shape[0]
-    bad = (idx < -n) | (idx >= n)
-    if bad.any():
+    if ((idx < 0) | (idx >= n)).any():
         raise TorchIndexError("index out of range in self")
     if max_norm is not None:
         _embedding_renorm_(weight, idx, max_norm, norm_type)
@@ -1353,6 +1378,12 @@ def conv_nd(nd, input, weight, bias=None, stride=1, padding=0, dilation=1, group
     if input.data.ndim != nd + 2:
         raise TorchRuntimeError(f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input to conv{nd}d, but got "
                                 f"input of size: {list(input.data.shape)}")
+    if input.data.dtype != weight.data.dtype:
+        if bias is not None:
+            raise TorchRuntimeError(f"Input type ({O._C_NAME[input.data.dtype.name]}) and bias type "
+                                    f"({O._C_NAME[bias.data.dtype.name]}) should be the same")
+        raise TorchRuntimeError(f"expected scalar type {O._SCALAR_NAME[input.data.dtype.name]} but found "
+                                f"{O._SCALAR_NAME[weight.data.dtype.name]}")
     c = input.data.shape[1]
     if c != weight.data.shape[1] * groups:
         raise TorchRuntimeError(f"Given groups={groups}, weight of size {list(weight.data.shape)}, expected input"

@@ -431,3 +431,24 @@ def test_bidirectional_with_given_hidden_in_double(mode):
     check_module(lambda nn: getattr(nn, mode)(3, 2, bidirectional=True).double(), In((4, 2, 3), dtype="float64"),
                  In((2, 2, 2), dtype="float64"), In((2, 2, 2), dtype="float64"), call=call)
     check_module(lambda nn: getattr(nn, mode)(3, 2, bidirectional=True), (4, 2, 3), (2, 2, 2), (2, 2, 2), call=call)
+
+# ----------------------------------------------------------------------------- mixed dtypes and their errors
+
+
+@pytest.mark.parametrize("k", range(12))
+def test_dtype_mismatches_raise_or_promote_like_torch(k):
+    build, specs = [
+        (lambda nn: nn.Linear(3, 2), (In((4, 3), dtype="float64"),)),
+        (lambda nn: nn.Linear(3, 2), (In((3,), dtype="float64"),)),
+        (lambda nn: nn.CrossEntropyLoss(), ((4, 3), In((4,), rg=False))),
+        (lambda nn: nn.CrossEntropyLoss(), ((4, 3), In((4, 3), ints=True, low=0, high=2))),
+        (lambda nn: nn.MSELoss(), ((4, 3), In((4, 3), ints=True, low=0, high=2))),
+        (lambda nn: nn.SmoothL1Loss(), ((4, 3), In((4, 3), ints=True, low=0, high=2))),
+        (lambda nn: nn.L1Loss(), ((4, 3), In((4, 3), ints=True, low=0, high=2))),
+        (lambda nn: nn.Conv2d(1, 2, 3), (In((1, 1, 5, 5), dtype="float64"),)),
+        (lambda nn: nn.Conv2d(1, 2, 3, bias=False), (In((1, 1, 5, 5), dtype="float64"),)),
+        (lambda nn: nn.Embedding(4, 2), (In((3,), values=[1, 2, -1]),)),
+        (lambda nn: nn.BCELoss(), (In((3,), low=0.1, high=0.9), In((3,), ints=True, low=0, high=2))),
+        (lambda nn: nn.BCEWithLogitsLoss(), ((3,), In((3,), ints=True, low=0, high=2))),
+    ][k]
+    check_module(build, *specs, weighted=False)
