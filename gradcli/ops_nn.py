@@ -30,6 +30,15 @@ def _in64(fn):
     return f
 
 
+def _tensor_args(name, **args):
+    """PyTorch's argument parser's TypeError for a non-tensor where a tensor is expected
+    (arguments given in their positional order; None is allowed for optional ones by not passing them)."""
+    for pos, (arg, v) in enumerate(args.items(), 1):
+        if type(v) is not Tensor:
+            from .errors import TorchTypeError
+            raise TorchTypeError(f"{name}(): argument '{arg}' (position {pos}) must be Tensor, not {type(v).__name__}")
+
+
 def _mean_scale(m, g, numel, reduction):
     return m.div_scalar(g, numel) if reduction == 1 else g
 
@@ -303,6 +312,7 @@ def addmm(bias, mat1, mat2, beta=1, alpha=1):
 def linear(input, weight, bias=None):
     """at::linear: addmm for a 2-D input with a bias; a contiguous input of other rank is
     flattened to 2-D, addmm'd and viewed back; otherwise matmul with weight.t() (+ bias in place)."""
+    _tensor_args("linear", input=input, weight=weight)
     nd = input.data.ndim
     if bias is not None and nd == 2:
         return addmm(bias, input, O.t_(weight))
@@ -320,6 +330,7 @@ def linear(input, weight, bias=None):
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
+    _tensor_args("leaky_relu", input=input)
     slope = negative_slope
 
     def compute(t):
@@ -333,6 +344,7 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
 
 
 def elu(input, alpha=1.0, inplace=False, scale=1, input_scale=1):
+    _tensor_args("elu", input=input)
     def compute(t):
         out = _in64(lambda x: _elu_np(x, alpha, scale, input_scale))(t.data)
         return _record(ROWS["elu_" if inplace else "elu"], _begin(t), out, (t,),
@@ -343,6 +355,7 @@ def elu(input, alpha=1.0, inplace=False, scale=1, input_scale=1):
 
 
 def gelu(input, approximate="none"):
+    _tensor_args("gelu", input=input)
     if approximate not in ("none", "tanh"):
         raise TorchRuntimeError("approximate argument must be either none or tanh.")
     out = _in64(lambda x: _gelu_np(x, approximate))(input.data)
@@ -350,6 +363,7 @@ def gelu(input, approximate="none"):
 
 
 def softplus(input, beta=1, threshold=20):
+    _tensor_args("softplus", input=input)
     out = _in64(lambda x: _softplus_np(x, beta, threshold))(input.data)
     return _record(ROWS["softplus"], _begin(input), out, (input,), attrs={"beta": beta, "threshold": threshold})
 
@@ -688,6 +702,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
             padding_idx = n + padding_idx
     else:
         padding_idx = -1
+    _tensor_args("embedding", weight=weight, indices=input)
     idx = input.data
     if idx.dtype.kind not in "iu":
         raise TorchRuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar "
@@ -716,6 +731,7 @@ def _embedding_renorm_(weight, idx, max_norm, norm_type):
 
 def dropout(input, p=0.5, training=True, inplace=False):
     """_dropout_impl: input * (bernoulli(1 - p) mask / (1 - p)), the mask drawn from the generator."""
+    _tensor_args("dropout", input=input)
     if p < 0.0 or p > 1.0:
         raise TorchValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if p == 0 or not training or input.data.size == 0:

@@ -452,3 +452,16 @@ def test_dtype_mismatches_raise_or_promote_like_torch(k):
         (lambda nn: nn.BCEWithLogitsLoss(), ((3,), In((3,), ints=True, low=0, high=2))),
     ][k]
     check_module(build, *specs, weighted=False)
+
+
+@pytest.mark.parametrize("name,args", [("leaky_relu", (2,)), ("elu", (2,)), ("gelu", (2,)), ("softplus", (2,)),
+                                       ("linear", (2, "W")), ("linear", ("W", 3)), ("dropout", (2,)),
+                                       ("embedding", (2, "W"))])
+def test_functional_rejects_a_number_for_a_tensor_like_torch(name, args):
+    errors = []
+    for lib in (torch, G):
+        real = [lib.ones(2, 2) if a == "W" else a for a in args]
+        with pytest.raises(TypeError) as info:
+            getattr(lib.nn.functional, name)(*real)
+        errors.append(str(info.value))
+    assert errors[0] == errors[1]
