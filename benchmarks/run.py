@@ -265,7 +265,7 @@ class Suite:
                 cmds["python -c 'import numpy'"] = [py, "-c", "import numpy"]
             self.log(f"W4 {key}")
             samples, outputs = interleaved_processes(cmds, runs, tmp)
-            label = {"seed": "W4 start-up: seed 000 block 1 (retain_graph)",
+            label = {"seed": "W4 start-up: examples/seed000_block1.py (retain_graph)",
                      "chain_lines": f"W4 W1 chain script, {self.cfg['chain_ops']:,} straight lines",
                      "chain_loop": f"W4 W1 chain script, {self.cfg['chain_ops']:,}-iteration for loop"}[key]
             self.add_row(f"w4_{key}", label, "s", 1, samples,
@@ -421,7 +421,7 @@ def report(suite):
     goals = _goals(suite)
     if goals:
         out.append("")
-        out.append(table(["goal (issue 8)", "measured", "target", "met"], goals))
+        out.append(table(["goal", "measured", "target", "met"], goals))
     for note in suite.notes:
         out.append("note: " + note)
     e = suite.extra

@@ -1,4 +1,4 @@
-"""The workloads of issue 8, each written once against a `torch`-like module.
+"""The benchmark workloads, each written once against a `torch`-like module.
 
 `torch` below is a parameter: gradcli's `gradcli.torch` or real PyTorch run the very
 same functions (`w1_chain`, `w2_forward`, `w3_forward`, and the `*_torchlike` steps).
@@ -493,7 +493,7 @@ def make_w3(name, batch=256, width=512):
 
 
 def seed_script():
-    """Seed 000's first block, fixed with retain_graph=True on the first backward."""
+    """examples/seed000_block1.py, fixed with retain_graph=True on the first backward."""
     with open(os.path.join(REPO, "examples", "seed000_block1.py"), encoding="utf-8") as f:
         text = f.read()
     fixed, count = re.subn(r"(?m)^y1\.backward\(\)$", "y1.backward(retain_graph=True)", text)

@@ -1,7 +1,7 @@
 # Backward runs nodes by creation order (newest first), and a leaf's
 # AccumulateGrad runs as soon as it is ready. Here x.sum() was created after
 # (y*y).sum(), so the failing second backward updates x before it reaches the
-# freed MulBackward0 (torch-facts S2). Swap the order of the terms and x stays.
+# freed MulBackward0. Swap the order of the terms and x stays.
 import torch
 
 x = torch.tensor([1., 2.], requires_grad=True)

@@ -1,4 +1,4 @@
-# Seed 000, second block: the same two backwards succeed. The accepted answer
+# Second block of the question of seed000_block1.py: both backwards succeed. The answer
 # credits "dependency counting"; the real reason is that `z = x+y` is an
 # AddBackward0, which saves no tensors, and y2's PowBackward0 keeps its own saved
 # `z` because y1's backward never ran that node.

@@ -1,6 +1,6 @@
-# Seed 003: inside a function, loss = a.sum() can be backwarded twice (SumBackward0
-# saves only sizes); the gradient accumulates to 2. torch.randn is replaced by fixed
-# values so the output is reproducible.
+# From the question "Pytorch compute graph don't release as expected" (Stack Overflow):
+# inside a function, loss = a.sum() can be backwarded twice (SumBackward0 saves only sizes);
+# the gradient accumulates to 2. torch.randn is replaced by fixed values (reproducible output).
 import torch
 
 def analyze_your_actual_code():

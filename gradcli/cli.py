@@ -9,20 +9,44 @@ import typer
 from . import __version__
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
+                  context_settings={"help_option_names": ["-h", "--help"]},
                   help="See PyTorch's autograd at work: run small autograd scripts on a NumPy engine "
-                       "that behaves like PyTorch 2.13, and see gradients, freed buffers and why errors happen.")
+                       "that behaves like PyTorch 2.13, and see gradients, freed buffers and why errors happen. "
+                       "Scripts are run by Python with `torch` resolved to gradcli, with the same trust as "
+                       "`python script.py`: run only scripts you would run yourself.")
 
 from .runcmd import (DEFAULT_MAX_ELEMENTS, DEFAULT_MAX_MEMORY_GB, read_script, show, exit_status,  # noqa: F401
                      execute)
 
 
+class Command(typer.core.TyperCommand):
+    """Help lists an argument by its placeholder alone (FILE, PATH...), as it lists options:
+    recent Typer would add the Python type (`FILE <str>`), which tells a user nothing."""
+
+    def format_options(self, ctx, formatter):
+        args, opts = [], []
+        for param in self.get_params(ctx):
+            record = param.get_help_record(ctx)
+            if record is None:
+                continue
+            if param.param_type_name == "argument":
+                args.append((param.metavar or param.human_readable_name, record[1]))
+            else:
+                opts.append(record)
+        for title, records in (("Arguments", args), ("Options", opts)):
+            if records:
+                with formatter.section(title):
+                    formatter.write_dl(records)
+
+
 # Options several commands share, declared once (Typer only reads these declarations).
-SET = typer.Option([], "--set", help="Value of an implicit leaf, NAME=VALUE (repeatable).")
+SET = typer.Option([], "--set", metavar="NAME=VALUE", help="Value of an implicit leaf (repeatable).")
 STRICT = typer.Option(False, "--strict", help="No implicit leaves: an unknown name is a NameError.")
-TIMEOUT = typer.Option(None, "--timeout", help="Stop the script after SECONDS.")
-MAX_ELEMENTS = typer.Option(DEFAULT_MAX_ELEMENTS, "--max-elements", help="Refuse a tensor with more elements than this.")
-MAX_MEMORY = typer.Option(DEFAULT_MAX_MEMORY_GB, "--max-memory",
-                          help="Refuse to hold more than this many GiB of tensor data.")
+TIMEOUT = typer.Option(None, "--timeout", metavar="SECONDS", help="Stop the script after SECONDS.")
+MAX_ELEMENTS = typer.Option(DEFAULT_MAX_ELEMENTS, "--max-elements", metavar="N",
+                            help="Refuse a tensor with more than N elements.")
+MAX_MEMORY = typer.Option(DEFAULT_MAX_MEMORY_GB, "--max-memory", metavar="GIB",
+                          help="Refuse to hold more than GIB gibibytes of tensor data.")
 DEBUG = typer.Option(False, "--debug", help="Show Python tracebacks of internal errors.")
 
 
@@ -43,13 +67,14 @@ def internal_error(debug):
     raise typer.Exit(report(debug))
 
 
-@app.command(context_settings={"help_option_names": ["-h", "--help"]})
-def run(file: Optional[str] = typer.Argument(None, help="The script to run (.grad or .py); - reads standard input."),
-        code: Optional[str] = typer.Option(None, "-c", help="Run TEXT instead of a file."),
+@app.command(cls=Command)
+def run(file: Optional[str] = typer.Argument(None, metavar="FILE",
+                                             help="The script to run (.grad or .py); - reads standard input."),
+        code: Optional[str] = typer.Option(None, "-c", metavar="TEXT", help="Run TEXT instead of a file."),
         set_: List[str] = SET,
         strict: bool = STRICT,
         plain: bool = typer.Option(False, "--plain", help="Print exactly what Python + PyTorch would print."),
-        json_: bool = typer.Option(False, "--json", help="Print one JSON object (see DESIGN.md)."),
+        json_: bool = typer.Option(False, "--json", help="Print one JSON object (its keys: docs/json.md)."),
         explain_: bool = typer.Option(False, "--explain",
                                       help="Then explain every backward/grad call (as `gradcli explain`)."),
         timeout: Optional[float] = TIMEOUT,
@@ -81,7 +106,7 @@ def main():
     except ImportError:
         from click import exceptions as cx
     try:
-        status = app(standalone_mode=False)
+        status = app(standalone_mode=False, prog_name="gradcli")
     except cx.NoArgsIsHelpError as e:
         sys.stdout.write(e.ctx.get_help() + "\n")
         status = 0

@@ -9,7 +9,7 @@ from typing import List, Optional
 import typer
 
 from .runcmd import check_limits
-from .cli import (app, read_script, internal_error,
+from .cli import (app, Command, read_script, internal_error,
                   SET, STRICT, TIMEOUT, MAX_ELEMENTS, MAX_MEMORY, DEBUG)
 
 
@@ -18,12 +18,12 @@ def _usage(message):
     raise typer.Exit(2)
 
 
-@app.command(context_settings={"help_option_names": ["-h", "--help"]})
-def explain(file: Optional[str] = typer.Argument(None, help="The script (.grad or .py); - reads standard input."),
-            code: Optional[str] = typer.Option(None, "-c", help="Explain TEXT instead of a file."),
+@app.command(cls=Command)
+def explain(file: Optional[str] = typer.Argument(None, metavar="FILE", help="The script (.grad or .py); - reads standard input."),
+            code: Optional[str] = typer.Option(None, "-c", metavar="TEXT", help="Explain TEXT instead of a file."),
             set_: List[str] = SET,
             strict: bool = STRICT,
-            plain: bool = typer.Option(False, "--plain", help="Plain text, no colours or wrapping."),
+            plain: bool = typer.Option(False, "--plain", help="Plain text without colours; paragraphs wrap at 100 columns."),
             json_: bool = typer.Option(False, "--json", help="The narrative's facts as JSON."),
             timeout: Optional[float] = TIMEOUT,
             max_elements: int = MAX_ELEMENTS,

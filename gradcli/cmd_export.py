@@ -7,7 +7,7 @@ from typing import List, Optional
 import typer
 
 from .runcmd import check_limits
-from .cli import (app, read_script, internal_error,
+from .cli import (app, Command, read_script, internal_error,
                   SET, STRICT, TIMEOUT, MAX_ELEMENTS, MAX_MEMORY, DEBUG)
 
 
@@ -16,10 +16,10 @@ def _usage(message):
     raise typer.Exit(2)
 
 
-@app.command(context_settings={"help_option_names": ["-h", "--help"]})
-def export(file: Optional[str] = typer.Argument(None, help="The script (.grad or .py); - reads standard input."),
-           code: Optional[str] = typer.Option(None, "-c", help="Export TEXT instead of a file."),
-           output: Optional[str] = typer.Option(None, "-o", "--output",
+@app.command(cls=Command)
+def export(file: Optional[str] = typer.Argument(None, metavar="FILE", help="The script (.grad or .py); - reads standard input."),
+           code: Optional[str] = typer.Option(None, "-c", metavar="TEXT", help="Export TEXT instead of a file."),
+           output: Optional[str] = typer.Option(None, "-o", "--output", metavar="PATH",
                                                 help="Write to PATH (atomically) instead of standard output."),
            set_: List[str] = SET,
            strict: bool = STRICT,
@@ -47,7 +47,7 @@ def export(file: Optional[str] = typer.Argument(None, help="The script (.grad or
         _usage(str(e))
     try:
         from . import export as X, cli
-        from .graphview import write_atomic
+        from .atomic import write_atomic
         try:
             result = X.export_source(source, name, values=values, strict=strict, timeout=timeout,
                                      max_elements=max_elements, max_memory=int(max_memory * 2 ** 30))

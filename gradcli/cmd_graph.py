@@ -8,10 +8,13 @@ from typing import List, Optional
 import typer
 
 from .runcmd import check_limits, console
-from .cli import (app, read_script, exit_status, internal_error,
+from .cli import (app, Command, read_script, exit_status, internal_error,
                   SET, STRICT, TIMEOUT, MAX_ELEMENTS, MAX_MEMORY, DEBUG)
 
 FORMATS = ("tree", "dot", "mermaid", "svg", "png")
+# What -o PATH's extension says the file holds.
+EXTENSIONS = {".txt": "tree", ".dot": "dot", ".gv": "dot", ".mmd": "mermaid", ".mermaid": "mermaid",
+              ".svg": "svg", ".png": "png"}
 
 
 def _usage(message):
@@ -19,17 +22,21 @@ def _usage(message):
     raise typer.Exit(2)
 
 
-@app.command(context_settings={"help_option_names": ["-h", "--help"]})
-def graph(file: Optional[str] = typer.Argument(None, help="The script (.grad or .py); - reads standard input."),
-          code: Optional[str] = typer.Option(None, "-c", help="Use TEXT instead of a file."),
+@app.command(cls=Command)
+def graph(file: Optional[str] = typer.Argument(None, metavar="FILE", help="The script (.grad or .py); - reads standard input."),
+          code: Optional[str] = typer.Option(None, "-c", metavar="TEXT", help="Use TEXT instead of a file."),
           at: Optional[int] = typer.Option(None, "--at", metavar="LINE",
                                            help="Stop after the top-level statements that start on or before "
                                                 "LINE (a loop or function runs whole or not at all)."),
-          fmt: str = typer.Option("tree", "--format", "-f", help="tree, dot, mermaid, svg or png."),
-          output: Optional[str] = typer.Option(None, "-o", "--output", help="Write to PATH (atomically)."),
-          var: List[str] = typer.Option([], "--var", help="Draw this variable's graph (repeatable); default: "
+          fmt: Optional[str] = typer.Option(None, "--format", "-f", metavar="FORMAT",
+                                            help="tree, dot, mermaid, svg or png (default: from -o PATH's "
+                                                 "extension, else tree)."),
+          output: Optional[str] = typer.Option(None, "-o", "--output", metavar="PATH",
+                                               help="Write to PATH (atomically): .txt, .dot/.gv, .mmd, .svg "
+                                                    "or .png."),
+          var: List[str] = typer.Option([], "--var", metavar="NAME", help="Draw this variable's graph (repeatable); default: "
                                                           "every named output."),
-          depth: Optional[int] = typer.Option(None, "--depth", help="Summarise nodes deeper than this below an "
+          depth: Optional[int] = typer.Option(None, "--depth", metavar="N", help="Summarise nodes deeper than this below an "
                                                                      "output (default 12 for tree, 40 otherwise)."),
           full: bool = typer.Option(False, "--full", help="Draw every node: no collapsed chains, no depth limit."),
           set_: List[str] = SET,
@@ -41,19 +48,18 @@ def graph(file: Optional[str] = typer.Argument(None, help="The script (.grad or 
     """Draw the backward graph: grad_fn nodes with their variable names and source lines,
     saved tensors with their state (alive, freed, None; version), leaves with their .grad.
     Colours follow torchviz: blue leaf, orange saved tensor, green output; freed buffers
-    are white and dashed. svg/png need Graphviz's `dot` program. Exit status as `run`
-    (1: the script raised, and the graph shows where it stopped; 2: usage, parse error,
-    or no `dot` for svg/png).
+    are white and dashed. svg/png need Graphviz's `dot` program. Exit status: 0 the graph
+    was drawn (also when the script raised: the graph shows where it stopped, and a note
+    on stderr names the error); 2 usage, parse error, or no `dot` for svg/png.
 
     Examples:
 
       gradcli graph examples/seed000_block1.py
 
-      gradcli graph examples/seed000_block1.py --at 11 --format svg -o graph.svg
+      gradcli graph examples/seed000_block1.py --at 11 -o graph.svg
     """
     from .runner import parse_set, UsageError
-    if fmt not in FORMATS:
-        _usage(f"--format must be one of {', '.join(FORMATS)}; got {fmt!r}")
+    fmt = _format(fmt, output)
     if fmt == "png" and output is None:
         _usage("--format png writes binary data: give -o PATH")
     if at is not None and at < 1:
@@ -79,8 +85,22 @@ def graph(file: Optional[str] = typer.Argument(None, help="The script (.grad or 
     raise typer.Exit(status)
 
 
+def _format(fmt, output):
+    """--format, or the one -o PATH's extension names; a mismatch is a usage error."""
+    import os
+    implied = EXTENSIONS.get(os.path.splitext(output)[1].lower()) if output else None
+    if fmt is None:
+        return implied or "tree"
+    if fmt not in FORMATS:
+        _usage(f"--format must be one of {', '.join(FORMATS)}; got {fmt!r}")
+    if implied is not None and implied != fmt:
+        _usage(f"--format {fmt} does not match -o {output}, which names a {implied} file")
+    return fmt
+
+
 def _graph(source, name, values, at, fmt, output, var, depth, full, strict, timeout, max_elements, max_memory):
     from . import tracing, graphview, cli
+    from .atomic import write_atomic
     from .engine import Tensor
     trace = tracing.run(source, name, values=values, strict=strict, timeout=timeout, max_elements=max_elements,
                         max_memory=max_memory,
@@ -117,13 +137,13 @@ def _graph(source, name, values, at, fmt, output, var, depth, full, strict, time
             import io
             buf = io.StringIO()
             Console(file=buf, width=100, color_system=None, highlight=False).print(graphview.tree(snap, condensed=False))
-            graphview.write_atomic(output, buf.getvalue())
+            write_atomic(output, buf.getvalue())
         else:
             console().print(graphview.tree(snap, condensed=False))
     elif fmt in ("dot", "mermaid"):
         text = graphview.to_dot(snap) if fmt == "dot" else graphview.to_mermaid(snap)
         if output:
-            graphview.write_atomic(output, text)
+            write_atomic(output, text)
         else:
             sys.stdout.write(text)
     else:
@@ -132,9 +152,9 @@ def _graph(source, name, values, at, fmt, output, var, depth, full, strict, time
         except graphview.GraphvizMissing as e:
             _usage(str(e))
         if output:
-            graphview.write_atomic(output, data)
+            write_atomic(output, data)
         else:
             sys.stdout.write(data.decode())
     if output:
         sys.stderr.write(f"gradcli: wrote {output}\n")
-    return exit_status(report)
+    return 0

@@ -5,10 +5,10 @@ from typing import List
 
 import typer
 
-from .cli import app, SET, STRICT, DEBUG
+from .cli import app, Command, SET, STRICT, DEBUG
 
 
-@app.command("repl", context_settings={"help_option_names": ["-h", "--help"]})
+@app.command("repl", cls=Command)
 def repl(set_: List[str] = SET,
          strict: bool = STRICT,
          debug: bool = DEBUG):

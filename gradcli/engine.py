@@ -1,7 +1,7 @@
 """The autograd engine: tensors, graph nodes, saved tensors and the backward pass.
 
 It knows nothing of the script language. It behaves like PyTorch 2.13 in what a
-user can observe (torch-facts.md): which node saves which tensor, when saved
+user can observe: which node saves which tensor, when saved
 tensors are freed, the order nodes run in (a max-heap on creation sequence
 number, AccumulateGrad as soon as it is ready), how `.grad` accumulates, and the
 exact error texts. Per-op knowledge lives in ops.py's table, not here.
@@ -14,6 +14,9 @@ from __future__ import annotations
 import sys
 
 import numpy as np
+from numpy import ndarray
+
+_ARRAYS = (ndarray, np.generic)        # what the engine keeps as a tensor's data
 
 from .errors import TorchRuntimeError, TorchTypeError
 
@@ -88,8 +91,8 @@ def result_type(*operands) -> DType:
     dim = zero = wrapped = None
     for v in operands:
         if isinstance(v, Tensor):
-            d = _BY_NP[v.data.dtype]
-            if v.data.ndim:
+            d = _BY_NP[v._data.dtype]
+            if v._data.ndim:
                 dim = d if dim is None else promote_types(dim, d)
             else:
                 zero = d if zero is None else promote_types(zero, d)
@@ -134,8 +137,8 @@ class Size(tuple):
 class _State:
     """Per-run engine state (PyTorch keeps the equivalents per thread)."""
 
-    __slots__ = ("seq", "grad_enabled", "origin", "observer", "warn", "calls", "warned", "anomaly", "check_nan",
-                 "stale")
+    __slots__ = ("seq", "grad_enabled", "origin", "capture", "observer", "warn", "calls", "warned", "anomaly",
+                 "check_nan", "stale")
 
     def __init__(self):
         self.reset()
@@ -143,7 +146,8 @@ class _State:
     def reset(self):
         self.seq = 0                 # next sequence number for a new node
         self.grad_enabled = True
-        self.origin = None           # opaque tag (the interpreter's source span) put on new nodes
+        self.origin = None           # opaque tag put on new nodes when `capture` is None
+        self.capture = None          # () -> the origin of a new node (a script's frame: origin.Capture)
         self.observer = None         # called with each finished CallRecord
         self.warn = _default_warn    # called with (message) for PyTorch's UserWarnings
         self.calls = 0               # number of backward/grad calls so far
@@ -221,25 +225,44 @@ class Version:
 
     def bump(self):
         self.v += 1
-        self.last = STATE.origin
+        cap = STATE.capture
+        self.last = STATE.origin if cap is None else cap()
 
 # ----------------------------------------------------------------------------- tensors
 
+
+
+def _requires_grad_leaf_error(requires_grad):
+    """PyTorch's requires_grad_leaf_error: only setting False gets the detach() hint."""
+    message = "you can only change requires_grad flags of leaf variables."
+    if not requires_grad:
+        message += (" If you want to use a computed variable in a subgraph that doesn't require "
+                    "differentiation use var_no_grad = var.detach().")
+    return message
 
 class Tensor:
     """A NumPy array plus PyTorch's autograd metadata. Operations are added by ops.py."""
 
     # `_vc`: the Version, or None while nothing has needed one (read `_version_counter`)
-    __slots__ = ("data", "_rg", "grad_fn", "_grad", "_vc", "_acc",
+    __slots__ = ("_data", "_rg", "_fn", "_grad", "_vc", "_acc",
                  "_retains_grad", "_hooks", "_base", "__weakref__")
     __array_priority__ = 1000        # so `ndarray * Tensor` defers to Tensor
 
-    def __init__(self, data, requires_grad=False, grad_fn=None, version=None, base=None):
-        self.data = data
+    def __init__(self, data=None, requires_grad=False, grad_fn=None, version=None, base=None, *sizes):
+        if not isinstance(data, _ARRAYS):
+            # a script's `torch.Tensor(2, 3)`, `torch.Tensor([1, 2])`, `torch.Tensor(t)` (the engine
+            # itself always passes an array)
+            args = (data,) if data is not None else ()
+            args += tuple(v for v, unset in zip((requires_grad, grad_fn, version, base), (False, None, None, None))
+                          if v is not unset) + sizes
+            from .torch import Tensor_
+            made = Tensor_(*args)
+            data, requires_grad, grad_fn, version, base = made._data, False, None, made._vc, None
+        self._data = data
         if MEMORY_HOOK is not None and data.size >= 1024:
             MEMORY_HOOK(data)
         self._rg = requires_grad          # requires_grad, without the checks of the public setter
-        self.grad_fn = grad_fn
+        self._fn = grad_fn
         self._grad = None
         self._vc = version
         self._acc = None
@@ -250,31 +273,31 @@ class Tensor:
     # -- metadata ----------------------------------------------------------------
     @property
     def dtype(self):
-        return _BY_NP[self.data.dtype]
+        return _BY_NP[self._data.dtype]
 
     @property
     def shape(self):
-        return Size(self.data.shape)
+        return Size(self._data.shape)
 
     def size(self, dim=None):
         if dim is None:
-            return Size(self.data.shape)
-        return self.data.shape[_wrap_dim(dim, self.data.ndim)]
+            return Size(self._data.shape)
+        return self._data.shape[_wrap_dim(dim, self._data.ndim)]
 
     @property
     def ndim(self):
-        return self.data.ndim
+        return self._data.ndim
 
     def dim(self):
-        return self.data.ndim
+        return self._data.ndim
 
     def numel(self):
-        return self.data.size
+        return self._data.size
 
     def __len__(self):
-        if not self.data.ndim:
+        if not self._data.ndim:
             raise TorchTypeError("len() of a 0-d tensor")
-        return self.data.shape[0]
+        return self._data.shape[0]
 
     @property
     def is_leaf(self):
@@ -290,7 +313,7 @@ class Tensor:
         vc = self._vc
         if vc is None:
             # The output of an op that saves it shares its counter with that Saved (Node).
-            fn = self.grad_fn
+            fn = self._fn
             if fn is not None and fn._saved.get("result") is not None:
                 vc = fn.saved["result"].version
             else:
@@ -299,7 +322,23 @@ class Tensor:
         return vc
 
     def is_floating_point(self):
-        return self.data.dtype.kind == "f"
+        return self._data.dtype.kind == "f"
+
+    @property
+    def grad_fn(self):
+        """The node that made this tensor. A view whose storage was changed in place since gets
+        its node rebuilt when read, as PyTorch does (`_fn` is the node as it is)."""
+        if self._base is not None:
+            FRESH(self)
+        return self._fn
+
+    @grad_fn.setter
+    def grad_fn(self, node):
+        self._fn = node
+
+    def data_ptr(self):
+        """The address of the first element: equal for tensors that share memory from there."""
+        return self._data.__array_interface__["data"][0] if self._data.size else 0
 
     # -- requires_grad -----------------------------------------------------------
     @property
@@ -310,29 +349,34 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, value):
+        # PyTorch's attribute takes only a bool and refuses any change on a non-leaf;
+        # requires_grad_() accepts True there (it is already true) and refuses only False.
+        if type(value) is not bool:
+            raise TorchRuntimeError("requires_grad must be a bool")
+        if self.grad_fn is not None:
+            raise TorchRuntimeError(_requires_grad_leaf_error(value))
         self._set_requires_grad(value, "only Tensors of floating point and complex dtype can require gradients")
 
     def _set_requires_grad(self, flag, int_message):
-        flag = bool(flag)
         if self.grad_fn is not None:
             if not flag:
-                raise TorchRuntimeError(
-                    "you can only change requires_grad flags of leaf variables. If you want to use a "
-                    "computed variable in a subgraph that doesn't require differentiation use "
-                    "var_no_grad = var.detach().")
+                raise TorchRuntimeError(_requires_grad_leaf_error(flag))
             return
-        if flag and self.data.dtype.kind != "f":
+        if flag and self._data.dtype.kind != "f":
             raise TorchRuntimeError(int_message)
         self._rg = flag
 
     def requires_grad_(self, requires_grad=True):
+        if type(requires_grad) is not bool:
+            raise TorchTypeError("requires_grad_(): argument 'requires_grad' (position 1) must be bool, not "
+                                 + type(requires_grad).__name__)
         self._set_requires_grad(requires_grad, "only Tensors of floating point dtype can require gradients")
         return self
 
     # -- .grad ---------------------------------------------------------------------
     @property
     def grad(self):
-        if self.grad_fn is not None and not self._retains_grad:
+        if self._fn is not None and not self._retains_grad:
             STATE.warn(W_NONLEAF_GRAD)
         return self._grad
 
@@ -342,32 +386,32 @@ class Tensor:
             if not isinstance(value, Tensor):
                 raise TorchTypeError("assigned grad expected to be a Tensor or None but got grad of type "
                                      + type(value).__name__)
-            if value.data.dtype != self.data.dtype:
+            if value._data.dtype != self._data.dtype:
                 raise TorchRuntimeError(
-                    f"attempting to assign a gradient with dtype '{_C_TYPE_NAMES[value.data.dtype]}' to a tensor "
-                    f"with grad_dtype '{_BY_NP[self.data.dtype].tensor_type[:-6]}'. The gradient must match the "
+                    f"attempting to assign a gradient with dtype '{_C_TYPE_NAMES[value._data.dtype]}' to a tensor "
+                    f"with grad_dtype '{_BY_NP[self._data.dtype].tensor_type[:-6]}'. The gradient must match the "
                     "tensor's grad_dtype (defaults to the tensor's dtype). You can set the tensor's grad_dtype "
                     "attribute with a specific dtype, or None to allow any dtype. Set grad_dtype with caution. "
                     "Diverging the dtypes of a tensor and its gradient may break downstream systems that assume "
                     "they match.")
-            if value.data.shape != self.data.shape:
+            if value._data.shape != self._data.shape:
                 raise TorchRuntimeError(
-                    f"attempting to assign a gradient of size '{_sizes(value.data.shape)}' to a tensor of "
-                    f"size '{_sizes(self.data.shape)}'. Please ensure that the gradient and the tensor "
+                    f"attempting to assign a gradient of size '{_sizes(value._data.shape)}' to a tensor of "
+                    f"size '{_sizes(self._data.shape)}'. Please ensure that the gradient and the tensor "
                     "are the same size")
         self._grad = value
 
     def retain_grad(self):
         if not self.requires_grad:
             raise TorchRuntimeError("can't retain_grad on Tensor that has requires_grad=False")
-        if self.grad_fn is not None and not self._retains_grad:
+        if self._fn is not None and not self._retains_grad:
             self._retains_grad = True
-            self.grad_fn.retained = (self.grad_fn.retained or ()) + (self,)
+            self._fn.retained = (self._fn.retained or ()) + (self,)
 
     def register_hook(self, hook):
         if not self.requires_grad:
             raise TorchRuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-        owner = self.grad_fn if self.grad_fn is not None else self._accumulator()
+        owner = self._fn if self._fn is not None else self._accumulator()
         owner.hooks = (owner.hooks or ()) + (hook,)
         return _HookHandle(owner, hook)
 
@@ -381,62 +425,78 @@ class Tensor:
         """The graph edge a gradient for this tensor flows along (None: no gradient)."""
         if self._base is not None:
             FRESH(self)
-        if self.grad_fn is not None:
-            return self.grad_fn
+        if self._fn is not None:
+            return self._fn
         if self._rg:
             return self._accumulator()
         return None
 
     # -- conversions ---------------------------------------------------------------
     def item(self):
-        n = self.data.size
+        n = self._data.size
         if n != 1:
             raise TorchRuntimeError(f"a Tensor with {n} elements cannot be converted to Scalar")
-        return self.data.reshape(()).item()
+        return self._data.reshape(()).item()
 
     def tolist(self):
-        if self.data.size > 10_000_000:
+        if self._data.size > 10_000_000:
             from .errors import LimitError
-            raise LimitError(f"tolist() would make {self.data.size:,} Python numbers; a script may make at most "
+            raise LimitError(f"tolist() would make {self._data.size:,} Python numbers; a script may make at most "
                              "10,000,000 (tensors themselves are limited by --max-elements)")
-        return self.data.tolist()
+        return self._data.tolist()
 
     def numpy(self):
         if self.requires_grad:
             raise TorchRuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
-        return self.data
+        return self._data
+
+    def __array__(self, dtype=None, copy=None):
+        a = self.numpy()
+        return a if dtype is None else a.astype(dtype, copy=False)
+
+    @property
+    def data(self):
+        """PyTorch's `.data`: the same storage, no autograd history, a version counter of its own
+        (so an in-place change through it goes unnoticed by saved tensors)."""
+        return Tensor(self._data)
+
+    @data.setter
+    def data(self, value):
+        if not isinstance(value, Tensor):
+            raise TorchTypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
+        self._data = value._data
 
     def detach(self):
-        return Tensor(self.data, version=self._version_counter)
+        return Tensor(self._data, version=self._version_counter)
 
     def detach_(self):
-        if self.grad_fn is not None:
+        if self._fn is not None:
             self._version_counter           # (made while grad_fn still tells which counter it is)
-            self.grad_fn = None
+            self._fn = None
         self._rg = False
         return self
 
     def __float__(self):
         if self.requires_grad:
             warn_once(W_SCALAR)
-        if self.data.size != 1:
+        if self._data.size != 1:
             raise TorchValueError_("only one element tensors can be converted to Python scalars")
-        return float(self.data.reshape(()))
+        return float(self._data.reshape(()))
 
     def __int__(self):
-        if self.data.size != 1:
+        if self._data.size != 1:
             raise TorchValueError_("only one element tensors can be converted to Python scalars")
-        return int(self.data.reshape(()))
+        return int(self._data.reshape(()))
 
     def __index__(self):
-        if self.data.size != 1 or self.data.dtype.kind not in "iub":
+        if self._data.size != 1 or self._data.dtype.kind not in "iub":
             raise TorchTypeError("only integer tensors of a single element can be converted to an index")
-        return int(self.data.reshape(()))
+        return int(self._data.reshape(()))
 
     def __bool__(self):
-        if self.data.size != 1:
+        if self._data.size != 1:
             raise TorchRuntimeError("Boolean value of Tensor with more than one value is ambiguous")
-        return bool(self.data.reshape(()))
+        return bool(self._data.reshape(()))
 
     def __hash__(self):
         return id(self)
@@ -451,17 +511,17 @@ class Tensor:
         if self._base is not None:
             FRESH(self)
         suffix = ()
-        if self.grad_fn is not None:
-            suffix = (f"grad_fn=<{self.grad_fn.op.name}>",)
+        if self._fn is not None:
+            suffix = (f"grad_fn=<{self._fn.op.name}>",)
         elif self.requires_grad:
             suffix = ("requires_grad=True",)
-        return format_tensor(self.data, self.data.dtype.name if self.data.dtype != np.bool_ else "bool", suffix)
+        return format_tensor(self._data, self._data.dtype.name if self._data.dtype != np.bool_ else "bool", suffix)
 
     __str__ = __repr__
 
     def __format__(self, spec):
-        if self.data.ndim == 0:
-            return format(self.data.item(), spec)
+        if self._data.ndim == 0:
+            return format(self._data.item(), spec)
         if spec:
             raise TorchTypeError("unsupported format string passed to Tensor.__format__")
         return repr(self)
@@ -502,11 +562,11 @@ class Saved:
 
     # (`name_fn`, set only for the output of an in-place op on a view: the view's grad_fn when
     # saved, which E5 names, as PyTorch's SavedVariable does; released with the buffer)
-    __slots__ = ("tensor", "data", "version", "saved_version", "is_output", "constant", "freed", "name_fn")
+    __slots__ = ("tensor", "_data", "version", "saved_version", "is_output", "constant", "freed", "name_fn")
 
     def __init__(self, tensor, is_output=False, constant=None):
         self.tensor = None if is_output else tensor   # inputs keep identity; outputs avoid a cycle
-        self.data = tensor.data
+        self._data = tensor._data
         vc = self.version = tensor._version_counter
         self.saved_version = vc.v
         self.is_output = is_output
@@ -518,7 +578,7 @@ class Saved:
         """A Python number PyTorch saves as a wrapped 0-d tensor (`data`). Nothing else can
         reach that tensor, so it is made only when a script reads the slot."""
         s = cls.__new__(cls)
-        s.tensor, s.data, s.version, s.saved_version = None, data, Version(), 0
+        s.tensor, s._data, s.version, s.saved_version = None, data, Version(), 0
         s.is_output, s.constant, s.freed = False, value, False
         return s
 
@@ -531,7 +591,7 @@ def _as_saved(value, freed):
     if type(value) is np.ndarray or value == ():        # the node's output, unread or freed
         s = Saved.__new__(Saved)
         s.tensor, s.version, s.saved_version, s.is_output, s.constant = None, Version(), 0, True, None
-        s.data, s.freed = (value, False) if type(value) is np.ndarray else (None, True)
+        s._data, s.freed = (value, False) if type(value) is np.ndarray else (None, True)
         return s
     if freed:
         s = Saved.number(value, None)
@@ -547,7 +607,7 @@ def wrapped_number(v):
 
 class Node:
     """A grad_fn, made as `op.node_class(...)` (one class per row, named like PyTorch's:
-    type(y.grad_fn).__name__ == "MulBackward0"). `op` is its row of the op table; `edges`
+    type(y._fn).__name__ == "MulBackward0"). `op` is its row of the op table; `edges`
     the next node per input (None: no gradient flows there), which `next_functions` shows
     as PyTorch's ((node, 0), ...); `saved` maps slot name to Saved or None (a tensor slot
     holding nothing); `attrs` are the non-tensor attributes.
@@ -577,7 +637,8 @@ class Node:
         self._saved = saved
         self.attrs = attrs
         self.input_meta = input_meta        # (shape, numpy dtype) per input, to shape its gradient
-        self.origin = STATE.origin
+        cap = STATE.capture
+        self.origin = STATE.origin if cap is None else cap()
         self.freed_by = None                # the CallRecord that released the saved tensors
         self.retained = None                # non-leaf tensors that retain_grad() here
         self.hooks = None                   # tensor hooks (register_hook) on this node's output
@@ -625,7 +686,7 @@ class Node:
             if type(s) is Saved:
                 if not s.freed:
                     s.freed = True
-                    s.data = s.tensor = s.name_fn = None
+                    s._data = s.tensor = s.name_fn = None
                     released = True
             elif type(s) is np.ndarray:            # a compact output (see Node): dropped
                 saved[slot] = ()
@@ -646,11 +707,11 @@ class Node:
         if s.version.v != s.saved_version:
             raise _version_error(self, s)
         if not as_tensor:
-            return s.data
+            return s._data
         if s.is_output:
-            return Tensor(s.data, requires_grad=True, grad_fn=self, version=s.version)
+            return Tensor(s._data, requires_grad=True, grad_fn=self, version=s.version)
         if s.tensor is None:                     # a wrapped number, first read
-            s.tensor = Tensor(s.data, version=s.version)
+            s.tensor = Tensor(s._data, version=s.version)
         elif s.tensor._base is not None:
             FRESH(s.tensor)
         return s.tensor
@@ -717,7 +778,7 @@ class AccumulateGrad(Node):
         self._n, self._e0 = 0, ()
         self._saved = {}
         self.attrs = {}
-        self.input_meta = ((variable.data.shape, variable.data.dtype),)
+        self.input_meta = ((variable._data.shape, variable._data.dtype),)
         self.origin = None
         self.freed_by = None
         self.retained = None
@@ -788,17 +849,17 @@ for _cls in (BackwardTwiceError, VersionError):
 
 
 def _version_error(node, s):
-    dt = _BY_NP[s.data.dtype]
+    dt = _BY_NP[s._data.dtype]
     # A saved input is the tensor itself, so its current sizes show (after `t_()`, say).
-    shape = s.data.shape if s.tensor is None else s.tensor.data.shape
+    shape = s._data.shape if s.tensor is None else s.tensor._data.shape
     which = ""
     if s.tensor is not None and s.tensor._base is not None:
         FRESH(s.tensor)                 # PyTorch reads the tensor's grad_fn, rebuilding a stale view's
     if s.is_output:
         fn = getattr(s, "name_fn", None) or node
         which = f", which is output 0 of {short_name(fn.op.name)},"
-    elif s.tensor.grad_fn is not None:
-        which = f", which is output 0 of {short_name(s.tensor.grad_fn.op.name)},"
+    elif s.tensor._fn is not None:
+        which = f", which is output 0 of {short_name(s.tensor._fn.op.name)},"
     msg = (f"one of the variables needed for gradient computation has been modified by an inplace "
            f"operation: [torch.{dt.tensor_type} {_sizes(shape)}]{which} is at version "
            f"{s.version.v}; expected version {s.saved_version} instead. "
@@ -817,7 +878,8 @@ class CallRecord:
         STATE.calls += 1
         self.index = STATE.calls
         self.kind = kind                 # "backward" or "grad"
-        self.origin = STATE.origin
+        cap = STATE.capture
+        self.origin = STATE.origin if cap is None else cap()
         self.retain_graph = retain_graph
         self.executed = []               # nodes, in the order they ran
         self.freed = []                  # nodes whose saved tensors this call released
@@ -895,21 +957,21 @@ def _make_grads(outputs, grads, create_graph):
     for i, out in enumerate(outputs):
         g = grads[i] if grads is not None and i < len(grads) else None
         if g is None:
-            if out.requires_grad and out.data.size != 1:
+            if out.requires_grad and out._data.size != 1:
                 raise TorchRuntimeError("grad can be implicitly created only for scalar outputs")
-            if out.requires_grad and out.data.dtype.kind != "f":
+            if out.requires_grad and out._data.dtype.kind != "f":
                 raise TorchRuntimeError(
-                    f"grad can be implicitly created only for real scalar outputs but got {dtype_of(out.data)}")
-            result.append(np.ones(out.data.shape, out.data.dtype) if not create_graph
-                          else Tensor(np.ones(out.data.shape, out.data.dtype)))
+                    f"grad can be implicitly created only for real scalar outputs but got {dtype_of(out._data)}")
+            result.append(np.ones(out._data.shape, out._data.dtype) if not create_graph
+                          else Tensor(np.ones(out._data.shape, out._data.dtype)))
         else:
             if not isinstance(g, Tensor):
                 raise TorchTypeError(f"'{type(g).__name__}' object is not iterable")
-            if g.data.shape != out.data.shape:
+            if g._data.shape != out._data.shape:
                 raise TorchRuntimeError(
-                    f"Mismatch in shape: grad_output[{i}] has a shape of {Size(g.data.shape)} and "
-                    f"output[{i}] has a shape of {Size(out.data.shape)}.")
-            result.append(g if create_graph else g.data)
+                    f"Mismatch in shape: grad_output[{i}] has a shape of {Size(g._data.shape)} and "
+                    f"output[{i}] has a shape of {Size(out._data.shape)}.")
+            result.append(g if create_graph else g._data)
     return result
 
 
@@ -954,7 +1016,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     for i, (t, g) in enumerate(zip(inputs, captured)):
         if g is None:
             if materialize_grads:
-                g = np.zeros(t.data.shape, t.data.dtype)
+                g = np.zeros(t._data.shape, t._data.dtype)
             elif not allow_unused:
                 raise TorchRuntimeError(
                     f"The differentiated Tensor at index {i} appears to not have been used in the graph. "
@@ -1018,7 +1080,7 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
         if accumulate:
             needed.update(targets)
             for t in inputs:
-                if t.grad_fn is not None:
+                if t._fn is not None:
                     t.retain_grad()
         else:
             captures = targets
@@ -1062,7 +1124,11 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
                     record.executed.append(fn)
             if type(fn) is AccumulateGrad:
                 if buf is not None:
-                    _accumulate(fn.variable, buf, create_graph, record, fn in owned and not fn.hooks)
+                    # Earlier nodes' leftovers may name buf: dropped, so that its reference
+                    # count tells whether anything else holds it (PyTorch's use_count).
+                    g = old = outs = s = None
+                    alone = fn in owned or _getrefcount(buf) == 2 and _data_unshared(buf)
+                    _accumulate(fn.variable, buf, create_graph, record, alone)
                 continue
             op = fn.op
             if op is GRAPH_ROOT:
@@ -1228,7 +1294,7 @@ def _anomaly_warning(fn):
 def _check_nan(fn, outs):
     for i, g in enumerate(outs):
         if g is not None:
-            a = g.data if isinstance(g, Tensor) else g
+            a = g._data if isinstance(g, Tensor) else g
             if a.dtype.kind == "f" and np.isnan(a).any():
                 raise TorchRuntimeError(f"Function '{fn.name()}' returned nan values in its {i}th output.")
 
@@ -1242,14 +1308,14 @@ def _hooked(fn, buf):
         r = hook(g)
         if r is not None:
             g = r
-    return g if isinstance(buf, Tensor) else g.data
+    return g if isinstance(buf, Tensor) else g._data
 
 
 def _retain(t, buf, create_graph):
     if t._grad is None:
-        t._grad = Tensor(buf.data.copy() if isinstance(buf, Tensor) else buf.copy())
+        t._grad = Tensor(buf._data.copy() if isinstance(buf, Tensor) else buf.copy())
     else:
-        t._grad = Tensor(t._grad.data + (buf.data if isinstance(buf, Tensor) else buf))
+        t._grad = Tensor(t._grad._data + (buf._data if isinstance(buf, Tensor) else buf))
 
 
 def _topological(root, deps):
@@ -1307,11 +1373,11 @@ def _spare_saved(fn, vals):
         s = saved.get(slot)
         if s is v:                      # the node's own output, kept compact: `saved` is `vals`
             refs = 4                    # saved, v, s, getrefcount's argument
-        elif type(s) is Saved and s.data is v and s.constant is None:
+        elif type(s) is Saved and s._data is v and s.constant is None:
             t = s.tensor                # an input's tensor, kept by nothing else, holding v
-            if t is not None and (t.data is not v or _getrefcount(t) != 3):     # s.tensor, t, argument
+            if t is not None and (t._data is not v or _getrefcount(t) != 3):     # s.tensor, t, argument
                 continue
-            refs = 4 if t is None else 5            # vals, s.data, v, the argument (and t.data)
+            refs = 4 if t is None else 5            # vals, s._data, v, the argument (and t._data)
         else:
             continue
         if _getrefcount(v) == refs:
@@ -1347,7 +1413,7 @@ def _unpacked(fn, create_graph):
                 raise BackwardTwiceError(fn, slot)
             if s.version.v != s.saved_version:
                 raise _version_error(fn, s)
-            vals[slot] = s.data if s.constant is None else s.constant
+            vals[slot] = s._data if s.constant is None else s.constant
         elif type(s) is tuple or fn.freed_by is not None:     # a freed compact slot (see Node)
             raise BackwardTwiceError(fn, slot)
         else:                             # a number or the output that nothing has read (nor changed)
@@ -1359,12 +1425,13 @@ def _apply(fn, grad_out, create_graph, wanted):
     """Run one node's backward formulas (the grads for each next edge, None where unused).
     (_run runs the common case itself: no create_graph, inputs, observer or anomaly mode.)"""
     op = fn.op
-    vals = _unpacked(fn, create_graph)
+    custom = CUSTOM_APPLY.get(op)
+    if custom is None:
+        vals = _unpacked(fn, create_graph)
     edges = fn.edges
-    if grad_out is None:
+    if grad_out is None and op not in RUNS_WITHOUT_GRAD:
         return [None] * len(edges)
     m = TENSOR_MATH if create_graph else NUMPY_MATH
-    custom = CUSTOM_APPLY.get(op)
     if custom is not None:
         outs = custom(fn, grad_out, create_graph)
         return [None if nxt is None or (wanted is not None and nxt not in wanted) or g is None
@@ -1394,36 +1461,68 @@ def _apply(fn, grad_out, create_graph, wanted):
 
 
 def _accumulate(leaf, buf, create_graph, record, owned=False):
-    """AccumulateGrad. `owned`: nothing else holds `buf`, so a first gradient can keep it, as
-    PyTorch's AccumulateGrad steals a gradient whose use count says it is not shared."""
+    """AccumulateGrad, with PyTorch's rules for a first gradient: without create_graph it is
+    kept as .grad itself ("stolen", a view included, so that .grad may share memory with
+    other leaves' gradients or a tensor the user holds) when nothing else holds it (`owned`)
+    and its layout is the leaf's; otherwise .grad is a copy. A later gradient is added in place."""
     watched = STATE.observer is not None          # the report shows each .grad before and after
-    before = leaf._grad.data.copy() if watched and leaf._grad is not None else None
+    before = leaf._grad._data.copy() if watched and leaf._grad is not None else None
     if not create_graph:
-        data = buf.data if isinstance(buf, Tensor) else buf
+        data = buf._data if isinstance(buf, Tensor) else buf
         if leaf._grad is None:
-            if owned and data.dtype == leaf.data.dtype and data.flags.c_contiguous:
+            if owned and data.dtype == leaf._data.dtype and data.flags.writeable and _obeys_layout(data, leaf._data):
                 leaf._grad = Tensor(data)
             else:
-                leaf._grad = Tensor(np.array(data, dtype=leaf.data.dtype, copy=True))
+                leaf._grad = Tensor(np.array(data, dtype=leaf._data.dtype, copy=True))
         else:
             g = leaf._grad
-            np.add(g.data, data, out=g.data, casting="unsafe")
+            np.add(g._data, data, out=g._data, casting="unsafe")
             g._version_counter.bump()
     else:
         g = buf if isinstance(buf, Tensor) else Tensor(buf)
         if leaf._grad is None:
             # PyTorch copies into a fresh buffer under grad mode: a CopyBackwards node.
-            out = Tensor(np.array(g.data, dtype=leaf.data.dtype, copy=True))
+            out = Tensor(np.array(g._data, dtype=leaf._data.dtype, copy=True))
             if g.requires_grad:
                 node = COPY_BACKWARDS.node_class(COPY_BACKWARDS, (None, g._edge()), {}, {},
-                            ((g.data.shape, g.data.dtype), (g.data.shape, g.data.dtype)), STATE.next_seq())
-                out.grad_fn = node
+                            ((g._data.shape, g._data.dtype), (g._data.shape, g._data.dtype)), STATE.next_seq())
+                out._fn = node
                 out._rg = True
             leaf._grad = out
         else:
             leaf._grad = leaf._grad + g
     if watched:
-        record.updates.append((leaf, before, leaf._grad.data.copy()))
+        record.updates.append((leaf, before, leaf._grad._data.copy()))
+
+
+def _data_unshared(buf):
+    """A gradient held as a Tensor (a hook's result): its array must be held by it alone."""
+    return type(buf) is not Tensor or _getrefcount(buf._data) == 2
+
+
+def _obeys_layout(g, v):
+    """PyTorch's gradient layout contract: a variable that is non-overlapping and dense takes a
+    gradient of its own strides (any stride for a size-1 dimension but 0); another variable a
+    row-major contiguous one. (Strides in bytes: g and v have one dtype.)"""
+    if g.shape != v.shape:
+        return False
+    if not _non_overlapping_and_dense(v):
+        return g.flags.c_contiguous
+    for n, gs, vs in zip(g.shape, g.strides, v.strides):
+        if gs != vs if n != 1 else gs == 0 or vs == 0:
+            return False
+    return True
+
+
+def _non_overlapping_and_dense(a):
+    if a.flags.c_contiguous or a.flags.f_contiguous:
+        return True
+    expected = a.itemsize
+    for n, stride in sorted([(n, st) for n, st in zip(a.shape, a.strides) if n != 1], key=lambda p: p[1]):
+        if stride != expected:
+            return False
+        expected *= n
+    return True
 
 
 class OutputPlace(tuple):
@@ -1550,7 +1649,9 @@ class _NumpyMath:
 
     @staticmethod
     def expand(g, shape):
-        return np.broadcast_to(g, shape)
+        """PyTorch's expand: a view, writable where g is (views of it may become a .grad)."""
+        b = np.broadcast_to(g, shape)
+        return np.lib.stride_tricks.as_strided(g, b.shape, b.strides, writeable=g.flags.writeable)
 
 
 _SPARE_MIN = 4096       # elements: below this a fresh array costs less than checking that g is spare
@@ -1622,5 +1723,7 @@ NUMPY_MATH = _NumpyMath()     # extended by ops.py
 TENSOR_MATH = None            # set by ops.py: the same names, as differentiable tensor ops
 VARIADIC = {}                 # set by ops.py: backward of ops with a list of inputs
 CUSTOM_APPLY = {}             # set by ops.py: nodes whose backward is not a table formula (CopySlices)
+RUNS_WITHOUT_GRAD = set()     # custom ops that run even when their own buffer got no gradient (a custom
+                              # Function whose other outputs did: torch.autograd.function)
 TWINS = set()                 # set by ops.py: ops whose two formulas are one function of the other operand (mul)
 FRESH = None                  # set by ops.py: rebuild a view's grad_fn after its storage changed in place

@@ -20,10 +20,8 @@ and nodes deeper than a depth limit are summarised.
 """
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
-import tempfile
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Optional
@@ -139,7 +137,7 @@ def _saved_facts(node, by_node, by_tensor):
         freed_line = getattr(getattr(node.freed_by, "origin", None), "line", None) if s.freed else None
         g = GSaved(slot, "freed" if s.freed else "alive", what.kind, what.name, what.constant,
                    s.saved_version, s.version.v, freed_line,
-                   shape=None if s.data is None else tuple(s.data.shape))
+                   shape=None if s._data is None else tuple(s._data.shape))
         if g.modified:
             g.changed_line = getattr(s.version.last, "line", None)
         out.append(g)
@@ -173,8 +171,8 @@ def snapshot(roots, by_node=None, by_tensor=None, line=None) -> GraphSnapshot:
         if isinstance(fn, E.AccumulateGrad):
             v = fn.variable
             snap.nodes[nid] = GNode(nid, "leaf", by_tensor.get(id(v)) or "leaf", by_tensor.get(id(v)),
-                                    grad=None if v._grad is None else _brief(v._grad.data),
-                                    value=_brief(v.data))
+                                    grad=None if v._grad is None else _brief(v._grad._data),
+                                    value=_brief(v._data))
         else:
             origin = fn.origin
             snap.nodes[nid] = GNode(nid, "op", fn.op.name, by_node.get(fn), getattr(origin, "line", None),
@@ -185,7 +183,7 @@ def snapshot(roots, by_node=None, by_tensor=None, line=None) -> GraphSnapshot:
 
     for k, (name, t) in enumerate(roots.items()):
         oid = f"out{k + 1}"
-        snap.nodes[oid] = GNode(oid, "output", name, name, value=_brief(t.data))
+        snap.nodes[oid] = GNode(oid, "output", name, name, value=_brief(t._data))
         snap.outputs.append(oid)
         first = t._edge() if isinstance(t, E.Tensor) else None
         if first is None:
@@ -688,19 +686,3 @@ def render(snap, fmt, timeout=60):
     if done.returncode != 0:
         raise RuntimeError(f"dot failed: {done.stderr.decode(errors='replace').strip()}")
     return done.stdout
-
-
-def write_atomic(path, data):
-    """Write text or bytes to path through a temporary file in the same directory."""
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix="." + os.path.basename(path) + ".", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data.encode() if isinstance(data, str) else data)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise

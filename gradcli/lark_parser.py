@@ -1,5 +1,6 @@
 """Source text -> AST (syntax.py), through the Lark grammar in grammar/gradcli.lark: the
-parser of every script the CPython fast path (pyparse.py) declines, and of every error.
+parser of every script that is not plain Python 3 (the concise dialect, `print x`), and of
+their errors. dialect.py translates its tree into Python's.
 
 The LALR tables are built once and cached (atomically) in the user's cache
 directory, so a run loads them instead of analysing the grammar again.
@@ -27,7 +28,7 @@ finally:
 
 from . import syntax as S
 from .errors import ParseError
-from .pyparse import first_pos as _first_pos, shift, span as _span
+from .spans import first_pos as _first_pos, shift, span as _span
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 

@@ -50,7 +50,7 @@ def op(name, inputs=(), saved=(), attrs=(), doc="", cpp=False, **formulas):
 
 
 def _ndim(g):
-    return g.data.ndim if type(g) is Tensor else g.ndim
+    return g._data.ndim if type(g) is Tensor else g.ndim
 
 
 # -- backward formulas longer than a line, each PyTorch's function of that name in
@@ -59,7 +59,7 @@ def _ndim(g):
 
 
 def _dtype_of(v):
-    return v.data.dtype if type(v) is Tensor else v.dtype
+    return v._data.dtype if type(v) is Tensor else v.dtype
 
 
 def _unsqueeze_multiple(m, t, dim, ndim):
@@ -254,9 +254,10 @@ TABLE = {
                self=lambda m, g, self_sym_numel, self_sym_sizes: m.div_scalar(
                    m.expand(g, self_sym_sizes), self_sym_numel), doc="saves only the input's sizes"),
     "mean_dim": op("MeanBackward1", ("self",), attrs=("dim", "keepdim", "self_sym_numel", "self_sym_sizes"),
-                   self=lambda m, g, dim, keepdim, self_sym_numel, self_sym_sizes: m.expand(
-                       m.div_scalar(g if keepdim else m.unsqueeze_dims(g, dim, len(self_sym_sizes)),
-                                    _count(self_sym_sizes, dim)), self_sym_sizes),
+                   # PyTorch's mean_backward: sum's backward (an expanded view), then divided
+                   self=lambda m, g, dim, keepdim, self_sym_numel, self_sym_sizes: m.div_scalar(
+                       m.expand(g if keepdim else m.unsqueeze_dims(g, dim, len(self_sym_sizes)), self_sym_sizes),
+                       _count(self_sym_sizes, dim)),
                    doc="saves only dims and sizes"),
     # -- matrix products ----------------------------------------------------------------------
     "dot": op("DotBackward0", ("self", "tensor"), saved=(("self", "tensor"), ("tensor", "self")),
@@ -503,7 +504,7 @@ def _save(plan, t, inputs, extra):
             saved[slot] = None
             continue
         if src == -1:                           # the output: compact while t has no version counter (Node)
-            saved[slot] = t.data if t._vc is None else Saved(t, True)
+            saved[slot] = t._data if t._vc is None else Saved(t, True)
             continue
         v = inputs[src] if src is not None else extra[slot]
         if isinstance(v, Tensor):
@@ -560,11 +561,11 @@ def _record(row, seq, out, inputs, extra=None, attrs=None, view_of=None):
     key = []
     for v in inputs:
         if type(v) is Tensor:
-            fn = v.grad_fn
+            fn = v._fn
             if fn is None and v._rg:
                 fn = v._acc or v._accumulator()
             edges.append(fn)
-            d = v.data
+            d = v._data
             key += (d.shape, d.dtype)
         else:
             edges.append(None)
@@ -573,7 +574,7 @@ def _record(row, seq, out, inputs, extra=None, attrs=None, view_of=None):
     if plan is None:
         plan = _plan(row)
     saved = _save(plan, t, inputs, extra) if plan else _NO_SAVED
-    t.grad_fn = row.node_class(row, tuple(edges), saved, attrs or _EMPTY, _input_meta(tuple(key)), seq)
+    t._fn = row.node_class(row, tuple(edges), saved, attrs or _EMPTY, _input_meta(tuple(key)), seq)
     t._rg = True
     return t
 
@@ -583,15 +584,15 @@ def _record_binary(row, seq, out, a, b, attrs):
     t = Tensor(out)
     if seq is None:
         return t
-    fa = a.grad_fn
+    fa = a._fn
     if fa is None and a._rg:
         fa = a._acc or a._accumulator()
-    da = a.data
+    da = a._data
     if type(b) is Tensor:
-        fb = b.grad_fn
+        fb = b._fn
         if fb is None and b._rg:
             fb = b._acc or b._accumulator()
-        db = b.data
+        db = b._data
         key = (da.shape, da.dtype, db.shape, db.dtype)
     else:
         fb = None
@@ -601,7 +602,7 @@ def _record_binary(row, seq, out, a, b, attrs):
     if plan is None:
         plan = _plan(row)
     saved = _save(plan, t, (a, b), None) if plan else _NO_SAVED
-    t.grad_fn = row.node_class(row, (fa, fb), saved, attrs or _EMPTY, meta, seq)
+    t._fn = row.node_class(row, (fa, fb), saved, attrs or _EMPTY, meta, seq)
     t._rg = True
     return t
 
@@ -612,7 +613,7 @@ _wrapped = E.wrapped_number
 def _arr(v, dt):
     """The NumPy operand for a tensor or a Python number, in the computation dtype."""
     if type(v) is Tensor:
-        d = v.data
+        d = v._data
         return d if d.dtype == dt.np else d.astype(dt.np)
     return dt.np.type(v)
 
@@ -655,9 +656,9 @@ def _binary(row, ufunc, a, b, dt=None, extra_attrs=None):
     else:
         seq = None
     if ta and dt is None:
-        da = a.data
+        da = a._data
         if tb:
-            db = b.data
+            db = b._data
             if da.dtype == db.dtype:          # the common case: nothing to promote
                 if da.shape != db.shape:
                     _check_broadcast(da.shape, db.shape, da.dtype.itemsize)
@@ -679,12 +680,12 @@ def _binary(row, ufunc, a, b, dt=None, extra_attrs=None):
                 return _record_binary(row, seq, out, a, b, extra_attrs)
     if dt is None:
         dt = result_type(a, b)
-    sa = a.data.shape if ta else ()
-    sb = b.data.shape if tb else ()
+    sa = a._data.shape if ta else ()
+    sb = b._data.shape if tb else ()
     if sa != sb:
         _check_broadcast(sa, sb, dt.np.itemsize)
-    elif (a.data.size if ta else b.data.size) > 65535:
-        _check_numel(a.data.size if ta else b.data.size, dt.np.itemsize)
+    elif (a._data.size if ta else b._data.size) > 65535:
+        _check_numel(a._data.size if ta else b._data.size, dt.np.itemsize)
     out = ufunc(_arr(a, dt), _arr(b, dt))
     if type(out) is not np.ndarray:
         out = np.asarray(out, dt.np)
@@ -853,7 +854,7 @@ def sub(a, b, alpha=1):
     alpha = _alpha("sub", alpha)
     if type(a) is not Tensor:                  # 2 - x is rsub(x, 2)
         return rsub(b, a, alpha)
-    if a.data.dtype == np.bool_ and type(b) is Tensor and b.data.dtype == np.bool_:
+    if a._data.dtype == np.bool_ and type(b) is Tensor and b._data.dtype == np.bool_:
         raise TorchRuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
                                 "Use the `^` or `logical_xor()` operator instead.")
     if type(alpha) is int and alpha == 1:
@@ -888,7 +889,7 @@ def _operator_method(row, ufunc, attrs, general):
     def method(t, other):
         if type(t) is Tensor:
             if type(other) is float:
-                da = t.data
+                da = t._data
                 c = _CONST32.get(other)
                 if c is None or da.dtype is not _F32 or da.size > 65535:
                     return _binary(row, ufunc, t, other, None, attrs)
@@ -900,7 +901,7 @@ def _operator_method(row, ufunc, attrs, general):
                     return r
                 seq = STATE.seq
                 STATE.seq = seq + 1
-                fn = t.grad_fn
+                fn = t._fn
                 if fn is None:
                     fn = t._acc or t._accumulator()
                 meta = _NUMBER_META.get(da.shape)
@@ -911,7 +912,7 @@ def _operator_method(row, ufunc, attrs, general):
                 save = row.compact
                 if save is None:
                     save = _compact_saver(row)
-                r.grad_fn = row.node_class(row, (fn, None), save(out, other) if save else
+                r._fn = row.node_class(row, (fn, None), save(out, other) if save else
                                            _save(row.plan, r, (t, other), None),
                                            attrs or _EMPTY, meta, seq)
                 r._rg = True
@@ -963,10 +964,10 @@ def _nograd(out):
 
 def neg(t):
     seq = _begin(t)
-    if t.data.dtype == np.bool_:
+    if t._data.dtype == np.bool_:
         raise TorchRuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are "
                                 "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
-    return _record(TABLE["neg"], seq, np.negative(t.data), (t,))
+    return _record(TABLE["neg"], seq, np.negative(t._data), (t,))
 
 
 def _power(a, b):
@@ -1008,7 +1009,7 @@ def _unary(name, fn, float_only=True):
     def forward(t):
         if type(t) is not Tensor:
             raise TorchTypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(t).__name__}")
-        data = t.data
+        data = t._data
         if data.size > 65535:
             _check_numel(data.size, data.dtype.itemsize)
         if float_only and data.dtype.kind != "f":
@@ -1021,14 +1022,14 @@ def _unary(name, fn, float_only=True):
             return r
         seq = STATE.seq                         # _record, inlined for one tensor input
         STATE.seq = seq + 1
-        edge = t.grad_fn
+        edge = t._fn
         if edge is None:
             edge = t._acc or t._accumulator()
-        key = (data.shape, t.data.dtype)
+        key = (data.shape, t._data.dtype)
         save = row.compact
         if save is None:
             save = _compact_saver(row)
-        r.grad_fn = row.node_class(row, (edge,), save(out, None) if save else _save(row.plan, r, (t,), None),
+        r._fn = row.node_class(row, (edge,), save(out, None) if save else _save(row.plan, r, (t,), None),
                                    _EMPTY, _META.get(key) or _input_meta(key), seq)
         r._rg = True
         return r
@@ -1085,7 +1086,7 @@ frac = _unary("frac", lambda a: a - np.trunc(a))
 
 def _arg_extreme(name, pick):
     def arg(t, dim=None, keepdim=False):
-        data = t.data
+        data = t._data
         if dim is None:
             if data.size == 0:
                 raise TorchIndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
@@ -1107,12 +1108,12 @@ argmin = _arg_extreme("argmin", np.argmin)
 
 
 def clone(t, memory_format=None):
-    if t.data.size > 65535:
-        _check_numel(t.data.size, t.data.itemsize)
+    if t._data.size > 65535:
+        _check_numel(t._data.size, t._data.itemsize)
     seq = _begin(t)
     # torch.preserve_format: a dense tensor (_dense, below) keeps its strides (a clone of x.t() is
     # not contiguous, so reshaping it copies); any other is cloned contiguous.
-    return _record(TABLE["clone"], seq, t.data.copy(order="K" if _dense(t.data) else "C"), (t,))
+    return _record(TABLE["clone"], seq, t._data.copy(order="K" if _dense(t._data) else "C"), (t,))
 
 # ----------------------------------------------------------------------------- reductions
 
@@ -1143,7 +1144,7 @@ def _count(sizes, dim):
 
 def sum(t, dim=None, keepdim=False, dtype=None):
     seq = _begin(t)
-    data = t.data
+    data = t._data
     out_dt = data.dtype if data.dtype.kind == "f" else np.dtype(np.int64)
     if dtype is not None:
         out_dt = dtype.np
@@ -1157,7 +1158,7 @@ def sum(t, dim=None, keepdim=False, dtype=None):
 
 
 def mean(t, dim=None, keepdim=False, dtype=None):
-    data = t.data
+    data = t._data
     if data.dtype.kind != "f" and dtype is None:
         name = {"i": "Long", "b": "Bool", "u": "Byte"}.get(data.dtype.kind, "Long")
         if data.dtype == np.int32:
@@ -1186,7 +1187,7 @@ def matmul(a, b):
     if type(a) is not Tensor or type(b) is not Tensor:
         raise TorchTypeError(f"matmul(): argument 'other' (position 1) must be Tensor, not "
                              f"{type(b if type(a) is Tensor else a).__name__}")
-    da, db = a.data.ndim, b.data.ndim
+    da, db = a._data.ndim, b._data.ndim
     if da == 0 or db == 0:
         raise TorchRuntimeError(f"both arguments to matmul need to be at least 1D, but they are {da}D and {db}D")
     if da == 1 and db == 1:
@@ -1201,45 +1202,45 @@ def matmul(a, b):
 
 
 def dot(a, b):
-    if a.data.ndim != 1 or b.data.ndim != 1:
-        raise TorchRuntimeError(f"1D tensors expected, but got {a.data.ndim}D and {b.data.ndim}D tensors")
-    if a.data.shape[0] != b.data.shape[0]:
-        na, nb = a.data.shape[0], b.data.shape[0]
+    if a._data.ndim != 1 or b._data.ndim != 1:
+        raise TorchRuntimeError(f"1D tensors expected, but got {a._data.ndim}D and {b._data.ndim}D tensors")
+    if a._data.shape[0] != b._data.shape[0]:
+        na, nb = a._data.shape[0], b._data.shape[0]
         raise TorchRuntimeError(f"inconsistent tensor size, expected tensor [{na}] and src [{nb}] to have the "
                                 f"same number of elements, but got {na} and {nb} elements respectively")
     _same_dtype(a, b, "dot")
     seq = _begin(a, b)
-    return _record(TABLE["dot"], seq, np.asarray(np.dot(a.data, b.data)), (a, b), extra={"tensor": b})
+    return _record(TABLE["dot"], seq, np.asarray(np.dot(a._data, b._data)), (a, b), extra={"tensor": b})
 
 
 def mv(a, v):
-    if a.data.shape[1] != v.data.shape[0]:
-        raise TorchRuntimeError(f"size mismatch, got input ({a.data.shape[0]}), mat ({_shape_str(a.data.shape)}), "
-                                f"vec ({v.data.shape[0]})")
+    if a._data.shape[1] != v._data.shape[0]:
+        raise TorchRuntimeError(f"size mismatch, got input ({a._data.shape[0]}), mat ({_shape_str(a._data.shape)}), "
+                                f"vec ({v._data.shape[0]})")
     _same_dtype(a, v, "mv")
     seq = _begin(a, v)
-    return _record(TABLE["mv"], seq, a.data @ v.data, (a, v), extra={"vec": v})
+    return _record(TABLE["mv"], seq, a._data @ v._data, (a, v), extra={"vec": v})
 
 
 def mm(a, b):
-    if b.data.ndim != 2:
+    if b._data.ndim != 2:
         raise TorchRuntimeError("mat2 must be a matrix")
-    if a.data.ndim != 2:
+    if a._data.ndim != 2:
         raise TorchRuntimeError("self must be a matrix")
-    if a.data.shape[1] != b.data.shape[0]:
-        raise TorchRuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({_shape_str(a.data.shape)} and "
-                                f"{_shape_str(b.data.shape)})")
+    if a._data.shape[1] != b._data.shape[0]:
+        raise TorchRuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({_shape_str(a._data.shape)} and "
+                                f"{_shape_str(b._data.shape)})")
     _same_dtype(a, b, "mm")
-    _check_numel(a.data.shape[0] * b.data.shape[1], a.data.itemsize)
+    _check_numel(a._data.shape[0] * b._data.shape[1], a._data.itemsize)
     seq = _begin(a, b)
     ra, rb = a.requires_grad, b.requires_grad
-    attrs = {"mat2_sym_sizes": tuple(b.data.shape), "mat2_sym_strides": _strides(b) if rb else (),
-             "self_sym_sizes": tuple(a.data.shape), "self_sym_strides": _strides(a) if ra else ()}
-    return _record(TABLE["mm"], seq, a.data @ b.data, (a, b), extra={"mat2": b}, attrs=attrs)
+    attrs = {"mat2_sym_sizes": tuple(b._data.shape), "mat2_sym_strides": _strides(b) if rb else (),
+             "self_sym_sizes": tuple(a._data.shape), "self_sym_strides": _strides(a) if ra else ()}
+    return _record(TABLE["mm"], seq, a._data @ b._data, (a, b), extra={"mat2": b}, attrs=attrs)
 
 
 def _strides(t):
-    return tuple(s // t.data.itemsize for s in t.data.strides)
+    return tuple(s // t._data.itemsize for s in t._data.strides)
 
 
 _SCALAR_NAME = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
@@ -1250,9 +1251,9 @@ _C_NAME = {"float32": "float", "float64": "double", "float16": "c10::Half", "int
 
 def _same_dtype(a, b, name):
     """The mixed-dtype errors of dot, mv and mm, each worded as PyTorch words it."""
-    if a.data.dtype == b.data.dtype:
+    if a._data.dtype == b._data.dtype:
         return
-    da, db = a.data.dtype.name, b.data.dtype.name
+    da, db = a._data.dtype.name, b._data.dtype.name
     if name == "dot":
         msg = (f"dot : expected both vectors to have same dtype, but found {_SCALAR_NAME[da]} and "
                f"{_SCALAR_NAME[db]}")
@@ -1268,16 +1269,16 @@ def _same_dtype(a, b, name):
 
 
 def unsqueeze(t, dim):
-    d = E._wrap_dim(dim, t.data.ndim + 1)
+    d = E._wrap_dim(dim, t._data.ndim + 1)
     seq = _begin(t)
-    return _view(TABLE["unsqueeze"], seq, np.expand_dims(t.data, d), t, {"dim": dim})
+    return _view(TABLE["unsqueeze"], seq, np.expand_dims(t._data, d), t, {"dim": dim})
 
 
 def _squeeze0_(t):
     """In-place squeeze_(0) on a fresh result: PyTorch records SqueezeBackward4."""
     seq = _begin(t)
-    return _view(TABLE["squeeze_dim_"], seq, t.data.reshape(t.data.shape[1:]), t,
-                 {"dim": 0, "self_sym_sizes": tuple(t.data.shape)})
+    return _view(TABLE["squeeze_dim_"], seq, t._data.reshape(t._data.shape[1:]), t,
+                 {"dim": 0, "self_sym_sizes": tuple(t._data.shape)})
 
 
 def _type_name(v):
@@ -1390,15 +1391,15 @@ def _check_inplace(t, args):
         meta = _view_meta(t)
         if meta is not None and meta.no_grad:
             raise TorchRuntimeError(_NO_GRAD_VIEW)
-        if rg and t._base.grad_fn is None:
+        if rg and t._base._fn is None:
             raise TorchRuntimeError("a view of a leaf Variable that requires grad is being used in an in-place "
                                     "operation.")
-    if rg and t.grad_fn is None:
+    if rg and t._fn is None:
         raise TorchRuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
 
 
 def _check_writable(t):
-    if any(st == 0 and n > 1 for st, n in zip(t.data.strides, t.data.shape)):
+    if t._data.size and any(st == 0 and n > 1 for st, n in zip(t._data.strides, t._data.shape)):
         raise TorchRuntimeError(_OVERLAP)
 
 
@@ -1412,24 +1413,24 @@ def _inplace(t, compute, *args, name, cast=False):
     _check_inplace(t, args)
     _check_writable(t)
     for a in args:
-        if type(a) is Tensor and _partial_overlap(t.data, a.data):
+        if type(a) is Tensor and _partial_overlap(t._data, a._data):
             raise TorchRuntimeError(_PARTIAL_OVERLAP)
     result = compute(t, *args)
-    out = result.data
-    if out.shape != t.data.shape:
-        raise TorchRuntimeError(f"output with shape [{', '.join(map(str, t.data.shape))}] doesn't match the "
+    out = result._data
+    if out.shape != t._data.shape:
+        raise TorchRuntimeError(f"output with shape [{', '.join(map(str, t._data.shape))}] doesn't match the "
                                 f"broadcast shape [{', '.join(map(str, out.shape))}]")
-    if not cast and out.dtype != t.data.dtype and E.dtype_of(out).kind > E.dtype_of(t.data).kind:
+    if not cast and out.dtype != t._data.dtype and E.dtype_of(out).kind > E.dtype_of(t._data).kind:
         raise TorchRuntimeError(f"result type {_SCALAR_NAME[out.dtype.name]} can't be cast to the desired output "
-                                f"type {_SCALAR_NAME[t.data.dtype.name]}")
-    node = result.grad_fn
+                                f"type {_SCALAR_NAME[t._data.dtype.name]}")
+    node = result._fn
     if node is not None:
         s = node.saved.get("self")
         if s is not None and s.tensor is t:
             # the op needs t's value from before the change: PyTorch saves a clone of it
             # (recorded, so it reads `grad_fn=<CloneBackward0>`), made right after the node
-            node.saved["self"] = Saved(_record(TABLE["clone"], _begin(t), t.data.copy(), (t,)))
-    np.copyto(t.data, out, casting="unsafe")
+            node.saved["self"] = Saved(_record(TABLE["clone"], _begin(t), t._data.copy(), (t,)))
+    np.copyto(t._data, out, casting="unsafe")
     t._version_counter.bump()
     if node is not None:
         _set_history(t, node)
@@ -1439,7 +1440,7 @@ def _inplace(t, compute, *args, name, cast=False):
             if s is not None and s.is_output:          # the saved output is t itself, at its new version
                 s = node.saved[slot] = Saved(t, is_output=True)
                 if t._base is not None:                # E5 then names the view's grad_fn (AsStrided)
-                    s.name_fn = t.grad_fn
+                    s.name_fn = t._fn
     return t
 
 
@@ -1469,13 +1470,13 @@ def _set_history(t, node):
     """t's new grad_fn; on a view, the base's becomes CopySlices(base's old grad_fn, node)."""
     base = t._base
     if base is None:
-        t.grad_fn = node
+        t._fn = node
         t._rg = True
         return
     edges = (base._edge(),) + node.edges[1:]
-    meta = ((base.data.shape, base.data.dtype),) + node.input_meta[1:]
+    meta = ((base._data.shape, base._data.dtype),) + node.input_meta[1:]
     attrs = {"_fn": node, "_positions": _geometry(t, base)["_positions"]}
-    base.grad_fn = COPY_SLICES.node_class(COPY_SLICES, edges, {}, attrs, meta, STATE.next_seq())
+    base._fn = COPY_SLICES.node_class(COPY_SLICES, edges, {}, attrs, meta, STATE.next_seq())
     base._rg = True
 
 
@@ -1483,14 +1484,23 @@ def _refresh_views(t):
     """After an in-place change of t's storage: t's own grad_fn is rebuilt now if t is a view
     (PyTorch's rebase_history); every other view of the storage is now stale, and is rebuilt
     when next read (fresh_view): the interpreter refreshes the ones its variables hold after
-    each statement, as PyTorch rebuilds a view's grad_fn whenever it is read."""
+    each statement, as PyTorch rebuilds a view's grad_fn whenever it is read.
+
+    While a script runs, the other live views are rebuilt at once, so that their nodes belong
+    to the statement that changed them (what a user means by "made on line N")."""
     views = getattr(t._version_counter, "views", None)
     if not views:
         return
     if t._base is not None:
         fresh_view(t)
     if len(views) > (1 if id(t) in views else 0):
-        STATE.stale = True
+        if STATE.capture is None:
+            STATE.stale = True
+            return
+        for meta in list(views.values()):
+            v = meta.ref()
+            if v is not None and v is not t:
+                fresh_view(v)
 
 
 def fresh_view(v):
@@ -1503,15 +1513,15 @@ def fresh_view(v):
     if meta.version == ver:
         return
     base = v._base
-    if v.grad_fn is None and not base._rg:
+    if v._fn is None and not base._rg:
         return
     meta.version = ver
     if meta.no_grad:                    # PyTorch refuses to read such a view's grad_fn
-        v.grad_fn = INVALID.node_class(INVALID, (), {}, {}, (), -1)
+        v._fn = INVALID.node_class(INVALID, (), {}, {}, (), -1)
         return
     row = TABLE["as_strided"]
-    v.grad_fn = row.node_class(row, (base._edge(),), {}, _geometry(v, base),
-                               ((base.data.shape, base.data.dtype),), STATE.next_seq())
+    v._fn = row.node_class(row, (base._edge(),), {}, _geometry(v, base),
+                               ((base._data.shape, base._data.dtype),), STATE.next_seq())
     v._rg = True
 
 
@@ -1537,7 +1547,7 @@ E.FRESH = fresh_view
 def _geometry(view, base):
     """AsStridedBackward0's attributes for a view of base (in elements), and `_positions`: the
     flat index in base of every element of the view, for the backward formulas."""
-    a, b = view.data, base.data
+    a, b = view._data, base._data
     isz = b.itemsize
     b0 = b.__array_interface__["data"][0]
     va = _addresses(a)
@@ -1551,7 +1561,7 @@ def _geometry(view, base):
         pos = order[k].reshape(a.shape) if b.size else k.reshape(a.shape)
         inside = b.size > 0 and (ba[pos.reshape(-1)] == va.reshape(-1)).all()
     if a.size and (not inside or a.dtype != b.dtype):
-        pos = None                      # the base's .data was replaced: refused if a backward needs it
+        pos = None                      # the base's ._data was replaced: refused if a backward needs it
     return {"size": tuple(a.shape), "stride": tuple(st // isz for st in a.strides),
             "storage_offset": (a.__array_interface__["data"][0] - b0) // isz,
             "_positions": pos, "_base_shape": tuple(b.shape)}
@@ -1559,7 +1569,7 @@ def _geometry(view, base):
 
 def _check_positions(positions):
     if positions is None:
-        raise TorchNotImplementedError_("gradcli cannot follow this view to its base any more (the base's .data "
+        raise TorchNotImplementedError_("gradcli cannot follow this view to its base any more (the base's ._data "
                                         "was replaced)")
 
 
@@ -1585,7 +1595,7 @@ def _copy_slices_backward(node, g, create_graph):
         if g._rg:
             raise TorchNotImplementedError_("create_graph=True through CopySlices is not supported by gradcli yet "
                                             "when its incoming gradient requires grad")
-        g = g.data
+        g = g._data
     result = np.array(g, copy=True, order="C")        # C order: `flat` must be a view of it
     flat = result.reshape(-1)
     grad_slice = flat[pos]
@@ -1595,7 +1605,7 @@ def _copy_slices_backward(node, g, create_graph):
         if first._rg:
             raise TorchNotImplementedError_("create_graph=True through CopySlices is not supported by gradcli yet "
                                             "when the wrapped op's gradient requires grad")
-        first = first.data
+        first = first._data
     flat[pos] = 0 if first is None else first
     return [Tensor(result) if create_graph else result] + list(outs[1:])
 
@@ -1610,11 +1620,11 @@ def _inplace_view(t, out, row, attrs):
     fresh_views((t,))
     _check_inplace(t, ())
     seq = _begin(t)
-    edge, meta = t._edge(), (t.data.shape, t.data.dtype)
-    t.data = out
+    edge, meta = t._edge(), (t._data.shape, t._data.dtype)
+    t._data = out
     t._version_counter.bump()
     if seq is not None:
-        t.grad_fn = row.node_class(row, (edge,), {}, attrs, (meta,), seq)
+        t._fn = row.node_class(row, (edge,), {}, attrs, (meta,), seq)
         own = _view_meta(t) if t._base is not None else None
         if own is not None:
             own.version = t._version_counter.v
@@ -1623,46 +1633,46 @@ def _inplace_view(t, out, row, attrs):
 
 
 def t_inplace(t):
-    if t.data.ndim > 2:
-        raise TorchRuntimeError(f"t_() expects a tensor with <= 2 dimensions, but self is {t.data.ndim}D")
-    return _inplace_view(t, t.data.T, TABLE["t_"], {})
+    if t._data.ndim > 2:
+        raise TorchRuntimeError(f"t_() expects a tensor with <= 2 dimensions, but self is {t._data.ndim}D")
+    return _inplace_view(t, t._data.T, TABLE["t_"], {})
 
 
 def transpose_(t, dim0, dim1):
-    nd = t.data.ndim
+    nd = t._data.ndim
     a, b = _norm_dim(dim0, nd), _norm_dim(dim1, nd)
-    return _inplace_view(t, np.swapaxes(t.data, a, b), TABLE["transpose_"], {"dim0": dim0, "dim1": dim1})
+    return _inplace_view(t, np.swapaxes(t._data, a, b), TABLE["transpose_"], {"dim0": dim0, "dim1": dim1})
 
 
 def unsqueeze_(t, dim):
-    d = E._wrap_dim(dim, t.data.ndim + 1)
-    return _inplace_view(t, np.expand_dims(t.data, d), TABLE["unsqueeze_"], {"dim": d})
+    d = E._wrap_dim(dim, t._data.ndim + 1)
+    return _inplace_view(t, np.expand_dims(t._data, d), TABLE["unsqueeze_"], {"dim": d})
 
 
 def squeeze_(t, dim=None):
-    sizes = tuple(t.data.shape)
+    sizes = tuple(t._data.shape)
     if dim is None:
-        return _inplace_view(t, np.squeeze(t.data) if t.data.ndim else t.data, TABLE["squeeze_"],
+        return _inplace_view(t, np.squeeze(t._data) if t._data.ndim else t._data, TABLE["squeeze_"],
                              {"self_sym_sizes": sizes})
-    d = _norm_dim(dim, t.data.ndim)
-    out = np.squeeze(t.data, d) if t.data.ndim and sizes[d] == 1 else t.data
+    d = _norm_dim(dim, t._data.ndim)
+    out = np.squeeze(t._data, d) if t._data.ndim and sizes[d] == 1 else t._data
     return _inplace_view(t, out, TABLE["squeeze_dim_"], {"dim": dim, "self_sym_sizes": sizes})
 
 
 def masked_fill(t, mask, value):
     if type(mask) is not Tensor:
         raise TorchTypeError(f"masked_fill(): argument 'mask' (position 1) must be Tensor, not {type(mask).__name__}")
-    if mask.data.dtype != np.bool_:
+    if mask._data.dtype != np.bool_:
         raise TorchRuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
-                                f"{_C_NAME[mask.data.dtype.name]}")
-    if type(value) is Tensor and value.data.ndim:
+                                f"{_C_NAME[mask._data.dtype.name]}")
+    if type(value) is Tensor and value._data.ndim:
         raise TorchRuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
-                                f"{value.data.ndim} dimension(s).")
+                                f"{value._data.ndim} dimension(s).")
     if type(value) is not Tensor:
         _check_operand(value, "value")
-    broadcast_shapes(t.data.shape, mask.data.shape)
-    fill = value.data if type(value) is Tensor else value
-    out = np.asarray(np.where(mask.data, fill, t.data)).astype(t.data.dtype, copy=False)
+    broadcast_shapes(t._data.shape, mask._data.shape)
+    fill = value._data if type(value) is Tensor else value
+    out = np.asarray(np.where(mask._data, fill, t._data)).astype(t._data.dtype, copy=False)
     if type(value) is Tensor:
         return _record(TABLE["masked_fill_tensor"], _begin(t, value), out, (t, value), extra={"mask": mask})
     return _record(TABLE["masked_fill"], _begin(t), out, (t,), extra={"mask": mask})
@@ -1673,18 +1683,18 @@ def masked_fill_(t, mask, value):
 
 
 def zero_(t):
-    return _inplace(t, lambda x: _record(TABLE["zero"], _begin(x), np.zeros_like(x.data), (x,)), name="zero_")
+    return _inplace(t, lambda x: _record(TABLE["zero"], _begin(x), np.zeros_like(x._data), (x,)), name="zero_")
 
 
 def fill_(t, value):
     if type(value) is Tensor:                  # FillBackward3: the value's gradient is the sum
-        if value.data.ndim:
+        if value._data.ndim:
             raise TorchRuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
-                                    f"{value.data.ndim} dimensions.")
+                                    f"{value._data.ndim} dimensions.")
         return _inplace(t, lambda x, v: _record(TABLE["fill_tensor"], _begin(x, v),
-                                                np.full_like(x.data, v.data), (x, v)), value, name="fill_", cast=True)
+                                                np.full_like(x._data, v._data), (x, v)), value, name="fill_", cast=True)
     _check_operand(value, "value")
-    return _inplace(t, lambda x: _record(TABLE["fill"], _begin(x), np.full_like(x.data, value), (x,)),
+    return _inplace(t, lambda x: _record(TABLE["fill"], _begin(x), np.full_like(x._data, value), (x,)),
                     name="fill_", cast=True)
 
 
@@ -1704,7 +1714,7 @@ def _double_backward(name, *attr_names):
     the forward output, both saved."""
     def record(g, output, *attrs):
         seq = _begin(g, output)
-        out = getattr(E.NUMPY_MATH, name)(g.data, output.data, *attrs)
+        out = getattr(E.NUMPY_MATH, name)(g._data, output._data, *attrs)
         return _record(TABLE[name], seq, out, (g, output), extra={"grad_output": g, "output": output},
                        attrs=dict(zip(attr_names, attrs)) if attrs else None)
     return staticmethod(record)
@@ -1728,7 +1738,7 @@ class _TensorMath:
                 raise TorchNotImplementedError_(
                     f"create_graph=True through this operation ({name}) is not supported by gradcli yet; "
                     "first-order gradients (create_graph=False) work")
-            out = helper(*[a.data if type(a) is Tensor else a for a in args])
+            out = helper(*[a._data if type(a) is Tensor else a for a in args])
             return Tensor(np.asarray(out))
         return constant_or_refuse
 
@@ -1737,35 +1747,35 @@ class _TensorMath:
     @staticmethod
     def sign(t):
         seq = _begin(t)
-        return _record(TABLE["sgn"], seq, np.sign(t.data), (t,))
+        return _record(TABLE["sgn"], seq, np.sign(t._data), (t,))
 
     @staticmethod
     def fit(g, shape, dtype):
         if isinstance(shape, E.OutputPlace):       # one output of a multi-output node: into its place
             return shape.place_tensor(g, dtype)
-        if g.data.shape != shape:
+        if g._data.shape != shape:
             g = _sum_to(g, shape)
-        if g.data.dtype != dtype:
+        if g._data.dtype != dtype:
             g = to_dtype(g, dtype)
         return g
 
     matmul = staticmethod(lambda a, b: matmul(a, b))
     transpose = staticmethod(lambda a: a.t())
-    outer = staticmethod(lambda a, b: reshape(a, (a.data.shape[0], 1)) * b)     # at::outer
+    outer = staticmethod(lambda a, b: reshape(a, (a._data.shape[0], 1)) * b)     # at::outer
     @staticmethod
     def mul_scalar(a, s):
         seq = _begin(a)
-        return _record(TABLE["mul_scalar"], seq, a.data * np.asarray(s, a.data.dtype), (a,), attrs={"other": s})
+        return _record(TABLE["mul_scalar"], seq, a._data * np.asarray(s, a._data.dtype), (a,), attrs={"other": s})
 
     @staticmethod
     def add_scalar(a, s):
         seq = _begin(a)
-        return _record(TABLE["add_scalar"], seq, a.data + np.asarray(s, a.data.dtype), (a,))
+        return _record(TABLE["add_scalar"], seq, a._data + np.asarray(s, a._data.dtype), (a,))
 
     @staticmethod
     def div_scalar(a, s):
         seq = _begin(a)
-        return _record(TABLE["div_scalar"], seq, a.data / np.asarray(s, a.data.dtype), (a,), attrs={"other": s})
+        return _record(TABLE["div_scalar"], seq, a._data / np.asarray(s, a._data.dtype), (a,), attrs={"other": s})
 
     pow_scalar = staticmethod(lambda a, e: pow(a, e))
     sum_all = staticmethod(lambda g: sum(g))
@@ -1819,37 +1829,37 @@ class _TensorMath:
     pow = staticmethod(lambda a, b: pow(a, b))
     to = staticmethod(lambda a, dt: to_dtype(a, dt))
     constant = staticmethod(lambda a: Tensor(np.asarray(a)))
-    mask = staticmethod(lambda g, keep: where(keep, g, Tensor(np.zeros((), g.data.dtype))))   # at::where(c, grad, 0)
+    mask = staticmethod(lambda g, keep: where(keep, g, Tensor(np.zeros((), g._data.dtype))))   # at::where(c, grad, 0)
 
     @staticmethod
     def slice(g, dim, start, end, step):
-        out = g.data[(slice(None),) * dim + (slice(start, None if end in (None, _INT64_MAX) else end, step),)]
-        return _view_result(TABLE["slice"], g, out, {"dim": dim, "end": end, "self_sym_sizes": tuple(g.data.shape),
+        out = g._data[(slice(None),) * dim + (slice(start, None if end in (None, _INT64_MAX) else end, step),)]
+        return _view_result(TABLE["slice"], g, out, {"dim": dim, "end": end, "self_sym_sizes": tuple(g._data.shape),
                                                      "start": start, "step": step})
 
     @staticmethod
     def slice_backward(g, sizes, dim, start, end, step):
         seq = _begin(g)
-        return _record(TABLE["slice_backward"], seq, E.NUMPY_MATH.slice_backward(g.data, sizes, dim, start, end, step),
+        return _record(TABLE["slice_backward"], seq, E.NUMPY_MATH.slice_backward(g._data, sizes, dim, start, end, step),
                        (g,), attrs={"dim": dim, "end": end, "start": start, "step": step})
 
     @staticmethod
     def cumprod_backward_with_zeros(g, self, dim):
         """PyTorch's grad-mode path (O(n^2), differentiable): each slice k of the gradient is
         sum_j g_j * prod(self[:k]) * prod(self[k+1:j+1]), copied into a zeros tensor."""
-        shape = self.data.shape
+        shape = self._data.shape
         n = shape[dim]
-        grad_input = Tensor(np.zeros(shape, g.data.dtype))
+        grad_input = Tensor(np.zeros(shape, g._data.dtype))
         for k in range(n):
             if k == 0:
-                ones = Tensor(np.ones(shape[:dim] + (1,) + shape[dim + 1:], g.data.dtype))
+                ones = Tensor(np.ones(shape[:dim] + (1,) + shape[dim + 1:], g._data.dtype))
                 omitted = cat([ones, cumprod(_slice_from(self, dim, 1), dim)], dim)
             else:
                 until_k = prod(_slice(self, dim, slice(0, k)), dim, keepdim=True)
                 omitted = until_k
                 if k < n - 1:
                     from_k1 = cumprod(_slice_from(self, dim, k + 1), dim)
-                    omitted = cat([until_k, expand(until_k, from_k1.data.shape) * from_k1], dim)
+                    omitted = cat([until_k, expand(until_k, from_k1._data.shape) * from_k1], dim)
             setitem(grad_input, (slice(None),) * dim + (k,), sum(_slice_from(g, dim, k) * omitted, dim))
         return grad_input
 
@@ -1860,7 +1870,7 @@ class _TensorMath:
         original = clone(a) if a._rg else None
         out = pow(a, e)
         if original is not None:
-            out.grad_fn.saved["self"] = Saved(original)
+            out._fn.saved["self"] = Saved(original)
         return out
 
     @staticmethod
@@ -1877,7 +1887,7 @@ class _TensorMath:
     @staticmethod
     def threshold_backward(g, result):
         seq = _begin(g, result)
-        out = np.where(result.data > 0, g.data, np.zeros((), g.data.dtype))
+        out = np.where(result._data > 0, g._data, np.zeros((), g._data.dtype))
         return _record(TABLE["threshold_backward"], seq, out, (g, result), attrs={"threshold": 0})
 
     # softmax, log_softmax and the losses: their backward helpers record double-backward nodes
@@ -1885,7 +1895,7 @@ class _TensorMath:
 
     @staticmethod
     def zeros_like(g):
-        return Tensor(np.zeros_like(g.data))
+        return Tensor(np.zeros_like(g._data))
 
     @staticmethod
     def sum_keepdim(a, dim):
@@ -1897,14 +1907,14 @@ class _TensorMath:
     @staticmethod
     def mse_backward(g, self, target, reduction):
         seq = _begin(g, self, target)
-        out = E.NUMPY_MATH.mse_backward(g.data, self.data, target.data, reduction)
+        out = E.NUMPY_MATH.mse_backward(g._data, self._data, target._data, reduction)
         return _record(TABLE["mse_loss_backward"], seq, out, (g, self, target),
                        extra={"grad_output": g}, attrs={"reduction": reduction})
 
     @staticmethod
     def nll_backward(g, self, target, total_weight, ignore_index, reduction):
         seq = _begin(g, self)
-        out = E.NUMPY_MATH.nll_backward(g.data, self.data, target.data, total_weight.data, ignore_index, reduction)
+        out = E.NUMPY_MATH.nll_backward(g._data, self._data, target._data, total_weight._data, ignore_index, reduction)
         return _record(TABLE["nll_loss_backward"], seq, out, (g, self),
                        extra={"target": target, "weight": None},
                        attrs={"ignore_index": ignore_index, "reduction": reduction})
@@ -1934,8 +1944,8 @@ def _sum_to(t, shape):
     """PyTorch's at::sum_to, node for node: sum() to a 0-d shape, else sum(keepdim) then view."""
     if len(shape) == 0:
         return sum(t)
-    lead = t.data.ndim - len(shape)
-    dims = tuple(range(lead)) + tuple(i + lead for i, n in enumerate(shape) if n == 1 and t.data.shape[i + lead] != 1)
+    lead = t._data.ndim - len(shape)
+    dims = tuple(range(lead)) + tuple(i + lead for i, n in enumerate(shape) if n == 1 and t._data.shape[i + lead] != 1)
     if dims:
         t = sum(t, dims, keepdim=True)
     if lead:
@@ -1945,7 +1955,7 @@ def _sum_to(t, shape):
 
 def _type_str(t):
     """PyTorch's legacy type name of a CPU tensor: torch.FloatTensor, torch.LongTensor, ..."""
-    return f"torch.{_SCALAR_NAME[t.data.dtype.name]}Tensor"
+    return f"torch.{_SCALAR_NAME[t._data.dtype.name]}Tensor"
 
 
 def _expand_shape(have, sizes, type_str):
@@ -1978,9 +1988,9 @@ def _expand_shape(have, sizes, type_str):
 def expand(t, *shape):
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = tuple(shape[0])
-    shape = _expand_shape(t.data.shape, shape, _type_str(t))
+    shape = _expand_shape(t._data.shape, shape, _type_str(t))
     seq = _begin(t)
-    return _view(TABLE["expand"], seq, _broadcast_view(t.data, shape), t, {"self_sym_sizes": tuple(t.data.shape)})
+    return _view(TABLE["expand"], seq, _broadcast_view(t._data, shape), t, {"self_sym_sizes": tuple(t._data.shape)})
 
 
 def _broadcast_view(a, shape):
@@ -1991,22 +2001,22 @@ def _broadcast_view(a, shape):
 
 
 TABLE["expand"] = op("ExpandBackward0", ("self",), attrs=("self_sym_sizes",),
-                     self=lambda m, g, self_sym_sizes: m.fit(g, tuple(self_sym_sizes), g.dtype if not isinstance(g, Tensor) else g.data.dtype))
+                     self=lambda m, g, self_sym_sizes: m.fit(g, tuple(self_sym_sizes), g.dtype if not isinstance(g, Tensor) else g._data.dtype))
 TABLE["to_copy"] = op("ToCopyBackward0", ("self",), self=lambda m, g: g, doc="saves nothing")
 
 
 def to_dtype(t, dtype):
     dt = dtype.np if isinstance(dtype, E.DType) else np.dtype(dtype)
-    if t.data.dtype == dt:
+    if t._data.dtype == dt:
         return t
     seq = _begin(t) if dt.kind == "f" else None
-    return _record(TABLE["to_copy"], seq, t.data.astype(dt), (t,))
+    return _record(TABLE["to_copy"], seq, t._data.astype(dt), (t,))
 
 
 E.TENSOR_MATH = _TensorMath()
 
 # ============================================================================= breadth: shapes, indexing,
-# reductions that save tensors, selection, losses (torch-facts.md §1c–§1g)
+# reductions that save tensors, selection, losses
 
 _INT64_MAX = 2 ** 63 - 1
 
@@ -2019,7 +2029,7 @@ def _inverse_perm(dims):
 
 
 def _arr_of(v):
-    return v.data if type(v) is Tensor else v
+    return v._data if type(v) is Tensor else v
 
 
 def _in_bounds(self, lo, hi):
@@ -2272,11 +2282,11 @@ E.NUMPY_MATH = _NumpyMath()
 
 
 def _cat_backward(m, g, attrs, meta):
-    dim = attrs["dim"] % _b.max(g.ndim if not isinstance(g, Tensor) else g.data.ndim, 1)
+    dim = attrs["dim"] % _b.max(g.ndim if not isinstance(g, Tensor) else g._data.ndim, 1)
     out, start = [], 0
     for shape, _ in meta:
         if shape == (0,):                   # a skipped 1-D empty input: an empty gradient
-            out.append(Tensor(np.zeros(0, g.data.dtype)) if isinstance(g, Tensor) else np.zeros(0, g.dtype))
+            out.append(Tensor(np.zeros(0, g._data.dtype)) if isinstance(g, Tensor) else np.zeros(0, g.dtype))
             continue
         n = shape[dim] if len(shape) > dim else 0
         out.append(m.narrow(g, dim, start, n))
@@ -2290,7 +2300,7 @@ def _stack_backward(m, g, attrs, meta):
 
 
 _NumpyMath.narrow = staticmethod(lambda g, dim, start, n: g[(slice(None),) * dim + (slice(start, start + n),)])
-_NumpyMath.select = staticmethod(lambda g, dim, i: np.take(g, i, axis=dim))
+_NumpyMath.select = staticmethod(lambda g, dim, i: g[(slice(None),) * (dim % g.ndim) + (i,)])     # unbind: views
 E.VARIADIC.update(CatBackward0=_cat_backward, StackBackward0=_stack_backward)
 E.TWINS.add(TABLE["mul"])       # g * other, g * self: for x * x one product, doubled (engine._twins)
 
@@ -2304,37 +2314,37 @@ def _view_result(row, t, out, attrs):
 def view(t, *shape):
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = tuple(shape[0])
-    shape = _infer_shape(shape, t.data.size, "view")
-    out = t.data.view()
+    shape = _infer_shape(shape, t._data.size, "view")
+    out = t._data.view()
     try:
         out.shape = shape
     except AttributeError:
         raise TorchRuntimeError("view size is not compatible with input tensor's size and stride (at least one "
                                 "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
-    return _view_result(TABLE["view"], t, out, {"self_sym_sizes": tuple(t.data.shape)})
+    return _view_result(TABLE["view"], t, out, {"self_sym_sizes": tuple(t._data.shape)})
 
 
 def reshape(t, *shape):
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = tuple(shape[0])
-    shape = _infer_shape(shape, t.data.size)
-    out = t.data.view()
+    shape = _infer_shape(shape, t._data.size)
+    out = t._data.view()
     try:
         out.shape = shape
     except AttributeError:          # not viewable: PyTorch clones, then reshapes the copy
         return _unsafe_view(clone(t), shape)
     # viewable: a view of a contiguous tensor, else PyTorch's _reshape_alias
-    row = TABLE["view"] if t.data.flags.c_contiguous else TABLE["reshape_alias"]
-    return _view_result(row, t, out, {"self_sym_sizes": tuple(t.data.shape)})
+    row = TABLE["view"] if t._data.flags.c_contiguous else TABLE["reshape_alias"]
+    return _view_result(row, t, out, {"self_sym_sizes": tuple(t._data.shape)})
 
 
 def _unsafe_view(t, shape):
     seq = _begin(t)
-    return _record(TABLE["unsafe_view"], seq, t.data.reshape(shape), (t,), attrs={"self_sym_sizes": tuple(t.data.shape)})
+    return _record(TABLE["unsafe_view"], seq, t._data.reshape(shape), (t,), attrs={"self_sym_sizes": tuple(t._data.shape)})
 
 
 def flatten(t, start_dim=0, end_dim=-1):
-    nd = t.data.ndim
+    nd = t._data.ndim
     s, e = _norm_dim(start_dim, nd), _norm_dim(end_dim, nd)
     if nd == 0:
         return reshape(t, 1)
@@ -2342,21 +2352,21 @@ def flatten(t, start_dim=0, end_dim=-1):
         raise TorchRuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     if s == e:
         return t
-    shape = t.data.shape[:s] + (-1,) + t.data.shape[e + 1:]
+    shape = t._data.shape[:s] + (-1,) + t._data.shape[e + 1:]
     return reshape(t, shape)
 
 
 def transpose(t, dim0, dim1):
-    nd = t.data.ndim
+    nd = t._data.ndim
     a, b = _norm_dim(dim0, nd), _norm_dim(dim1, nd)
-    out = np.swapaxes(t.data, a, b) if nd else t.data.view()      # a 0-d tensor: a view of itself
+    out = np.swapaxes(t._data, a, b) if nd else t._data.view()      # a 0-d tensor: a view of itself
     return _view_result(TABLE["transpose"], t, out, {"dim0": dim0, "dim1": dim1})
 
 
 def t_(t):
-    if t.data.ndim > 2:
-        raise TorchRuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {t.data.ndim}D")
-    return _view_result(TABLE["t"], t, t.data.T, {})
+    if t._data.ndim > 2:
+        raise TorchRuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {t._data.ndim}D")
+    return _view_result(TABLE["t"], t, t._data.T, {})
 
 
 def permute(t, *dims):
@@ -2364,7 +2374,7 @@ def permute(t, *dims):
         raise TorchTypeError('permute() missing 1 required positional arguments: "dims"')
     if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
         dims = tuple(dims[0])
-    nd = t.data.ndim
+    nd = t._data.ndim
     if len(dims) != nd:
         raise TorchRuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not match the "
                                 f"length of the desired ordering of dimensions i.e. input.dim() = {nd} is not equal "
@@ -2372,7 +2382,7 @@ def permute(t, *dims):
     norm = tuple(_norm_dim(d, nd) for d in dims)
     if len(set(norm)) != nd:
         raise TorchRuntimeError("permute(): duplicate dims are not allowed.")
-    return _view_result(TABLE["permute"], t, np.transpose(t.data, norm), {"dims": tuple(dims)})
+    return _view_result(TABLE["permute"], t, np.transpose(t._data, norm), {"dims": tuple(dims)})
 
 
 W_T = ("The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated and it will "
@@ -2382,41 +2392,41 @@ W_T = ("The use of `x.T` on tensors of dimension other than 2 to reverse their s
 
 
 def T_property(t):
-    if t.data.ndim != 2:
+    if t._data.ndim != 2:
         E.warn_once(W_T)
-    return permute(t, tuple(range(t.data.ndim - 1, -1, -1)))
+    return permute(t, tuple(range(t._data.ndim - 1, -1, -1)))
 
 
 def mT_property(t):
-    if t.data.ndim < 2:
+    if t._data.ndim < 2:
         raise TorchRuntimeError("tensor.mT is only supported on matrices or batches of matrices. Got 1-D tensor."
-                                if t.data.ndim == 1 else
+                                if t._data.ndim == 1 else
                                 "tensor.mT is only supported on matrices or batches of matrices. Got 0-D tensor.")
     return transpose(t, -2, -1)
 
 
 def squeeze(t, dim=None):
     if dim is None:
-        return _view_result(TABLE["squeeze"], t, np.squeeze(t.data) if t.data.ndim else t.data.view(),
-                            {"self_sym_sizes": tuple(t.data.shape)})
-    nd = t.data.ndim
+        return _view_result(TABLE["squeeze"], t, np.squeeze(t._data) if t._data.ndim else t._data.view(),
+                            {"self_sym_sizes": tuple(t._data.shape)})
+    nd = t._data.ndim
     d = _norm_dim(dim, nd)
-    out = np.squeeze(t.data, d) if nd and t.data.shape[d] == 1 else t.data.view()
-    return _view_result(TABLE["squeeze_dim"], t, out, {"dim": dim, "self_sym_sizes": tuple(t.data.shape)})
+    out = np.squeeze(t._data, d) if nd and t._data.shape[d] == 1 else t._data.view()
+    return _view_result(TABLE["squeeze_dim"], t, out, {"dim": dim, "self_sym_sizes": tuple(t._data.shape)})
 
 
 def select(t, dim, index):
-    nd = t.data.ndim
+    nd = t._data.ndim
     if nd == 0:
         raise TorchIndexError("select() cannot be applied to a 0-dim tensor.")
     d = _norm_dim(dim, nd)
-    n = t.data.shape[d]
+    n = t._data.shape[d]
     if not -n <= index < n:
-        raise TorchIndexError(f"select(): index {index} out of range for tensor of size {E._sizes(t.data.shape)} "
+        raise TorchIndexError(f"select(): index {index} out of range for tensor of size {E._sizes(t._data.shape)} "
                               f"at dimension {d}")
-    out = t.data[(slice(None),) * d + (index, Ellipsis)]      # Ellipsis: a 0-d view, not a copy
+    out = t._data[(slice(None),) * d + (index, Ellipsis)]      # Ellipsis: a 0-d view, not a copy
     return _view_result(TABLE["select"], t, out,          # the dim as given: PyTorch saves it unwrapped
-                        {"dim": dim, "index": index, "self_sym_sizes": tuple(t.data.shape)})
+                        {"dim": dim, "index": index, "self_sym_sizes": tuple(t._data.shape)})
 
 
 def _slice(t, dim, sl, optimize=False):
@@ -2433,19 +2443,19 @@ def _slice(t, dim, sl, optimize=False):
     step = 1 if sl.step is None else sl.step
     if step <= 0:
         raise TorchValueError("step must be greater than zero")
-    if optimize and t.data.ndim and start == 0 and step == 1 and (
-            end == _INT64_MAX or dim < t.data.ndim and end >= t.data.shape[dim]):
+    if optimize and t._data.ndim and start == 0 and step == 1 and (
+            end == _INT64_MAX or dim < t._data.ndim and end >= t._data.shape[dim]):
         return t
-    _norm_dim(dim, t.data.ndim)
-    out = t.data[(slice(None),) * dim + (slice(sl.start, sl.stop, step),)]
-    return _view_result(TABLE["slice"], t, out, {"dim": dim, "end": end, "self_sym_sizes": tuple(t.data.shape),
+    _norm_dim(dim, t._data.ndim)
+    out = t._data[(slice(None),) * dim + (slice(sl.start, sl.stop, step),)]
+    return _view_result(TABLE["slice"], t, out, {"dim": dim, "end": end, "self_sym_sizes": tuple(t._data.shape),
                                                  "start": start, "step": step})
 
 
 def _slice_from(t, dim, start):
     """PyTorch's C++ t.slice(dim, start): no end (None), unlike Python's t[start:]."""
-    out = t.data[(slice(None),) * dim + (slice(start, None),)]
-    return _view_result(TABLE["slice"], t, out, {"dim": dim, "end": None, "self_sym_sizes": tuple(t.data.shape),
+    out = t._data[(slice(None),) * dim + (slice(start, None),)]
+    return _view_result(TABLE["slice"], t, out, {"dim": dim, "end": None, "self_sym_sizes": tuple(t._data.shape),
                                                  "start": start, "step": 1})
 
 
@@ -2475,12 +2485,12 @@ def _index_tuple(index):
 
 
 def _is_mask(t):
-    return t.data.dtype == np.bool_ or t.data.dtype == np.uint8
+    return t._data.dtype == np.bool_ or t._data.dtype == np.uint8
 
 
 def _apply_select(t, dim, index, real_dim):
     """PyTorch's applySelect: x[i] checks i against the size here, naming the index's position."""
-    sizes = t.data.shape
+    sizes = t._data.shape
     if index == 0 and dim == 0 and not sizes:
         raise TorchIndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
                               "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
@@ -2517,13 +2527,13 @@ def getitem(t, index):
     if index is None:
         return unsqueeze(t, 0)
     if index is Ellipsis:
-        return _view_result(TABLE["alias"], t, t.data.view(), {})
+        return _view_result(TABLE["alias"], t, t._data.view(), {})
     if isinstance(index, bool):
         return _index(unsqueeze(t, 0), [_bool_index(index)])
     if isinstance(index, int):
         return _apply_select(t, 0, index, 0)
     if isinstance(index, slice):             # a lone slice always records a node, even `x[:]`
-        if t.data.ndim == 0:
+        if t._data.ndim == 0:
             if index.step == 0:
                 raise TorchValueError("slice step cannot be zero")
             raise TorchIndexError("slice() cannot be applied to a 0-dim tensor.")
@@ -2534,11 +2544,11 @@ def getitem(t, index):
             raise TorchIndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
                                   "are valid indices (got " + type(i).__name__ + ")")
     index = tuple(_sequence_index(i) if isinstance(i, (list, tuple)) else i for i in index)
-    nd = t.data.ndim
+    nd = t._data.ndim
     specified = 0
     for i in index:
         if type(i) is Tensor:
-            specified += i.data.ndim if _is_mask(i) else 1
+            specified += i._data.ndim if _is_mask(i) else 1
         elif not (i is None or i is Ellipsis or isinstance(i, bool)):
             specified += 1
     if specified > nd:
@@ -2550,7 +2560,7 @@ def getitem(t, index):
         if not tensors:
             tensors.extend([None] * dim)
         tensors.append(x)
-        dim += x.data.ndim if _is_mask(x) else 1
+        dim += x._data.ndim if _is_mask(x) else 1
 
     for real_dim, i in enumerate(index):
         if i is None:
@@ -2572,18 +2582,18 @@ def getitem(t, index):
             dim += 1
             if tensors:
                 tensors.append(None)
-        elif i.data.ndim == 0 and i.data.dtype.kind in "biu":     # a 0-d integer tensor is an int
+        elif i._data.ndim == 0 and i._data.dtype.kind in "biu":     # a 0-d integer tensor is an int
             if _is_mask(i):
                 result = unsqueeze(result, dim)
-                record(_bool_index(bool(i.data)))
+                record(_bool_index(bool(i._data)))
             else:
-                result = _apply_select(result, dim, int(i.data), real_dim)
+                result = _apply_select(result, dim, int(i._data), real_dim)
         else:
             record(i)
     if tensors:
         return _index(result, tensors)
     if result is t:                         # x[:, :] or x[..., ...]: a view of the whole tensor
-        return _view_result(TABLE["alias"], t, t.data.view(), {})
+        return _view_result(TABLE["alias"], t, t._data.view(), {})
     return result
 
 
@@ -2592,18 +2602,18 @@ def _index(t, indices):
     dimension of t. Masks expand to their nonzero positions; the rest broadcast together."""
     while indices and indices[-1] is None:
         indices.pop()
-    if len(indices) > t.data.ndim:
-        raise TorchIndexError(f"too many indices for tensor of dimension {t.data.ndim} (got {len(indices)})")
+    if len(indices) > t._data.ndim:
+        raise TorchIndexError(f"too many indices for tensor of dimension {t._data.ndim} (got {len(indices)})")
     for i in indices:
-        if i is not None and i.data.dtype.kind not in "biu":
+        if i is not None and i._data.dtype.kind not in "biu":
             raise TorchIndexError("tensors used as indices must be long, int, byte or bool tensors")
-    sizes = t.data.shape
+    sizes = t._data.shape
     idx = []
     for i in indices:
         if i is None:
             idx.append(slice(None))
         elif _is_mask(i):
-            m = i.data
+            m = i._data
             for j in range(m.ndim):
                 src = len(idx) + j
                 if src >= len(sizes) or m.shape[j] != sizes[src]:
@@ -2611,7 +2621,7 @@ def _index(t, indices):
                                           f"the shape of the indexed tensor {E._sizes(sizes)} at index {src}")
             idx.extend(np.nonzero(m))
         else:
-            idx.append(i.data.astype(np.int64, copy=False))
+            idx.append(i._data.astype(np.int64, copy=False))
     arrays = [a for a in idx if not isinstance(a, slice)]
     try:
         arrays = np.broadcast_arrays(*arrays)
@@ -2625,10 +2635,10 @@ def _index(t, indices):
         k = int(at[-1])
         raise TorchIndexError(f"index {int(arrays[k][tuple(at[:-1])])} is out of bounds for dimension {k} "
                               f"with size {sizes[dims[k]]}")
-    out = t.data[tuple(idx)]
+    out = t._data[tuple(idx)]
     seq = _begin(t)
     return _record(TABLE["index"], seq, np.ascontiguousarray(out), (t,), extra={"indices": SavedList(indices)},
-                   attrs={"self_sym_sizes": tuple(t.data.shape), "_index": tuple(idx)})
+                   attrs={"self_sym_sizes": tuple(t._data.shape), "_index": tuple(idx)})
 
 
 class SavedList(Tensor):
@@ -2639,7 +2649,7 @@ class SavedList(Tensor):
 
     def __init__(self, items):
         first = next((i for i in items if i is not None), None)
-        super().__init__(first.data if first is not None else np.zeros(0, np.int64))
+        super().__init__(first._data if first is not None else np.zeros(0, np.int64))
         self.items = tuple(items)
 
 
@@ -2657,8 +2667,8 @@ def setitem(t, index, value):
         _copy_to(sliced, value)
         return
     if type(value) is Tensor:
-        shape = _strip_leading_ones(value.data.shape)
-        if shape != value.data.shape:
+        shape = _strip_leading_ones(value._data.shape)
+        if shape != value._data.shape:
             value = view(value, shape)
     idx = tuple(advanced.get(d, slice(None)) for d in range(_b.max(advanced) + 1))
     _index_put(sliced, idx, value)
@@ -2666,16 +2676,16 @@ def setitem(t, index, value):
 
 def _setitem_view(t, index):
     n_real = _b.sum(1 for i in index if i is not None and i is not Ellipsis)
-    if n_real > t.data.ndim:
-        raise TorchIndexError(f"too many indices for tensor of dimension {t.data.ndim}")
+    if n_real > t._data.ndim:
+        raise TorchIndexError(f"too many indices for tensor of dimension {t._data.ndim}")
     if _b.sum(1 for i in index if i is Ellipsis) > 1:
         raise TorchIndexError("an index can only have a single ellipsis ('...')")
     result, dim, advanced = t, 0, {}
     for i in index:
-        if type(i) is Tensor and i.data.ndim == 0 and i.data.dtype.kind in "iu":
-            i = int(i.data)
+        if type(i) is Tensor and i._data.ndim == 0 and i._data.dtype.kind in "iu":
+            i = int(i._data)
         if i is Ellipsis:
-            dim += t.data.ndim - n_real
+            dim += t._data.ndim - n_real
         elif i is None:
             result = unsqueeze(result, dim)
             dim += 1
@@ -2685,12 +2695,12 @@ def _setitem_view(t, index):
             result = select(result, dim, i)
         elif isinstance(i, slice):
             whole = (i.start in (None, 0) and i.step in (None, 1)
-                     and (i.stop is None or i.stop >= result.data.shape[dim]))
+                     and (i.stop is None or i.stop >= result._data.shape[dim]))
             if not whole:
                 result = _slice(result, dim, i)
             dim += 1
         elif type(i) is Tensor or isinstance(i, list):
-            arr = i.data if type(i) is Tensor else np.array(i)
+            arr = i._data if type(i) is Tensor else np.array(i)
             if arr.dtype.kind not in "iub":
                 raise TorchIndexError("tensors used as indices must be long, int, byte or bool tensors")
             advanced[dim] = arr
@@ -2712,22 +2722,22 @@ def _copy_to(dst, value):
     value (leading 1s dropped by a view) is expanded to the target and copied."""
     if type(value) is not Tensor:
         _check_operand(value, "value")
-        return fill_(dst, Tensor(np.asarray(value, dst.data.dtype)))
-    if value.data.shape == dst.data.shape:
+        return fill_(dst, Tensor(np.asarray(value, dst._data.dtype)))
+    if value._data.shape == dst._data.shape:
         return copy_(dst, value)
-    if value.data.ndim == 0:
+    if value._data.ndim == 0:
         return fill_(dst, value)
-    shape = _strip_leading_ones(value.data.shape)
+    shape = _strip_leading_ones(value._data.shape)
     src = view(value, shape)
-    if shape != dst.data.shape:
-        _check_expand(src, dst.data.shape)
-        src = expand(src, dst.data.shape)
+    if shape != dst._data.shape:
+        _check_expand(src, dst._data.shape)
+        src = expand(src, dst._data.shape)
     return copy_(dst, src)
 
 
 def _check_expand(t, size):
     """expand's errors (the sizes are compared right-aligned)."""
-    shape = t.data.shape
+    shape = t._data.shape
     if len(shape) > len(size):
         raise TorchRuntimeError(f"expand(torch.{t.dtype.tensor_type}{{{_sizes_str(shape)}}}, size={_sizes_str(size)}): "
                                 f"the number of sizes provided ({len(size)}) must be greater or equal to the number "
@@ -2748,8 +2758,8 @@ def _index_put(t, idx, value):
 
     def compute(x, v):
         seq = _begin(x, v)
-        out = x.data.copy()
-        src = v.data if type(v) is Tensor else v
+        out = x._data.copy()
+        src = v._data if type(v) is Tensor else v
         try:
             out[idx] = src
         except IndexError as e:
@@ -2757,7 +2767,7 @@ def _index_put(t, idx, value):
         except ValueError:
             raise TorchRuntimeError(f"shape mismatch: value tensor of shape [{', '.join(map(str, np.shape(src)))}] "
                                     f"cannot be broadcast to indexing result of shape "
-                                    f"[{', '.join(map(str, np.shape(x.data[idx])))}]") from None
+                                    f"[{', '.join(map(str, np.shape(x._data[idx])))}]") from None
         # PyTorch saves one entry per indexed dimension: None where the whole dimension is kept
         indices = SavedList([Tensor(np.asarray(i)) if isinstance(i, np.ndarray) else None for i in idx])
         return _record(TABLE["index_put"], seq, out, (x, v), extra={"indices": indices},
@@ -2775,7 +2785,7 @@ def _tensor_list(tensors, name, empty_message):
     if not all(type(t) is Tensor for t in tensors):
         raise TorchTypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, not "
                              + type(next(t for t in tensors if type(t) is not Tensor)).__name__)
-    _check_numel(_b.sum(t.data.size for t in tensors), tensors[0].data.itemsize)
+    _check_numel(_b.sum(t._data.size for t in tensors), tensors[0]._data.itemsize)
     return tensors
 
 
@@ -2786,42 +2796,42 @@ def cat(tensors, dim=0):
     tensors = _tensor_list(tensors, "cat", "")
     seq = _begin(*tensors)
     for k, t in enumerate(tensors):
-        if t.data.ndim == 0:
+        if t._data.ndim == 0:
             raise TorchRuntimeError(f"zero-dimensional tensor (at position {k}) cannot be concatenated")
     # PyTorch skips 1-D empty tensors (legacy); the first other tensor sets dims and sizes
-    skip = [t.data.ndim == 1 and t.data.size == 0 for t in tensors]
+    skip = [t._data.ndim == 1 and t._data.size == 0 for t in tensors]
     ref = next((t for t, s in zip(tensors, skip) if not s), tensors[0])
-    nd = ref.data.ndim
+    nd = ref._data.ndim
     d = _norm_dim(dim, nd)
     for k, t in enumerate(tensors):
         if skip[k]:
             continue
-        if t.data.ndim != nd:
-            raise TorchRuntimeError(f"Tensors must have same number of dimensions: got {nd} and {t.data.ndim}")
+        if t._data.ndim != nd:
+            raise TorchRuntimeError(f"Tensors must have same number of dimensions: got {nd} and {t._data.ndim}")
         for ax in range(nd):
-            if ax != d and t.data.shape[ax] != ref.data.shape[ax]:
+            if ax != d and t._data.shape[ax] != ref._data.shape[ax]:
                 raise TorchRuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size "
-                                        f"{ref.data.shape[ax]} but got size {t.data.shape[ax]} for tensor number "
+                                        f"{ref._data.shape[ax]} but got size {t._data.shape[ax]} for tensor number "
                                         f"{k} in the list.")
     dt = tensors[0].dtype
     for t in tensors[1:]:
         dt = E.promote_types(dt, t.dtype)
-    parts = [t.data.astype(dt.np, copy=False) for t, s in zip(tensors, skip) if not s] or [ref.data.astype(dt.np)]
+    parts = [t._data.astype(dt.np, copy=False) for t, s in zip(tensors, skip) if not s] or [ref._data.astype(dt.np)]
     return _record_variadic(TABLE["cat"], seq, np.concatenate(parts, axis=d), tensors, {"dim": dim})
 
 
 def stack(tensors, dim=0):
     tensors = _tensor_list(tensors, "stack", "stack expects a non-empty TensorList")
     for k, t in enumerate(tensors[1:], 1):
-        if t.data.shape != tensors[0].data.shape:
+        if t._data.shape != tensors[0]._data.shape:
             raise TorchRuntimeError(f"stack expects each tensor to be equal size, but got "
-                                    f"{list(tensors[0].data.shape)} at entry 0 and {list(t.data.shape)} at entry {k}")
+                                    f"{list(tensors[0]._data.shape)} at entry 0 and {list(t._data.shape)} at entry {k}")
     seq = _begin(*tensors)
-    d = _norm_dim(dim, tensors[0].data.ndim + 1)
+    d = _norm_dim(dim, tensors[0]._data.ndim + 1)
     dt = tensors[0].dtype
     for t in tensors[1:]:
         dt = E.promote_types(dt, t.dtype)
-    out = np.stack([t.data.astype(dt.np, copy=False) for t in tensors], axis=d)
+    out = np.stack([t._data.astype(dt.np, copy=False) for t in tensors], axis=d)
     return _record_variadic(TABLE["stack"], seq, out, tensors, {"dim": dim})
 
 
@@ -2830,8 +2840,8 @@ def _record_variadic(row, seq, out, tensors, attrs):
     if seq is None:
         return t
     edges = tuple(x._edge() for x in tensors)
-    meta = tuple((x.data.shape, x.data.dtype) for x in tensors)
-    t.grad_fn = row.node_class(row, edges, {}, attrs, meta, seq)
+    meta = tuple((x._data.shape, x._data.dtype) for x in tensors)
+    t._fn = row.node_class(row, edges, {}, attrs, meta, seq)
     t._rg = True
     return t
 
@@ -2840,7 +2850,7 @@ def _record_variadic(row, seq, out, tensors, attrs):
 
 def _reduce_all(row, t, out, extra=None):
     seq = _begin(t)
-    return _record(row, seq, np.asarray(out, t.data.dtype), (t,), extra=extra)
+    return _record(row, seq, np.asarray(out, t._data.dtype), (t,), extra=extra)
 
 
 ReturnType = None
@@ -2879,25 +2889,25 @@ def _minmax(t, name, dim, keepdim, other=None):
     if other is not None and type(other) is Tensor:
         return (maximum if name == "max" else minimum)(t, other)
     if dim is None:
-        if t.data.size == 0:
+        if t._data.size == 0:
             raise TorchRuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
                                     "Specify the reduction dim with the 'dim' argument.")
-        out = t.data.max() if name == "max" else t.data.min()
+        out = t._data.max() if name == "max" else t._data.min()
         return _reduce_all(TABLE[name], t, out)
-    nd = t.data.ndim
+    nd = t._data.ndim
     d = _norm_dim(dim, nd)
     if nd == 0:
         idx = np.zeros((), np.int64)
-        values = t.data.copy()
+        values = t._data.copy()
     else:
-        idx = (np.argmax if name == "max" else np.argmin)(t.data, axis=d)
-        values = np.take_along_axis(t.data, np.expand_dims(idx, d), axis=d).squeeze(d)
+        idx = (np.argmax if name == "max" else np.argmin)(t._data, axis=d)
+        values = np.take_along_axis(t._data, np.expand_dims(idx, d), axis=d).squeeze(d)
         if keepdim:
             idx, values = np.expand_dims(idx, d), np.expand_dims(values, d)
     indices = Tensor(np.asarray(idx, np.int64))
     seq = _begin(t)
     v = _record(TABLE[name + "_dim"], seq, np.array(values, order="C"), (t,), extra={"indices": indices},
-                attrs={"dim": dim, "keepdim": bool(keepdim), "self_sym_sizes": tuple(t.data.shape)})
+                attrs={"dim": dim, "keepdim": bool(keepdim), "self_sym_sizes": tuple(t._data.shape)})
     return _return_type(name, v, indices)
 
 
@@ -2914,7 +2924,7 @@ def min(t, dim=None, keepdim=False):
 
 
 def prod(t, dim=None, keepdim=False, dtype=None):
-    data = t.data
+    data = t._data
     out_dt = data.dtype if data.dtype.kind == "f" else np.dtype(np.int64)
     if dim is None:
         seq = _begin(t)
@@ -2930,7 +2940,7 @@ def norm(t, p="fro", dim=None, keepdim=False, dtype=None):
         p = 2
     if isinstance(dim, int):
         dim = (dim,)
-    data = t.data
+    data = t._data
     axes = None if dim is None else tuple(_norm_dim(d, data.ndim) for d in dim)
     if data.ndim == 0:
         axes = None                            # dim 0 or -1 of a 0-d tensor: the element itself
@@ -2953,8 +2963,8 @@ def norm(t, p="fro", dim=None, keepdim=False, dtype=None):
 
 
 def softmax(t, dim=None, dtype=None, _stacklevel=3):
-    d = _norm_dim(dim, t.data.ndim)
-    x = t.data.astype(np.float32) if t.data.dtype.kind != "f" else t.data
+    d = _norm_dim(dim, t._data.ndim)
+    x = t._data.astype(np.float32) if t._data.dtype.kind != "f" else t._data
     e = np.exp(x - x.max(axis=d, keepdims=True)) if x.ndim else np.ones_like(x)
     out = e / e.sum(axis=d, keepdims=True) if x.ndim else e
     seq = _begin(t)
@@ -2962,8 +2972,8 @@ def softmax(t, dim=None, dtype=None, _stacklevel=3):
 
 
 def log_softmax(t, dim=None, dtype=None, _stacklevel=3):
-    d = _norm_dim(dim, t.data.ndim)
-    x = t.data.astype(np.float32) if t.data.dtype.kind != "f" else t.data
+    d = _norm_dim(dim, t._data.ndim)
+    x = t._data.astype(np.float32) if t._data.dtype.kind != "f" else t._data
     if x.ndim:
         shifted = x - x.max(axis=d, keepdims=True)
         out = shifted - np.log(np.exp(shifted).sum(axis=d, keepdims=True))
@@ -2988,29 +2998,29 @@ def clamp(t, min=None, max=None):
     if min is None and max is None:
         raise TorchRuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if type(min) is Tensor or type(max) is Tensor:
-        lo = min.data if type(min) is Tensor else min
-        hi = max.data if type(max) is Tensor else max
-        out = t.data
+        lo = min._data if type(min) is Tensor else min
+        hi = max._data if type(max) is Tensor else max
+        out = t._data
         if lo is not None:
             out = _max_keep(out, lo)
         if hi is not None:
             out = _min_keep(out, hi)
         seq = _begin(t, *(v for v in (min, max) if type(v) is Tensor))
-        return _record(TABLE["clamp_tensor"], seq, np.asarray(out, t.data.dtype),
+        return _record(TABLE["clamp_tensor"], seq, np.asarray(out, t._data.dtype),
                        (t, min if type(min) is Tensor else None, max if type(max) is Tensor else None),
                        extra={"min": min, "max": max})
-    out = t.data
+    out = t._data
     if min is not None:
         out = _max_keep(out, out.dtype.type(min))
     if max is not None:
         out = _min_keep(out, out.dtype.type(max))
     seq = _begin(t)
-    return _record(TABLE["clamp"], seq, np.asarray(out, t.data.dtype), (t,), attrs={"max": max, "min": min})
+    return _record(TABLE["clamp"], seq, np.asarray(out, t._data.dtype), (t,), attrs={"max": max, "min": min})
 
 
 def clamp_min(t, min):
     seq = _begin(t)
-    return _record(TABLE["clamp_min"], seq, _max_keep(t.data, t.data.dtype.type(min)), (t,), attrs={"min": min})
+    return _record(TABLE["clamp_min"], seq, _max_keep(t._data, t._data.dtype.type(min)), (t,), attrs={"min": min})
 
 
 W_WHERE_UINT8 = ("where received a uint8 condition tensor. This behavior is deprecated and will be removed in a "
@@ -3019,7 +3029,7 @@ W_WHERE_UINT8 = ("where received a uint8 condition tensor. This behavior is depr
 
 
 def where(condition, input, other):
-    cond = condition.data if type(condition) is Tensor else np.asarray(condition)
+    cond = condition._data if type(condition) is Tensor else np.asarray(condition)
     dt = result_type(input, other)
     seq = _begin(input, other)
     if cond.dtype == np.uint8:
@@ -3030,7 +3040,7 @@ def where(condition, input, other):
                                 f"{_SCALAR_NAME[cond.dtype.name]}")
     shape = cond.shape                      # broadcast condition, input, other in that order
     for v in (input, other):
-        shape = broadcast_shapes(shape, v.data.shape if type(v) is Tensor else ())
+        shape = broadcast_shapes(shape, v._data.shape if type(v) is Tensor else ())
     _check_numel(_numel(shape), dt.np.itemsize)
     out = np.where(cond, _arr(input, dt), _arr(other, dt)).astype(dt.np, copy=False)
     cond_t = condition if type(condition) is Tensor else Tensor(cond)
@@ -3048,28 +3058,28 @@ def minimum(a, b):
 
 
 def bmm(a, b):
-    if a.data.ndim != 3 or b.data.ndim != 3:
-        raise TorchRuntimeError("batch1 must be a 3D tensor" if a.data.ndim != 3 else "batch2 must be a 3D tensor")
-    if a.data.shape[0] != b.data.shape[0] or a.data.shape[2] != b.data.shape[1]:
+    if a._data.ndim != 3 or b._data.ndim != 3:
+        raise TorchRuntimeError("batch1 must be a 3D tensor" if a._data.ndim != 3 else "batch2 must be a 3D tensor")
+    if a._data.shape[0] != b._data.shape[0] or a._data.shape[2] != b._data.shape[1]:
         raise TorchRuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
-                                f"[{a.data.shape[0]}, {a.data.shape[2]}] but got: [{b.data.shape[0]}, {b.data.shape[1]}].")
+                                f"[{a._data.shape[0]}, {a._data.shape[2]}] but got: [{b._data.shape[0]}, {b._data.shape[1]}].")
     seq = _begin(a, b)
-    return _record(TABLE["bmm"], seq, np.matmul(a.data, b.data), (a, b), extra={"mat2": b})
+    return _record(TABLE["bmm"], seq, np.matmul(a._data, b._data), (a, b), extra={"mat2": b})
 
 
 def _batched_matmul(a, b):
     """PyTorch's matmul for 3-D and more (_matmul_impl): fold the larger operand's batch into
     the rows of an mm or mv when should_fold says so; else expand both batches, reshape them
     to 3-D, bmm, and an unsafe view."""
-    da, db = a.data.ndim, b.data.ndim
+    da, db = a._data.ndim, b._data.ndim
     if _should_fold(a, b):
         return _folded_matmul(a, b)
-    n = a.data.shape[-2] if da > 1 else 1
-    m1 = a.data.shape[-1]
-    batch1 = a.data.shape[:-2]
-    m2 = b.data.shape[-2] if db > 1 else b.data.shape[0]
-    p = b.data.shape[-1] if db > 1 else 1
-    batch2 = b.data.shape[:-2]
+    n = a._data.shape[-2] if da > 1 else 1
+    m1 = a._data.shape[-1]
+    batch1 = a._data.shape[:-2]
+    m2 = b._data.shape[-2] if db > 1 else b._data.shape[0]
+    p = b._data.shape[-1] if db > 1 else 1
+    batch2 = b._data.shape[:-2]
     if da == 3 and db == 3 and batch1[0] != batch2[0]:
         if batch1[0] == 1 and a.requires_grad:     # broadcasting: fold instead (see should_fold)
             return matmul(squeeze(a, 0), b)
@@ -3089,13 +3099,13 @@ def _batched_matmul(a, b):
 def _should_fold(a, b):
     """PyTorch's should_fold: the larger operand (b.mT when b is) has >= 3 dims and the other
     <= 2, and either the smaller one requires grad or the fold needs no copy."""
-    a_larger = a.data.ndim >= b.data.ndim
-    t1 = a.data if a_larger else np.swapaxes(b.data, -1, -2)
-    if not (t1.ndim >= 3 and (b if a_larger else a).data.ndim <= 2):
+    a_larger = a._data.ndim >= b._data.ndim
+    t1 = a._data if a_larger else np.swapaxes(b._data, -1, -2)
+    if not (t1.ndim >= 3 and (b if a_larger else a)._data.ndim <= 2):
         return False
     if (b if a_larger else a).requires_grad:
         return True
-    if a.data.ndim == 2:
+    if a._data.ndim == 2:
         return False
     if t1.size == 0:
         return True
@@ -3104,37 +3114,37 @@ def _should_fold(a, b):
 
 
 def _folded_matmul(a, b):
-    swap = b.data.ndim > a.data.ndim             # fold b.mT, multiply by a.t(), transpose back
+    swap = b._data.ndim > a._data.ndim             # fold b.mT, multiply by a.t(), transpose back
     t1 = transpose(b, -2, -1) if swap else a
-    t2 = (t_(a) if a.data.ndim == 2 else a) if swap else b
-    shape = t1.data.shape[:-1]
-    folded = reshape(t1, (_numel(shape), t1.data.shape[-1]))
-    if t2.data.ndim == 1:
+    t2 = (t_(a) if a._data.ndim == 2 else a) if swap else b
+    shape = t1._data.shape[:-1]
+    folded = reshape(t1, (_numel(shape), t1._data.shape[-1]))
+    if t2._data.ndim == 1:
         return _unsafe_view(mv(folded, t2), shape)
-    out = _unsafe_view(mm(folded, t2), shape + (t2.data.shape[1],))
+    out = _unsafe_view(mm(folded, t2), shape + (t2._data.shape[1],))
     return _contiguous(transpose(out, -2, -1)) if swap else out
 
 
 def _contiguous(t):
-    return t if t.data.flags.c_contiguous else clone(t)
+    return t if t._data.flags.c_contiguous else clone(t)
 
 # ----------------------------------------------------------------------------- nodes only backward formulas record
 
 
 def flip(t, dims):
     seq = _begin(t)
-    out = np.flip(t.data, tuple(_norm_dim(d, t.data.ndim) for d in dims)).copy()
+    out = np.flip(t._data, tuple(_norm_dim(d, t._data.ndim) for d in dims)).copy()
     return _record(TABLE["flip"], seq, out, (t,), attrs={"dims": tuple(dims)})
 
 
 def _cumulative(name, fn):
     def forward(t, dim):
         seq = _begin(t)
-        d = _norm_dim(dim, t.data.ndim)
-        out = fn(t.data, axis=d) if t.data.ndim else t.data.copy()
+        d = _norm_dim(dim, t._data.ndim)
+        out = fn(t._data, axis=d) if t._data.ndim else t._data.copy()
         if name == "cumsum" and out.dtype.kind == "f":
             out = out + 0.0                 # PyTorch's running sum starts at +0: cumsum([-0.]) is 0.
-        dt = np.int64 if t.data.dtype.kind in "biu" else t.data.dtype      # integers and bools sum as int64
+        dt = np.int64 if t._data.dtype.kind in "biu" else t._data.dtype      # integers and bools sum as int64
         return _record(TABLE[name], seq, np.asarray(out, dt), (t,), attrs={"dim": dim})
     forward.__name__ = name
     return forward
@@ -3146,7 +3156,7 @@ cumprod = _cumulative("cumprod", np.cumprod)
 
 def _sub_scalar(t, s):
     seq = _begin(t)
-    return _record(TABLE["sub_scalar"], seq, t.data - np.asarray(s, t.data.dtype), (t,))
+    return _record(TABLE["sub_scalar"], seq, t._data - np.asarray(s, t._data.dtype), (t,))
 
 # ----------------------------------------------------------------------------- losses
 
@@ -3168,17 +3178,17 @@ def _loss_mean(m, grad, input, reduction):
 
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
-    if input.data.shape != target.data.shape:     # F.mse_loss warns, then broadcasts both operands
-        STATE.warn(f"Using a target size ({Size(target.data.shape)}) that is different to the input size "
-                   f"({Size(input.data.shape)}). This will likely lead to incorrect results due to broadcasting. "
+    if input._data.shape != target._data.shape:     # F.mse_loss warns, then broadcasts both operands
+        STATE.warn(f"Using a target size ({Size(target._data.shape)}) that is different to the input size "
+                   f"({Size(input._data.shape)}). This will likely lead to incorrect results due to broadcasting. "
                    "Please ensure they have the same size.")
-        shape = broadcast_shapes(input.data.shape, target.data.shape)
-        if input.data.shape != shape:
+        shape = broadcast_shapes(input._data.shape, target._data.shape)
+        if input._data.shape != shape:
             input = expand(input, shape)
-        if target.data.shape != shape:
+        if target._data.shape != shape:
             target = expand(target, shape)
     r = _reduction(reduction)
-    d = input.data - target.data
+    d = input._data - target._data
     sq = d * d
     out = sq if r == 0 else np.asarray(sq.mean() if r == 1 else sq.sum(), sq.dtype)
     seq = _begin(input, target)
@@ -3187,7 +3197,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
     r = _reduction(reduction)
-    out, total = _nll_forward(input.data, target.data, ignore_index, r)
+    out, total = _nll_forward(input._data, target._data, ignore_index, r)
     seq = _begin(input)
     return _record(TABLE["nll_loss"], seq, out, (input,),
                    extra={"target": target, "total_weight": Tensor(total), "weight": None},
@@ -3217,14 +3227,14 @@ def _nll_forward(x, target, ignore_index, r):
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
                   reduction="mean", label_smoothing=0.0):
-    return nll_loss(log_softmax(input, 1 if input.data.ndim > 1 else 0), target, ignore_index=ignore_index,
+    return nll_loss(log_softmax(input, 1 if input._data.ndim > 1 else 0), target, ignore_index=ignore_index,
                     reduction=reduction)
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
                                      reduction="mean", pos_weight=None):
     r = _reduction(reduction)
-    x, y = input.data, target.data
+    x, y = input._data, target._data
     if x.shape != y.shape:
         raise TorchValueError(f"Target size (torch.Size({list(y.shape)})) must be the same as input size "
                               f"(torch.Size({list(x.shape)}))")
@@ -3243,11 +3253,11 @@ def copy_(t, src, non_blocking=False):
         src = Tensor(np.asarray(src))
 
     def compute(x, s):
-        shape = broadcast_shapes(x.data.shape, s.data.shape)
-        if shape != x.data.shape:
-            raise TorchRuntimeError(f"output with shape {_sizes_str(x.data.shape)} doesn't match the broadcast "
+        shape = broadcast_shapes(x._data.shape, s._data.shape)
+        if shape != x._data.shape:
+            raise TorchRuntimeError(f"output with shape {_sizes_str(x._data.shape)} doesn't match the broadcast "
                                     f"shape {_sizes_str(shape)}")
-        out = np.array(np.broadcast_to(s.data, x.data.shape), dtype=x.data.dtype)
+        out = np.array(np.broadcast_to(s._data, x._data.shape), dtype=x._data.dtype)
         return _record(TABLE["copy"], _begin(x, s), out, (x, s))
     return _inplace(t, compute, src, name="copy_", cast=True)
 
@@ -3267,8 +3277,8 @@ def _bitwise(name, ufunc):
         dt = result_type(a, b)
         if dt.kind == E.FLOAT:
             raise TorchNotImplementedError_(f'"{name}_cpu" not implemented for \'{_SCALAR_NAME[dt.np.name]}\'')
-        sa = a.data.shape if type(a) is Tensor else ()
-        sb = b.data.shape if type(b) is Tensor else ()
+        sa = a._data.shape if type(a) is Tensor else ()
+        sb = b._data.shape if type(b) is Tensor else ()
         if sa != sb:
             _check_broadcast(sa, sb, dt.np.itemsize)
         return Tensor(np.asarray(ufunc(_arr(a, dt), _arr(b, dt)), dt.np))
@@ -3282,16 +3292,16 @@ bitwise_xor = _bitwise("bitwise_xor", np.bitwise_xor)
 
 
 def bitwise_not(t):
-    if t.data.dtype.kind == "f":
-        raise TorchNotImplementedError_(f'"bitwise_not_cpu" not implemented for \'{_SCALAR_NAME[t.data.dtype.name]}\'')
-    return Tensor(np.invert(t.data))
+    if t._data.dtype.kind == "f":
+        raise TorchNotImplementedError_(f'"bitwise_not_cpu" not implemented for \'{_SCALAR_NAME[t._data.dtype.name]}\'')
+    return Tensor(np.invert(t._data))
 
 
 def invert(t):
     """`~t`: logical not of a bool tensor, bitwise not of an integer one."""
-    if t.data.dtype.kind == "f":
+    if t._data.dtype.kind == "f":
         raise TorchTypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
-    return Tensor(np.invert(t.data))
+    return Tensor(np.invert(t._data))
 
 
 def _logical(ufunc):
@@ -3299,9 +3309,9 @@ def _logical(ufunc):
         if type(b) is not Tensor:
             raise TorchTypeError(f"{ufunc.__name__}(): argument 'other' (position 2) must be Tensor, not "
                                  f"{type(b).__name__}")
-        if a.data.shape != b.data.shape:
-            _check_broadcast(a.data.shape, b.data.shape, 1)
-        return Tensor(np.asarray(ufunc(a.data != 0, b.data != 0)))
+        if a._data.shape != b._data.shape:
+            _check_broadcast(a._data.shape, b._data.shape, 1)
+        return Tensor(np.asarray(ufunc(a._data != 0, b._data != 0)))
     f.__name__ = ufunc.__name__
     return f
 
@@ -3310,11 +3320,11 @@ logical_and, logical_or, logical_xor = _logical(np.logical_and), _logical(np.log
 
 
 def logical_not(t):
-    return Tensor(np.asarray(t.data == 0))
+    return Tensor(np.asarray(t._data == 0))
 
 
 def _reduce_bool(fn, t, dim, keepdim):
-    data = t.data
+    data = t._data
     out_dt = np.uint8 if data.dtype == np.uint8 else np.bool_
     if dim is None:
         return Tensor(np.asarray(fn(data), out_dt))
@@ -3337,7 +3347,7 @@ def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
         if type(v) is not Tensor:
             raise TorchTypeError(f"allclose(): argument '{'input' if k == 1 else 'other'}' (position {k}) must be "
                                  f"Tensor, not {type(v).__name__}")
-    x, y = a.data, b.data
+    x, y = a._data, b._data
     if x.dtype != y.dtype:
         raise TorchRuntimeError(f"{_SCALAR_NAME[x.dtype.name]} did not match {_SCALAR_NAME[y.dtype.name]}")
     broadcast_shapes(x.shape, y.shape)

@@ -290,22 +290,22 @@ TABLE.update({"nn." + k: v for k, v in ROWS.items()})
 
 
 def addmm(bias, mat1, mat2, beta=1, alpha=1):
-    if mat1.data.dtype != mat2.data.dtype:
-        raise TorchRuntimeError(f"mat1 and mat2 must have the same dtype, but got {O._SCALAR_NAME[mat1.data.dtype.name]} "
-                                f"and {O._SCALAR_NAME[mat2.data.dtype.name]}")
-    if mat1.data.shape[1] != mat2.data.shape[0]:
-        raise TorchRuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({O._shape_str(mat1.data.shape)} and "
-                                f"{O._shape_str(mat2.data.shape)})")
+    if mat1._data.dtype != mat2._data.dtype:
+        raise TorchRuntimeError(f"mat1 and mat2 must have the same dtype, but got {O._SCALAR_NAME[mat1._data.dtype.name]} "
+                                f"and {O._SCALAR_NAME[mat2._data.dtype.name]}")
+    if mat1._data.shape[1] != mat2._data.shape[0]:
+        raise TorchRuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({O._shape_str(mat1._data.shape)} and "
+                                f"{O._shape_str(mat2._data.shape)})")
     seq = _begin(bias, mat1, mat2)
-    prod = mat1.data @ mat2.data
+    prod = mat1._data @ mat2._data
     if alpha != 1:
         prod = prod * np.asarray(alpha, prod.dtype)
-    b = bias.data if beta == 1 else bias.data * np.asarray(beta, bias.data.dtype)
+    b = bias._data if beta == 1 else bias._data * np.asarray(beta, bias._data.dtype)
     out = np.asarray(b + prod, prod.dtype)
     r1, r2 = mat1.requires_grad, mat2.requires_grad
     attrs = {"alpha": alpha, "beta": beta,
-             "mat1_sym_sizes": tuple(mat1.data.shape), "mat1_sym_strides": O._strides(mat1) if r1 else (),
-             "mat2_sym_sizes": tuple(mat2.data.shape), "mat2_sym_strides": O._strides(mat2) if r2 else ()}
+             "mat1_sym_sizes": tuple(mat1._data.shape), "mat1_sym_strides": O._strides(mat1) if r1 else (),
+             "mat2_sym_sizes": tuple(mat2._data.shape), "mat2_sym_strides": O._strides(mat2) if r2 else ()}
     return _record(ROWS["addmm"], seq, out, (bias, mat1, mat2), extra={"mat1": mat1, "mat2": mat2}, attrs=attrs)
 
 
@@ -313,14 +313,14 @@ def linear(input, weight, bias=None):
     """at::linear: addmm for a 2-D input with a bias; a contiguous input of other rank is
     flattened to 2-D, addmm'd and viewed back; otherwise matmul with weight.t() (+ bias in place)."""
     _tensor_args("linear", input=input, weight=weight)
-    nd = input.data.ndim
+    nd = input._data.ndim
     if bias is not None and nd == 2:
         return addmm(bias, input, O.t_(weight))
-    if bias is not None and input.data.flags.c_contiguous and (nd == 3 or bias.data.ndim == 1) and nd:
-        sizes = input.data.shape
+    if bias is not None and input._data.flags.c_contiguous and (nd == 3 or bias._data.ndim == 1) and nd:
+        sizes = input._data.shape
         flat = _b.int(np.prod(sizes[:-1], dtype=np.int64))
         out = addmm(bias, O.reshape(input, (flat, sizes[-1])), O.t_(weight))
-        return O.view(out, tuple(sizes[:-1]) + (out.data.shape[1],))
+        return O.view(out, tuple(sizes[:-1]) + (out._data.shape[1],))
     out = O.matmul(input, O.t_(weight))
     if bias is not None:
         out = O._inplace(out, O.add, bias, name="add_")
@@ -334,7 +334,7 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
     slope = negative_slope
 
     def compute(t):
-        x = t.data
+        x = t._data
         out = np.where(x > 0, x, x * np.asarray(slope, x.dtype))
         return _record(ROWS["leaky_relu_" if inplace else "leaky_relu"], _begin(t), out, (t,),
                        attrs={"negative_slope": slope})
@@ -346,7 +346,7 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
 def elu(input, alpha=1.0, inplace=False, scale=1, input_scale=1):
     _tensor_args("elu", input=input)
     def compute(t):
-        out = _in64(lambda x: _elu_np(x, alpha, scale, input_scale))(t.data)
+        out = _in64(lambda x: _elu_np(x, alpha, scale, input_scale))(t._data)
         return _record(ROWS["elu_" if inplace else "elu"], _begin(t), out, (t,),
                        attrs={"alpha": alpha, "input_scale": input_scale, "scale": scale})
     if inplace:
@@ -358,13 +358,13 @@ def gelu(input, approximate="none"):
     _tensor_args("gelu", input=input)
     if approximate not in ("none", "tanh"):
         raise TorchRuntimeError("approximate argument must be either none or tanh.")
-    out = _in64(lambda x: _gelu_np(x, approximate))(input.data)
+    out = _in64(lambda x: _gelu_np(x, approximate))(input._data)
     return _record(ROWS["gelu"], _begin(input), out, (input,), attrs={"approximate": approximate})
 
 
 def softplus(input, beta=1, threshold=20):
     _tensor_args("softplus", input=input)
-    out = _in64(lambda x: _softplus_np(x, beta, threshold))(input.data)
+    out = _in64(lambda x: _softplus_np(x, beta, threshold))(input._data)
     return _record(ROWS["softplus"], _begin(input), out, (input,), attrs={"beta": beta, "threshold": threshold})
 
 # ----------------------------------------------------------------------------- losses
@@ -375,18 +375,18 @@ _reduction = O._reduction
 
 def _broadcast_pair(input, target):
     """torch.broadcast_tensors: each operand is expanded only when its shape differs."""
-    shape = O.broadcast_shapes(input.data.shape, target.data.shape)
-    if input.data.shape != shape:
+    shape = O.broadcast_shapes(input._data.shape, target._data.shape)
+    if input._data.shape != shape:
         input = O.expand(input, shape)
-    if target.data.shape != shape:
+    if target._data.shape != shape:
         target = O.expand(target, shape)
     return input, target
 
 
 def _warn_size(input, target):
-    if input.data.shape != target.data.shape:
-        STATE.warn(f"Using a target size ({Size(target.data.shape)}) that is different to the input size "
-                   f"({Size(input.data.shape)}). This will likely lead to incorrect results due to broadcasting. "
+    if input._data.shape != target._data.shape:
+        STATE.warn(f"Using a target size ({Size(target._data.shape)}) that is different to the input size "
+                   f"({Size(input._data.shape)}). This will likely lead to incorrect results due to broadcasting. "
                    "Please ensure they have the same size.")
 
 
@@ -419,15 +419,15 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
 def _same_kind(input, target):
     """target's values in input's dtype for a float input and an integer target (the loss is
     computed in the promoted float type, as PyTorch's TensorIterator does)."""
-    y = target.data
-    return y.astype(input.data.dtype) if y.dtype != input.data.dtype and y.dtype.kind != "f" else y
+    y = target._data
+    return y.astype(input._data.dtype) if y.dtype != input._data.dtype and y.dtype.kind != "f" else y
 
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
-    if target.data.dtype.kind != "f" and input.data.dtype.kind == "f" and input.data.shape == target.data.shape:
+    if target._data.dtype.kind != "f" and input._data.dtype.kind == "f" and input._data.shape == target._data.shape:
         r = _reduction(reduction)
-        d = input.data - _same_kind(input, target)
-        out = _reduce_array(np.asarray(d * d, input.data.dtype), r)
+        d = input._data - _same_kind(input, target)
+        out = _reduce_array(np.asarray(d * d, input._data.dtype), r)
         return _record(TABLE["mse_loss"], _begin(input, target), out, (input, target), attrs={"reduction": r})
     return O.mse_loss(input, target, reduction=reduction)
 
@@ -438,7 +438,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     input, target = _broadcast_pair(input, target)
     if beta == 0.0:
         return _apply_reduction(O.abs(O.sub(input, target)), r)
-    x, y = input.data, _same_kind(input, target)
+    x, y = input._data, _same_kind(input, target)
     z = np.abs(x - y)
     loss = np.where(z < beta, 0.5 * z * z / np.asarray(beta, x.dtype), z - np.asarray(0.5 * beta, x.dtype))
     out = _reduce_array(np.asarray(loss, x.dtype), r)
@@ -450,7 +450,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     _warn_size(input, target)
     r = _reduction(reduction)
     input, target = _broadcast_pair(input, target)
-    x, y = input.data, _same_kind(input, target)
+    x, y = input._data, _same_kind(input, target)
     z = np.abs(x - y)
     d = np.asarray(delta, x.dtype)
     loss = np.asarray(np.where(z < d, 0.5 * z * z, d * (z - 0.5 * d)), x.dtype)
@@ -464,24 +464,24 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
     r = _reduction(reduction)
-    if target.data.shape != input.data.shape:
-        raise TorchValueError(f"Using a target size ({Size(target.data.shape)}) that is different to the input size "
-                              f"({Size(input.data.shape)}) is deprecated. Please ensure they have the same size.")
+    if target._data.shape != input._data.shape:
+        raise TorchValueError(f"Using a target size ({Size(target._data.shape)}) that is different to the input size "
+                              f"({Size(input._data.shape)}) is deprecated. Please ensure they have the same size.")
     if weight is not None:
-        new_size = O.broadcast_shapes(target.data.shape, weight.data.shape)
-        if weight.data.shape != new_size:
+        new_size = O.broadcast_shapes(target._data.shape, weight._data.shape)
+        if weight._data.shape != new_size:
             weight = O.expand(weight, new_size)
-    if target.data.dtype != input.data.dtype:
-        raise TorchRuntimeError(f"Found dtype {O._SCALAR_NAME[target.data.dtype.name]} but expected "
-                                f"{O._SCALAR_NAME[input.data.dtype.name]}")
-    x, y = input.data, target.data
+    if target._data.dtype != input._data.dtype:
+        raise TorchRuntimeError(f"Found dtype {O._SCALAR_NAME[target._data.dtype.name]} but expected "
+                                f"{O._SCALAR_NAME[input._data.dtype.name]}")
+    x, y = input._data, target._data
     if ((x < 0) | (x > 1)).any():
         raise TorchRuntimeError("all elements of input should be between 0 and 1")
     with np.errstate(all="ignore"):
         loss = (y - 1) * np.maximum(np.log1p(-x), np.asarray(-100, x.dtype)) - \
             y * np.maximum(np.log(x), np.asarray(-100, x.dtype))
     if weight is not None:
-        loss = loss * weight.data
+        loss = loss * weight._data
     out = _reduce_array(np.asarray(loss, x.dtype), r)
     return _record(ROWS["binary_cross_entropy"], _begin(input, target), out, (input, target),
                    extra={"weight": weight}, attrs={"reduction": r})
@@ -490,7 +490,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
                                      reduction="mean", pos_weight=None):
     r = _reduction(reduction)
-    x, y = input.data, target.data
+    x, y = input._data, target._data
     if x.shape != y.shape:
         raise TorchValueError(f"Target size ({Size(y.shape)}) must be the same as input size ({Size(x.shape)})")
     if y.dtype.kind != "f":
@@ -498,10 +498,10 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
                                 f"type {O._SCALAR_NAME[y.dtype.name]}")
     log_sigmoid = _log_sigmoid(x)
     if pos_weight is not None:
-        log_sigmoid = log_sigmoid * ((pos_weight.data - 1) * y + 1)
+        log_sigmoid = log_sigmoid * ((pos_weight._data - 1) * y + 1)
     loss = (1 - y) * x - log_sigmoid
     if weight is not None:
-        loss = loss * weight.data
+        loss = loss * weight._data
     out = _reduce_array(np.asarray(loss, x.dtype), r)
     return _record(ROWS["bce_with_logits"], _begin(input, target), out, (input, target),
                    extra={"weight": weight, "pos_weight": pos_weight}, attrs={"reduction": r})
@@ -532,35 +532,35 @@ def _nll_forward(x, t, weight, ignore_index, r, class_dim):
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
     """nll_loss_nd: 1-D and 2-D input to nll_loss, 4-D to nll_loss2d, other ranks viewed as 4-D."""
     r = _reduction(reduction)
-    nd = input.data.ndim
+    nd = input._data.ndim
     if nd < 1:
         raise TorchValueError(f"Expected 1 or more dimensions (got {nd})")
-    if nd != 1 and input.data.shape[0] != target.data.shape[0]:
-        raise TorchValueError(f"Expected input batch_size ({input.data.shape[0]}) to match target batch_size "
-                              f"({target.data.shape[0]}).")
+    if nd != 1 and input._data.shape[0] != target._data.shape[0]:
+        raise TorchValueError(f"Expected input batch_size ({input._data.shape[0]}) to match target batch_size "
+                              f"({target._data.shape[0]}).")
     if nd in (1, 2):
         return _nll(ROWS["nll_loss"], input, target, weight, ignore_index, r)
     if nd == 4:
         return _nll(ROWS["nll_loss2d"], input, target, weight, ignore_index, r)
-    n, c = input.data.shape[:2]
-    out_size = (n,) + tuple(input.data.shape[2:])
-    if tuple(target.data.shape[1:]) != tuple(input.data.shape[2:]):
-        raise TorchValueError(f"Expected target size {list(out_size)}, got {list(target.data.shape)}")
+    n, c = input._data.shape[:2]
+    out_size = (n,) + tuple(input._data.shape[2:])
+    if tuple(target._data.shape[1:]) != tuple(input._data.shape[2:]):
+        raise TorchValueError(f"Expected target size {list(out_size)}, got {list(target._data.shape)}")
     input_ = O._contiguous(input)
     target_ = target
-    if input_.data.size > 0 and target_.data.size > 0:
-        input_ = O.view(input_, (n, c, 1, input_.data.size // (n * c)))
-        target_ = O.view(target_, (n, 1, target_.data.size // n))
+    if input_._data.size > 0 and target_._data.size > 0:
+        input_ = O.view(input_, (n, c, 1, input_._data.size // (n * c)))
+        target_ = O.view(target_, (n, 1, target_._data.size // n))
     ret = _nll(ROWS["nll_loss2d"], input_, target_, weight, ignore_index, r)
     return O.view(ret, out_size) if r == 0 else ret
 
 
 def _nll(row, input, target, weight, ignore_index, r):
-    if target.data.dtype not in (np.int64, np.uint8):
+    if target._data.dtype not in (np.int64, np.uint8):
         raise TorchRuntimeError(f"expected target dtype to be Long or Byte, but got "
-                                f"{O._SCALAR_NAME[target.data.dtype.name]}")
-    w = None if weight is None else weight.data
-    out, total = _nll_forward(input.data, target.data.astype(np.int64), w, ignore_index, r, 1)
+                                f"{O._SCALAR_NAME[target._data.dtype.name]}")
+    w = None if weight is None else weight._data
+    out, total = _nll_forward(input._data, target._data.astype(np.int64), w, ignore_index, r, 1)
     return _record(row, _begin(input), out, (input,),
                    extra={"target": target, "total_weight": Tensor(total), "weight": weight},
                    attrs={"ignore_index": ignore_index, "reduction": r})
@@ -572,12 +572,12 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     weighted sum of -log-probabilities times target probabilities; label smoothing mixes in the
     mean over classes."""
     r = _reduction(reduction)
-    class_dim = 0 if input.data.ndim == 1 else 1
+    class_dim = 0 if input._data.ndim == 1 else 1
     logp = O.log_softmax(input, class_dim)
-    if input.data.shape == target.data.shape:          # class probabilities
-        if target.data.dtype.kind != "f":
+    if input._data.shape == target._data.shape:          # class probabilities
+        if target._data.dtype.kind != "f":
             raise TorchRuntimeError(f"Expected floating point type for target with class probabilities, got "
-                                    f"{O._SCALAR_NAME[target.data.dtype.name]}")
+                                    f"{O._SCALAR_NAME[target._data.dtype.name]}")
         return _cross_entropy_probabilities(logp, target, weight, r, label_smoothing, class_dim)
     if label_smoothing <= 0.0:
         return nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
@@ -585,27 +585,27 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
 
 
 def _class_weight_view(weight, input, class_dim):
-    shape = [1] * input.data.ndim
-    shape[class_dim] = weight.data.shape[0]
+    shape = [1] * input._data.ndim
+    shape[class_dim] = weight._data.shape[0]
     return O.view(weight, tuple(shape))
 
 
 def _cross_entropy_probabilities(logp, target, weight, r, label_smoothing, class_dim):
-    n_classes = logp.data.shape[class_dim]
+    n_classes = logp._data.shape[class_dim]
     if label_smoothing > 0:
         target = target * (1 - label_smoothing) + (label_smoothing / n_classes)
     prod = logp * target
     if weight is not None:
         prod = prod * _class_weight_view(weight, logp, class_dim)
     if r == 1:
-        return O._TensorMath.div_scalar(-O.sum(prod), logp.data.size // n_classes)
+        return O._TensorMath.div_scalar(-O.sum(prod), logp._data.size // n_classes)
     if r == 2:
         return -O.sum(prod)
     return -O.sum(prod, class_dim)
 
 
 def _cross_entropy_label_smoothing(logp, target, weight, r, ignore_index, label_smoothing, class_dim):
-    n_classes = logp.data.shape[class_dim]
+    n_classes = logp._data.shape[class_dim]
     nll = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=O._REDUCTION_NAMES[r])
     ignore_mask = target == ignore_index
     if weight is not None:
@@ -615,10 +615,10 @@ def _cross_entropy_label_smoothing(logp, target, weight, r, ignore_index, label_
     smooth = O.masked_fill_(smooth, ignore_mask, 0.0)
     if r == 1:
         if weight is not None:
-            kept = target.data[~ignore_mask.data].reshape(-1)
-            ret = O.sum(smooth) / O.sum(Tensor(weight.data[kept]))
+            kept = target._data[~ignore_mask._data].reshape(-1)
+            ret = O.sum(smooth) / O.sum(Tensor(weight._data[kept]))
         else:
-            ret = O.sum(smooth) / O.sum(Tensor(~ignore_mask.data))
+            ret = O.sum(smooth) / O.sum(Tensor(~ignore_mask._data))
     elif r == 2:
         ret = O.sum(smooth)
     else:
@@ -642,10 +642,10 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     if log_target:
         out = O.mul(O.exp(target), O.sub(target, input))
     else:
-        out = O.sub(Tensor(_xlogy(target.data, target.data)), O.mul(target, input))
+        out = O.sub(Tensor(_xlogy(target._data, target._data)), O.mul(target, input))
     reduced = _apply_reduction(out, r)
-    if reduction == "batchmean" and input.data.ndim != 0:
-        reduced = reduced / input.data.shape[0]
+    if reduction == "batchmean" and input._data.ndim != 0:
+        reduced = reduced / input._data.shape[0]
     return reduced
 
 # ----------------------------------------------------------------------------- embedding, dropout, layer_norm
@@ -692,7 +692,7 @@ TABLE.update({"nn.embedding": ROWS["embedding"], "nn.native_layer_norm": ROWS["n
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
               sparse=False):
     if padding_idx is not None:
-        n = weight.data.shape[0]
+        n = weight._data.shape[0]
         if padding_idx > 0:
             if padding_idx >= n:
                 raise AssertionError("Padding_idx must be within num_embeddings")
@@ -703,17 +703,17 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     else:
         padding_idx = -1
     _tensor_args("embedding", weight=weight, indices=input)
-    idx = input.data
+    idx = input._data
     if idx.dtype.kind not in "iu":
         raise TorchRuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar "
                                 f"types: Long, Int; but got torch.{O._SCALAR_NAME[idx.dtype.name]}Tensor instead "
                                 "(while checking arguments for embedding)")
-    n = weight.data.shape[0]
+    n = weight._data.shape[0]
     if ((idx < 0) | (idx >= n)).any():
         raise TorchIndexError("index out of range in self")
     if max_norm is not None:
         _embedding_renorm_(weight, idx, max_norm, norm_type)
-    out = weight.data[idx.astype(np.int64)]
+    out = weight._data[idx.astype(np.int64)]
     return _record(ROWS["embedding"], _begin(weight), out, (weight,), extra={"indices": input},
                    attrs={"padding_idx": padding_idx, "scale_grad_by_freq": bool(scale_grad_by_freq),
                           "sparse": bool(sparse), "weight_sym_argsize_0": n})
@@ -721,7 +721,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
 
 def _embedding_renorm_(weight, idx, max_norm, norm_type):
     """embedding_renorm_: rows looked up whose norm exceeds max_norm are scaled down in place."""
-    w = weight.data
+    w = weight._data
     for i in np.unique(idx.reshape(-1)):
         norm = np.linalg.norm(w[i].astype(np.float64), ord=norm_type)
         if norm > max_norm:
@@ -734,12 +734,12 @@ def dropout(input, p=0.5, training=True, inplace=False):
     _tensor_args("dropout", input=input)
     if p < 0.0 or p > 1.0:
         raise TorchValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-    if p == 0 or not training or input.data.size == 0:
+    if p == 0 or not training or input._data.size == 0:
         return input
     if p == 1:
-        noise = Tensor(np.zeros((), input.data.dtype))
+        noise = Tensor(np.zeros((), input._data.dtype))
     else:
-        noise = Tensor(np.empty(input.data.shape, input.data.dtype))
+        noise = Tensor(np.empty(input._data.shape, input._data.dtype))
         noise.bernoulli_(1 - p)
         noise.div_(1 - p)
     if inplace:
@@ -761,7 +761,7 @@ def _layer_norm_stats(x, normalized_shape, eps):
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     normalized_shape = tuple(normalized_shape) if not isinstance(normalized_shape, int) else (normalized_shape,)
-    x = input.data
+    x = input._data
     if tuple(x.shape[x.ndim - len(normalized_shape):]) != normalized_shape or x.ndim < len(normalized_shape):
         raise TorchRuntimeError(f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
                                 f"[*, {', '.join(map(str, normalized_shape))}], but got input of size"
@@ -770,9 +770,9 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     # LayerNormKernelImpl: y = (x * rstd + (-mean * rstd)) * gamma + beta, each step rounded
     out = x * rstd + (-mean * rstd)
     if weight is not None:
-        out = out * weight.data
+        out = out * weight._data
     if bias is not None:
-        out = out + bias.data
+        out = out + bias._data
     stat_shape = x.shape[:x.ndim - len(normalized_shape)] + (1,) * len(normalized_shape)
     return _record(ROWS["native_layer_norm"], _begin(input, weight, bias), np.asarray(out, x.dtype),
                    (input, weight, bias),
@@ -836,7 +836,7 @@ class _Places:
         node = None
         outs = []
         for nr, index in enumerate(pieces):
-            arr = np.ascontiguousarray(t.data[index])
+            arr = np.ascontiguousarray(t._data[index])
             if node is None:
                 out = _record(row, _begin(t), arr, (t,), attrs=attrs)
                 node = out.grad_fn
@@ -844,21 +844,21 @@ class _Places:
             else:
                 out = Tensor(arr)
                 if node is not None:
-                    out.grad_fn, out._rg = node, True
+                    out._fn, out._rg = node, True
             if node is not None:
-                self.places[id(out)] = (out, E.OutputPlace(t.data.shape, nr, index))
+                self.places[id(out)] = (out, E.OutputPlace(t._data.shape, nr, index))
             outs.append(out)
         return outs
 
     def unsafe_chunk(self, t, chunks, dim):
-        size = t.data.shape[dim]
+        size = t._data.shape[dim]
         split_size = -(-size // chunks)
         pieces = [(slice(None),) * dim + (slice(s, s + split_size),) for s in range(0, size, split_size)]
         return self.split(ROWS["unsafe_split"], t, pieces, dim,
-                          {"dim": dim, "self_sym_sizes": tuple(t.data.shape), "split_size": split_size})
+                          {"dim": dim, "self_sym_sizes": tuple(t._data.shape), "split_size": split_size})
 
     def unbind(self, t, dim=0):
-        pieces = [(slice(None),) * dim + (i,) for i in range(t.data.shape[dim])]
+        pieces = [(slice(None),) * dim + (i,) for i in range(t._data.shape[dim])]
         return self.split(ROWS["unbind"], t, pieces, dim, {"dim": dim})
 
     def use(self, result, *inputs):
@@ -881,9 +881,9 @@ class _Places:
     # -- the ops the cells use, each telling its node where its inputs came from
     def linear(self, x, w, b):
         out = linear(x, w, b)
-        if b is not None and x.data.ndim == 2:
+        if b is not None and x._data.ndim == 2:
             self.use(out, None, x)                       # addmm(bias, x, w.t())
-        elif x.data.ndim == 2:
+        elif x._data.ndim == 2:
             self.use(out, x)                             # mm(x, w.t())
         return out
 
@@ -964,7 +964,7 @@ def rnn(mode, input, hx, params, num_layers, dropout_p, train, batch_first, bidi
     """rnn_tanh / rnn_relu / gru / lstm on CPU: `hx` a tensor, or (h, c) for LSTM; `params` four
     tensors per layer and direction (biases None without bias). Returns (output, h_n) or
     (output, h_n, c_n)."""
-    if mode == "LSTM" and input.data.dtype == _F32 and input.data.size:
+    if mode == "LSTM" and input._data.dtype == _F32 and input._data.size:
         return _mkldnn_lstm(input, hx[0], hx[1], params, num_layers, dropout_p, train, batch_first, bidirectional)
     P = _Places()
     if batch_first:
@@ -984,7 +984,7 @@ def rnn(mode, input, hx, params, num_layers, dropout_p, train, batch_first, bidi
             out, final = _full_layer(P, cell, layer_input, hiddens[k], params[4 * k: 4 * k + 4], direction == 1)
             outs.append(out)
             finals.append(final)
-        layer_input = outs[0] if directions == 1 else O.cat(outs, outs[0].data.ndim - 1)
+        layer_input = outs[0] if directions == 1 else O.cat(outs, outs[0]._data.ndim - 1)
         if dropout_p != 0 and train and layer < num_layers - 1:
             layer_input = dropout(layer_input, dropout_p, True)
     output = layer_input
@@ -1118,11 +1118,11 @@ E.CUSTOM_APPLY[ROWS["mkldnn_rnn_layer"]] = _lstm_layer_backward
 
 def _mkldnn_lstm_layer(input, w_ih, w_hh, b_ih, b_hh, hx, cx, num_layers, train, has_biases, batch_first, reverse,
                        bidirectional):
-    x = input.data.astype(np.float64)
-    b = (b_ih.data + b_hh.data).astype(np.float64) if has_biases else np.zeros(w_ih.data.shape[0])
-    out, h, c, gates, cells = _lstm_layer_forward(x, w_ih.data.astype(np.float64), w_hh.data.astype(np.float64),
-                                                  b, hx.data.astype(np.float64), cx.data.astype(np.float64), reverse)
-    dt = input.data.dtype
+    x = input._data.astype(np.float64)
+    b = (b_ih._data + b_hh._data).astype(np.float64) if has_biases else np.zeros(w_ih._data.shape[0])
+    out, h, c, gates, cells = _lstm_layer_forward(x, w_ih._data.astype(np.float64), w_hh._data.astype(np.float64),
+                                                  b, hx._data.astype(np.float64), cx._data.astype(np.float64), reverse)
+    dt = input._data.dtype
     workspace = Tensor(np.concatenate([gates.reshape(-1), cells.reshape(-1)]).astype(dt).view(np.uint8))
     hy, cy = Tensor(h.astype(dt)), Tensor(c.astype(dt))
     seq = _begin(input, w_ih, w_hh, b_ih, b_hh, hx, cx)
@@ -1139,7 +1139,7 @@ def _mkldnn_lstm_layer(input, w_ih, w_hh, b_ih, b_hh, hx, cx, num_layers, train,
     if node is not None:
         node._saved["result0"] = Saved(output, True)
         for t in (hy, cy):
-            t.grad_fn, t._rg = node, True
+            t._fn, t._rg = node, True
     return output, hy, cy, side
 
 
@@ -1157,7 +1157,7 @@ def _mkldnn_lstm(input, hx, cx, params, num_layers, dropout_p, train, batch_firs
             w_ih, w_hh, b_ih, b_hh = params[4 * k: 4 * k + 4]
             has_biases = b_ih is not None
             if not has_biases:                   # zeros shaped like the weights, as PyTorch passes them
-                b_ih, b_hh = Tensor(np.zeros_like(w_ih.data)), Tensor(np.zeros_like(w_hh.data))
+                b_ih, b_hh = Tensor(np.zeros_like(w_ih._data)), Tensor(np.zeros_like(w_hh._data))
             layer_hx, layer_cx = O.select(hx, 0, k), O.select(cx, 0, k)
             out, hy, cy, side = _mkldnn_lstm_layer(layer_input, w_ih, w_hh, b_ih, b_hh, layer_hx, layer_cx,
                                                    num_layers, train, has_biases, batch_first, direction == 1,
@@ -1165,7 +1165,7 @@ def _mkldnn_lstm(input, hx, cx, params, num_layers, dropout_p, train, batch_firs
             outs.append(out)
             hys.append(hy)
             cys.append(cy)
-            sides.append((side, out.data.shape))
+            sides.append((side, out._data.shape))
         layer_input = outs[0] if directions == 1 else O.cat(outs, -1)
         if dropout_p != 0 and train and layer < num_layers - 1:
             layer_input = dropout(layer_input, dropout_p, True)
@@ -1378,7 +1378,7 @@ def _conv_padding(padding, x, w, stride, dilation, nd):
             raise TorchRuntimeError(f"Invalid padding string: '{padding}'")
         if any(s != 1 for s in stride):
             raise TorchRuntimeError("padding='same' is not supported for strided convolutions")
-        total = [d * (k - 1) for d, k in zip(dilation, w.data.shape[2:])]
+        total = [d * (k - 1) for d, k in zip(dilation, w._data.shape[2:])]
         if any(t % 2 for t in total):
             raise TorchRuntimeError("padding='same' with an even kernel is not available in gradcli")
         return tuple(t // 2 for t in total)
@@ -1388,29 +1388,29 @@ def _conv_padding(padding, x, w, stride, dilation, nd):
 def conv_nd(nd, input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     stride, dilation = _tup(stride, nd), _tup(dilation, nd)
     pad = _conv_padding(padding, input, weight, stride, dilation, nd)
-    unbatched = input.data.ndim == nd + 1
+    unbatched = input._data.ndim == nd + 1
     if unbatched:
         input = O.unsqueeze(input, 0)
-    if input.data.ndim != nd + 2:
+    if input._data.ndim != nd + 2:
         raise TorchRuntimeError(f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input to conv{nd}d, but got "
-                                f"input of size: {list(input.data.shape)}")
-    if input.data.dtype != weight.data.dtype:
+                                f"input of size: {list(input._data.shape)}")
+    if input._data.dtype != weight._data.dtype:
         if bias is not None:
-            raise TorchRuntimeError(f"Input type ({O._C_NAME[input.data.dtype.name]}) and bias type "
-                                    f"({O._C_NAME[bias.data.dtype.name]}) should be the same")
-        raise TorchRuntimeError(f"expected scalar type {O._SCALAR_NAME[input.data.dtype.name]} but found "
-                                f"{O._SCALAR_NAME[weight.data.dtype.name]}")
-    c = input.data.shape[1]
-    if c != weight.data.shape[1] * groups:
-        raise TorchRuntimeError(f"Given groups={groups}, weight of size {list(weight.data.shape)}, expected input"
-                                f"{list(input.data.shape)} to have {weight.data.shape[1] * groups} channels, but got "
+            raise TorchRuntimeError(f"Input type ({O._C_NAME[input._data.dtype.name]}) and bias type "
+                                    f"({O._C_NAME[bias._data.dtype.name]}) should be the same")
+        raise TorchRuntimeError(f"expected scalar type {O._SCALAR_NAME[input._data.dtype.name]} but found "
+                                f"{O._SCALAR_NAME[weight._data.dtype.name]}")
+    c = input._data.shape[1]
+    if c != weight._data.shape[1] * groups:
+        raise TorchRuntimeError(f"Given groups={groups}, weight of size {list(weight._data.shape)}, expected input"
+                                f"{list(input._data.shape)} to have {weight._data.shape[1] * groups} channels, but got "
                                 f"{c} channels instead")
-    y = _conv_forward(input.data, weight.data, stride, pad, dilation, groups)
+    y = _conv_forward(input._data, weight._data, stride, pad, dilation, groups)
     if bias is not None:
-        y = y + bias.data.astype(np.float64).reshape((1, -1) + (1,) * nd)
-    out = _record(ROWS["convolution"], _begin(input, weight, bias), y.astype(input.data.dtype), (input, weight, bias),
+        y = y + bias._data.astype(np.float64).reshape((1, -1) + (1,) * nd)
+    out = _record(ROWS["convolution"], _begin(input, weight, bias), y.astype(input._data.dtype), (input, weight, bias),
                   extra={"input": input, "weight": weight},
-                  attrs={"bias_sym_sizes_opt": (0,) if bias is None else tuple(bias.data.shape), "dilation": dilation,
+                  attrs={"bias_sym_sizes_opt": (0,) if bias is None else tuple(bias._data.shape), "dilation": dilation,
                          "groups": groups, "output_padding": (0,) * nd, "padding": pad, "stride": stride,
                          "transposed": False})
     return O.squeeze(out, 0) if unbatched else out
@@ -1437,8 +1437,8 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     if any(pp > kk // 2 for pp, kk in zip(p, k)):
         raise TorchRuntimeError(f"pad should be at most half of effective kernel size, but got pad={p[0]}, "
                                 f"kernel_size={k[0]} and dilation={d[0]}")
-    unbatched = input.data.ndim == 3
-    x = input.data[None] if unbatched else input.data
+    unbatched = input._data.ndim == 3
+    x = input._data[None] if unbatched else input._data
     values, indices = _max_pool_forward(x, k, s, p, d, ceil_mode)
     if unbatched:
         values, indices = values[0], indices[0]
@@ -1457,8 +1457,8 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     if any(pp > kk // 2 for pp, kk in zip(p, k)):
         raise TorchRuntimeError("pad should be at most half of effective kernel size, but got pad="
                                 f"{p[0]}, kernel_size={k[0]} and dilation=1")
-    unbatched = input.data.ndim == 3
-    x = input.data[None] if unbatched else input.data
+    unbatched = input._data.ndim == 3
+    x = input._data[None] if unbatched else input._data
     y = _avg_pool_forward(x, k, s, p, ceil_mode, count_include_pad, divisor_override)
     return _record(ROWS["avg_pool2d"], _begin(input), y[0] if unbatched else y, (input,),
                    attrs={"ceil_mode": bool(ceil_mode), "count_include_pad": bool(count_include_pad),
@@ -1531,12 +1531,12 @@ O._NumpyMath.bilinear_backward = staticmethod(
 
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):
     if training:
-        size = input.data.shape
+        size = input._data.shape
         n = size[0] * int(np.prod(size[2:]))
         if n == 1:
             raise TorchValueError(f"Expected more than 1 value per channel when training, got input size "
                                   f"{Size(size)}")
-    x = input.data
+    x = input._data
     axes = _bn_axes(x)
     n = x.size // x.shape[1]
     if training:        # batch_norm_cpu_collect_stats: sums in double, the mean and the sum of squares stored
@@ -1546,17 +1546,17 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         var_sum = (d * d).astype(f64).sum(axis=axes).astype(x.dtype).astype(f64)
         invstd = (1 / np.sqrt(var_sum / n + eps)).astype(x.dtype)
         if running_mean is not None:
-            running_mean.data[...] = momentum * mean.astype(f64) + (1 - momentum) * running_mean.data.astype(f64)
-            running_var.data[...] = momentum * (var_sum / (n - 1)) + (1 - momentum) * running_var.data.astype(f64)
+            running_mean._data[...] = momentum * mean.astype(f64) + (1 - momentum) * running_mean._data.astype(f64)
+            running_var._data[...] = momentum * (var_sum / (n - 1)) + (1 - momentum) * running_var._data.astype(f64)
             running_mean._version_counter.bump()
             running_var._version_counter.bump()
         save_mean, save_invstd = mean, invstd
     else:
-        mean = running_mean.data
-        invstd = (1 / np.sqrt(running_var.data.astype(np.float64) + eps)).astype(x.dtype)
+        mean = running_mean._data
+        invstd = (1 / np.sqrt(running_var._data.astype(np.float64) + eps)).astype(x.dtype)
         save_mean = save_invstd = np.zeros(0, x.dtype)
-    alpha = invstd if weight is None else invstd * weight.data       # output = input * alpha + beta
-    beta = -mean * alpha if bias is None else bias.data - mean * alpha
+    alpha = invstd if weight is None else invstd * weight._data       # output = input * alpha + beta
+    beta = -mean * alpha if bias is None else bias._data - mean * alpha
     y = x * _bn_shape(alpha, x) + _bn_shape(beta, x)
     return _record(ROWS["native_batch_norm"], _begin(input, weight, bias), np.asarray(y, x.dtype),
                    (input, weight, bias),
@@ -1567,15 +1567,15 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
 
 def bilinear(input1, input2, weight, bias=None):
     """at::bilinear: _trilinear over the inputs flattened to 2-D, viewed back, plus the bias."""
-    lead = input1.data.shape[:-1]
-    i1 = O.view(input1, (-1, input1.data.shape[-1]))
-    i3 = O.view(input2, (-1, input2.data.shape[-1]))
-    y = np.einsum("bi,oij,bj->bo", i1.data.astype(np.float64), weight.data.astype(np.float64),
-                  i3.data.astype(np.float64))
-    out = _record(ROWS["trilinear"], _begin(i1, weight, i3), y.astype(input1.data.dtype), (i1, weight, i3),
+    lead = input1._data.shape[:-1]
+    i1 = O.view(input1, (-1, input1._data.shape[-1]))
+    i3 = O.view(input2, (-1, input2._data.shape[-1]))
+    y = np.einsum("bi,oij,bj->bo", i1._data.astype(np.float64), weight._data.astype(np.float64),
+                  i3._data.astype(np.float64))
+    out = _record(ROWS["trilinear"], _begin(i1, weight, i3), y.astype(input1._data.dtype), (i1, weight, i3),
                   extra={"i1": i1, "i2": weight, "i3": i3},
                   attrs={"expand1": (1, 3), "expand2": (0,), "expand3": (1, 2), "sumdim": (2, 3)})
-    out = O.view(out, tuple(lead) + (weight.data.shape[0],))
+    out = O.view(out, tuple(lead) + (weight._data.shape[0],))
     return O.add(out, bias) if bias is not None else out
 
 
@@ -1593,15 +1593,15 @@ for _key, _name in (("nll_loss_backward", "NllLossBackwardBackward0"),
 
 
 def _nll_backward_recorded(g, self, target, weight, total_weight, ignore_index, reduction, class_dim):
-    row = ROWS["nll_loss2d_backward" if self.data.ndim == 4 else "nll_loss_backward"]
-    out = _nll_backward(g.data, self.data, target.data, None if weight is None else weight.data, total_weight.data,
+    row = ROWS["nll_loss2d_backward" if self._data.ndim == 4 else "nll_loss_backward"]
+    out = _nll_backward(g._data, self._data, target._data, None if weight is None else weight._data, total_weight._data,
                         ignore_index, reduction, class_dim)
     return _record(row, _begin(g, self), out, (g, self), extra={"target": target, "weight": weight},
                    attrs={"ignore_index": ignore_index, "reduction": reduction})
 
 
 def _nll_loss_recorded(g, target, weight, ignore_index, reduction):
-    row = ROWS["nll_loss2d" if g.data.ndim == 4 else "nll_loss"]
+    row = ROWS["nll_loss2d" if g._data.ndim == 4 else "nll_loss"]
     return _nll(row, g, target, weight, ignore_index, reduction)
 
 

@@ -1,40 +1,12 @@
-"""Source text -> AST (syntax.py), with each statement's source text.
-
-Two parsers build the same AST. CPython's own (pyparse.py) takes the scripts that are plain
-Python, as most pasted snippets are: it is about four times faster, and Lark is then not
-even imported. The Lark grammar (lark_parser.py, grammar/gradcli.lark) takes the rest: the
-concise dialect, and every script with an error, whose message it words.
-"""
+"""The grammar's statements get their source text (explanations quote it), and the REPL asks
+whether an entry is complete. (dialect.py turns source text into what runs.)"""
 from __future__ import annotations
 
 import bisect
-import gc
 import re
 
 from . import syntax as S
 from .errors import ParseError
-
-
-def parse(source: str, filename: str = "<script>") -> S.Module:
-    """Parse a whole script. Raises ParseError with line, column and advice."""
-    if "\x00" in source:
-        raise ParseError("source code cannot contain null bytes", span=(1, 1))
-    text = source.replace("\r\n", "\n").replace("\r", "\n")
-    if not text.endswith("\n"):
-        text += "\n"
-    from . import pyparse
-    collecting = gc.isenabled()
-    gc.disable()            # ASTs hold no cycles; a collection would only re-scan the new nodes
-    try:
-        module = pyparse.parse(text)
-        if module is None:
-            from . import lark_parser
-            module = lark_parser.parse_text(text)
-    finally:
-        if collecting:
-            gc.enable()
-    _attach_text(module.body, text.split("\n"))
-    return module
 
 
 def is_incomplete(source: str) -> bool:
@@ -42,8 +14,9 @@ def is_incomplete(source: str) -> bool:
     block, a trailing colon): the REPL then shows a continuation prompt."""
     if source.rstrip().endswith(":") or source.rstrip().endswith("\\"):
         return True
+    from . import dialect
     try:
-        parse(source)
+        dialect.parse(source)
     except ParseError as e:
         return e.message.endswith("was never closed") or e.message.startswith("expected an indented block") \
             or "unexpected end of input" in e.message or "unterminated triple-quoted" in e.message

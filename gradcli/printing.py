@@ -1,8 +1,8 @@
 """Reproduce PyTorch's ``repr(tensor)`` / ``str(tensor)`` text exactly (default print options).
 
 The rules mirror ``torch/_tensor_str.py`` with the defaults precision=4, threshold=1000,
-edgeitems=3, linewidth=80, sci_mode=None; they are spelled out, with verified examples, in
-torch-facts.md section 6.  Pure NumPy + stdlib.
+edgeitems=3, linewidth=80, sci_mode=None; tests/test_printing.py checks them against PyTorch.
+Pure NumPy + stdlib.
 
 Values are formatted from Python floats/ints obtained with ``ndarray.tolist()``: float32 and
 float16 values widen exactly to float64, which is what ``Tensor.item()`` gives torch's formatter.

@@ -145,6 +145,7 @@ class Session:
         self.want_highlighter = False
         self._error = None
         self._exception = None
+        self.recorder = None
         self._ready = threading.Event()
         self._thread = None
         self._fresh()
@@ -153,7 +154,6 @@ class Session:
         self.line = 1                     # the session line number of the next entry's first line
         self.log = []                     # Records, for :save
         self.torch_imported = False       # an entry imported torch: implicit leaves are off from then on
-        self.traces = []                  # for :explain: tracing.CallTrace of the session's calls (recent ones)
         self.last_error = None            # the last error (ErrorInfo) and its exception, while no call
         self.last_exception = None        # has run after it
 
@@ -169,7 +169,7 @@ class Session:
     def _warm_up(self):
         try:
             from rich.console import Console
-            from . import lark_parser, pyparse  # noqa: F401  (pyparse: for its import time)
+            from . import lark_parser, executor  # noqa: F401  (imported for their import time)
             from .views import rich_view   # noqa: F401  (imported for its import time)
             lark_parser._make_parser()
             if self.console is None:
@@ -198,55 +198,21 @@ class Session:
             raise self._error
 
     def _new_interpreter(self):
-        from . import ops
-        from .interp import Interpreter
+        from .executor import Recorder, Session as Namespace
         from .report import Report
-        interp = Interpreter(Report(source="", filename="<stdin>"), values=self.values, strict=self.strict,
-                             filename="<stdin>")
-        interp.values = self.values        # one dict: :set reaches the interpreter
-        interp.echo = True
+        self.recorder = Recorder(Report(source="", filename="<stdin>"), keep_calls=True)
+        interp = Namespace("<stdin>", values=self.values, strict=self.strict, recorder=self.recorder, echo=True)
         # The REPL never shows report.tensors (a JSON copy of every tensor after each statement).
         interp.describe_tensors = dict
-        ops.LIMITS.max_elements = _default("DEFAULT_MAX_ELEMENTS", 200_000_000)
-        ops.LIMITS.max_bytes = int(_default("DEFAULT_MAX_MEMORY_GB", 8.0) * 2 ** 30)
-        self._trace_calls(interp)
         self.interp = interp
 
     MAX_TRACES = 100       # calls :explain keeps the engine records of (they hold graph nodes)
 
-    def _trace_calls(self, interp):
-        """Keep each call's engine records for :explain (narrate.py), as tracing.run does for a
-        script, and the exception behind each error."""
-        from . import tracing
-        from .engine import STATE
-        theirs = STATE.observer
-
-        def observer(record):
-            by_tensor, by_node = interp._names()
-            origin = record.origin
-            call = tracing.CallTrace(record.index, record.kind, getattr(origin, "line", None),
-                                     getattr(origin, "text", None), record.retain_graph, record,
-                                     list(record.executed), list(record.freed), list(record.updates), record.error,
-                                     by_node, by_tensor)
-            for node in call.executed:
-                if node.saved:
-                    call.slots[node] = tracing._slot_states(node, record)
-            items = interp.report.items
-            before = len(items)
-            theirs(record)
-            if len(items) > before and items[-1][0] == "call":
-                call.event = items[-1][1]
-            self.traces.append(call)
-            del self.traces[:-self.MAX_TRACES]
-
-        STATE.observer = observer
-        error_info = interp.error_info
-
-        def keep_exception(e):
-            self._exception = e
-            return error_info(e)
-
-        interp.error_info = keep_exception
+    @property
+    def traces(self):
+        calls = self.recorder.calls
+        del calls[:-self.MAX_TRACES]
+        return calls
 
     @property
     def implicit(self):
@@ -265,12 +231,10 @@ class Session:
 
     def run_code(self, text, filename="<stdin>"):
         self.wait()
-        from . import parser
-        from . import syntax as S
+        import ast
+        from . import dialect
         from .engine import STATE
-        from .errors import ParseError
-        from .interp import _imports_torch
-        from .report import Report, ErrorInfo
+        from .report import Report
         text = text.replace("\r\n", "\n").replace("\r", "\n")
         lines = text.rstrip().split("\n")
         text = "\n".join(lines)
@@ -278,52 +242,43 @@ class Session:
         self.line += len(lines)
         source = "\n" * (first - 1) + text + "\n"      # session line numbers in every span
         entry = Report(source=source, filename=filename)
-        try:
-            module = parser.parse(source, filename)
-        except (ParseError, RecursionError) as e:
-            if isinstance(e, RecursionError):
-                line, col, message = first, 1, "too many nested parentheses or blocks for gradcli's parser"
-            else:
-                (line, col), message = e.span or (first, None), e.message
-            src = source.split("\n")
-            entry.error = ErrorInfo("SyntaxError", message, line, col,
-                                    src[line - 1] if line and 0 < line <= len(src) else None)
-            entry.parse_failed = True
+        interp = self.interp
+        interp.filename = filename
+        interp.strict = self.strict or self.torch_imported
+        program = interp.parse(source, entry)
+        if program is None:
             self.render(entry)
             self.last_error, self.last_exception = entry.error, None
             return entry
-        body = module.body
+        body = program.tree.body
         if not body:
             return entry
-        implicit = self.implicit and not _imports_torch(body)
-        segments = _segments(source, body)
-        interp = self.interp
-        for unit, seg in _units(body, segments):
-            st = unit[0]
+        limits = dict(max_elements=_default("DEFAULT_MAX_ELEMENTS", 200_000_000),
+                      max_memory=int(_default("DEFAULT_MAX_MEMORY_GB", 8.0) * 2 ** 30))
+        calls_before = len(self.recorder.calls)
+        for unit, seg in _units(body, source):
+            st = unit[-1]
             report = Report(source=source, filename=filename)
-            interp.report = report
-            self._exception = None
             before = self._fingerprint()
             calls = STATE.calls
             status, crash = "ok", None
             try:
-                last = unit[-1]
-                interp.run(S.Module(unit, pos=(st.line, st.col, last.end_line, last.end_col)), implicit=implicit)
+                interp.execute(program, unit, report, interactive=True, **limits)
                 if report.error is not None:
                     status = "failed"
             except KeyboardInterrupt:
                 status = "interrupted"
-                self._after_interrupt()
             except Exception:
                 status, crash = "crashed", sys.exc_info()
             entry.items.extend(report.items)
             if report.error is not None:
                 entry.error = report.error
-            leaves = [(name, self.values.get(name, 1.0)) for kind, *rest in report.items if kind == "leaves"
-                      for name, _ in rest[0]]
-            imports = _imports_torch(unit)
+                self._exception = report.exception
+            leaves = [(n.leaf, self.values.get(n.leaf, 1.0)) for n in unit if getattr(n, "leaf", None)]
+            stmts = [n for n in unit if not getattr(n, "leaf", None)]
+            imports = dialect.imports_torch(ast.Module(body=stmts, type_ignores=[]))
             if status == "ok":
-                self.log.append(Record(_script_form(unit, seg, report), "ok", leaves, imports))
+                self.log.append(Record(_script_form(stmts, seg, report), "ok", leaves, imports))
                 if imports:
                     self.torch_imported = True
                 self.render(report)
@@ -331,10 +286,10 @@ class Session:
             if status == "failed":
                 err = report.error
                 note = f"{err.type}: {_expect_text(err.message, 100)}".rstrip(": ")
-                changed = (not all(map(_is_simple, unit)) or STATE.calls != calls
+                changed = (not all(map(_is_simple, stmts)) or STATE.calls != calls
                            or any(i[0] == "call" for i in report.items)
                            or self._changed(before, {n for n, _ in leaves}))
-                kind = "expect" if changed and err.message and len(unit) == 1 else "comment"
+                kind = "expect" if changed and err.message and len(stmts) == 1 else "comment"
                 self.log.append(Record(seg, kind, leaves, imports,
                                        _expect_text(err.message) if kind == "expect" else note))
                 self.render(report)
@@ -347,7 +302,7 @@ class Session:
                 self.render(report)
                 self._internal_error(crash)
             break
-        if entry.events:
+        if len(self.recorder.calls) > calls_before:
             self.last_error = self.last_exception = None
         if entry.error is not None:
             self.last_error, self.last_exception = entry.error, self._exception
@@ -357,21 +312,10 @@ class Session:
         from .views import rich_view
         rich_view.render(report, self.console)
 
-    def _after_interrupt(self):
-        """Between entries the interpreter is at the top level: make sure it says so."""
-        interp = self.interp
-        interp._depth = 0
-        interp._active_exc = None
-        interp.expected_error = None
-        interp.current = None
-        interp.leaves_announced = []
-        from .engine import STATE
-        STATE.origin = None
-
     def _print_interrupt(self, st):
         from rich.text import Text
         t = Text("\nKeyboardInterrupt", style="bold red")
-        t.append(f"  (line {st.line} stopped part-way; names bound before that keep their values)", style="dim")
+        t.append(f"  (line {st.lineno} stopped part-way; names bound before that keep their values)", style="dim")
         self.console.print(t)
 
     def _internal_error(self, exc_info=None):
@@ -392,7 +336,9 @@ class Session:
         from .engine import Tensor
         fp = {}
         for name, v in self.interp.globals.items():
-            if type(v) is Tensor:
+            if name.startswith("_gradcli_") or name == "__builtins__":
+                continue
+            if isinstance(v, Tensor):
                 fp[name] = (id(v), v._version, id(v.grad_fn), id(v._grad), v.requires_grad)
             else:
                 fp[name] = id(v)
@@ -456,7 +402,7 @@ class Session:
         from .engine import Tensor
         rows, others = [], []
         for name, v in self.interp.globals.items():
-            if type(v) is Tensor:
+            if isinstance(v, Tensor):
                 rows.append((name, v))
             elif not name.startswith("_"):
                 others.append((name, v))
@@ -477,11 +423,11 @@ class Session:
             table.add_column("saved tensors of grad_fn", min_width=16)
             for name, t in rows:
                 leaf = "leaf" if t.requires_grad else "—"
-                cells = [name] + ([_values(t.data)] if wide else []) + [
-                    str(list(t.data.shape)), _dtype(t),
+                cells = [name] + ([_values(t._data)] if wide else []) + [
+                    str(list(t._data.shape)), _dtype(t),
                     Text("True", style="green") if t.requires_grad else Text("False", style="dim"),
                     t.grad_fn.name() if t.grad_fn is not None else Text(leaf, style="dim"),
-                    _values(t._grad.data) if t._grad is not None else Text("None", style="dim"),
+                    _values(t._grad._data) if t._grad is not None else Text("None", style="dim"),
                     _saved_state(t)]
                 table.add_row(*cells)
             self.console.print(table)
@@ -502,7 +448,7 @@ class Session:
         roots = {}
         for name in names:
             v = self.interp.globals.get(name)
-            if type(v) is not Tensor:
+            if not isinstance(v, Tensor):
                 what = "is not defined" if v is None and name not in self.interp.globals else "is not a tensor"
                 self._note(f":graph: {name} {what} (:vars lists the tensors)", error=True)
                 return
@@ -586,16 +532,17 @@ class Session:
             self._note("Nothing to save yet: no statement has run in this session.", error=True)
             return
         text = self.script_text(os.path.basename(path))
-        from . import parser
+        from . import dialect
         from .errors import ParseError
         try:
-            parser.parse(text)
+            dialect.parse(text)
         except ParseError as e:          # cannot happen for statements that parsed; checked anyway
             self._note(f":save: the script would not parse ({e.message}); nothing written", error=True)
             return
         existed = os.path.exists(path)
         try:
-            _write_atomically(path, text)
+            from .atomic import write_atomic
+            write_atomic(path, text)
         except OSError as e:
             self._note(f":save: cannot write {path}: {e.strerror or e}", error=True)
             return
@@ -676,20 +623,20 @@ class Session:
         if name == ":graph" and self.ready():
             from .engine import Tensor
             return [(n, -len(word), "tensor") for n, v in self.interp.globals.items()
-                    if type(v) is Tensor and n.startswith(word)]
+                    if isinstance(v, Tensor) and n.startswith(word)]
         if name in (":load", ":save"):
             return _complete_path(arg)
         return []
 
     def _names_in_scope(self):
+        import builtins
         import keyword
         out = []
         if self.ready():
-            from .interp import _Forbidden
             for n, v in self.interp.globals.items():
                 out.append((n, _meta(v)))
-            for n, v in self.interp.builtins.items():
-                if not isinstance(v, _Forbidden) and n not in self.interp.globals:
+            for n in dir(builtins):
+                if n not in self.interp.globals and not n.startswith("_"):
                     out.append((n, "builtin"))
             if "torch" not in self.interp.globals:
                 out.append(("torch", "module (import torch)"))
@@ -697,7 +644,7 @@ class Session:
             out.append((k, "keyword"))
         seen, result = set(), []
         for n, meta in out:
-            if n not in seen and not n.startswith("__"):
+            if n not in seen and not n.startswith("__") and not n.startswith("_gradcli_"):
                 seen.add(n)
                 result.append((n, meta))
         return result
@@ -706,22 +653,23 @@ class Session:
         """Attribute names of the object a dotted path names, without running any code."""
         if not self.ready():
             return []
+        import builtins
+        import types
         from . import engine as E
-        from .interp import Namespace
         g = self.interp.globals
         head = parts[0]
         if head in g:
             obj = g[head]
-        elif head in ("torch", "F") and head not in self.interp.builtins:
-            ns = self.interp.torch_ns
-            obj = ns if head == "torch" else ns._attrs["nn"]._attrs["functional"]
-        elif self.implicit and head not in self.interp.builtins:
+        elif head in ("torch", "nn", "F"):
+            import gradcli.torch as gtorch
+            obj = {"torch": gtorch, "nn": gtorch.nn, "F": gtorch.nn.functional}[head]
+        elif self.implicit and not hasattr(builtins, head):
             obj = _TENSOR                        # an implicit leaf, once it is used
         else:
             return []
         for p in parts[1:]:
-            if isinstance(obj, Namespace):
-                obj = obj._attrs.get(p)
+            if isinstance(obj, types.ModuleType):
+                obj = getattr(obj, p, None) if not p.startswith("_") else None
             elif obj is _TENSOR or isinstance(obj, E.Tensor):
                 real = obj if isinstance(obj, E.Tensor) else None
                 if p in ("grad", "data", "T", "mT", "H", "_base"):
@@ -742,48 +690,48 @@ class _TensorMarker:
 
 
 _TENSOR = _TensorMarker()      # "some tensor" for completion, where no real one is at hand
+_NODE_ATTRS = ("name", "next_functions", "_sequence_nr", "metadata", "register_hook", "register_prehook")
 
 
 def _attribute_names(obj):
+    import types
     from . import engine as E
-    from . import interp as I
     if obj is _TENSOR or isinstance(obj, E.Tensor):
-        names = sorted(I._public(E.Tensor) | {"_version", "_base"})
+        names = sorted({n for n in dir(E.Tensor) if not n.startswith("_")} | {"_version", "_base"})
         out = []
         for n in names:
             attr = getattr(E.Tensor, n, None)
             out.append((n, "attribute" if isinstance(attr, property) or not callable(attr) else "method"))
         return out
-    if isinstance(obj, I.Namespace):
-        return [(n, _meta(v)) for n, v in sorted(obj._attrs.items())
-                if n != "annotations" and not n.startswith("Torch")]
+    if isinstance(obj, types.ModuleType):
+        names = getattr(obj, "__all__", None) or dir(obj)
+        return [(n, _meta(getattr(obj, n, None))) for n in sorted(set(names))
+                if n.isidentifier() and not n.startswith("_") and n != "annotations"]
     if isinstance(obj, E.Node):
-        out = [(n, "attribute") for n in sorted(getattr(I, "_NODE_ATTRS", ()))]
+        out = [(n, "attribute") for n in sorted(n for n in _NODE_ATTRS if hasattr(obj, n))]
         out += [("_saved_" + s, "saved tensor" if obj.saved.get(s) is not None else "saved slot (None)")
                 for s in obj.saved]
-        out += [("_saved_" + s, "saved attribute") for s in obj.attrs]
+        out += [("_saved_" + s, "saved attribute") for s in obj.attrs if not s.startswith("_")]
         return out
-    for kind, names in ((str, "_STR_METHODS"), (list, "_LIST_METHODS"), (dict, "_DICT_METHODS"),
-                        (tuple, "_TUPLE_METHODS")):
-        if isinstance(obj, kind):
-            return [(n, "method") for n in sorted(getattr(I, names, ()))]
-    return []
+    if isinstance(obj, (str, list, dict, tuple, set)):
+        return [(n, "method") for n in sorted(dir(obj)) if not n.startswith("_")]
+    return [(n, "attribute") for n in sorted(dir(obj)) if not n.startswith("_")]
 
 
 def _meta(v):
+    import types
     from . import engine as E
-    from .interp import Namespace, UserFunction
     if isinstance(v, E.Tensor):
-        shape = list(v.data.shape)
+        shape = list(v._data.shape)
         s = f"tensor {shape} {_dtype(v)}"
         if v.grad_fn is not None:
             s += f" {v.grad_fn.name()}"
         elif v.requires_grad:
             s += " leaf"
         return s
-    if isinstance(v, Namespace):
+    if isinstance(v, types.ModuleType):
         return "module"
-    if isinstance(v, UserFunction):
+    if isinstance(v, (types.FunctionType, types.BuiltinFunctionType)):
         return "function"
     if isinstance(v, E.DType):
         return "dtype"
@@ -837,71 +785,48 @@ def _unquote(s):
 
 # ----------------------------------------------------------------------------- statements -> script
 
-def _segments(source, body):
-    """The source text of each top-level statement: from its start to the next one's, without
-    the `;` between them or a comment after it. (A statement's recorded end can stop before a
-    closing bracket, which the grammar drops from the tree.)"""
+def _units(body, source):
+    """The top-level statements one at a time (so the session knows which ones ran), each with
+    the implicit leaves created just before it and its source text: from its start to the next
+    statement's, without the `;` between them or a comment after it."""
     starts = [0]
     for line in source.split("\n"):
         starts.append(starts[-1] + len(line) + 1)
-
-    def off(line, col):
-        return starts[line - 1] + col - 1
-
-    out = []
-    for i, st in enumerate(body):
-        a = off(st.line, st.col)
-        b = off(body[i + 1].line, body[i + 1].col) if i + 1 < len(body) else len(source)
-        text = source[a:b].rstrip()
+    own = [st for st in body if not getattr(st, "leaf", None)]
+    ends = {id(st): starts[nxt.lineno - 1] + nxt.col_offset for st, nxt in zip(own, own[1:])}
+    pending = []
+    for st in body:
+        pending.append(st)
+        if getattr(st, "leaf", None):
+            continue
+        text = source[starts[st.lineno - 1] + st.col_offset:ends.get(id(st), len(source))].rstrip()
         head, _, last = text.rpartition("\n")
         cut = _scan(text)[2]
         if cut is not None and cut >= len(head):     # a comment after the statement
             text = text[:cut].rstrip()
-        out.append(text.rstrip(";").rstrip())
-    return out
-
-
-def _units(body, segments):
-    """The top-level statements one at a time (so the session knows which ones ran), except that
-    `expect error "..."` goes with the statement after it, which it is about."""
-    from . import syntax as S
-    i = 0
-    while i < len(body):
-        n = 2 if isinstance(body[i], S.Expect) and body[i].kind == "error" and i + 1 < len(body) else 1
-        yield body[i:i + n], "\n".join(segments[i:i + n])
-        i += n
+        yield pending, text.rstrip(";").rstrip()
+        pending = []
+    if pending:
+        yield pending, ""
 
 
 def _is_simple(st):
-    from . import syntax as S
-    return not isinstance(st, (S.If, S.For, S.While, S.Try, S.With, S.FuncDef))
+    import ast
+    return not isinstance(st, (ast.If, ast.For, ast.While, ast.Try, ast.With, ast.FunctionDef, ast.ClassDef,
+                               ast.AsyncFunctionDef))
 
 
-def _script_form(unit, seg, report):
+def _script_form(stmts, seg, report):
     """A bare expression echoed its value in the REPL; a script prints it instead. Only
     expressions without calls are rewritten: they cannot print, so any output was the echo."""
-    from . import syntax as S
-    st = unit[0]
-    if len(unit) != 1 or not isinstance(st, S.ExprStmt) or _has_call(st.value):
+    import ast
+    if len(stmts) != 1 or not isinstance(stmts[0], ast.Expr) or any(
+            isinstance(n, (ast.Call, ast.Lambda)) for n in ast.walk(stmts[0].value)):
         return seg
     out = "".join(i[1] for i in report.items if i[0] == "out")
     if not out:
         return seg
     return f"print(repr({seg}))" if out[:1] in "'\"" else f"print({seg})"
-
-
-def _has_call(node):
-    from . import syntax as S
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, (S.Call, S.Lambda)):
-            return True
-        if isinstance(n, S.Node):
-            stack.extend(getattr(n, f) for f in n.fields)
-        elif isinstance(n, (list, tuple)):
-            stack.extend(n)
-    return False
 
 
 def _expect_text(message, width=80):
@@ -937,31 +862,6 @@ def _literal(spec):
     return repr(f) if math.isfinite(f) else f"float('{f}')"
 
 
-def _write_atomically(path, text):
-    import tempfile
-    directory = os.path.dirname(os.path.abspath(path))
-    try:
-        mode = os.stat(path).st_mode & 0o7777
-    except FileNotFoundError:
-        umask = os.umask(0)
-        os.umask(umask)
-        mode = 0o666 & ~umask
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix="." + os.path.basename(path) + ".", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
-
 # ----------------------------------------------------------------------------- views of state
 
 def _default(name, fallback):
@@ -986,7 +886,7 @@ def _values(data, width=60):
 
 
 def _dtype(t):
-    return "bool" if t.data.dtype.kind == "b" else t.data.dtype.name
+    return "bool" if t._data.dtype.kind == "b" else t._data.dtype.name
 
 
 def _short(s, width=60):

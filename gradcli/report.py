@@ -61,7 +61,7 @@ class ErrorInfo:
         self.col = col
         self.text = text          # the source line
         self.hint = hint          # "Did you mean: 'y1'?"
-        self.cause = cause        # engine facts behind the error (see DESIGN.md)
+        self.cause = cause        # engine facts behind the error (docs/json.md)
         self.why = why            # the cause in plain words
         self.fix = fix            # what to change
 
@@ -80,6 +80,7 @@ class Report:
         self.error = None             # ErrorInfo
         self.describe = None          # () -> {name: JSON-ready description} of the tensors at the end
         self.parse_failed = False
+        self.exception = None         # the exception that ended the script, for explanations
 
     @property
     def tensors(self):

@@ -120,6 +120,16 @@ def execute(file=None, code=None, set_=(), strict=False, plain=False, json_=Fals
         values = parse_set(set_)
     except UsageError as e:
         raise Usage(str(e)) from None
+    if timeout is not None:
+        from .watchdog import supervised
+        mode = "json" if json_ else "plain" if plain else "rich"
+        return supervised(timeout, name, lambda: _run(source, name, values, strict, plain, json_, timeout,
+                                                      max_elements, max_memory, debug, explain_), mode)
+    return _run(source, name, values, strict, plain, json_, timeout, max_elements, max_memory, debug, explain_)
+
+
+def _run(source, name, values, strict, plain, json_, timeout, max_elements, max_memory, debug, explain_):
+    from .runner import run_source
     report = None
     try:
         if explain_:

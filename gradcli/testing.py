@@ -37,11 +37,12 @@ import math
 import os
 import re
 import shlex
-import tempfile
 import time
 import traceback
 from dataclasses import dataclass, field, asdict
 from typing import Callable, List, Optional
+
+from .atomic import write_atomic
 
 SUFFIXES = (".grad", ".py")
 ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
@@ -362,32 +363,6 @@ def json_text(obj) -> str:
     return json.dumps(obj, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
-def atomic_write(path, text):
-    """Replace `path` with `text` so that a reader (or a crash) never sees a half-written file:
-    write a temporary file in the same folder, flush it to disk, then os.replace it."""
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix="." + os.path.basename(path) + ".", suffix=".tmp")
-    try:
-        try:
-            mode = os.stat(path).st_mode & 0o7777
-        except FileNotFoundError:
-            umask = os.umask(0)
-            os.umask(umask)
-            mode = 0o666 & ~umask
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
-
 def _read_text(path):
     with open(path, encoding="utf-8-sig", newline=None) as f:
         return f.read()
@@ -551,7 +526,7 @@ def _judge(script, options, result):
             except (OSError, UnicodeDecodeError):
                 old = None
             if old != text:
-                atomic_write(p, text)
+                write_atomic(p, text)
                 result.updated.append(out_id if p == out_path else json_id)
         has_golden = bool(targets)
 

@@ -1,11 +1,10 @@
 """Run a script and keep the engine's full records, for `explain` and `graph`.
 
-`runner.run_source` hands each backward/grad call to the interpreter, which turns it
-into a `CallEvent` (plain data) and lets the engine drop its node references. The
-narrative and the graph views need more than that: the live graph nodes a call ran,
-their saved slots and attributes, and the exception a failing call raised. This
-module runs the same interpreter and, next to the interpreter's own observer, keeps
-those records. It changes nothing in what the script does or prints.
+The executor's Recorder turns each backward/grad call into a `CallEvent` (plain data) and
+lets the engine drop its node references. The narrative and the graph views need more than
+that: the live graph nodes a call ran, their saved slots and attributes, and the exception a
+failing call raised. With `keep_calls` the Recorder also keeps those records, as the
+`CallTrace`s below. It changes nothing in what the script does or prints.
 
 `upto=N` runs only the top-level statements that start on a line <= N (`graph --at`):
 a loop or function on line 5 runs completely or not at all.
@@ -82,49 +81,13 @@ def _slot_states(node, record):
 
 def run(source, filename="<script>", *, values=None, strict=False, timeout=None, max_elements=None,
         max_memory=None, upto=None) -> Trace:
-    """Parse and run a script like runner.run_source, keeping every call's engine records."""
-    from . import runner
-    from .interp import Interpreter, _imports_torch
-    from . import syntax as S
+    """Run a script like runner.run_source, keeping every call's engine records."""
+    from .executor import Recorder, Session
     report = Report(source=source, filename=filename)
-    with runner.script_session(max_elements, max_memory):
-        try:
-            module = runner.parse_for_report(source, filename, report)
-        except runner._NotParsed:
-            return Trace(report)          # parse problems are reported exactly as `gradcli run` does
-        implicit = not strict and not _imports_torch(module.body)
-        if upto is not None:
-            module = S.Module([st for st in module.body if st.line <= upto],
-                              pos=(module.line, module.col, module.end_line, module.end_col))
-        interp = Interpreter(report, values=values, strict=strict, timeout=timeout, filename=filename)
-        trace = Trace(report, interp, module=module)
-        theirs = E.STATE.observer
-
-        def observer(record):
-            by_tensor, by_node = interp._names()
-            origin = record.origin
-            call = CallTrace(record.index, record.kind, getattr(origin, "line", None), getattr(origin, "text", None),
-                             record.retain_graph, record, list(record.executed), list(record.freed),
-                             list(record.updates), record.error, by_node, by_tensor)
-            for node in call.executed:
-                if node.saved:
-                    call.slots[node] = _slot_states(node, record)
-            before = len(report.items)
-            theirs(record)
-            if len(report.items) > before and report.items[-1][0] == "call":
-                call.event = report.items[-1][1]
-            trace.calls.append(call)
-
-        E.STATE.observer = observer
-        error_info = interp.error_info
-
-        def keep_exception(e):
-            trace.exception = e
-            return error_info(e)
-
-        interp.error_info = keep_exception
-        interp.run(module, implicit=implicit)
-    return trace
+    recorder = Recorder(report, keep_calls=True)
+    session = Session(filename, values=values, strict=strict, recorder=recorder)
+    session.run(source, report, timeout=timeout, max_elements=max_elements, max_memory=max_memory, upto=upto)
+    return Trace(report, session, calls=recorder.calls, exception=getattr(report, "exception", None))
 
 
 def origin_line(node):

@@ -1,4 +1,4 @@
-"""Hypothesis strategies and helpers for the hostile-input tests (issue 9).
+"""Hypothesis strategies and helpers for the hostile-input tests.
 
 * `token_streams`: random sequences of the grammar's vocabulary (grammar/gradcli.lark).
 * `mutated_examples`: every script in examples/ damaged by line/token edits, random bytes,

@@ -42,7 +42,7 @@ How the torch side learns these facts (and why it is robust):
 * Freed nodes.  torch.Tensor.backward, torch.autograd.backward and torch.autograd.grad are
   wrapped for the duration of the run (the outermost call records; nested calls pass
   through).  Before the real call, every known node's tensor slots are read: a slot is a
-  `_saved_<name>` attribute that has a `_raw_saved_<name>` twin (torch-facts §1: exactly
+  `_saved_<name>` attribute that has a `_raw_saved_<name>` twin (exactly
   the tensor slots), and it "holds a tensor" when reading it returns a Tensor.  Reading
   `_saved_*` has no autograd side effect.  After the call (also when it raised) the same
   slots are read again; the ones that now raise the "backward through the graph a second
@@ -319,10 +319,13 @@ class _TorchRun:
             if slots:
                 freed[n] = tuple(sorted(slots))
         if ran or freed or updated:
+            # names as a user sees them at the call: the running functions' locals, innermost first
             by_tensor = {}
-            for name, v in self.globals.items():
-                if isinstance(v, torch.Tensor):
-                    by_tensor.setdefault(id(v), name)
+            scopes = [f.f_locals for f in self._script_frames() if f.f_locals is not self.globals]
+            for scope in scopes + [self.globals]:
+                for name, v in list(scope.items()):
+                    if isinstance(v, torch.Tensor) and not name.startswith("_"):
+                        by_tensor.setdefault(id(v), name)
             order = {n: i for i, n in enumerate(ran)}
             freed_nodes = sorted(freed, key=lambda n: order.get(n, len(order)))
             self.events.append({
@@ -454,7 +457,7 @@ def run_gradcli(source):
 
 def torch_e1_cause(t):
     """For a script whose escaping error is E1 raised by a backward/grad call, the facts
-    DESIGN.md puts in error.cause: the node that needed a freed buffer (the last node the
+    docs/json.md puts in error.cause: the node that needed a freed buffer (the last node the
     failing call started: pre-hooks run before saved tensors are unpacked), the line that
     created it, its freed tensor slots, and the line of the call that freed them.
     None when the error is not such an E1."""

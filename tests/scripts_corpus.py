@@ -1,8 +1,7 @@
 """Scripts run under real torch and under gradcli by test_differential.py.
 
 Every entry is (id, source).  Sources are PyTorch-dialect Python; each one is also valid
-Python that real torch runs.  Ids say what the script is about; the torch-facts.md section
-is in the id where the script comes from there.
+Python that real torch runs.  Ids say what the script is about.
 """
 import textwrap
 
@@ -16,7 +15,7 @@ def case(case_id, source):
 
 
 # ============================================================================ seeds
-# seed 000: both code blocks, verbatim.
+# "PyTorch中retain_graph作用及两次backward无报错原因问询": both code blocks, verbatim.
 case("seed000-block1-2f-saves-scalar-second-backward-fails", """
 import torch
 x = torch.tensor([2.0], requires_grad=True)
@@ -41,7 +40,7 @@ y1.backward()
 y2.backward()
 """)
 
-# seed 003: torch.randn replaced by the values the question printed (torch's RNG can't be
+# "Pytorch compute graph don't release as expected": torch.randn replaced by the values the question printed (torch's RNG can't be
 # matched); the question's `def f(): \"\"\"doc\"\"\"` one-liner header is split so it is valid.
 SEED003_A = "torch.tensor([-0.3121, -0.2331,  0.9317, -0.5075], requires_grad=True)"
 case("seed003-question-sum-twice-accumulates", f"""
@@ -95,7 +94,7 @@ loss.backward()
 print(f"a.grad: {{a.grad}}")
 """)
 
-# seed 004: block 1 is Python 2 (`print x.grad`) and cannot run under real Python; here it is
+# "pyTorch может вернуться назад дважды без установки retain_graph = True": block 1 is Python 2 (`print x.grad`) and cannot run under real Python; here it is
 # with print(...).  Blocks 2 and 3 are valid Python 3 but use x.pow(3) and lack `import torch`;
 # they are run with `import torch` added, once as written and once with x**3.
 case("seed004-block1-py3-print-add-scalar-twice-ok", """
@@ -151,7 +150,7 @@ case("seed004-block2-pow-operator-second-backward-caught", SEED004_B2.format(POW
 case("seed004-block3-pow-method-retain-then-plain", SEED004_B3.format(POW="x.pow(3)"))
 case("seed004-block3-pow-operator-retain-then-plain", SEED004_B3.format(POW="x**3"))
 
-# ============================================================================ §3 scheduling
+# ============================================================================ scheduling
 LEAVES = """
 import torch
 x = torch.tensor([[0.1, 0.2, 0.3], [0.4, 0.5, 0.6]], requires_grad=True)
@@ -232,7 +231,7 @@ L.backward()
 L.backward()
 """)
 
-# ============================================================================ §4 freeing
+# ============================================================================ freeing
 case("freeing-autograd-grad-frees-only-its-path", """
 import torch
 x = torch.tensor([0.5, 1.0], requires_grad=True)
@@ -368,7 +367,7 @@ except RuntimeError as e:
 y.backward()
 """)
 
-# ============================================================================ §2 errors
+# ============================================================================ errors
 case("E1-second-time-message-and-line", """
 import torch
 x = torch.tensor([1.0, 2.0], requires_grad=True)
@@ -912,7 +911,7 @@ L.backward()
 print(x.grad)
 """)
 
-# ============================================================================ §7 dtypes
+# ============================================================================ dtypes
 case("dtype-python-scalars-keep-float32", """
 import torch
 f = torch.tensor([1.5, 2.0], requires_grad=True)

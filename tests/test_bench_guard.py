@@ -1,4 +1,4 @@
-"""Regression guard for performance and memory (issue 8).
+"""Regression guard for performance and memory (benchmarks/README.md).
 
 The timing tests run benchmarks/workloads.py at a small size and fail only on a GROSS
 regression, measured as a ratio against the hand-written NumPy version of the same
@@ -89,16 +89,17 @@ print(json.dumps([ratio, tg, tn]))
 
 def test_parsing_is_linear_in_statements_per_line():
     """Many `;`-separated statements on one line once took quadratic time (each statement
-    re-scanned its whole line for its text): 8× the statements must cost far less than 64×."""
-    from gradcli import parser
-    parser.parse("x = 1\n")                     # tables loaded before timing
+    re-scanned its whole line for its text): 8× the statements must cost far less than 64×.
+    (`print q` makes it the dialect, which the grammar parses and dialect.py translates.)"""
+    from gradcli import dialect
+    dialect.parse("print q\n")                  # tables loaded before timing
 
     def best(n):
-        src = "q = 1" + "; q = 1" * n + "\n"
+        src = "print q" + "; q = 1" * n + "\n"
         times = []
         for _ in range(3):
             t0 = time.perf_counter()
-            parser.parse(src)
+            dialect.parse(src)
             times.append(time.perf_counter() - t0)
         return min(times)
     ratio = best(4000) / best(500)
@@ -156,7 +157,7 @@ def _build(x):
     i = gt.sigmoid(h)          # SigmoidBackward0: result
     j = gt.sqrt(i)             # SqrtBackward0: result
     loss = j.mean()
-    refs = [weakref.ref(t.data) for t in (a, b, c, d, e, f, f1, g, h, i, j)]
+    refs = [weakref.ref(t._data) for t in (a, b, c, d, e, f, f1, g, h, i, j)]
     return loss, refs
 
 
@@ -224,7 +225,7 @@ def test_a_plain_python_run_imports_only_what_it_needs(tmp_path):
     script.write_text(W.seed_script(), encoding="utf-8")
     r = subprocess.run([sys.executable, "-X", "importtime", "-m", "gradcli", "run", "--plain", str(script)],
                        cwd=ROOT, capture_output=True, text=True, timeout=120)
-    assert r.returncode == 0, r.stderr[-2000:]          # seed 000 with retain_graph: it runs through
+    assert r.returncode == 0, r.stderr[-2000:]          # examples/seed000_block1.py retaining: it runs through
     imported = {line.rsplit("|", 1)[-1].strip().split(".")[0] for line in r.stderr.splitlines()
                 if line.startswith("import time:")}
     assert "gradcli" in imported

@@ -1,4 +1,4 @@
-"""Issue 3 §7: generated scripts with Python blocks, run under real PyTorch 2.13 and gradcli
+"""Generated scripts with Python blocks, run under real PyTorch 2.13 and gradcli
 through oracle.assert_same (stdout exactly, the escaping error, end-state tensors and grads,
 per-call nodes run / freed / leaves updated).
 

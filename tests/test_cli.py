@@ -18,8 +18,13 @@ import select
 import shutil
 import subprocess
 import sys
+import sysconfig
 import time
-import tomllib
+
+try:
+    import tomllib
+except ImportError:                       # Python 3.10: the test extra installs tomli
+    import tomli as tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -38,7 +43,7 @@ TORCH_SECOND_BACKWARD = (
 CONCISE_NAME_ERROR = "f = x+y; z = 2*f; y1 = z**2; backward y1; backward y2"
 CONCISE_TWICE = "f = x+y; z = 2*f; y1 = z**2; y2 = z**3; backward y1; backward y2"
 
-# The first code block of seed 000, exactly as in the thread (import torch on line 1).
+# The first code block of the question "PyTorch中retain_graph作用及两次backward无报错原因问询", exactly as asked (import torch on line 1).
 SEED000_BLOCK1 = """\
 import torch
 x = torch.tensor([2.0], requires_grad=True)
@@ -244,10 +249,16 @@ def installed(tmp_path_factory):
         assert p.returncode == 0, f"{' '.join(map(str, cmd))} failed:\n{p.stdout}\n{p.stderr}"
         return p.stdout
 
-    # --without-pip is much faster than ensurepip; the system pip is visible through
-    # --system-site-packages and installs into the venv it runs under.
-    sh(sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", venv)
+    # A venv of the base interpreter (the running one may itself be a venv, whose packages
+    # --system-site-packages would not show), without pip: ensurepip is slow. The running
+    # environment's site-packages come last on its path, as a plain directory (its .pth files,
+    # an editable gradcli's among them, are not run): the dependencies and pip are found there,
+    # and pip installs into the venv it runs under.
+    sh(getattr(sys, "_base_executable", sys.executable), "-m", "venv", "--without-pip", venv)
     py = venv / "bin" / "python"
+    new_site = sh(py, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])").strip()
+    ours = {sysconfig.get_paths()[k] for k in ("purelib", "platlib")}
+    Path(new_site, "running_environment.pth").write_text("".join(d + "\n" for d in sorted(ours)))
     if subprocess.run([py, "-m", "pip", "--version"], env=env, capture_output=True).returncode != 0:
         sh(py, "-m", "ensurepip", "--default-pip")
 
@@ -284,6 +295,42 @@ def test_installed_is_not_editable_and_grammar_is_packaged(installed):
     assert installed.setup_seconds < 30, f"installing took {installed.setup_seconds:.1f} s"
 
 
+def _pyproject():
+    return tomllib.loads((REPO / "pyproject.toml").read_text())
+
+
+def _requirement_name(requirement):
+    return re.split(r"[<>=!~;\[ ]", requirement, 1)[0].lower().replace("_", "-")
+
+
+def test_every_package_of_the_source_is_installed():
+    listed = set(_pyproject()["tool"]["setuptools"]["packages"])
+    found = {".".join(p.parent.relative_to(REPO).parts) for p in (REPO / "gradcli").rglob("__init__.py")}
+    assert found - listed == set(), "packages missing from pyproject.toml's packages list"
+
+
+def test_every_library_gradcli_imports_is_a_declared_dependency():
+    """What `pip install .` brings must cover every import of the package (the REPL without
+    prompt_toolkit silently loses history, completion and highlighting)."""
+    import ast
+    from importlib.metadata import packages_distributions
+    declared = {_requirement_name(r) for r in _pyproject()["project"]["dependencies"]}
+    imported = set()
+    for path in (REPO / "gradcli").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                imported |= {a.name.split(".")[0] for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.level == 0:
+                imported.add(node.module.split(".")[0])
+    # pytest loads the pytest plugin, so pytest is there when it runs; Typer before 0.25 brings Click.
+    provided = {"gradcli", "torch", "pytest", "click"}
+    third_party = imported - set(sys.stdlib_module_names) - provided
+    distributions = packages_distributions()
+    missing = {m: distributions.get(m) for m in third_party
+               if not {_requirement_name(d) for d in distributions.get(m, [m])} & declared}
+    assert missing == {}, "imported by gradcli but not in pyproject.toml's dependencies"
+
+
 def test_installed_console_script_runs_concise_script(installed):
     assert installed.script.exists(), "the console script `gradcli` was not installed"
     r = installed.run(installed.script, "run", "-c", "f = x+y; z = 2*f; y1 = z**2; backward y1",
@@ -307,7 +354,7 @@ def test_installed_parse_error_and_version(installed):
     assert r.rc == 2, r
     assert "line 1" in r.both and "^" in r.both
     v = installed.run(installed.script, "--version")
-    version = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"]
+    version = _pyproject()["project"]["version"]
     assert v.rc == 0 and v.out.strip() == f"gradcli {version}", v
 
 
@@ -375,7 +422,7 @@ def test_concise_second_backward_rich_text(cli):
     assert "Fix:" in text and "retain_graph=True" in text[text.find("Fix:"):], r
 
 
-# ============================================================================ 2. the JSON contract (DESIGN.md)
+# ============================================================================ 2. the JSON contract (docs/json.md)
 
 def _seed_file_cases():
     return [pytest.param("seed000_block1_verbatim.py", SEED000_BLOCK1, id="seed000-block1-verbatim"),
@@ -390,7 +437,7 @@ def test_json_contract_seed000_block1(cli, name, source):
     assert r.rc == 1, r
     d = r.json()
     L = {k: _line_of(source, k) for k in ("z = 2*f", "y1 = z**2", "y2 = z**3", "y1.backward()", "y2.backward()")}
-    if name.endswith("verbatim.py"):       # the line numbers DESIGN.md quotes
+    if name.endswith("verbatim.py"):       # the line numbers docs/json.md quotes
         assert (L["z = 2*f"], L["y1 = z**2"], L["y1.backward()"], L["y2.backward()"]) == (5, 6, 8, 9)
 
     assert d["version"] == 1
@@ -713,7 +760,7 @@ def test_rich_output_shows_script_text_verbatim(cli):
 # ============================================================================ 2. --version, --help, stdin
 
 def test_version(cli):
-    version = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"]
+    version = _pyproject()["project"]["version"]
     r = cli("--version")
     assert r.rc == 0 and r.out.strip() == f"gradcli {version}" and r.err == "", r
 

@@ -1,4 +1,4 @@
-"""The engine's compact graph records (issue 8) against PyTorch: a tensor's version counter
+"""The engine's compact graph records against PyTorch: a tensor's version counter
 made only when needed, edges kept in the node's own slots, saved Python numbers and saved
 outputs kept compact until something reads them, nodes sharing input_meta and empty `saved`
 mappings. What a library user sees must not change."""
@@ -116,7 +116,7 @@ SNIPPETS = {
         print(y._version, v._version)
         attempt(lambda: y.sum().backward())
     """,
-    # One-element float32 tensors take shortcuts (issue 8, W1): a Python float operand as a
+    # One-element float32 tensors take shortcuts (benchmark W1): a Python float operand as a
     # cached 0-d array, tanh/exp/log/sin/cos and tanh's backward in Python floats.
     "a one-element tensor with Python floats: values, saved numbers, gradients": """
         for c in (-0.0, 0.0, 0.5, -2.5, 1e-40, 3e38, 1e300, float('nan'), float('inf'), 0.1):
@@ -190,10 +190,10 @@ def test_an_elements_value_does_not_depend_on_it_being_alone_in_its_tensor():
             ya, yp = getattr(G, name)(alone), getattr(G, name)(pair)
             ya.backward(G.tensor([float(g)]))
             yp.backward(G.tensor([float(g), 1.]))
-            for a, p in ((ya.data[0], yp.data[0]), (alone.grad.data[0], pair.grad.data[0])):
+            for a, p in ((ya._data[0], yp._data[0]), (alone.grad._data[0], pair.grad._data[0])):
                 assert a.tobytes() == p.tobytes() or (np.isnan(a) and np.isnan(p)), (name, v, g, a, p)
     for c in (0.1, -2.5, 1e-40, 3e38, -0.0):
         for v in values[:500]:
             alone, pair = G.tensor([float(v)]), G.tensor([float(v), 0.5])
-            assert (alone * c).data[0].tobytes() == (pair * c).data[0].tobytes()
-            assert (alone + c).data[0].tobytes() == (pair + c).data[0].tobytes()
+            assert (alone * c)._data[0].tobytes() == (pair * c)._data[0].tobytes()
+            assert (alone + c)._data[0].tobytes() == (pair + c)._data[0].tobytes()

@@ -4,7 +4,7 @@
   the same stdout, error (type, message, line), warnings, end-state tensors and, per
   backward / autograd.grad call, the same nodes run, nodes freed and leaves updated.
 * test_json_contract: for the corpus scripts about backward/freeing, the --json object of
-  DESIGN.md (json_view.as_dict) carries torch's facts, including error.cause for an E1
+  docs/json.md (json_view.as_dict) carries torch's facts, including error.cause for an E1
   (the failing node, its line, its saved slots, the line of the call that freed them).
 * test_oracle_*: the oracle itself reproduces documented torch facts and its
   instrumentation does not change what a script does (so a broken oracle can't hide bugs).
@@ -40,7 +40,7 @@ def test_corpus(case_id):
 
 
 def _json_mismatches(src):
-    """DESIGN.md's --json object (gradcli.views.json_view.as_dict) against torch."""
+    """docs/json.md's --json object (gradcli.views.json_view.as_dict) against torch."""
     from gradcli.runner import run_source
     from gradcli.views.json_view import as_dict
     t = run_torch(src)
@@ -108,7 +108,7 @@ def test_oracle_instrumentation_does_not_change_behaviour():
 
 
 def test_oracle_reproduces_design_json_example():
-    """DESIGN.md's --json example for seed 000 block 1 (lines shifted: the file has no header)."""
+    """docs/json.md's --json example for examples/seed000_block1.py (lines shifted: no header here)."""
     src = CASE_SRC["seed000-block1-2f-saves-scalar-second-backward-fails"]
     t = run_torch(src)
     assert t["error"]["type"] == "RuntimeError" and t["error"]["message"].startswith(E1_PREFIX)
@@ -128,13 +128,13 @@ def test_oracle_reproduces_design_json_example():
     ("S14-stack-xyzw-accumulates-heap-order", ["x", "z", "y", "w"]),
 ])
 def test_oracle_reproduces_scheduling_table(case_id, updated):
-    """torch-facts.md §3: leaves changed by the second backward."""
+    """Leaves changed by the second backward."""
     t = run_torch(CASE_SRC[case_id])
     assert t["events"][1]["updated"] == updated
 
 
 def test_oracle_freeing_of_partial_failure():
-    """torch-facts.md §4: a failing 2nd backward frees the nodes that ran before the failure."""
+    """A failing 2nd backward frees the nodes that ran before the failure."""
     t = run_torch(CASE_SRC["freeing-failure-part-way-frees-nodes-that-ran"])
     second = t["events"][1]
     assert [n[0] for n in second["ran"]] == ["SumBackward0", "SinBackward0", "MulBackward0"]

@@ -1,5 +1,5 @@
 """`gradcli explain`: the narrative states the true cause, checked fact by fact (node, slot,
-lines), on the seeds, the partial-update scenarios (torch-facts §3) and in-place errors."""
+lines), on the seed examples, the partial-update scenarios and in-place errors."""
 from __future__ import annotations
 
 import io
@@ -14,7 +14,7 @@ import gradcli.cmd_explain  # noqa: F401  (registers the command)
 from gradcli import narrate
 from gradcli.cli import app
 
-# Seed 000, first and second code block, exactly as in the thread (line 1: import torch).
+# The first and second code block of "PyTorch中retain_graph作用及两次backward无报错原因问询", exactly as asked (line 1: import torch).
 SEED000_BLOCK1 = """\
 import torch
 x = torch.tensor([2.0], requires_grad=True)
@@ -37,7 +37,8 @@ y2 = z**3
 y1.backward()
 y2.backward()
 """
-# Seed 003 (torch.randn replaced by fixed values) and seed 004 (its answer's second snippet).
+# "Pytorch compute graph don't release as expected" (torch.randn replaced by fixed values) and
+# "pyTorch может вернуться назад дважды без установки retain_graph = True" (its answer's second snippet).
 SEED003 = """\
 import torch
 a = torch.tensor([-0.3121, -0.2331, 0.9317, -0.5075], requires_grad=True)
@@ -72,7 +73,7 @@ def step(call, grad_fn, line=None):
     assert len(hits) == 1, (grad_fn, line, [(s.grad_fn, s.line) for s in call.steps])
     return hits[0]
 
-# ----------------------------------------------------------------------------- seed 000
+# ----------------------------------------------------------------------------- the two blocks of examples/seed000_*
 
 
 def test_seed000_block1_second_backward_fails_on_the_constant_saved_by_2f():
@@ -187,7 +188,7 @@ def test_retain_then_plain_then_third_call():
     assert (f.facts["grad_fn"], f.facts["freed_by_line"]) == ("MulBackward0", 5)
     assert third.updates == []
 
-# ----------------------------------------------------------------------------- partial updates (torch-facts §3)
+# ----------------------------------------------------------------------------- partial updates
 
 
 def test_s2_failing_call_already_updated_x_because_of_sequence_numbers():
@@ -282,7 +283,7 @@ def test_inplace_twice_on_a_saved_output():
 
 
 def test_inplace_that_does_not_touch_a_saved_tensor_is_fine():
-    # torch-facts surprise 7: Exp saves its output, Mul only the scalar
+    # Exp saves its output, Mul only the scalar
     narr = explain("""\
         import torch
         x = torch.tensor([1., 2.], requires_grad=True)
@@ -401,7 +402,7 @@ def test_readme_shows_a_real_explanation():
     assert narrate.render_text(narr).endswith(shown)
 
 
-# torch-facts §3 scenarios: the leaves a failing second backward had already updated
+# The leaves a failing second backward had already updated
 LEAVES = """\
 import torch
 x = torch.tensor([1., 2.], requires_grad=True)

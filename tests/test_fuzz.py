@@ -1,4 +1,4 @@
-"""Fuzzing gradcli with hostile input (issue 9, part 1).
+"""Fuzzing gradcli with hostile input.
 
 Invariant: whatever the text, gradcli answers with a report (in process) or exit status
 0/1/2 and a readable message (CLI) — never an internal exception, exit status 3, a Python
@@ -18,7 +18,8 @@ Each fuzz test collects every distinct failure (exception type + the gradcli lin
 from), keeps the shortest input for each, minimizes it (drops lines, then tokens, keeping
 valid Python valid) and fails at the end listing them all.
 Deterministic: fixed @seed, database=None. Set GRADCLI_FUZZ_SCALE=10 for a longer run.
-The number of inputs tried is printed (-s) and stored in $TMPDIR/gradcli_fuzz_counts.json.
+The number of inputs tried is printed (-s) and stored in fuzz_counts.json in pytest's temporary
+directory of the run (its path is in the last test's warning).
 """
 from __future__ import annotations
 
@@ -46,7 +47,7 @@ SCALE = float(os.environ.get("GRADCLI_FUZZ_SCALE", "1"))
 COUNTS = collections.Counter()            # inputs tried, per test
 OUTCOMES = collections.Counter()          # ok / script error type / internal, over all in-process runs
 FOUND = {}                                # test -> {key: (input, summary)}
-COUNTS_FILE = os.path.join(tempfile.gettempdir(), "gradcli_fuzz_counts.json")
+COUNTS_FILE = None                        # set per run, in pytest's temporary directory
 
 HARD_SECONDS = 20          # an in-process run longer than this is a hang (the script timeout is 2 s)
 SCRIPT_TIMEOUT = 2.0
@@ -77,7 +78,13 @@ def _hard_deadline(seconds):
 
 
 @pytest.fixture(scope="module", autouse=True)
-def _address_space_cap():
+def _counts_file(tmp_path_factory):
+    global COUNTS_FILE
+    COUNTS_FILE = tmp_path_factory.mktemp("fuzz") / "fuzz_counts.json"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _address_space_cap(_counts_file):
     """Cap this process's address space at its current size + 3 GiB while the fuzzers run."""
     soft, hard = resource.getrlimit(resource.RLIMIT_AS)
     with open("/proc/self/status") as f:
@@ -342,7 +349,7 @@ def _cli_case(i, src):
     except UnicodeEncodeError:
         data = src.encode("utf-8", "replace")
     use_c = i % 3 == 0 and "\x00" not in src and not any(0xD800 <= ord(c) <= 0xDFFF for c in src)
-    with tempfile.NamedTemporaryFile("wb", suffix=".grad", delete=False) as f:
+    with tempfile.NamedTemporaryFile("wb", suffix=".grad", dir=COUNTS_FILE.parent, delete=False) as f:
         f.write(data)
         path = f.name
     try:

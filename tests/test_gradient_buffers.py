@@ -1,5 +1,5 @@
 """Backward may write a node's last formula into its incoming gradient when nothing else
-refers to that array (engine._run, NUMPY_MATH.spare; issue 8, W2). Against PyTorch: no
+refers to that array (engine._run, NUMPY_MATH.spare; benchmark W2). Against PyTorch: no
 gradient a script can see (a hook's argument or return value, retain_grad, .grad, a captured
 autograd.grad result, a tensor passed as `gradient`) is changed afterwards. Likewise a
 formula may write a temporary into a saved array that the node's release frees right after

@@ -2,8 +2,8 @@
 gradcli through oracle.assert_same (stdout, the escaping error, end-state tensors and grads,
 and per backward/grad call the nodes run, the nodes freed and the leaves updated).
 
-* test_torch_facts_*: hand-written scripts, one per bullet of torch-facts §2 "E5 in detail",
-  the E6/E6b rows, and §4 (when saved tensors are freed), as written there.
+* test_torch_facts_*: hand-written scripts, one per rule of in-place checking (E5), the
+  in-place errors on leaves and views (E6/E6b), and when saved tensors are freed.
 * test_random_inplace_scripts: hypothesis scripts mixing in-place ops (+=, -=, *=, add_,
   sub_, mul_ (also of a tensor by itself), div_, pow_, zero_, fill_, clamp_, copy_, t_,
   index assignment, `.data` writes), views
@@ -402,7 +402,7 @@ case("E6-view-created-in-no-grad-modified-in-grad-mode", """
     print(a, v)
     """)
 
-# --- §4: when saved tensors are freed --------------------------------------------------------
+# --- when saved tensors are freed -----------------------------------------------------------
 case("free-nodes-not-traversed-keep-everything", """
     import torch
     x = torch.tensor([1., 2.], requires_grad=True)

@@ -239,7 +239,6 @@ SNIPPETS = {
     "parameter_from_tensor": """
         t = torch.tensor([1.0, 2.0])
         p = nn.Parameter(t)
-        p.data.mul_(2) if False else None
         print(t._version, p._version)
         with torch.no_grad():
             p.mul_(3)

@@ -1,4 +1,4 @@
-"""Every op of issue 4 §1 (and the issue 2 ops) through op_oracle.check_op: gradcli against
+"""Every op gradcli implements through op_oracle.check_op: gradcli against
 real PyTorch 2.13 on the same inputs — values, dtypes, the grad_fn graph, the saved slots
 (tensor / None / non-tensor, with values), grads and freed slots after a non-retaining
 backward, a weighted upstream gradient, and second-order gradients.
@@ -82,7 +82,7 @@ for op in ("+", "-", "*", "/", "**"):
             b_kw = POS if op == "/" else (dict(low=-1.5, high=2.0) if op == "**" else {})
             case(f"a {op} b", In(sa, rg=ra, **a_kw), In(sb, rg=rb, **b_kw))
 
-# Python numbers on either side (torch-facts §1a/§1b)
+# Python numbers on either side
 for expr, kw in [("a + 2", {}), ("2 + a", {}), ("a + 2.5", {}), ("a - 2", {}), ("2 - a", {}),
                  ("2.5 - a", {}), ("a * 2", {}), ("2 * a", {}), ("a * 2.5", {}), ("a / 2", {}),
                  ("a / 2.0", {}), ("2 / a", POS), ("2.0 / a", POS), ("a ** 2", {}), ("a ** 3", {}),
@@ -472,7 +472,7 @@ for loss, specs in [
     rg = [v for v, sp in zip("abc", specs) if not isinstance(sp, In) or sp.rg]
     case(_GRAD.format(loss, "(" + ", ".join(rg) + ",)"), *specs)
 
-# ============================================================================ constructors (issue 2)
+# ============================================================================ constructors
 for expr in ["torch.tensor([])", "torch.tensor([[]])", "torch.zeros(0)", "torch.tensor([1., 2.])", "torch.tensor(2)", "torch.tensor([[1, 2], [3, 4]])", "torch.tensor([True, False])",
              "torch.tensor([1, 2.5])", "torch.tensor(2., dtype=torch.float64)", "torch.ones(2, 3)", "torch.zeros(3)",
              "torch.ones((2, 3), dtype=torch.float64)", "torch.full((2, 2), 7.)", "torch.full((2,), 7)",

@@ -1,4 +1,4 @@
-"""Tests for gradcli.printing: torch-facts.md section 6 examples, plus a random oracle vs torch."""
+"""Tests for gradcli.printing: hand-picked examples checked against torch, plus a random oracle vs torch."""
 import importlib.util
 import math
 import pathlib
@@ -30,7 +30,7 @@ def arange(n, dtype="float32", shape=None, *suffixes):
     return format_tensor(a.reshape(shape or a.shape), dtype, list(suffixes))
 
 
-# ----------------------------------------------------------------------------- (a) facts §6
+# ----------------------------------------------------------------------------- (a) hand-picked examples
 SCALAR_AND_VECTOR_CASES = [
     (t(2.), "tensor(2.)"), (t(2.5), "tensor(2.5000)"), (t(-0.5), "tensor(-0.5000)"),
     (t(0.), "tensor(0.)"), (t(-0.), "tensor(-0.)"),

@@ -12,6 +12,7 @@ import io
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import threading
@@ -61,14 +62,21 @@ def env_for(home, **extra):
 
 # ----------------------------------------------------------------------------- pseudo-terminal
 
+def _default_sigint():
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 class Term:
     """A REPL in a pseudo-terminal; matches on its output with escape sequences removed."""
 
     def __init__(self, home, args=(), **env):
         import pexpect           # the test extra installs it; a missing install must fail
         self.pexpect = pexpect
+        # preexec_fn: Ctrl-C must reach the REPL even when the tests run with SIGINT ignored
+        # (under nohup), which a child would inherit.
         self.child = pexpect.spawn(LAUNCH[0], LAUNCH[1:] + list(args), env=env_for(home, **env), cwd=str(home),
-                                   dimensions=(50, 160), encoding="utf-8", codec_errors="replace", timeout=15)
+                                   dimensions=(50, 160), encoding="utf-8", codec_errors="replace", timeout=15,
+                                   preexec_fn=_default_sigint)
         self.raw = ""
         self.pos = 0           # output before this index (of the cleaned text) has been matched
 
@@ -442,14 +450,18 @@ def test_interrupting_a_computation_keeps_the_session_consistent(session):
     import _thread
     from gradcli.engine import STATE
     run(session, "import torch", "w = torch.ones(3, requires_grad=True)", "n = 0")
+    # interrupt_main does nothing while SIGINT is ignored (tests run under nohup): Python's own
+    # handler must be in place for the simulated Ctrl-C to arrive.
+    old_handler = signal.signal(signal.SIGINT, signal.default_int_handler)
     timer = threading.Timer(0.5, _thread.interrupt_main)
     timer.start()
     try:
         out = run(session, "with torch.no_grad():\n    while True:\n        n = n + 1\n        v = w * 2\n")
     finally:
         timer.cancel()
+        signal.signal(signal.SIGINT, old_handler)
     assert "KeyboardInterrupt" in out
-    assert STATE.grad_enabled and session.interp._depth == 0
+    assert STATE.grad_enabled and STATE.capture is None and STATE.observer is None
     out = run(session, "n > 0", "v.requires_grad", "u = (w * w).sum()", "u.backward()", "w.grad")
     assert "True\nFalse\n" in out and "tensor([2., 2., 2.])" in out
     assert any("interrupted" in (r.note or "") and r.kind == "comment" for r in session.log)
@@ -502,13 +514,13 @@ def test_load_runs_a_file_in_the_session(session, tmp_path):
 def _reproduces(session, tmp_path, name="s.grad"):
     """:save, then check `gradcli run` ends with the same tensors and grads as the session."""
     from gradcli.runner import run_source
-    from gradcli.interp import describe
+    from gradcli.executor import describe
     from gradcli.engine import Tensor
     path = tmp_path / name
     out = run(session, f":save {path}")
     assert "gradcli run" in out, out
     text = path.read_text()
-    expected = {k: describe(v) for k, v in session.interp.globals.items() if type(v) is Tensor}
+    expected = {k: describe(v) for k, v in session.interp.globals.items() if isinstance(v, Tensor) and not k.startswith("_")}
     report = run_source(text, name)
     assert report.error is None, (report.error, text)
     assert {k: (v["value"], v["grad"], v["grad_fn"]) for k, v in report.tensors.items()} == \

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import builtins
 import math as _math
-import types as _types
 
 import numpy as np
 
@@ -15,7 +14,6 @@ from ..engine import Size, Tensor, STATE as _STATE
 from .. import errors as _errors
 from ..errors import TorchRuntimeError, TorchTypeError, TorchValueError
 
-__version__ = "2.13.0 (gradcli)"
 
 float32 = float = _E.float32
 float64 = double = _E.float64
@@ -77,6 +75,21 @@ class _GradMode(_Context):
     def __exit__(self, *exc):
         _STATE.grad_enabled = self._prev
         return False
+
+    def __call__(self, func):
+        """As a decorator (`@torch.no_grad()`): the mode holds while func runs."""
+        import functools
+        flag = self._flag
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            prev = _STATE.grad_enabled
+            _STATE.grad_enabled = flag
+            try:
+                return func(*args, **kwargs)
+            finally:
+                _STATE.grad_enabled = prev
+        return wrapper
 
 
 class no_grad(_GradMode):
@@ -151,9 +164,9 @@ def _scan(data):
             if isinstance(item, (list, tuple)):
                 raise TorchValueError(f"expected sequence of length {len(level) and 0} at dim {depth} (got {len(item)})")
             if isinstance(item, Tensor):
-                if item.data.size != 1 or item.data.ndim:
+                if item._data.size != 1 or item._data.ndim:
                     raise TorchValueError("only one element tensors can be converted to Python scalars")
-                kinds.add(item.data.dtype.kind)
+                kinds.add(item._data.dtype.kind)
             elif isinstance(item, _py_bool):
                 kinds.add("b")
             elif isinstance(item, _py_int):
@@ -166,8 +179,9 @@ def _scan(data):
 
 
 def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    _legacy.check_device(device)
     if isinstance(data, Tensor):
-        arr = data.data.copy()
+        arr = data._data.copy()
         if dtype is not None:
             arr = arr.astype(_np_dtype(dtype))
         return _new(arr, requires_grad)
@@ -180,7 +194,7 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
         np_dt = {"f": np.float32, "i": np.int64, "b": np.bool_}[kind]
     else:
         np_dt = _np_dtype(dtype)
-    values = [v.data.item() if isinstance(v, Tensor) else v for v in flat]
+    values = [v._data.item() if isinstance(v, Tensor) else v for v in flat]
     try:
         arr = np.array(values[0] if not shape else values, dtype=np_dt)
     except OverflowError:
@@ -194,15 +208,9 @@ as_tensor = tensor
 
 
 def Tensor_(*args, **kwargs):
-    """`torch.Tensor(...)`: sizes give a float32 tensor of that shape, data gives float32 values."""
-    if kwargs:
-        raise TorchTypeError("new() received an invalid combination of arguments - got keyword arguments")
-    if builtins.all(isinstance(a, _py_int) and not isinstance(a, _py_bool) for a in args):
-        return zeros(*args)
-    if len(args) == 1 and isinstance(args[0], (list, tuple, Tensor)):
-        return tensor(args[0], dtype=float32)
-    raise TorchTypeError("new() received an invalid combination of arguments - got "
-                         f"({', '.join(type(a).__name__ for a in args)})")
+    """`torch.Tensor(...)`: sizes give a float32 tensor of that shape, data gives float32 values,
+    a tensor is aliased."""
+    return _legacy.legacy_new(float32, "new", *args, _any_dtype=True, **kwargs)
 
 
 def from_numpy(arr):
@@ -237,18 +245,22 @@ def _alloc(size, dtype, fill):
 
 
 def ones(*size, dtype=None, requires_grad=False, device=None):
+    _legacy.check_device(device)
     return _new(_alloc(size, dtype, 1), requires_grad)
 
 
 def zeros(*size, dtype=None, requires_grad=False, device=None):
+    _legacy.check_device(device)
     return _new(_alloc(size, dtype, 0), requires_grad)
 
 
 def empty(*size, dtype=None, requires_grad=False, device=None):
+    _legacy.check_device(device)
     return zeros(*size, dtype=dtype, requires_grad=requires_grad)
 
 
 def full(size, fill_value, dtype=None, requires_grad=False, device=None):
+    _legacy.check_device(device)
     if not isinstance(fill_value, (_py_int, _py_float)):
         fill_value = _number("full", "fill_value", fill_value)
     if dtype is None:
@@ -259,29 +271,33 @@ def full(size, fill_value, dtype=None, requires_grad=False, device=None):
 def _like(t, name):
     if not isinstance(t, Tensor):
         raise TorchTypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(t).__name__}")
-    _ops._check_numel(t.data.size, t.data.itemsize)
-    return t.data.shape
+    _ops._check_numel(t._data.size, t._data.itemsize)
+    return t._data.shape
 
 
 def ones_like(t, dtype=None, requires_grad=False, device=None):
-    return _new(np.ones(_like(t, "ones_like"), _np_dtype(dtype, t.data.dtype)), requires_grad)
+    _legacy.check_device(device)
+    return _new(np.ones(_like(t, "ones_like"), _np_dtype(dtype, t._data.dtype)), requires_grad)
 
 
 def zeros_like(t, dtype=None, requires_grad=False, device=None):
-    return _new(np.zeros(_like(t, "zeros_like"), _np_dtype(dtype, t.data.dtype)), requires_grad)
+    _legacy.check_device(device)
+    return _new(np.zeros(_like(t, "zeros_like"), _np_dtype(dtype, t._data.dtype)), requires_grad)
 
 
 def full_like(t, fill_value, dtype=None, requires_grad=False, device=None):
-    return _new(np.full(_like(t, "full_like"), fill_value, _np_dtype(dtype, t.data.dtype)), requires_grad)
+    _legacy.check_device(device)
+    return _new(np.full(_like(t, "full_like"), fill_value, _np_dtype(dtype, t._data.dtype)), requires_grad)
 
 
 def empty_like(t, dtype=None, requires_grad=False, device=None):
+    _legacy.check_device(device)
     return zeros_like(t, dtype=dtype, requires_grad=requires_grad)
 
 
 def _number(name, arg, v):
     """A Python number argument (or a one-element tensor), with PyTorch's TypeError otherwise."""
-    if isinstance(v, Tensor) and v.data.size == 1:
+    if isinstance(v, Tensor) and v._data.size == 1:
         return v.item()
     if isinstance(v, (_py_int, _py_float)) and not isinstance(v, _py_bool):
         return v
@@ -297,6 +313,7 @@ def _count(name, arg, v):
 
 
 def arange(start, end=None, step=1, dtype=None, requires_grad=False, device=None):
+    _legacy.check_device(device)
     if end is None:
         start, end = 0, start
     values = [_number("arange", a, v) for a, v in (("start", start), ("end", end), ("step", step))]
@@ -316,30 +333,40 @@ def arange(start, end=None, step=1, dtype=None, requires_grad=False, device=None
 
 
 def linspace(start, end, steps, dtype=None, requires_grad=False, device=None):
+    _legacy.check_device(device)
     start, end = _number("linspace", "start", start), _number("linspace", "end", end)
     _ops._check_numel(_count("linspace", "steps", steps))
     return _new(np.linspace(start, end, steps).astype(_np_dtype(dtype, np.dtype(np.float32))), requires_grad)
 
 
 def eye(n, m=None, dtype=None, requires_grad=False, device=None):
+    _legacy.check_device(device)
     n = _count("eye", "n", n)
     m = n if m is None else _count("eye", "m", m)
     _ops._check_numel(n * m)
     return _new(np.eye(n, m, dtype=_np_dtype(dtype, np.dtype(np.float32))), requires_grad)
 
 # ----------------------------------------------------------------------------- random numbers
-# PyTorch's CPU generator and kernels, bit for bit (see random.py); here the factories and
-# the in-place methods that fill tensors from them.
+# PyTorch's CPU generator and kernels, bit for bit (random.py, _distribution_kernels.py);
+# here the factories and the in-place methods that fill tensors from them.
 
+from ..errors import TorchNotImplementedError as _NotImplemented
 from . import random
 from .random import Generator, default_generator, manual_seed, seed, initial_seed, get_rng_state, set_rng_state
-from ..errors import TorchNotImplementedError as _NotImplemented
 
 
-def _float_kind(np_dt, kernel):
-    """AT_DISPATCH_FLOATING_TYPES's error for other dtypes."""
-    if np_dt.kind != "f":
-        raise _NotImplemented(f'"{kernel}" not implemented for \'{_ops._SCALAR_NAME[np_dt.name]}\'')
+class _LazyKernels:
+    """The distribution kernels (gradcli.torch._distribution_kernels), imported on first use: a
+    script that draws no random numbers does not pay for them at start-up."""
+
+    def __getattr__(self, name):
+        global _rng
+        from . import _distribution_kernels as module
+        _rng = module
+        return getattr(module, name)
+
+
+_rng = _LazyKernels()
 
 
 def _random_factory(size, dtype, requires_grad, fill):
@@ -356,24 +383,26 @@ def _random_inplace(t, name, node, values):
     order (perm: t's axes in that order); through ops._inplace for its checks, version bump
     and node (a zero gradient)."""
     def compute(x):
-        arr = x.data
-        perm = random.order(arr)
+        arr = x._data
+        perm = _rng.order(arr)
         out = arr.copy(order="K")
-        random.fill(out, perm, values(arr.size, arr, perm))
-        return _ops._record(random.backward_row(node), _ops._begin(x), out, (x,))
+        _rng.fill(out, perm, values(arr.size, arr, perm))
+        return _ops._record(_rng.backward_row(node), _ops._begin(x), out, (x,))
     return _ops._inplace(t, compute, name=name)
 
 
 def _install_random_methods(T):
     def uniform_(self, from_=0.0, to=1.0, *, generator=None, **kw):
-        from_ = kw.pop("from", from_)
+        from_ = kw.pop("from", from_)           # `from` is a Python keyword: only as **{"from": x}
+        if kw:
+            raise TorchTypeError(f"uniform_() got an unexpected keyword argument '{next(iter(kw))}'")
         gen = random._gen(generator)
         return _random_inplace(self, "uniform_", "UniformBackward0",
-                               lambda n, a, perm: random.uniform_values(gen, n, a.dtype, from_, to))
+                               lambda n, a, perm: _rng.uniform_values(gen, n, a.dtype, from_, to))
 
     def normal_(self, mean=0.0, std=1.0, *, generator=None):
         gen = random._gen(generator)
-        return _random_inplace(self, "normal_", "NormalBackward0", lambda n, a, perm: random.normal_values(
+        return _random_inplace(self, "normal_", "NormalBackward0", lambda n, a, perm: _rng.normal_values(
             gen, n, a.dtype, mean, std, a.flags.c_contiguous))
 
     def random_(self, *args, generator=None, **kw):
@@ -381,10 +410,10 @@ def _install_random_methods(T):
         gen = random._gen(generator)
         bounds = _random_bounds(args, kw)
         if bounds is None:
-            values = lambda n, a, perm: random.random_values(gen, n, a.dtype)
+            values = lambda n, a, perm: _rng.random_values(gen, n, a.dtype)
             node = "RandomBackward2"
         else:
-            values = lambda n, a, perm: random.random_from_to_values(gen, n, a.dtype, *bounds)
+            values = lambda n, a, perm: _rng.random_from_to_values(gen, n, a.dtype, *bounds)
             node = "RandomBackward1" if len(args) + len(kw) == 1 and "from" not in kw else "RandomBackward0"
         return _random_inplace(self, "random_", node, values)
 
@@ -394,80 +423,119 @@ def _install_random_methods(T):
             return _bernoulli_tensor_(self, p, gen)
         p = _number("bernoulli_", "p", p)
         return _random_inplace(self, "bernoulli_", "BernoulliBackward2",
-                               lambda n, a, perm: random.bernoulli_scalar_values(gen, n, a.dtype, p))
+                               lambda n, a, perm: _rng.bernoulli_scalar_values(gen, n, a.dtype, p))
 
-    def bernoulli(self, p=None, *, generator=None):
-        return globals()["bernoulli"](self, p, generator=generator)
+    def bernoulli_method(self, p=None, *, generator=None):
+        return bernoulli(self, p, generator=generator)
 
     def exponential_(self, lambd=1.0, *, generator=None):
         gen = random._gen(generator)
         return _random_inplace(self, "exponential_", "ExponentialBackward0",
-                               lambda n, a, perm: random.exponential_values(gen, n, a.dtype, lambd))
+                               lambda n, a, perm: _rng.exponential_values(gen, n, a.dtype, lambd))
 
     def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
         gen = random._gen(generator)
         return _random_inplace(self, "cauchy_", "CauchyBackward0",
-                               lambda n, a, perm: random.cauchy_values(gen, n, a.dtype, median, sigma))
+                               lambda n, a, perm: _rng.cauchy_values(gen, n, a.dtype, median, sigma))
 
     def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
         gen = random._gen(generator)
         return _random_inplace(self, "log_normal_", "LogNormalBackward0",
-                               lambda n, a, perm: random.log_normal_values(gen, n, a.dtype, mean, std))
+                               lambda n, a, perm: _rng.log_normal_values(gen, n, a.dtype, mean, std))
 
     def geometric_(self, p, *, generator=None):
         gen = random._gen(generator)
         return _random_inplace(self, "geometric_", "GeometricBackward0",
-                               lambda n, a, perm: random.geometric_values(gen, n, a.dtype, p))
+                               lambda n, a, perm: _rng.geometric_values(gen, n, a.dtype, p))
 
-    def multinomial(self, num_samples, replacement=False, *, generator=None):
-        return globals()["multinomial"](self, num_samples, replacement, generator=generator)
+    def multinomial_method(self, num_samples, replacement=False, *, generator=None):
+        return multinomial(self, num_samples, replacement, generator=generator)
 
-    for f in (uniform_, normal_, random_, bernoulli_, bernoulli, exponential_, cauchy_, log_normal_, geometric_,
-              multinomial):
+    for f in (uniform_, normal_, random_, bernoulli_, exponential_, cauchy_, log_normal_, geometric_):
         setattr(T, f.__name__, f)
+    T.bernoulli, T.multinomial = bernoulli_method, multinomial_method
+
+
+def _random_bounds(args, kw):
+    """random_'s overloads: () -> None, (to,) -> (0, to), (from, to) -> (from, to)."""
+    names = ("from", "to") if len(args) != 1 else ("to",)
+    vals = dict(zip(names, args))
+    for k, v in kw.items():
+        if k in vals or k not in ("from", "to"):
+            raise TorchTypeError(f"random_() got an unexpected keyword argument '{k}'")
+        vals[k] = v
+    if not vals:
+        return None
+    for v in vals.values():
+        if v is not None and (not isinstance(v, _py_int) or isinstance(v, _py_bool)):
+            got = ", ".join(type(a).__name__ for a in args)
+            raise TorchTypeError(_RANDOM_SIGNATURES.format(got=got))
+    if "from" not in vals:
+        return 0, vals["to"]
+    return vals["from"], vals.get("to")
+
+
+_RANDOM_SIGNATURES = ("random_() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+                      " * (*, torch.Generator generator = None)\n"
+                      " * (int from, int to, *, torch.Generator generator = None)\n"
+                      " * (int to, *, torch.Generator generator = None)\n")
+_SIZE_SIGNATURES = ("{name}() received an invalid combination of arguments - got (), but expected one of:\n"
+                    " * (tuple of ints size, *, torch.Generator generator, Tensor out = None, torch.dtype dtype = "
+                    "None, torch.layout layout = None, torch.device device = None, bool pin_memory = False, bool "
+                    "requires_grad = False)\n"
+                    " * (tuple of ints size, *, Tensor out = None, torch.dtype dtype = None, torch.layout layout = "
+                    "None, torch.device device = None, bool pin_memory = False, bool requires_grad = False)\n")
+_NORMAL_SIGNATURES = (
+    "normal() received an invalid combination of arguments - got (float, float), but expected one of:\n"
+    " * (Tensor mean, Tensor std, *, torch.Generator generator = None, Tensor out = None)\n"
+    " * (Tensor mean, float std = 1, *, torch.Generator generator = None, Tensor out = None)\n"
+    " * (float mean, Tensor std, *, torch.Generator generator = None, Tensor out = None)\n"
+    " * (float mean, float std, tuple of ints size, *, torch.Generator generator = None, Tensor out = None, "
+    "torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, bool pin_memory = False, "
+    "bool requires_grad = False)\n")
 
 
 def _bernoulli_tensor_(t, p, gen):
     """bernoulli_(p) with a tensor p, expanded to t's shape (BernoulliBackward1)."""
-    pe = _ops.expand(Tensor(p.data), t.data.shape).data
+    pe = _ops.expand(Tensor(p._data), t._data.shape)._data
 
     def values(n, a, perm):
         if a.dtype.kind not in "fiub":
             raise _NotImplemented(f'"bernoulli_tensor_cpu_self_" not implemented for \'{_ops._SCALAR_NAME[a.dtype.name]}\'')
-        return random.bernoulli_tensor_values(gen, a.dtype, pe.transpose(perm).ravel())
+        return _rng.bernoulli_tensor_values(gen, a.dtype, pe.transpose(perm).ravel())
 
     def compute(x):
-        arr = x.data
-        perm = random.order(arr)
+        arr = x._data
+        perm = _rng.order(arr)
         out = arr.copy(order="K")
         if arr.size:
-            random.fill(out, perm, values(arr.size, arr, perm))
-        return _ops._record(random.bernoulli_tensor_row(), _ops._begin(x, p), out, (x, p),
-                            attrs={"_p_sizes": p.data.shape})
+            _rng.fill(out, perm, values(arr.size, arr, perm))
+        return _ops._record(_rng.bernoulli_tensor_row(), _ops._begin(x, p), out, (x, p),
+                            attrs={"_p_sizes": p._data.shape})
     return _ops._inplace(t, compute, name="bernoulli_")
 
 
-def bernoulli(input, p=None, *, generator=None, out=None):
+def bernoulli(input, p=None, *, generator=None):
     """bernoulli(input): each element 1 with probability input (BernoulliBackward0);
     bernoulli(input, p): every element with probability p."""
     gen = random._gen(generator)
-    arr = input.data
+    arr = input._data
     if p is None:
-        values = random.bernoulli_tensor_values(gen, arr.dtype, np.ascontiguousarray(arr).ravel())
+        values = _rng.bernoulli_tensor_values(gen, arr.dtype, np.ascontiguousarray(arr).ravel())
         seq = _ops._begin(input)
-        return _ops._record(random.backward_row("BernoulliBackward0"), seq, values.reshape(arr.shape), (input,))
-    values = random.bernoulli_scalar_values(gen, arr.size, arr.dtype, _number("bernoulli", "p", p))
-    return Tensor(values.reshape(arr.shape))
+        return _ops._record(_rng.backward_row("BernoulliBackward0"), seq, values.reshape(arr.shape), (input,))
+    values = _rng.bernoulli_scalar_values(gen, arr.size, arr.dtype, _number("bernoulli", "p", p))
+    return _ops._record(_rng.not_implemented_row(), _ops._begin(input), values.reshape(arr.shape), (input,))
 
 
-def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
+def multinomial(input, num_samples, replacement=False, *, generator=None):
     gen = random._gen(generator)
     if not isinstance(num_samples, _py_int) or isinstance(num_samples, _py_bool):
         raise TorchTypeError(f"multinomial(): argument 'num_samples' must be int, not {type(num_samples).__name__}")
-    return Tensor(random.multinomial_values(gen, input.data, num_samples, _py_bool(replacement)))
+    return Tensor(_rng.multinomial_values(gen, input._data, num_samples, _py_bool(replacement)))
 
 
-def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None,
+def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, layout=None, device=None,
            pin_memory=False, requires_grad=False):
     """torch.normal's overloads: (Tensor, Tensor), (Tensor, float), (float, Tensor) draw
     N(0, 1) (or N(0, std)) into a new tensor, then scale and shift it; (float, float, size)
@@ -476,78 +544,105 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
     mt, st = isinstance(mean, Tensor), isinstance(std, Tensor)
     if not (mt or st):
         if size is None:
-            raise TorchTypeError("normal() received an invalid combination of arguments - got (float, float)")
+            raise TorchTypeError(_NORMAL_SIGNATURES)
         return _random_factory((size,), dtype, requires_grad,
-                               lambda n, dt: random.normal_values(gen, n, dt, mean, std))
+                               lambda n, dt: _rng.normal_values(gen, n, dt, mean, std))
     if st:
-        s = std.data
+        s = std._data
         if s.size and not s.min() >= 0:
             raise TorchRuntimeError("normal expects all elements of std >= 0.0")
     if mt and st:
-        shape = _ops.broadcast_shapes(mean.data.shape, std.data.shape)
-        dt = mean.data.dtype
+        shape = _ops.broadcast_shapes(mean._data.shape, std._data.shape)
+        dt = mean._data.dtype
     else:
         if mt and not std >= 0.0:
-            raise TorchRuntimeError(f"normal expects std >= 0.0, but found std {random._cfmt(_py_float(std))}")
-        shape, dt = (mean if mt else std).data.shape, (mean if mt else std).data.dtype
+            raise TorchRuntimeError(f"normal expects std >= 0.0, but found std {_rng._cfmt(_py_float(std))}")
+        shape, dt = (mean if mt else std)._data.shape, (mean if mt else std)._data.dtype
     n = _prod(shape)
-    draw = random.normal_values(gen, n, dt, 0.0, std if mt and not st else 1.0).reshape(shape)
+    draw = _rng.normal_values(gen, n, dt, 0.0, std if mt and not st else 1.0).reshape(shape)
     if st:
-        draw = np.multiply(draw, std.data).astype(dt, copy=False)
-    m = mean.data if mt else np.asarray(mean, dt)
+        draw = np.multiply(draw, std._data).astype(dt, copy=False)
+    m = mean._data if mt else np.asarray(mean, dt)
     out_arr = np.add(draw, m).astype(dt, copy=False)
     inputs = (mean,) * mt + (std,) * st
     seq = _ops._begin(*inputs)
     attrs = {}
     if mt:
-        attrs["mean_sym_sizes"] = mean.data.shape
+        attrs["mean_sym_sizes"] = mean._data.shape
     if st:
-        attrs["std_sym_sizes"] = std.data.shape
-    return _ops._record(random.normal_row(mt, st), seq, out_arr, inputs, attrs=attrs)
+        attrs["std_sym_sizes"] = std._data.shape
+    return _ops._record(_rng.normal_row(mt, st), seq, out_arr, inputs, attrs=attrs)
 
 
-def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None, pin_memory=False,
+def randperm(n, *, generator=None, dtype=None, layout=None, device=None, pin_memory=False,
              requires_grad=False):
     gen = random._gen(generator)
     n = _size((n,))[0]
     _ops._check_numel(n)
-    np_dt = _np_dtype(dtype, np.dtype(np.int64))
-    _check_requires_grad(np.empty(0, np_dt), requires_grad)
-    return _new(random.randperm_values(gen, n, np_dt), requires_grad)
+    return _new(_rng.randperm_values(gen, n, _np_dtype(dtype, np.dtype(np.int64))), requires_grad)
+
+
+def rand(*size, generator=None, dtype=None, layout=None, device=None, requires_grad=False,
+         pin_memory=False):
+    if not size:
+        raise TorchTypeError(_SIZE_SIGNATURES.format(name="rand"))
+    gen = random._gen(generator)
+    return _random_factory(size, dtype, requires_grad,
+                           lambda n, dt: _rng.uniform_values(gen, n, dt, 0.0, 1.0))
+
+
+def randn(*size, generator=None, dtype=None, layout=None, device=None, requires_grad=False,
+          pin_memory=False):
+    if not size:
+        raise TorchTypeError(_SIZE_SIGNATURES.format(name="randn"))
+    gen = random._gen(generator)
+    return _random_factory(size, dtype, requires_grad, lambda n, dt: _rng.normal_values(gen, n, dt, 0.0, 1.0))
+
+
+def _random_like(input, name, dtype, requires_grad, values):
+    """empty_like(input) (its layout kept: a transposed input gives a transposed result, filled
+    in memory order) filled by `values(n, arr)`."""
+    shape = _like(input, name)
+    arr = np.empty_like(input._data, dtype=_np_dtype(dtype, input._data.dtype))
+    if arr.size:
+        _rng.fill(arr, _rng.order(arr), values(arr.size, arr))
+    return _new(arr.reshape(shape), requires_grad)
+
+
+def rand_like(input, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None,
+              generator=None):
+    gen = random._gen(generator)
+    return _random_like(input, "rand_like", dtype, requires_grad,
+                        lambda n, a: _rng.uniform_values(gen, n, a.dtype, 0.0, 1.0))
+
+
+def randn_like(input, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None,
+               generator=None):
+    gen = random._gen(generator)
+    return _random_like(input, "randn_like", dtype, requires_grad,
+                        lambda n, a: _rng.normal_values(gen, n, a.dtype, 0.0, 1.0, a.flags.c_contiguous))
 
 
 def randint_like(input, *args, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None,
-                 generator=None):
-    return randint(*args, _like(input, "randint_like"), dtype=input.dtype if dtype is None else dtype,
-                   requires_grad=requires_grad, generator=generator)
-
-
-def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
-         pin_memory=False):
+                 generator=None, low=None, high=None):
+    """randint_like(input, high) or randint_like(input, low, high)."""
+    if high is not None:
+        args += (high,)
+    if low is not None:
+        args = (low,) + args
+    bounds = (0, args[0]) if len(args) == 1 else tuple(args)
     gen = random._gen(generator)
-    return _random_factory(size, dtype, requires_grad,
-                           lambda n, dt: random.uniform_values(gen, n, dt, 0.0, 1.0))
+    return _random_like(input, "randint_like", dtype, requires_grad,
+                        lambda n, a: _rng.random_from_to_values(gen, n, a.dtype, *bounds))
 
 
-def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
-          pin_memory=False):
-    gen = random._gen(generator)
-    return _random_factory(size, dtype, requires_grad, lambda n, dt: random.normal_values(gen, n, dt, 0.0, 1.0))
-
-
-def rand_like(input, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    return rand(_like(input, "rand_like"), dtype=input.dtype if dtype is None else dtype,
-                requires_grad=requires_grad)
-
-
-def randn_like(input, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    return randn(_like(input, "randn_like"), dtype=input.dtype if dtype is None else dtype,
-                 requires_grad=requires_grad)
-
-
-def randint(*args, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
-            requires_grad=False, pin_memory=False):
+def randint(*args, size=None, generator=None, dtype=None, layout=None, device=None,
+            requires_grad=False, pin_memory=False, low=None, high=None):
     """randint(high, size) or randint(low, high, size): empty(size).random_(low, high)."""
+    if high is not None:
+        args += (high,)
+    if low is not None:
+        args = (low,) + args
     if size is None and args:
         args, size = args[:-1], args[-1]
     if len(args) == 1:
@@ -559,7 +654,7 @@ def randint(*args, size=None, generator=None, out=None, dtype=None, layout=None,
     gen = random._gen(generator)
     dt = int64 if dtype is None else dtype
     return _random_factory((size,), dt, requires_grad,
-                           lambda n, np_dt: random.random_from_to_values(gen, n, np_dt, low, high))
+                           lambda n, np_dt: _rng.random_from_to_values(gen, n, np_dt, low, high))
 
 
 def _prod(size):
@@ -595,7 +690,7 @@ swapaxes = swapdims = transpose
 
 
 def numel(t):
-    return t.data.size
+    return t._data.size
 
 
 bitwise_and, bitwise_or, bitwise_xor, bitwise_not = _ops.bitwise_and, _ops.bitwise_or, _ops.bitwise_xor, _ops.bitwise_not
@@ -657,7 +752,14 @@ class _detect_anomaly(_Context):
 
 # Submodules (`torch.nn`, `torch.autograd`, ...) load on first use: a script that never touches
 # them pays nothing for them at start-up.
-_SUBMODULES = frozenset({"nn", "autograd", "optim", "utils"})
+_SUBMODULES = frozenset({"nn", "autograd", "optim", "utils", "cuda"})
+
+
+def __dir__():
+    import os
+    here = os.path.dirname(__file__)
+    present = {m for m in _SUBMODULES if os.path.exists(os.path.join(here, m)) or os.path.exists(os.path.join(here, m + ".py"))}
+    return sorted(set(globals()) | present)
 
 
 def __getattr__(name):
@@ -736,11 +838,11 @@ def _install_methods():
     T.__setitem__ = ops.setitem
     T.__iter__ = lambda self: (ops.select(self, 0, i) for i in range(len(self)))
     T.__abs__ = ops.abs
-    T.expand_as = lambda self, other: ops.expand(self, other.data.shape)
-    T.view_as = lambda self, other: ops.view(self, other.data.shape)
-    T.reshape_as = lambda self, other: ops.reshape(self, other.data.shape)
+    T.expand_as = lambda self, other: ops.expand(self, other._data.shape)
+    T.view_as = lambda self, other: ops.view(self, other._data.shape)
+    T.reshape_as = lambda self, other: ops.reshape(self, other._data.shape)
     T.where = lambda self, condition, other: ops.where(condition, self, other)
-    T.unbind = lambda self, dim=0: tuple(ops.select(self, dim, i) for i in range(self.data.shape[dim]))
+    T.unbind = lambda self, dim=0: tuple(ops.select(self, dim, i) for i in range(self._data.shape[dim]))
     T.zero_ = ops.zero_
     T.fill_ = ops.fill_
     T.t_ = ops.t_inplace
@@ -772,23 +874,25 @@ def _install_methods():
     T.__imul__ = inplace(ops.mul, "mul_")
     T.__itruediv__ = inplace(ops.div, "div_")
 
-    def to(self, *args, dtype=None, **kwargs):
-        for a in args:
-            if isinstance(a, _E.DType):
-                dtype = a
-        return self if dtype is None else _ops.to_dtype(self, dtype)
-
-    T.to = to
-    T.type = lambda self, dtype=None: ("torch." + self.dtype.tensor_type) if dtype is None else _ops.to_dtype(self, dtype)
     T.float = lambda self: _ops.to_dtype(self, float32)
     T.double = lambda self: _ops.to_dtype(self, float64)
     T.long = lambda self: _ops.to_dtype(self, int64)
     T.int = lambda self: _ops.to_dtype(self, int32)
     T.bool = lambda self: _ops.to_dtype(self, bool)
-    T.cpu = lambda self: self
-    T.contiguous = lambda self, memory_format=None: self if self.data.flags.c_contiguous else ops.clone(self)
-    T.device = property(lambda self: "cpu")
-    T.is_contiguous = lambda self, memory_format=None: _py_bool(self.data.flags.c_contiguous)
+    T.contiguous = lambda self, memory_format=None: self if self._data.flags.c_contiguous else ops.clone(self)
+    T.is_contiguous = lambda self, memory_format=None: _py_bool(self._data.flags.c_contiguous)
 
 
 _install_methods()
+
+# ----------------------------------------------------------------------------- legacy and device API
+
+from . import _legacy  # noqa: E402  (needs the names above)
+from .. import __version__ as gradcli_version  # noqa: E402  (gradcli's own version)
+
+__version__ = _legacy.TorchVersion("2.13.0+cpu")      # the PyTorch build whose behaviour gradcli reproduces
+device = _legacy.device
+FloatTensor, DoubleTensor, HalfTensor = (_legacy.TYPED[d] for d in (float32, float64, float16))
+LongTensor, IntTensor, ShortTensor, CharTensor, ByteTensor, BoolTensor = (
+    _legacy.TYPED[d] for d in (int64, int32, int16, int8, uint8, bool))
+_legacy.install(Tensor)

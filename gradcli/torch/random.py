@@ -1,22 +1,20 @@
-"""PyTorch's CPU random numbers, bit for bit: its mt19937 engine and generator state
-(CPUGeneratorImpl), the distribution kernels of ATen's CPU backend, and the `torch.random`
-module (manual_seed, seed, initial_seed, get_rng_state, set_rng_state, fork_rng).
-
-Every kernel draws its 32-bit words from the engine in the order PyTorch's serial loops do,
-so that any sequence of calls leaves the stream where PyTorch leaves it; the arithmetic on
-the words is done on whole arrays with NumPy, in the precision PyTorch uses.
+"""`torch.random`: PyTorch's CPU generator bit for bit, its mt19937 engine and generator state
+(CPUGeneratorImpl: the 5056-byte state of get_rng_state), torch.Generator, and manual_seed,
+seed, initial_seed, get_rng_state, set_rng_state and fork_rng. The kernels that turn its
+words into tensors are in _distribution_kernels (loaded on first use).
 """
 from __future__ import annotations
 
-import contextlib
-import math
 import os
 
 import numpy as np
 
 from .. import engine as _E
 from ..engine import Tensor
-from ..errors import TorchRuntimeError, TorchTypeError, TorchValueError
+from . import _Context             # (defined before gradcli.torch imports this module)
+from ..errors import TorchNotImplementedError, TorchRuntimeError, TorchTypeError, TorchValueError
+
+__all__ = ["set_rng_state", "get_rng_state", "manual_seed", "seed", "initial_seed", "fork_rng"]
 
 default_rng_seed_val = 67280421310721
 
@@ -35,24 +33,36 @@ def _init_genrand(seed):
 
 
 def _twist(s):
-    """at::mt19937::next_state on a whole state array (the recurrence in three vector steps)."""
-    def tw(u, v):
-        return (((u & _UMASK) | (v & _LMASK)) >> np.uint32(1)) ^ ((v & np.uint32(1)) * _MATRIX_A)
+    """at::mt19937::next_state on a whole state array: every twist term reads the old state
+    except the last one's, and each new word also needs the one 397 places on (old) or 227
+    places back (new), so three vector steps rebuild the array."""
+    y = (s[:-1] & _UMASK) | (s[1:] & _LMASK)
+    mag = (y >> np.uint32(1)) ^ ((s[1:] & np.uint32(1)) * _MATRIX_A)
     n = np.empty(_N, np.uint32)
-    n[:_N - _M] = s[_M:] ^ tw(s[:_N - _M], s[1:_N - _M + 1])
-    t = tw(s[_N - _M:_N - 1], s[_N - _M + 1:])
     k = _N - _M
-    n[k:2 * k] = n[:k] ^ t[:k]
-    n[2 * k:_N - 1] = n[k:_M - 1] ^ t[k:]
-    n[_N - 1] = n[_M - 1] ^ tw(s[_N - 1:], n[:1])[0]
+    n[:k] = s[_M:] ^ mag[:k]
+    n[k:2 * k] = n[:k] ^ mag[k:2 * k]
+    n[2 * k:_N - 1] = n[k:_M - 1] ^ mag[2 * k:]
+    last = (int(s[-1]) & 0x80000000) | (int(n[0]) & 0x7FFFFFFF)
+    n[-1] = int(n[_M - 1]) ^ (last >> 1) ^ (0x9908B0DF if int(n[0]) & 1 else 0)
     return n
 
 
 def _temper(y):
+    """mt19937's output tempering, on a uint32 array (word by word in Python for a few)."""
+    if y.size <= 16:
+        return np.array([_temper_word(int(w)) for w in y], np.uint32)
     y = y ^ (y >> np.uint32(11))
     y = y ^ ((y << np.uint32(7)) & np.uint32(0x9D2C5680))
     y = y ^ ((y << np.uint32(15)) & np.uint32(0xEFC60000))
     return y ^ (y >> np.uint32(18))
+
+
+def _temper_word(y):
+    y ^= y >> 11
+    y ^= (y << 7) & 0x9D2C5680
+    y ^= (y << 15) & 0xEFC60000
+    return y ^ (y >> 18)
 
 
 _BULK = 8 * _N          # from this many words on, NumPy's own MT19937 (same algorithm, in C) twists
@@ -75,23 +85,22 @@ class _Engine:
 
     def words(self, n):
         """The next n outputs (uint32), as at::mt19937::operator() gives them one by one."""
-        out = []
+        raw, bulk = [], None
         while n:
             take = min(n, self.left - 1)
             if take:
-                out.append(_temper(self.key[self.next:self.next + take]))
+                raw.append(self.key[self.next:self.next + take])
                 self.left -= take
                 self.next += take
                 n -= take
             if n >= _BULK:
-                out.append(self._bulk(n))
+                bulk = self._bulk(n)
                 break
             if n:
                 self.key = _twist(self.key)
                 self.left, self.next = _N + 1, 0
-        if len(out) == 1:
-            return out[0]
-        return np.concatenate(out) if out else np.empty(0, np.uint32)
+        out = _temper(raw[0] if len(raw) == 1 else np.concatenate(raw)) if raw else np.empty(0, np.uint32)
+        return out if bulk is None else np.concatenate([out, bulk])
 
     def _bulk(self, n):
         """n outputs, from a state whose block is used up, by NumPy's MT19937 (the same
@@ -150,8 +159,13 @@ class Generator:
     def __repr__(self):
         return f"<torch._C.Generator object at {_E._fake_address(self)}>"
 
-    def manual_seed(self, seed):
-        self._set_seed(_seed_value(seed))
+    def manual_seed(self, *args, **kwargs):
+        """A method of a C type: one positional argument, no keywords."""
+        if kwargs:
+            raise TorchTypeError("Generator.manual_seed() takes no keyword arguments")
+        if len(args) != 1:
+            raise TorchTypeError(f"Generator.manual_seed() takes exactly one argument ({len(args)} given)")
+        self._set_seed(_seed_value(args[0]))
         return self
 
     def _set_seed(self, seed):
@@ -184,7 +198,7 @@ class Generator:
     def set_state(self, new_state):
         if not isinstance(new_state, Tensor):
             raise TorchTypeError(f"expected a torch.ByteTensor, but got {type(new_state).__name__}")
-        arr = new_state.data
+        arr = new_state._data
         if arr.dtype != np.uint8:
             raise TorchTypeError("RNG state must be a torch.ByteTensor")
         if not arr.flags.c_contiguous:
@@ -206,6 +220,23 @@ class Generator:
             if np.frombuffer(buf, np.int32, 1, 5040)[0] else None
         self._next_float = float(np.frombuffer(buf, np.float32, 1, 5048)[0]) if buf[5052] else None
         return self
+
+    def clone_state(self):
+        g = Generator()
+        g._eng, g._next_double, g._next_float = self._engine.copy(), self._next_double, self._next_float
+        return g
+
+    def get_offset(self):
+        raise TorchRuntimeError("CPU Generator does not use offset")
+
+    def set_offset(self, offset):
+        raise TorchRuntimeError("CPU Generator does not use offset")
+
+    def graphsafe_get_state(self):
+        raise TorchNotImplementedError("graphsafe_get_state is not supported in this Generator")
+
+    def graphsafe_set_state(self, state):
+        raise TorchNotImplementedError("graphsafe_set_state is not supported in this Generator")
 
     # -- raw numbers, as CPUGeneratorImpl::random() and random64() give them
     def _random(self, n):
@@ -254,680 +285,20 @@ def set_rng_state(new_state):
     default_generator.set_state(new_state)
 
 
-@contextlib.contextmanager
-def fork_rng(devices=None, enabled=True, _caller="fork_rng", _devices_kw="devices", device_type="cuda"):
-    """The CPU generator's state is restored when the block ends (there are no other devices)."""
-    if not enabled:
-        yield
-        return
-    state = get_rng_state()
-    try:
-        yield
-    finally:
-        set_rng_state(state)
-
-# ----------------------------------------------------------------------------- arithmetic helpers
-
-_f32, _f64 = np.float32, np.float64
-
-
-def _fma(a, b, c):
-    """a * b + c rounded once (the FMA instructions PyTorch's compiled kernels use), for float32
-    or float64 arrays; b and c may be scalars."""
-    a = np.asarray(a)
-    if a.dtype == np.float32:
-        p = a.astype(_f64) * _f64(b)              # exact: 24 + 24 bits
-        c = np.asarray(c, _f64)
-        s = p + c
-        r = s.astype(_f32)
-        tie = (s.view(np.uint64) & np.uint64(0x1FFFFFFF)) == np.uint64(0x10000000)
-        if tie.any():                              # s sits on a float32 midpoint: round by the part s lost
-            bb = s - p
-            err = (p - (s - bb)) + (c - bb)
-            up = tie & (err > 0) & (r < s)
-            down = tie & (err < 0) & (r > s)
-            r = np.where(up, np.nextafter(r, _f32(np.inf)), np.where(down, np.nextafter(r, _f32(-np.inf)), r))
-        return r
-    b = _f64(b)
-    hi, lo = _two_prod(a, b)
-    s = hi + c
-    bb = s - hi
-    err = (hi - (s - bb)) + (c - bb)
-    return s + (err + lo)
-
-
-def _two_prod(a, b):
-    """Dekker's exact product: hi + lo == a * b."""
-    def split(x):
-        t = x * 134217729.0
-        h = t - (t - x)
-        return h, x - h
-    hi = a * b
-    ah, al = split(a)
-    bh, bl = split(np.asarray(b, _f64))
-    lo = ((ah * bh - hi) + ah * bl + al * bh) + al * bl
-    return hi, lo
-
-
-def _libm(fn, x):
-    """A C library function on each element of a float64 array (the functions PyTorch's
-    scalar kernels call: NumPy's own vectorised versions differ in the last bit)."""
-    return np.fromiter(map(fn, x.tolist()), _f64, x.size)
-
-# ----------------------------------------------------------------------------- distributions
-# Each returns the n values of a kernel in the order the kernel writes them (TensorIterator's).
-
-_DIGITS = {np.dtype(np.float32): 24, np.dtype(np.float64): 53, np.dtype(np.float16): 11}
-
-
-def _uniform01(gen, n, dtype):
-    """uniform_real_distribution<T>(0, 1)'s x: the low `digits` bits of one draw (random64 for
-    double, random for the others) times 2**-digits, in T's accumulate type."""
-    if dtype == np.float64:
-        return (gen._random64(n) & np.uint64((1 << 53) - 1)).astype(_f64) * 2.0 ** -53
-    digits = _DIGITS[dtype]
-    return (gen._random(n) & np.uint32((1 << digits) - 1)).astype(_f32) * _f32(2.0 ** -digits)
-
-
-def _uniform(gen, n, dtype, low, high):
-    """uniform_kernel: from + x * (to - from), with from and to cast to the tensor's dtype
-    (half precision draws as float32 does and rounds the result)."""
-    x = _uniform01(gen, n, dtype if dtype == np.float64 else np.dtype(np.float32))
-    acc = x.dtype.type
-    lo, hi = acc(dtype.type(low)), acc(dtype.type(high))
-    return _fma(x, hi - lo, lo).astype(dtype, copy=False)
-
-
-def _normal_pairs(u1, u2):
-    """normal_distribution's Box-Muller on uniform doubles: r*cos(theta), r*sin(theta)."""
-    r = np.sqrt(-2.0 * _libm(math.log1p, -u2))
-    theta = 2.0 * math.pi * u1
-    return r * _libm(math.cos, theta), r * _libm(math.sin, theta)
-
-
-def _normal_serial(gen, n, mean, std):
-    """normal_distribution<double>, one element at a time: each pair of uniforms gives two
-    samples; the second is cached in the generator for the next element (or call)."""
-    out = np.empty(n, _f64)
-    i = 0
-    if n and gen._next_double is not None:
-        out[0] = gen._next_double
-        gen._next_double = None
-        i = 1
-    m = n - i
-    if m:
-        k = (m + 1) // 2
-        u = _uniform01(gen, 2 * k, np.dtype(np.float64))
-        c, s = _normal_pairs(u[0::2], u[1::2])
-        vals = np.empty(2 * k, _f64)
-        vals[0::2], vals[1::2] = c, s
-        out[i:] = vals[:m]
-        if m % 2:
-            gen._next_double = float(s[-1])
-    return _fma(out, std, mean)
-
-
-def _normal_fill_16(blocks, mean, std):
-    """normal_fill_16 on rows of 16 uniforms (double, with the C library's log, cos, sin)."""
-    u1, u2 = 1.0 - blocks[:, :8].ravel(), blocks[:, 8:].ravel()
-    radius = np.sqrt(-2.0 * _libm(math.log, u1))
-    theta = 2.0 * math.pi * u2
-    out = np.empty_like(blocks)
-    out[:, :8] = _fma(radius * _libm(math.cos, theta), std, mean).reshape(-1, 8)
-    out[:, 8:] = _fma(radius * _libm(math.sin, theta), std, mean).reshape(-1, 8)
-    return out
-
-
-def _normal_fill(gen, n, dtype, mean, std, transform):
-    """normal_fill: n uniforms, transformed 16 at a time; a last partial block is redone
-    from 16 fresh uniforms written over the tensor's last 16 elements."""
-    data = _uniform01(gen, n, dtype)
-    full = n // 16 * 16
-    data[:full] = transform(data[:full].reshape(-1, 16), mean, std).ravel()
-    if n % 16:
-        data[n - 16:] = transform(_uniform01(gen, 16, dtype).reshape(1, 16), mean, std).ravel()
-    return data
-
-
-def _normal(gen, n, dtype, mean, std, contiguous=True):
-    """normal_kernel: contiguous tensors of 16 or more elements take normal_fill (float32 with
-    the AVX2 kernel), the others the serial normal_distribution<double>."""
-    if n >= 16 and contiguous:
-        if dtype == np.float64:
-            return _normal_fill(gen, n, dtype, _f64(mean), _f64(std), _normal_fill_16)
-        if dtype == np.float32:
-            transform = _normal_fill_16_avx2 if _avx2() else _normal_fill_16_libm
-            return _normal_fill(gen, n, dtype, _f32(mean), _f32(std), transform)
-        return _normal_fill_half(gen, n, dtype, mean, std)
-    return _normal_serial(gen, n, mean, std).astype(dtype)
-
-
-def _avx2():
-    """Whether PyTorch runs its AVX2 (or AVX512) kernels here: x86 with AVX2 and FMA, unless
-    ATEN_CPU_CAPABILITY=default asks for the portable ones."""
-    from numpy._core._multiarray_umath import __cpu_features__ as cpu
-    return (os.environ.get("ATEN_CPU_CAPABILITY", "").lower() != "default"
-            and cpu.get("AVX2", False) and cpu.get("FMA3", False))
-
-
-_LIBM = []
-
-
-def _libmf(name, x):
-    """The C library's float32 function `name` (logf, cosf, sinf) on each element: PyTorch's
-    portable kernels call them, and no NumPy function rounds as they do."""
-    if not _LIBM:
-        import ctypes
-        lib = ctypes.CDLL(None)
-        for f in ("logf", "cosf", "sinf"):
-            getattr(lib, f).restype, getattr(lib, f).argtypes = ctypes.c_float, (ctypes.c_float,)
-        _LIBM.append(lib)
-    return np.fromiter(map(getattr(_LIBM[0], name), x.tolist()), _f32, x.size)
-
-
-def _normal_fill_16_libm(blocks, mean, std):
-    """normal_fill_16 of the portable float kernel: float32 with the C library's logf, cosf
-    and sinf."""
-    u1, u2 = (_ONE - blocks[:, :8]).ravel(), blocks[:, 8:].ravel().astype(_f64)
-    radius = np.sqrt(_f32(-2) * _libmf("logf", u1))
-    theta = (2.0 * math.pi * u2).astype(_f32)
-    out = np.empty_like(blocks)
-    out[:, :8] = _fma(radius * _libmf("cosf", theta), std, mean).reshape(-1, 8)
-    out[:, 8:] = _fma(radius * _libmf("sinf", theta), std, mean).reshape(-1, 8)
-    return out
-
-
-def _normal_fill_half(gen, n, dtype, mean, std):
-    """normal_fill for half precision: 16 float32 uniforms per block, drawn block by block
-    (the last, partial block from 16 more), transformed as float32 is, then rounded."""
-    transform = _normal_fill_16_avx2 if _avx2() else _normal_fill_16_libm
-    full = n // 16
-    blocks = _uniform01(gen, (full + (n % 16 > 0)) * 16, np.dtype(np.float32)).reshape(-1, 16)
-    vals = transform(blocks, _f32(mean), _f32(std)).ravel()
-    out = np.empty(n, dtype)
-    out[:full * 16] = vals[:full * 16]
-    if n % 16:
-        out[n - 16:] = vals[full * 16:]
-    return out
-
-
-# -- avx_mathfun's log256_ps and sincos256_ps (Cephes polynomials in float32), as PyTorch's
-# AVX2 normal_fill_16 uses them
-
-
-def _c(v):
-    return _f32(v)
-
-
-_LOG_P = [_c(v) for v in (7.0376836292E-2, -1.1514610310E-1, 1.1676998740E-1, -1.2420140846E-1,
-                          1.4249322787E-1, -1.6668057665E-1, 2.0000714765E-1, -2.4999993993E-1,
-                          3.3333331174E-1)]
-_LOG_Q1, _LOG_Q2, _SQRTHF = _c(-2.12194440e-4), _c(0.693359375), _c(0.707106781186547524)
-_DP = (_c(-0.78515625), _c(-2.4187564849853515625e-4), _c(-3.77489497744594108e-8))
-_SINCOF = (_c(-1.9515295891E-4), _c(8.3321608736E-3), _c(-1.6666654611E-1))
-_COSCOF = (_c(2.443315711809948E-005), _c(-1.388731625493765E-003), _c(4.166664568298827E-002))
-_FOPI = _c(1.27323954473516)
-_HALF, _ONE = _c(0.5), _c(1.0)
-
-
-def _log256(x):
-    bits = x.view(np.uint32)
-    e = ((bits >> np.uint32(23)).astype(np.int32) - 127).astype(_f32) + _ONE
-    x = ((bits & np.uint32(0x807FFFFF)) | np.uint32(0x3F000000)).view(_f32)
-    mask = x < _SQRTHF
-    tmp = np.where(mask, x, _f32(0))
-    x = x - _ONE
-    e = e - np.where(mask, _ONE, _f32(0))
-    x = x + tmp
-    z = x * x
-    y = np.full_like(x, _LOG_P[0])
-    for p in _LOG_P[1:]:
-        y = _fma(y, x, p)
-    y = y * x
-    y = _fma(y, z, e * _LOG_Q1)
-    y = y - z * _HALF
-    return _fma(e, _LOG_Q2, x + y)
-
-
-def _sincos256(x):
-    """x >= 0 here (2*pi*u)."""
-    j = ((x * _FOPI).astype(np.int32) + 1) & ~1
-    y = j.astype(_f32)
-    x = _fma(y, _DP[0], x)
-    x = _fma(y, _DP[1], x)
-    x = _fma(y, _DP[2], x)
-    sin_neg = (j & 4) != 0
-    cos_neg = ((j - 2) & 4) == 0
-    poly = (j & 2) == 0
-    z = x * x
-    yc = _fma(_fma(np.full_like(z, _COSCOF[0]), z, _COSCOF[1]), z, _COSCOF[2])
-    yc = _fma(yc * z, z, -(z * _HALF))
-    yc = yc + _ONE
-    ys = _fma(_fma(np.full_like(z, _SINCOF[0]), z, _SINCOF[1]), z, _SINCOF[2])
-    ys = ys * z
-    ys = _fma(ys, x, x)
-    s = np.where(poly, ys, yc)
-    c = np.where(poly, yc, ys)
-    return np.where(sin_neg, -s, s), np.where(cos_neg, -c, c)
-
-
-_TWO_PI_F = _f32(2.0 * math.pi)
-
-
-def _normal_fill_16_avx2(blocks, mean, std):
-    u1, u2 = _ONE - blocks[:, :8], blocks[:, 8:]
-    radius = np.sqrt(_f32(-2.0) * _log256(u1))
-    s, c = _sincos256(_TWO_PI_F * u2)
-    out = np.empty_like(blocks)
-    out[:, :8] = _fma(radius * c, std, mean)
-    out[:, 8:] = _fma(radius * s, std, mean)
-    return out
-
-# ----------------------------------------------------------------------------- the ops' checks
-
-
-def _cfmt(x):
-    """A double as C++'s ostream prints it in PyTorch's messages."""
-    if isinstance(x, float) and x == int(x) and abs(x) < 1e16:
-        return str(int(x))
-    return "%g" % x
-
-
-def _check_float(dtype, kernel):
-    if dtype.kind != "f":
-        from ..ops import _SCALAR_NAME
-        from ..errors import TorchNotImplementedError
-        raise TorchNotImplementedError(f'"{kernel}" not implemented for \'{_SCALAR_NAME[dtype.name]}\'')
-
-
-def _meta_name(dtype):
-    """The dtype as PyTorch's messages print a TypeMeta: float, double, long int, ..."""
-    from ..ops import _C_NAME
-    return _C_NAME[dtype.name]
-
-
-def uniform_values(gen, n, dtype, low, high):
-    """uniform_impl_: the bounds checks, then the kernel."""
-    _check_float(dtype, "check_uniform_bounds")
-    low, high = float(low), float(high)
-    fmax = float(np.finfo(dtype).max)
-    name = _meta_name(dtype)
-    if not -fmax <= low <= fmax:
-        raise TorchRuntimeError(f"from is out of bounds for {name}")
-    if not -fmax <= high <= fmax:
-        raise TorchRuntimeError(f"to is out of bounds for {name}")
-    if not low <= high:
-        raise TorchRuntimeError(f"uniform_ expects to return a [from, to) range, but found from={_cfmt(low)} > "
-                                f"to={_cfmt(high)}")
-    if not high - low <= fmax:
-        from ..ops import _SCALAR_NAME
-        raise TorchRuntimeError(f"uniform_ expects to-from <= std::numeric_limits<{_SCALAR_NAME[dtype.name]}>::max(), "
-                                f"but found to={_cfmt(high)} and from={_cfmt(low)} which result in to-from to exceed "
-                                f"the limit")
-    if not n:
-        return np.empty(0, dtype)
-    return _uniform(gen, n, dtype, low, high)
-
-
-def normal_values(gen, n, dtype, mean, std, contiguous=True):
-    """normal_impl_: std's check, then the kernel."""
-    mean, std = float(mean), float(std)
-    if not std >= 0.0:
-        raise TorchRuntimeError(f"normal expects std >= 0.0, but found std {_cfmt(std)}")
-    if not n:
-        return np.empty(0, dtype)
-    _check_float(dtype, "normal_kernel_cpu")
-    return _normal(gen, n, dtype, mean, std, contiguous)
-
-
-_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
-_RANDOM64_TYPES = (np.dtype(np.int64), np.dtype(np.float64), np.dtype(np.float32))
-
-
-def _random_from_to(gen, n, dtype, span, base):
-    """uniform_int_from_to_distribution: (draw % span) + base in uint64 arithmetic, cast to
-    int64 and then to the dtype; 64-bit draws for spans of 2**28 and more."""
-    if span >= 1 << 28:
-        v = gen._random64(n)
-    else:
-        v = gen._random(n).astype(np.uint64)
-    v = v % np.uint64(span) + np.uint64(base & 0xFFFFFFFFFFFFFFFF)
-    return v.view(np.int64).astype(dtype)
-
-
-def _int_limits(dtype):
-    if dtype == np.bool_:
-        return 0, 1
-    info = np.iinfo(dtype)
-    return int(info.min), int(info.max)
-
-
-def _through(dtype, v):
-    """static_cast<int64_t>(static_cast<scalar_t>(v)): x86 turns an infinity into INT64_MIN."""
-    f = float(np.array(v, np.int64).astype(dtype))
-    return int(f) if math.isfinite(f) and -2.0 ** 63 <= f < 2.0 ** 63 else _INT64_MIN
-
-
-def _update_from(dtype, frm):
-    """update_from: move `from` up to the first integer the dtype holds that stays >= from."""
-    plus1 = _through(dtype, frm + 1)
-    if plus1 < frm:
-        n = abs(frm + 1).bit_length() - 1
-        frm = plus1 + (1 << (n - _DIGITS[dtype] + 1))
-    return frm
-
-
-def _update_to(dtype, to):
-    minus1 = _through(dtype, to - 1)
-    if minus1 >= to:
-        n = abs(to - 1).bit_length() - 1
-        to = minus1 - (1 << (n - _DIGITS[dtype] + 1))
-    return to
-
-
-def _check_from_to_in_range(frm, to_inc, dtype):
-    name = _meta_name(dtype)
-    if dtype.kind == "f":
-        fmax = float(np.finfo(dtype).max)
-        if not -fmax <= frm <= fmax:
-            raise TorchRuntimeError(f"from is out of bounds for {name}")
-        if not -fmax <= to_inc <= fmax:
-            raise TorchRuntimeError(f"to - 1 is out of bounds for {name}")
-        digits = _DIGITS[dtype]
-        for var, what in ((frm, "from"), (to_inc, "to - 1")):
-            if var < -(1 << digits) or var > 1 << digits:
-                _E.STATE.warn(f"{what} is out of bounds [-(2^{digits}), 2^{digits}]. Due to precision limitations "
-                              f"{name} can support discrete uniform distribution only within this range. This warning "
-                              f"will become an error in version 1.7 release, please fix the code in advance")
-        return
-    lo, hi = _int_limits(dtype)
-    if not lo <= frm <= hi:
-        raise TorchRuntimeError(f"from is out of bounds for {name}")
-    if not lo <= to_inc <= hi:
-        raise TorchRuntimeError(f"to - 1 is out of bounds for {name}")
-
-
-
-def random_from_to_values(gen, n, dtype, frm, to):
-    """random_from_to_impl: random_(from, to) and random_(from) (to=None: up to the dtype's
-    largest integer), with PyTorch's checks and its adjustment of float bounds."""
-    if to is not None:
-        if not frm < to:
-            raise TorchRuntimeError(f"random_ expects 'from' to be less than 'to', but got from={frm} >= to={to}")
-        if dtype.kind == "f":
-            frm, to = _update_from(dtype, frm), _update_to(dtype, to)
-            if not frm < to:
-                raise TorchRuntimeError(f"random_ expects 'from' casted to dtype to be less than 'to' casted to "
-                                        f"dtype, but got from={frm} >= to={to}")
-        _check_from_to_in_range(frm, to - 1, dtype)
-        return _random_from_to(gen, n, dtype, to - frm, frm) if n else np.empty(0, dtype)
-    if frm == _INT64_MIN:
-        if not n:
-            return np.empty(0, dtype)
-        if dtype not in _RANDOM64_TYPES:
-            raise TorchRuntimeError("random_full_64_bits_range_kernel_cpu handles only int64, double, float and "
-                                    "bfloat16")
-        return gen._random64(n).view(np.int64).astype(dtype)
-    if dtype.kind == "f":
-        to_inc = min(1 << _DIGITS[dtype], _INT64_MAX)
-        frm = _update_from(dtype, frm)
-        if not frm < to_inc:
-            raise TorchRuntimeError(f"random_ expects 'from' casted to dtype to be less than or equal to 'to_inc' "
-                                    f"casted to dtype, but got from={frm} > to_inc={to_inc}")
-    else:
-        to_inc = _int_limits(dtype)[1]
-    _check_from_to_in_range(frm, to_inc, dtype)
-    return _random_from_to(gen, n, dtype, to_inc - frm + 1, frm) if n else np.empty(0, dtype)
-
-
-def random_values(gen, n, dtype):
-    """uniform_int_distribution: random_() with no bounds, [0, 2**digits] for floats and
-    [0, max] for integers (a bool takes the low bit)."""
-    if not n:
-        return np.empty(0, dtype)
-    if dtype in (np.dtype(np.float64), np.dtype(np.int64)):
-        v = gen._random64(n)
-    else:
-        v = gen._random(n).astype(np.uint64)
-    if dtype == np.bool_:
-        return (v & np.uint64(1)).astype(np.bool_)
-    if dtype.kind == "f":
-        modulus = (1 << _DIGITS[dtype]) + 1
-    else:
-        modulus = _int_limits(dtype)[1] + 1
-    return (v % np.uint64(modulus)).astype(dtype)
-
-
-def _uniform_double(gen, n):
-    return _uniform01(gen, n, np.dtype(np.float64))
-
-
-def bernoulli_scalar_values(gen, n, dtype, p):
-    """bernoulli_(p) with p a number: bernoulli_distribution<double>, u < p on a double draw."""
-    p = float(p)
-    if not 0 <= p <= 1:
-        raise TorchRuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_cfmt(p)}")
-    if not n:
-        return np.empty(0, dtype)
-    return (_uniform_double(gen, n) < p).astype(dtype)
-
-
-_P_RANGE = ("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error message be improved?  "
-            "If so, please report an enhancement request to PyTorch.)")
-
-
-def bernoulli_tensor_values(gen, dtype, p):
-    """bernoulli_(p) with p a tensor (already expanded to the output, in iteration order): a
-    double p draws a double, any other float p a float (24-bit) draw; a p outside [0, 1]
-    stops the loop at that element."""
-    if p.dtype.kind != "f":
-        from ..ops import _SCALAR_NAME
-        from ..errors import TorchNotImplementedError
-        raise TorchNotImplementedError(f'"bernoulli_tensor_cpu_p_" not implemented for \'{_SCALAR_NAME[p.dtype.name]}\'')
-    bad = ~((p >= 0) & (p <= 1))
-    if bad.any():
-        k = int(np.argmax(bad))
-        (_uniform_double if p.dtype == np.float64 else lambda g, n: g._random(n))(gen, k)
-        raise TorchRuntimeError(_P_RANGE)
-    if p.dtype == np.float64:
-        return (_uniform_double(gen, p.size) < p).astype(dtype)
-    u = _uniform01(gen, p.size, np.dtype(np.float32))
-    return (u < p.astype(np.float32)).astype(dtype)
-
-
-def _check_continuous(dtype, what, name):
-    if dtype.kind != "f":
-        raise TorchRuntimeError(f"{what} distribution is a continuous probability distribution. dtype must be a "
-                                f"floating point but you specified {name}")
-
-
-def exponential_values(gen, n, dtype, lambd):
-    """exponential_distribution<double>: -1/lambda * log1p(-u)."""
-    lambd = float(lambd)
-    if not lambd > 0.0:
-        raise TorchRuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_cfmt(lambd)}")
-    if not n:
-        return np.empty(0, dtype)
-    from ..ops import _SCALAR_NAME
-    _check_continuous(dtype, "Exponential", _SCALAR_NAME[dtype.name])
-    return ((-1.0 / lambd) * _libm(math.log1p, -_uniform_double(gen, n))).astype(dtype)
-
-
-def cauchy_values(gen, n, dtype, median, sigma):
-    """cauchy_distribution<double>: median + sigma * tan(pi * (u - 0.5))."""
-    median, sigma = float(median), float(sigma)
-    if not sigma > 0.0:
-        raise TorchRuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_cfmt(sigma)}")
-    _check_continuous(dtype, "Cauchy", _meta_name(dtype))
-    if not n:
-        return np.empty(0, dtype)
-    t = _libm(math.tan, math.pi * (_uniform_double(gen, n) - 0.5))
-    return _fma(t, sigma, median).astype(dtype)
-
-
-def log_normal_values(gen, n, dtype, mean, std):
-    """lognormal_distribution<double>: exp of the serial normal samples (sharing their cache)."""
-    mean, std = float(mean), float(std)
-    if not std > 0.0:
-        raise TorchRuntimeError(f"log_normal_ expects std > 0.0, but found std={_cfmt(std)}")
-    if not n:
-        return np.empty(0, dtype)
-    _check_float(dtype, "log_normal_cpu")
-    return _libm(math.exp, _normal_serial(gen, n, mean, std)).astype(dtype)
-
-
-def geometric_values(gen, n, dtype, p):
-    """geometric_distribution<double>: ceil(log(u) / log(1 - p))."""
-    p = float(p)
-    if not 0 < p < 1:
-        raise TorchRuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_cfmt(p)}")
-    if not n:
-        return np.empty(0, dtype)
-    u = _uniform_double(gen, n)
-    with np.errstate(divide="ignore"):
-        v = np.ceil(_libm(_log, u) / math.log(1.0 - p))
-    return _cast_double(v, dtype)
-
-
-def _log(x):
-    return math.log(x) if x > 0 else -math.inf
-
-
-def _cast_double(v, dtype):
-    """static_cast<scalar_t>(double): out-of-range and infinite values to an integer type
-    give what x86's conversion gives (INT64_MIN's bits, truncated)."""
-    if dtype.kind == "f":
-        return v.astype(dtype)
-    if dtype == np.bool_:
-        return v != 0
-    bad = ~np.isfinite(v) | (v >= 2.0 ** 63) | (v < -2.0 ** 63)
-    i = np.where(bad, 0, v).astype(np.int64)
-    i[bad] = _INT64_MIN
-    return i.astype(dtype)
-
-
-def randperm_values(gen, n, dtype):
-    """randperm_cpu: Fisher-Yates from the front, one 32-bit draw per position."""
-    if dtype.kind == "b":
-        from ..errors import TorchNotImplementedError
-        raise TorchNotImplementedError('"randperm" not implemented for \'Bool\'')
-    if dtype.kind in "iu" and n - 1 > _int_limits(dtype)[1]:
-        raise TorchRuntimeError(f"value cannot be converted to type {_CPP_INT[dtype.name]} without overflow")
-    if n < 2:
-        return np.arange(n).astype(dtype)
-    z = (gen._random(n - 1) % np.arange(n, 1, -1, dtype=np.uint32)).tolist()
-    perm = list(range(n))
-    for i, k in enumerate(z):
-        j = i + k
-        perm[i], perm[j] = perm[j], perm[i]
-    return np.array(perm, np.int64).astype(dtype)
-
-
-_CPP_INT = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int32_t", "int64": "int64_t"}
-
-
-def multinomial_values(gen, probs, n_sample, replacement):
-    """multinomial_out on CPU: without replacement (or for one sample) the exponential trick,
-    argmax / topk of p / q with q ~ Exp(1); with replacement a binary search of each double
-    draw in the row's normalised cumulative sums."""
-    from ..ops import _SCALAR_NAME
-    if probs.ndim not in (1, 2):
-        raise TorchRuntimeError("prob_dist must be 1 or 2 dim")
-    if probs.dtype.kind != "f":
-        raise TorchRuntimeError(f"multinomial only supports floating-point dtypes for input, got: "
-                                f"{_SCALAR_NAME[probs.dtype.name]}")
-    if not n_sample > 0:
-        raise TorchRuntimeError("cannot sample n_sample <= 0 samples")
-    n_cat = probs.shape[-1]
-    if not (replacement or n_sample <= n_cat):
-        raise TorchRuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
-    if n_cat > 1 << 24:
-        raise TorchRuntimeError("number of categories cannot exceed 2^24")
-    shape = probs.shape[:-1] + (n_sample,)
-    if not math.prod(shape):
-        return np.empty(shape, np.int64)
-    if not replacement or n_sample == 1:
-        if not (probs.max() < np.inf and probs.min() >= 0):
-            raise TorchRuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
-        if (probs.sum(axis=-1) == 0).any():
-            raise TorchRuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
-        q = np.empty_like(probs)              # empty_like keeps probs' layout: q fills in its order
-        perm = order(q)
-        fill(q, perm, exponential_values(gen, q.size, q.dtype, 1.0))
-        q = probs / q
-        if n_sample == 1:
-            return np.argmax(q, axis=-1)[..., None]
-        return np.argsort(-q, axis=-1, kind="stable")[..., :n_sample]
-    rows = probs.reshape(-1, n_cat)
-    out = np.empty((rows.shape[0], n_sample), np.int64)
-    for i, row in enumerate(rows):
-        bad = ~((row >= 0) & np.isfinite(row))
-        if bad.any():
-            if not row[int(np.argmax(bad))] >= 0:
-                raise TorchRuntimeError("invalid multinomial distribution (encountering probability entry < 0)")
-            raise TorchRuntimeError("invalid multinomial distribution (encountering probability entry = infinity "
-                                    "or NaN)")
-        cum = np.cumsum(row)
-        total = cum[-1]
-        if not total > 0:
-            raise TorchRuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
-        cum = cum / total
-        cum[-1] = 1
-        out[i] = np.searchsorted(cum.astype(_f64), _uniform_double(gen, n_sample), side="left")
-    return out.reshape(shape)
-
-# ----------------------------------------------------------------------------- in place
-
-
-def order(arr):
-    """The axes permutation whose C order is the order TensorIterator visits one output's
-    elements in: dimensions from the largest stride to the smallest (memory order for a
-    permuted tensor, the logical order for a sliced one)."""
-    return sorted(range(arr.ndim), key=lambda d: -arr.strides[d])
-
-
-def fill(out, perm, values):
-    """Write `values` (flat, in iteration order) into out."""
-    view = out.transpose(perm)
-    view[...] = values.reshape(view.shape)
-
-
-_ROWS = {}
-
-
-def backward_row(name):
-    """The node an in-place random op leaves on a tensor that requires grad (its gradient is
-    zero): UniformBackward0, NormalBackward0, ..."""
-    row = _ROWS.get(name)
-    if row is None:
-        from ..ops import op
-        row = _ROWS[name] = op(name, ("self",), self=lambda m, g: m.zeros_like(g))
-    return row
-
-
-def bernoulli_tensor_row():
-    row = _ROWS.get("BernoulliBackward1")
-    if row is None:
-        from ..ops import op
-        row = _ROWS["BernoulliBackward1"] = op(
-            "BernoulliBackward1", ("self", "p"), attrs=("_p_sizes",), self=lambda m, g: m.zeros_like(g),
-            p=lambda m, g, _p_sizes: _zeros_sized(m, g, _p_sizes))
-    return row
-
-
-def _zeros_sized(m, g, sizes):
-    """A zero gradient of an input's sizes, in the incoming gradient's dtype."""
-    return m.fit(m.zeros_like(g), tuple(sizes), g.dtype if isinstance(g, np.ndarray) else g.data.dtype)
-
-
-def normal_row(has_mean, has_std):
-    """NormalBackward1 (tensor mean), 2 (tensor std), 3 (both): zero gradients of their sizes."""
-    name = "NormalBackward" + str(has_mean + 2 * has_std)
-    row = _ROWS.get(name)
-    if row is None:
-        from ..ops import op
-        inputs = ("mean",) * has_mean + ("std",) * has_std
-        row = _ROWS[name] = op(name, inputs, attrs=tuple(k + "_sym_sizes" for k in inputs),
-                               mean=lambda m, g, mean_sym_sizes: _zeros_sized(m, g, mean_sym_sizes),
-                               std=lambda m, g, std_sym_sizes: _zeros_sized(m, g, std_sym_sizes))
-    return row
+class fork_rng(_Context):
+    """torch.random.fork_rng: the CPU generator's state is restored when the block ends (there
+    are no other devices)."""
+
+    _qualname = "contextlib._GeneratorContextManager"
+
+    def __init__(self, devices=None, enabled=True, _caller="fork_rng", _devices_kw="devices", device_type=None):
+        self.enabled = enabled
+
+    def __enter__(self):
+        if self.enabled:
+            self.state = get_rng_state()
+
+    def __exit__(self, *exc):
+        if self.enabled:
+            set_rng_state(self.state)
+        return False

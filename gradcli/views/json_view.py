@@ -1,4 +1,4 @@
-"""`--json`: the machine-readable contract of DESIGN.md, as one JSON object."""
+"""`--json`: the machine-readable contract of docs/json.md, as one JSON object."""
 from __future__ import annotations
 
 import json

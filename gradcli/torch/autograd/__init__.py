@@ -1,5 +1,10 @@
-"""`torch.autograd`: gradients of outputs with respect to inputs, and anomaly detection."""
+"""`torch.autograd`: gradients of outputs with respect to inputs, anomaly detection, custom
+Functions, the functional transforms and the legacy Variable."""
 from ...engine import backward, grad
 from .. import _set_detect_anomaly as set_detect_anomaly, _detect_anomaly as detect_anomaly
+from . import function, functional
+from .function import Function, once_differentiable
+from .variable import Variable
 
-__all__ = ["backward", "grad", "set_detect_anomaly", "detect_anomaly"]
+__all__ = ["backward", "grad", "set_detect_anomaly", "detect_anomaly", "Function", "once_differentiable",
+           "Variable", "function", "functional"]

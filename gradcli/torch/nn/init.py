@@ -134,7 +134,7 @@ def orthogonal_(tensor, gain=1, generator=None):
         return tensor
     rows = tensor.size(0)
     cols = tensor.numel() // rows
-    flattened = torch.empty(rows, cols, dtype=tensor.dtype).normal_(0, 1, generator=generator).data
+    flattened = torch.empty(rows, cols, dtype=tensor.dtype).normal_(0, 1, generator=generator)._data
     if rows < cols:
         flattened = flattened.T
     q, r = np.linalg.qr(flattened)
@@ -142,6 +142,6 @@ def orthogonal_(tensor, gain=1, generator=None):
     if rows < cols:
         q = q.T
     with torch.no_grad():
-        tensor.copy_(Tensor(np.ascontiguousarray(q, tensor.data.dtype).reshape(tensor.data.shape)))
+        tensor.copy_(Tensor(np.ascontiguousarray(q, tensor._data.dtype).reshape(tensor._data.shape)))
         tensor.mul_(gain)
     return tensor

@@ -37,7 +37,7 @@ class Parameter(metaclass=_ParameterMeta):
         if data is None:
             from ... import torch
             data = torch.empty(0)
-        t = Tensor(data.data, version=data._version_counter)
+        t = Tensor(data._data, version=data._version_counter)
         t._set_requires_grad(requires_grad, "Only Tensors of floating point and complex dtype can require gradients")
         return _mark(t)
 
@@ -58,7 +58,7 @@ def _deepcopy(original):
             if original is not None:
                 return original(self, memo)
             return copy._reconstruct(self, memo, *self.__reduce_ex__(4))
-        result = Parameter(Tensor(self.data.copy()), self.requires_grad)
+        result = Parameter(Tensor(self._data.copy()), self.requires_grad)
         memo[id(self)] = result
         return result
     return __deepcopy__

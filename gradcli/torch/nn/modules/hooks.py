@@ -15,7 +15,7 @@ W_NO_INPUT_GRAD = ("Full backward hook is firing when gradients are computed wit
 
 
 def _identity(t):
-    return _record(ROW, _begin(t), t.data, (t,))
+    return _record(ROW, _begin(t), t._data, (t,))
 
 
 class BackwardHook:

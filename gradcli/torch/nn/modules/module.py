@@ -462,12 +462,12 @@ class Module:
             with torch.no_grad():
                 param_applied = fn(param)
             if param_applied is not param:
-                param.data = param_applied.data
+                param._data = param_applied._data
             if param._grad is not None:
                 with torch.no_grad():
                     grad_applied = fn(param._grad)
                 if grad_applied is not param._grad:
-                    param._grad.data = grad_applied.data
+                    param._grad._data = grad_applied._data
         for key, buf in self._buffers.items():
             if buf is not None:
                 self._buffers[key] = fn(buf)

@@ -1,0 +1,633 @@
+"""Run a script on CPython with `torch` resolved to gradcli, and collect what it did in a Report.
+
+The one way every front end runs a script (`run`, `explain`, `graph`, `export`, `test`, the
+pytest plugin and the REPL). A `Recorder`, passed in explicitly, receives what the engine
+reports (each backward/grad call, PyTorch's warnings) and what the script prints; nothing
+patches anyone else's hooks. Everything the run changes in the process (the import hook and
+`sys.modules`, the engine's limits and observer, the collector, signal handlers, stdout) is
+put back when it ends, whatever happened.
+"""
+from __future__ import annotations
+
+import ast
+import builtins
+import contextlib
+import gc
+import os
+import re
+import signal
+import sys
+import threading
+import time
+
+from . import dialect, origin as O
+from .errors import ParseError, ScriptError, LimitError, ExpectationFailed
+from .report import Report, CallEvent, LeafUpdate, NodeInfo, ErrorInfo
+
+_GRADCLI_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+class Recorder:
+    """What a run reports: each backward/grad call as a CallEvent (and, with keep_calls, the
+    engine records behind it for `explain`, `graph` and the REPL's :explain), warnings,
+    `expect` results and `graph` snapshots."""
+
+    def __init__(self, report, keep_calls=False):
+        self.report = report
+        self.keep_calls = keep_calls
+        self.calls = []                 # tracing.CallTrace per call, when keep_calls
+        self.session = None             # the Session being recorded (names, current line)
+        self.warned = set()
+
+    # -- engine callbacks ------------------------------------------------------------------
+    def on_call(self, record):
+        by_tensor, by_node = self.session.names()
+        o = record.origin
+        ev = CallEvent(record.kind, getattr(o, "line", None), getattr(o, "text", None), record.retain_graph)
+        ev.executed = [node_info(n, by_node, by_tensor) for n in record.executed]
+        ev.freed = [node_info(n, by_node, by_tensor) for n in record.freed]
+        from .printing import format_tensor
+        for leaf, before, after in record.updates:
+            fmt = lambda a: format_tensor(a, _dtype_name(a))
+            ev.updates.append(LeafUpdate(by_tensor.get(id(leaf)), None if before is None else fmt(before), fmt(after),
+                                         after.tolist()))
+        ev.failed = record.error is not None
+        ev.raised = ev.failed
+        self.report.items.append(("call", ev))
+        if self.keep_calls:
+            from . import tracing
+            call = tracing.CallTrace(record.index, record.kind, ev.line, ev.text, record.retain_graph, record,
+                                     list(record.executed), list(record.freed), list(record.updates), record.error,
+                                     by_node, by_tensor, event=ev)
+            for node in call.executed:
+                if node.saved:
+                    call.slots[node] = tracing._slot_states(node, record)
+            self.calls.append(call)
+
+    def on_warn(self, message):
+        line = self.session.current_line()
+        if (line, message) in self.warned:        # Python's default filter: once per location
+            return
+        self.warned.add((line, message))
+        self.report.items.append(("warn", line, message))
+
+    # -- the dialect's statements (bound as _gradcli_* in the script's namespace) ----------
+    def expect(self, value, text):
+        from .engine import Tensor
+        import numpy as np
+        ok = bool(np.all(value._data)) if isinstance(value, Tensor) else bool(value)
+        if not ok:
+            raise ExpectationFailed(f"{_label(text)} failed: got {value!r}")
+        self._passed(text)
+
+    def expect_close(self, a, b, within, text):
+        ok, detail = _close(a, b, within)
+        if not ok:
+            raise ExpectationFailed(f"{_label(text)} failed: {detail}")
+        self._passed(text)
+
+    def expect_freed(self, t, freed, text):
+        from .engine import Tensor
+        kind = "freed" if freed else "retained"
+        name = _label(text)[len("expect " + kind):].strip()
+        if not isinstance(t, Tensor) or t.grad_fn is None:
+            raise ExpectationFailed(f"expect {kind} {name}: {name} has no grad_fn, so no saved tensors")
+        node = t.grad_fn
+        slots = node.tensor_slots()
+        if not slots:
+            raise ExpectationFailed(f"expect {kind} {name}: its {node.name()} saves no tensors "
+                                    "(nothing to free or keep)")
+        is_freed = all(node.saved[k].freed for k in slots)
+        if is_freed != freed:
+            by = getattr(node.freed_by, "origin", None) if node.freed_by else None
+            state = ("were freed" + (f" by line {by.line}" if by is not None else "")) if is_freed else "are still held"
+            raise ExpectationFailed(f"expect {kind} {name} failed: the saved tensors of {node.name()} "
+                                    f"({', '.join(slots)}) {state}")
+        self._passed(text)
+
+    def expect_error(self, error, expected, text):
+        if isinstance(error, (LimitError, ExpectationFailed)):
+            raise error
+        message = str(error)
+        if expected not in message:
+            raise ExpectationFailed(f"expected an error containing {expected!r} ({_label(text)}), but got "
+                                    f"{_type_name(error)}: {message}") from None
+        line = _line_of(text)
+        self.report.items.append(("expect", line, True, f"error as expected: {_type_name(error)}"))
+
+    def expect_no_error(self, text):
+        raise ExpectationFailed(f"expected an error containing {_expected_of(text)!r} ({_label(text)}), but the "
+                                "statement after it ran without error")
+
+    def graph(self, target, name):
+        from . import graphview
+        from .engine import Tensor
+        if not isinstance(target, Tensor):
+            raise TypeError(f"graph needs a tensor, not {type(target).__name__}")
+        by_tensor, by_node = self.session.names()
+        self.report.items.append(("graph", self.session.current_line(), graphview.snapshot({name: target}, by_node,
+                                                                                          by_tensor)))
+
+    def _passed(self, text):
+        self.report.items.append(("expect", _line_of(text), True, _label(text)))
+
+    def helpers(self):
+        return {dialect.HELPER_PREFIX + n: getattr(self, n) for n in
+                ("expect", "expect_close", "expect_freed", "expect_error", "expect_no_error", "graph")}
+
+
+_LABEL = re.compile(r"^(.*) \(line (\d+)\)$", re.S)
+
+
+def _label(text):
+    m = _LABEL.match(text)
+    return m.group(1) if m else text
+
+
+def _line_of(text):
+    m = _LABEL.match(text)
+    return int(m.group(2)) if m else None
+
+
+def _expected_of(text):
+    m = re.match(r'expect\s+error\s+(.*)$', _label(text), re.S)
+    if not m:
+        return text
+    try:
+        return ast.literal_eval(m.group(1).strip())
+    except (ValueError, SyntaxError):
+        return m.group(1)
+
+
+def _type_name(e):
+    return getattr(e, "pytype", None) or type(e).__name__
+
+
+class _Output:
+    """The script's sys.stdout: text goes into the report, in order with everything else."""
+
+    encoding = "utf-8"
+    errors = "strict"
+
+    def __init__(self, report):
+        self.report = report
+
+    def write(self, text):
+        if not isinstance(text, str):
+            raise TypeError(f"write() argument must be str, not {type(text).__name__}")
+        self.report.write(text)
+        return len(text)
+
+    def flush(self):
+        pass
+
+    def isatty(self):
+        return False
+
+    def writable(self):
+        return True
+
+
+class Session:
+    """One script namespace and what runs in it: a script, or the REPL's entries one by one."""
+
+    def __init__(self, filename="<script>", *, values=None, strict=False, recorder=None, echo=False):
+        self.filename = filename
+        self.values = values if values is not None else {}
+        self.strict = strict
+        self.echo = echo                     # the REPL: a bare expression shows its repr
+        self.globals = {"__name__": "__main__", "__builtins__": builtins, "__doc__": None}
+        self.recorder = recorder
+        self.capture = None
+        self.leaves_announced = []
+        self.running = False
+        self.imported_torch = False          # the script imported torch itself: no implicit leaves
+        self.started = False
+
+    # -- names ---------------------------------------------------------------------------------
+    def names(self):
+        """Script variable names for tensors and graph nodes: the locals of the running script
+        frames (innermost first), then the module's globals."""
+        from .engine import Tensor
+        by_tensor, by_node = {}, {}
+        scopes = []
+        if self.capture is not None and self.running:
+            scopes = [f.f_locals for f in self.capture.script_frames() if f.f_locals is not self.globals]
+        for scope in scopes + [self.globals]:
+            for name, v in list(scope.items()):
+                if isinstance(v, Tensor) and not name.startswith("_"):
+                    by_tensor.setdefault(id(v), name)
+                    if v.grad_fn is not None:
+                        by_node.setdefault(v.grad_fn, name)
+        return by_tensor, by_node
+
+    def _names(self):                        # (the name explanations and views call)
+        return self.names()
+
+    def current_line(self):
+        if self.capture is None:
+            return None
+        frames = self.capture.script_frames()
+        return frames[0].f_lineno if frames else None
+
+    def tensors(self):
+        from .engine import Tensor
+        return {k: v for k, v in self.globals.items() if isinstance(v, Tensor) and not k.startswith("_")}
+
+    def describe_tensors(self):
+        return {name: describe(t) for name, t in self.tensors().items()}
+
+    # -- running -------------------------------------------------------------------------------
+    def run(self, source, report=None, *, timeout=None, max_elements=None, max_memory=None, upto=None):
+        """Parse and run `source` in this namespace; every problem the script causes ends up in
+        report.error. An exception that is gradcli's own fault propagates (exit status 3)."""
+        report = report if report is not None else Report(source=source, filename=self.filename)
+        program = self.parse(source, report)
+        if program is None:
+            return report
+        if upto is not None:
+            program.tree.body = [st for st in program.tree.body if st.lineno <= upto]
+        self.execute(program, program.tree.body, report, timeout=timeout, max_elements=max_elements,
+                     max_memory=max_memory)
+        return report
+
+    def parse(self, source, report):
+        """The program, or None with report.error set to the SyntaxError a user sees."""
+        try:
+            program = dialect.parse(source, self.filename, values=self.values,
+                                    strict=self.strict or self.imported_torch, bound=self.globals)
+            compile(program.tree, self.filename, "exec", dont_inherit=True)   # the compiler's own checks
+        except ParseError as e:
+            _syntax_error(report, e.message, e.span, program_text=source)
+            return None
+        except SyntaxError as e:            # e.g. `return` outside a function, found by the compiler
+            _syntax_error(report, e.msg, (e.lineno, e.offset), program_text=source)
+            return None
+        except (RecursionError, MemoryError):
+            _syntax_error(report, "too many nested parentheses or blocks for gradcli's parser", (1, 1),
+                          program_text=source)
+            return None
+        O.register(self.filename, program.source, program.tree, extend=self.echo and self.started)
+        return program
+
+    def execute(self, program, body, report, *, timeout=None, max_elements=None, max_memory=None,
+                interactive=False):
+        """Run top-level statements of a parsed program. `interactive` (the REPL): each compiled
+        in 'single' mode, so a bare expression shows its value, and Ctrl-C propagates."""
+        recorder = self.recorder if self.recorder is not None else Recorder(report)
+        recorder.report = report
+        recorder.session = self
+        self.imported_torch = self.imported_torch or dialect.imports_torch(ast.Module(body=body, type_ignores=[]))
+        if not program.imports_torch:
+            import gradcli.torch as gtorch
+            import gradcli.torch.nn.functional
+            for name, value in (("torch", gtorch), ("nn", gtorch.nn), ("F", gtorch.nn.functional)):
+                self.globals.setdefault(name, value)
+        self.globals.update(recorder.helpers())
+        module = ast.Module(body=body, type_ignores=[])
+        codes = _interactive(body, self.filename) if interactive else \
+            [compile(module, self.filename, "exec", dont_inherit=True)]
+        if not self.started:                 # a new script: sequence numbers from 0, grad mode on, ...
+            from .engine import STATE
+            STATE.reset()
+            self.started = True
+        leaves = [(n, v) for n, v in program.leaves if any(getattr(st, "leaf", None) == n for st in body)]
+        with _script_context(self, recorder, report, timeout, max_elements, max_memory):
+            try:
+                self.running = True
+                for code in codes:
+                    exec(code, self.globals)
+            except SystemExit as e:
+                if e.code not in (None, 0):
+                    report.error = ErrorInfo("SystemExit", str(e.code), self.current_line_of(e))
+            except BaseException as e:
+                if isinstance(e, KeyboardInterrupt) or _is_internal(e):
+                    raise
+                report.error = self.error_info(e)
+                report.exception = e
+            finally:
+                self.running = False
+                if leaves:
+                    import gradcli.torch as gtorch
+                    shown = [(n, repr(gtorch.tensor(dialect.leaf_literal(v), requires_grad=True))) for n, v in leaves]
+                    report.items.insert(0, ("leaves", shown))
+                    self.leaves_announced.extend(n for n, _ in leaves)
+        report.describe = self.describe_tensors
+        return report
+
+    def current_line_of(self, e):
+        frames = _script_tb(e, self.filename)
+        return frames[-1][1] if frames else None
+
+    def error_info(self, e) -> ErrorInfo:
+        frames = _script_tb(e, self.filename)
+        line = col = None
+        text = None
+        if isinstance(e, SyntaxError) and not frames:
+            line, col = e.lineno, e.offset
+        if frames:
+            code, line, lasti = frames[-1]
+            pos = O._positions(code, lasti)
+            if pos is not None and pos[2] is not None and pos[0] == line:
+                col = pos[2] + 1
+            sm = O.source_map(self.filename)
+            if sm is not None:
+                st = sm.statement(line, None if col is None else col - 1)
+                text = sm.text(st) if st is not None else sm.line_text(line).strip()
+        if isinstance(e, ScriptError):
+            typ, message = ("LimitError" if isinstance(e, LimitError) else e.pytype), e.message
+        else:
+            typ, message = type(e).__name__, str(e) if not isinstance(e, KeyError) else str(e)
+        info = ErrorInfo(typ, message, line, col, text, getattr(e, "hint", None))
+        if isinstance(e, NameError) and not isinstance(e, ScriptError) and info.hint is None:
+            name = getattr(e, "name", None) or _name_in(message)
+            if name:
+                close = suggest(name, list(self.globals) + dir(builtins))
+                if close:
+                    info.hint = f"Did you mean: '{close}'?"
+        info.frames = [(line_, _code_name(code)) for code, line_, _ in frames]
+        from . import explain
+        explain.explain_error(info, e, self)
+        return info
+
+    @property
+    def report(self):                       # (explanations read the calls so far from here)
+        return self.recorder.report if self.recorder is not None else None
+
+
+def run_source(source, filename="<script>", *, values=None, strict=False, timeout=None, max_elements=None,
+               max_memory=None, echo=False, recorder=None, upto=None):
+    """Run a whole script in a fresh namespace."""
+    report = Report(source=source, filename=filename)
+    recorder = recorder or Recorder(report)
+    session = Session(filename, values=values, strict=strict, recorder=recorder, echo=echo)
+    return session.run(source, report, timeout=timeout, max_elements=max_elements, max_memory=max_memory, upto=upto)
+
+
+def _interactive(body, filename):
+    """The REPL's entry: each top-level statement compiled in 'single' mode, so that a bare
+    expression shows its value as Python's REPL does."""
+    out = []
+    for st in body:
+        out.append(compile(ast.Interactive(body=[st]), filename, "single", dont_inherit=True))
+    return out
+
+
+def _syntax_error(report, message, span, program_text):
+    line, col = span if span else (None, None)
+    lines = dialect.normalise(program_text).split("\n")
+    text = lines[line - 1] if line and 0 < line <= len(lines) else None
+    report.error = ErrorInfo("SyntaxError", message, line, col, text)
+    report.parse_failed = True
+
+
+def _script_tb(e, filename):
+    """[(code, line, lasti)] of the traceback's frames that belong to the script, outermost first."""
+    out = []
+    tb = e.__traceback__
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if code.co_filename == filename:
+            out.append((code, tb.tb_lineno, tb.tb_lasti))
+        tb = tb.tb_next
+    return out
+
+
+def _code_name(code):
+    return getattr(code, "co_qualname", code.co_name)
+
+
+_BINDING = re.compile(r"(takes \d+ positional argument|positional argument|got an unexpected keyword argument|"
+                      r"missing \d+ required|got multiple values for argument|takes no keyword arguments|"
+                      r"takes from \d+ to \d+ positional)")
+
+
+def _is_internal(e):
+    """An exception that no script could have caused the way it was raised: the innermost frame
+    is gradcli's own code and it is not one of the errors gradcli raises on purpose."""
+    if isinstance(e, (ScriptError, KeyboardInterrupt, SystemExit, MemoryError, RecursionError)):
+        return False
+    if isinstance(e, ModuleNotFoundError):
+        return False
+    tb = e.__traceback__
+    last = None
+    while tb is not None:
+        last = tb
+        tb = tb.tb_next
+    if last is None:
+        return False
+    filename = last.tb_frame.f_code.co_filename
+    if not filename.startswith(_GRADCLI_DIR):
+        return False
+    return not (isinstance(e, TypeError) and _BINDING.search(str(e)))
+
+
+def _name_in(message):
+    m = re.match(r"name '(\w+)' is not defined", message)
+    return m.group(1) if m else None
+
+
+@contextlib.contextmanager
+def _script_context(session, recorder, report, timeout, max_elements, max_memory):
+    """The engine and the process set up for one run, and everything put back afterwards."""
+    from . import engine, ops, importer
+    state = engine.STATE
+    saved = (state.observer, state.warn, state.capture, state.origin)
+    gc_was_on = gc.isenabled()
+    gc.disable()                 # a graph makes many objects and few cycles: the collector only costs time
+    ops._MALLOC.keep_freed_memory()
+    ops.LIMITS.max_elements = max_elements
+    ops.LIMITS.max_bytes = max_memory
+    engine.MEMORY_HOOK = ops._MEMORY.track if max_memory is not None else None
+    capture = O.Capture({session.filename}, sys._getframe(2).f_code)
+    session.capture = capture
+    state.capture = capture
+    state.origin = None
+    state.observer = recorder.on_call
+    state.warn = recorder.on_warn
+    old_stdout, old_hook = sys.stdout, sys.displayhook
+    sys.stdout = _Output(report)
+    sys.displayhook = _display(report) if session.echo else sys.displayhook
+    old_limit = sys.getrecursionlimit()
+    timer = _Timer(timeout, session) if timeout is not None else None
+    try:
+        with importer.torch_is_gradcli():
+            if timer is not None:
+                timer.start()
+            try:
+                yield
+            finally:
+                if timer is not None:
+                    timer.stop()
+    finally:
+        sys.stdout, sys.displayhook = old_stdout, old_hook
+        sys.setrecursionlimit(old_limit)
+        if state.stale:
+            ops.fresh_views(session.globals.values())
+            state.stale = False
+        ops.LIMITS.max_elements = ops.LIMITS.max_bytes = None
+        engine.MEMORY_HOOK = None
+        state.observer, state.warn, state.capture, state.origin = saved
+        if state.observer is None:
+            state.warn = engine._default_warn
+        if gc_was_on:
+            gc.enable()
+
+
+def _display(report):
+    def hook(value):
+        if value is None:
+            return
+        builtins._ = value
+        report.write(repr(value) + "\n")
+    return hook
+
+
+class _Timer:
+    """--timeout: SIGALRM interrupts the script between bytecodes in the main thread, and the
+    LimitError names the script line it was on. Elsewhere (a worker thread) a trace function
+    checks the clock on each new line."""
+
+    def __init__(self, seconds, session):
+        self.seconds, self.session = seconds, session
+        self.main = threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer")
+        self.old = None
+
+    def _error(self, frame):
+        line = None
+        f = frame
+        while f is not None:
+            if f.f_code.co_filename == self.session.filename:
+                line = f.f_lineno
+                caller = f.f_back
+                # a function stopped as it starts is on its `def` line: name the call instead
+                if line == f.f_code.co_firstlineno and caller is not None and \
+                        caller.f_code.co_filename == self.session.filename:
+                    line = caller.f_lineno
+                break
+            f = f.f_back
+        where = f"stopped at line {line}; " if line is not None else ""
+        return LimitError(f"the script ran longer than the time limit of {self.seconds:g} s ({where}raise it "
+                          "with --timeout)")
+
+    def start(self):
+        from . import watchdog
+        watchdog.arm(self.seconds)
+        if self.main:
+            def on_alarm(signum, frame):
+                raise self._error(frame)
+            self.old = signal.signal(signal.SIGALRM, on_alarm)
+            signal.setitimer(signal.ITIMER_REAL, self.seconds)
+        else:
+            deadline = time.monotonic() + self.seconds
+
+            def trace(frame, event, arg):
+                if time.monotonic() > deadline:
+                    sys.settrace(None)
+                    raise self._error(frame)
+                return trace
+            self.old = sys.gettrace()
+            sys.settrace(trace)
+
+    def stop(self):
+        from . import watchdog
+        watchdog.disarm()
+        if self.main:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, self.old if self.old is not None else signal.SIG_DFL)
+        else:
+            sys.settrace(self.old)
+
+# ----------------------------------------------------------------------------- helpers
+
+
+def _close(a, b, tol):
+    """`expect A == B`: same shape and allclose (rtol 1e-5, atol 1e-8, or atol=`within`)."""
+    import numpy as np
+    from .engine import Tensor
+    try:
+        xa = np.asarray(a._data if isinstance(a, Tensor) else a, dtype=float)
+        xb = np.asarray(b._data if isinstance(b, Tensor) else b, dtype=float)
+    except (TypeError, ValueError):
+        return a == b, f"{a!r} != {b!r}"
+    if xa.shape != xb.shape and (isinstance(a, Tensor) and isinstance(b, Tensor) or xa.ndim and xb.ndim):
+        return False, f"shapes differ: {list(xa.shape)} vs {list(xb.shape)} ({a!r} vs {b!r})"
+    try:
+        rtol, atol = (1e-5, 1e-8) if tol is None else (0.0, float(tol))
+    except (TypeError, ValueError):
+        raise TypeError(f"`within` needs a number, not {type(tol).__name__}") from None
+    ok = bool(np.allclose(xa, xb, rtol=rtol, atol=atol, equal_nan=True))
+    return ok, f"{a!r} != {b!r}"
+
+
+def _distance(a, b):
+    """Python's suggestion distance: a move or substitution costs 2, a case change 1."""
+    prev = list(range(0, 2 * len(b) + 1, 2))
+    for i, ca in enumerate(a, 1):
+        cur = [2 * i]
+        for j, cb in enumerate(b, 1):
+            sub = 0 if ca == cb else 1 if ca.lower() == cb.lower() else 2
+            cur.append(min(prev[j] + 2, cur[j - 1] + 2, prev[j - 1] + sub))
+        prev = cur
+    return prev[-1]
+
+
+def suggest(name, candidates):
+    """The closest known name, as Python's NameError suggestion picks it; on a tie, the
+    candidate of the same length wins (`y2` suggests `y1` before `y`)."""
+    best, best_key = None, None
+    for c in dict.fromkeys(candidates):
+        if c.startswith("_") or c == name:
+            continue
+        d = _distance(name, c)
+        if d > (len(name) + len(c) + 3) * 2 // 6:
+            continue
+        key = (d, abs(len(c) - len(name)))
+        if best_key is None or key < best_key:
+            best, best_key = c, key
+    return best
+
+
+def node_info(node, by_node=None, by_tensor=None):
+    from . import engine as E
+    o = node.origin
+    # PyTorch's node.name(): C++ nodes read "torch::autograd::CopySlices"; the engine's own
+    # bookkeeping nodes (AccumulateGrad, GraphRoot) keep their short names in reports.
+    name = node.op.name if node.op is E.ACCUMULATE or node.op is E.GRAPH_ROOT else node.name()
+    info = NodeInfo(name, getattr(o, "line", None), getattr(o, "text", None),
+                    node.tensor_slots() if node.saved else [], seq=node.seq)
+    if isinstance(node, E.AccumulateGrad):
+        info.name = (by_tensor or {}).get(id(node.variable))
+    else:
+        info.name = (by_node or {}).get(node)
+    for slot, s in node.saved.items():
+        if isinstance(s, E.Saved) and s.constant is not None:
+            info.constants[slot] = s.constant
+    return info
+
+
+def _dtype_name(a):
+    return "bool" if a.dtype.kind == "b" else a.dtype.name
+
+
+def describe(t):
+    """A tensor as the JSON contract describes it."""
+    grad = t._grad
+    return {"shape": list(t._data.shape), "dtype": _dtype_name(t._data), "requires_grad": bool(t.requires_grad),
+            "is_leaf": t.grad_fn is None, "grad_fn": None if t.grad_fn is None else t.grad_fn.name(),
+            "value": _jsonable(t._data), "grad": None if grad is None else _jsonable(grad._data)}
+
+
+def _jsonable(a):
+    import math
+    import numpy as np
+
+    def fix(v):
+        if isinstance(v, float) and not math.isfinite(v):
+            return "nan" if v != v else ("inf" if v > 0 else "-inf")
+        return v
+    flat = a.ravel().tolist()
+    if a.dtype.kind == "f" and not np.isfinite(a).all():
+        flat = [fix(v) for v in flat]
+    arr = np.array(flat, dtype=object).reshape(a.shape) if a.ndim else None
+    return flat[0] if a.ndim == 0 else arr.tolist()

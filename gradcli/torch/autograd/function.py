@@ -1,0 +1,300 @@
+"""torch.autograd.Function: custom operations whose forward and backward are Python code.
+
+As in PyTorch, `ctx` is the grad_fn itself: a node of class `<Name>Backward` (one class per
+Function), made before forward runs (so it takes its sequence number first). Its backward is
+called by the engine like any other node (engine.CUSTOM_APPLY) with the incoming gradients as
+tensors; the tensors it returns flow to the inputs. Saved tensors are freed by a backward that
+does not retain the graph, and reading them afterwards raises PyTorch's error.
+
+The engine's edges name a node, not a node's output, so each output after the first has a
+node of its own of the same class, whose only edge leads to the first one: it hands its
+gradient over, and the first runs backward once with all of them.
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+
+import numpy as np
+
+from ... import engine as _E
+from ...engine import Node, OpDef, Saved, Tensor
+from ...errors import TorchNotImplementedError, TorchRuntimeError, TorchTypeError
+
+_W_NO_BACKWARD = ("You must implement either the backward or vjp method for your custom autograd.Function to use "
+                  "it with backward mode AD.")
+_ONCE = "trying to differentiate twice a function that was marked with @once_differentiable"
+
+
+class FunctionCtx:
+    """What forward and setup_context see as `ctx` (the node's Python side)."""
+
+    def save_for_backward(self, *tensors):
+        for t in tensors:
+            if t is not None and not isinstance(t, Tensor):
+                raise TorchTypeError("save_for_backward can only save variables, but argument "
+                                     f"{tensors.index(t)} is of type {type(t).__name__}")
+        self.to_save = tensors
+
+    def mark_dirty(self, *args):
+        self.dirty_tensors = args
+
+    def mark_non_differentiable(self, *args):
+        self.non_differentiable = args
+
+    def set_materialize_grads(self, value):
+        self.materialize_grads = bool(value)
+
+    @property
+    def saved_tensors(self):
+        saved = self.__dict__.get("_saved_list")
+        if saved is None:                       # before apply has saved them: what forward passed
+            return tuple(self.__dict__.get("to_save", ()))
+        out = []
+        for i, (s, node) in enumerate(saved):
+            if s is None:
+                out.append(None)
+                continue
+            if s.freed:
+                raise _E.BackwardTwiceError(self, f"saved_tensors[{i}]")
+            if s.version.v != s.saved_version:
+                raise _E._version_error(node, s)
+            if s.is_output:
+                out.append(Tensor(s._data, requires_grad=True, grad_fn=node, version=s.version))
+            else:
+                out.append(s.tensor)
+        return tuple(out)
+
+    saved_variables = saved_tensors
+
+
+class BackwardCFunction(FunctionCtx, Node):
+    """The node class of a Function's first output (its subclass is named `<Name>Backward`)."""
+
+    def __repr__(self):
+        return f"<torch.autograd.function.{self.op.name} object at {_E._fake_address(self)}>"
+
+    def release(self, record):
+        saved = self.__dict__.get("_saved_list")
+        if not saved:
+            return False
+        for s, _ in saved:
+            if s is not None and not s.freed:
+                s.freed = True
+                s._data = s.tensor = None
+        return True
+
+
+class _OutputNode(BackwardCFunction):
+    """The node of a further output: its gradient goes to the first output's node."""
+
+    @property
+    def next_functions(self):
+        return self.attrs["_main"].next_functions
+
+
+def _backward_ops(cls):
+    """The OpDefs of Function `cls`'s first and further outputs, made once per class."""
+    ops = cls.__dict__.get("_backward_ops")
+    if ops is None:
+        name = cls.__name__ + "Backward"
+        op, output_op = OpDef(name), OpDef(name)
+        op.node_class = type(name, (BackwardCFunction,), {"__module__": "torch.autograd.function"})
+        output_op.node_class = type(name, (_OutputNode,), {"__module__": "torch.autograd.function"})
+        _E.CUSTOM_APPLY[op] = _run_backward
+        _E.RUNS_WITHOUT_GRAD.add(op)
+        _E.CUSTOM_APPLY[output_op] = _hand_over
+        ops = cls._backward_ops = (op, output_op)
+    return ops
+
+
+class Function:
+    """Base class of custom autograd operations: define static forward and backward."""
+
+    @staticmethod
+    def forward(*args, **kwargs):
+        raise TorchNotImplementedError("You must implement the forward function for custom autograd.Function.")
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        raise TorchNotImplementedError("setup_context is not implemented.")
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        raise TorchNotImplementedError(_W_NO_BACKWARD)
+
+    vjp = backward
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        separate = cls.setup_context is not Function.setup_context
+        if separate:        # (PyTorch binds the arguments to forward's signature: its TypeError)
+            bound = inspect.signature(cls.forward).bind(*args, **kwargs)
+            bound.apply_defaults()
+            args, kwargs = tuple(bound.arguments.values()), {}
+        tensors = [a for a in args if isinstance(a, Tensor)]
+        op, output_op = _backward_ops(cls)
+        record = _E.STATE.grad_enabled and any(t.requires_grad for t in tensors)
+        edges = tuple(t._edge() if t.requires_grad else None for t in tensors)
+        meta = tuple((t._data.shape, t._data.dtype) for t in tensors)
+        ctx = op.node_class(op, edges, {}, {}, meta, _E.STATE.next_seq() if record else -1)
+        ctx.attrs["_fn"] = ctx                     # the engine frees saved tensors through it
+        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
+        ctx.materialize_grads = True
+        ctx._function = cls
+        ctx._tensor_positions = {i for i, a in enumerate(args) if isinstance(a, Tensor)}
+        prev = _E.STATE.grad_enabled
+        _E.STATE.grad_enabled = False
+        try:
+            if separate:
+                output = cls.forward(*args, **kwargs)
+                cls.setup_context(ctx, args, output)
+            else:
+                output = cls.forward(ctx, *args, **kwargs)
+        finally:
+            _E.STATE.grad_enabled = prev
+        return _wrap_outputs(ctx, output_op, args, output, record)
+
+
+def _wrap_outputs(ctx, output_op, args, output, record):
+    single = not isinstance(output, tuple)
+    outputs = (output,) if single else output
+    dirty = {id(t) for t in ctx.__dict__.get("dirty_tensors", ())}
+    non_diff = {id(t) for t in ctx.__dict__.get("non_differentiable", ())}
+    inputs = {id(a) for a in args if isinstance(a, Tensor)}
+    wrapped, out_meta, nodes = [], [], []
+    for out in outputs:
+        if not isinstance(out, Tensor):
+            wrapped.append(out)
+            out_meta.append(None)
+            continue
+        if id(out) in dirty:
+            if record and out.grad_fn is None and out._rg and out._base is None:
+                raise TorchRuntimeError("a leaf Variable that requires grad has been used in an in-place operation.")
+            out._version_counter.bump()         # PyTorch counts the marking as a change too
+        elif id(out) in inputs:                 # an input returned as it is: a view of it
+            out = Tensor(out._data, version=out._version_counter, base=out)
+        out_meta.append((out._data.shape, out._data.dtype))
+        differentiable = record and id(out) not in non_diff and out._data.dtype.kind == "f"
+        if differentiable:
+            if not nodes:
+                node = ctx
+            else:
+                node = output_op.node_class(output_op, (ctx,), {}, {"_main": ctx, "_index": len(out_meta) - 1},
+                                       (out_meta[-1],), ctx.seq)
+            nodes.append(node)
+            out.grad_fn = node
+            out._rg = True
+        elif id(out) in non_diff:
+            out._rg = False
+        wrapped.append(out)
+    ctx._output_meta = out_meta
+    ctx._grads = {}
+    to_save = ctx.__dict__.get("to_save")
+    if to_save is not None:
+        by_id = {id(o): o for o in wrapped if isinstance(o, Tensor)}
+        saved = []
+        for t in to_save:
+            if t is None:
+                saved.append((None, None))
+            elif id(t) in by_id and t.grad_fn is not None and t.grad_fn.op in (ctx.op, output_op):
+                saved.append((Saved(t, is_output=True), t.grad_fn))
+            else:
+                saved.append((Saved(t), ctx))
+        ctx._saved_list = saved
+        del ctx.to_save
+    return wrapped[0] if single else tuple(wrapped)
+
+
+def _hand_over(node, g, create_graph):
+    """A further output's gradient, kept for its Function's backward (summed if several)."""
+    if g is not None:
+        main, i = node.attrs["_main"], node.attrs["_index"]
+        grads = main._grads
+        grads[i] = g if i not in grads else grads[i] + g
+    return [None]
+
+
+def _run_backward(ctx, g, create_graph):
+    """The Function's backward, called with one gradient per forward output."""
+    grads = ctx._grads
+    ctx._grads = {}
+    if g is not None:
+        grads[0] = g
+    args = []
+    for i, meta in enumerate(ctx._output_meta):
+        gi = grads.get(i)
+        if gi is None and meta is not None and ctx.materialize_grads:
+            gi = np.zeros(*meta)
+        if gi is not None and not isinstance(gi, Tensor):
+            gi = Tensor(gi)
+        args.append(gi)
+    cls = ctx._function
+    backward = cls.backward if cls.backward is not Function.backward else cls.vjp
+    result = backward(ctx, *args)
+    if not isinstance(result, tuple):
+        result = (result,)
+    needs = ctx.needs_input_grad
+    name = ctx.op.name
+    if len(result) < len(needs) or any(r is not None for r in result[len(needs):]):
+        raise TorchRuntimeError(f"function {name} returned an incorrect number of gradients (expected "
+                                f"{len(needs)}, got {len(result)})")
+    outs = []
+    k = 0                                   # index among the tensor inputs
+    for pos, r in enumerate(result[:len(needs)]):
+        if pos not in ctx._tensor_positions:
+            if r is not None:
+                raise TorchRuntimeError(f"function {name} returned a gradient different than None at position "
+                                        f"{pos + 1}, but the corresponding forward input was not a Variable")
+            continue
+        if r is not None:
+            shape = ctx.input_meta[k][0]
+            if not isinstance(r, Tensor):
+                raise TorchTypeError(f"expected Tensor or None (got {type(r).__name__})")
+            if r._data.shape != shape and not _sums_to(r._data.shape, shape):
+                raise TorchRuntimeError(f"Function {name} returned an invalid gradient at index {k} - got "
+                                        f"{list(r._data.shape)} but expected shape compatible with {list(shape)}")
+            r = r if create_graph else r._data
+        outs.append(r)
+        k += 1
+    return outs
+
+
+def _sums_to(shape, target):
+    """True when a gradient of `shape` can be summed to `target` (target broadcasts to shape)."""
+    if len(target) > len(shape):
+        return False
+    return all(t == s or t == 1 for t, s in zip(target[::-1], shape[::-1]))
+
+
+def once_differentiable(fn):
+    """A backward that runs without recording: its gradients cannot be differentiated again."""
+    @functools.wraps(fn)
+    def wrapper(ctx, *args):
+        prev = _E.STATE.grad_enabled
+        _E.STATE.grad_enabled = False
+        try:
+            outputs = fn(ctx, *args)
+        finally:
+            _E.STATE.grad_enabled = prev
+        if not (prev and any(isinstance(a, Tensor) and a.requires_grad for a in args)):
+            return outputs
+        single = not isinstance(outputs, tuple)
+        marked = []
+        edges = tuple(a._edge() for a in args if isinstance(a, Tensor) and a.requires_grad)
+        for out in (outputs,) if single else outputs:
+            if isinstance(out, Tensor):
+                out = Tensor(out._data)
+                out.grad_fn = DELAYED_ERROR.node_class(DELAYED_ERROR, edges, {}, {}, (), _E.STATE.next_seq())
+                out._rg = True
+            marked.append(out)
+        return marked[0] if single else tuple(marked)
+    return wrapper
+
+
+def _delayed_error(node, g, create_graph):
+    raise TorchRuntimeError(_ONCE)
+
+
+DELAYED_ERROR = OpDef("DelayedError", cpp=True)
+_E.CUSTOM_APPLY[DELAYED_ERROR] = _delayed_error

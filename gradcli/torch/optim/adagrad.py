@@ -1,0 +1,56 @@
+"""torch.optim.Adagrad, as PyTorch's single-tensor (CPU) implementation computes it."""
+import numpy as np
+
+from ...errors import TorchValueError
+from . import _kernels as K
+from .optimizer import Optimizer, _no_grad_step, new_state, write
+
+
+class Adagrad(Optimizer):
+    def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10,
+                 foreach=None, *, maximize=False, differentiable=False, fused=None):
+        if not 0.0 <= lr:
+            raise TorchValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= lr_decay:
+            raise TorchValueError(f"Invalid lr_decay value: {lr_decay}")
+        if not 0.0 <= weight_decay:
+            raise TorchValueError(f"Invalid weight_decay value: {weight_decay}")
+        if not 0.0 <= initial_accumulator_value:
+            raise TorchValueError(f"Invalid initial_accumulator_value value: {initial_accumulator_value}")
+        if not 0.0 <= eps:
+            raise TorchValueError(f"Invalid epsilon value: {eps}")
+        defaults = {"lr": lr, "lr_decay": lr_decay, "eps": eps, "weight_decay": weight_decay,
+                    "initial_accumulator_value": initial_accumulator_value, "foreach": foreach,
+                    "maximize": maximize, "differentiable": differentiable, "fused": fused}
+        super().__init__(params, defaults)
+        for group in self.param_groups:       # Adagrad's state exists before the first step
+            for p in group["params"]:
+                self._init_state(p)
+
+    def _init_state(self, p):
+        # (the optimizer's initial_accumulator_value, not the group's, as in PyTorch)
+        state = self.state[p]
+        state["step"] = new_state(np.float32(0))
+        state["sum"] = new_state(np.full_like(p._data, self.defaults["initial_accumulator_value"]))
+        return state
+
+    @_no_grad_step
+    def step(self, closure=None):
+        loss = self._closure_loss(closure)
+        for group in self.param_groups:
+            lr, wd, eps = group["lr"], group["weight_decay"], group["eps"]
+            for p in group["params"]:
+                if p._grad is None:
+                    continue
+                state = self.state[p] if p in self.state else self._init_state(p)
+                step_t, state_sum = state["step"], state["sum"]
+                write(step_t, step_t._data + np.float32(1))
+                step = step_t._data.item()
+                grad = -p._grad._data if group["maximize"] else p._grad._data
+                if wd != 0:
+                    grad = K.add(grad, p._data, wd)
+                clr = lr / (1 + (step - 1) * group["lr_decay"])
+                write(state_sum, K.addcmul(state_sum._data, grad, grad, 1))
+                std = np.sqrt(state_sum._data) + state_sum._data.dtype.type(eps)
+                write(p, K.addcdiv(p._data, grad, std, -clr))
+        return loss

@@ -1,0 +1,9 @@
+"""`torch.utils._data`: datasets, samplers and the single-process DataLoader, drawing from the
+random stream exactly as PyTorch's do, so a loop sees PyTorch's batches in PyTorch's order."""
+from .dataloader import DataLoader, default_collate, default_convert, get_worker_info
+from .dataset import ConcatDataset, Dataset, IterableDataset, Subset, TensorDataset, random_split
+from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler, SubsetRandomSampler
+
+__all__ = ["DataLoader", "default_collate", "default_convert", "get_worker_info", "Dataset", "IterableDataset",
+           "TensorDataset", "ConcatDataset", "Subset", "random_split", "Sampler", "SequentialSampler",
+           "RandomSampler", "SubsetRandomSampler", "BatchSampler"]
