@@ -667,7 +667,8 @@ class Node:
     @property
     def next_functions(self):
         # Made on each read, as PyTorch's: one flat tuple per node is all the graph keeps.
-        return tuple([(fn, 0) for fn in self.edges])
+        # An input that is one output of a multi-output node names its output_nr (OutputPlace).
+        return tuple([(fn, getattr(meta[0], "output_nr", 0)) for fn, meta in zip(self.edges, self.input_meta)])
 
     def name(self):
         return self.op.qualname
@@ -1557,6 +1558,30 @@ def _non_overlapping_and_dense(a):
     return True
 
 
+class OutputPlace(tuple):
+    """The input_meta shape of an input that is output `output_nr` of a node with several
+    outputs (unsafe_split, unbind: torch.nn's recurrent cells make them). The node's whole
+    output shape is this tuple; the input's gradient is placed at `index` of zeros of that
+    shape, so the node receives the sum of its outputs' gradients laid out as its output
+    (what PyTorch's engine gathers by output_nr)."""
+
+    def __new__(cls, shape, output_nr, index):
+        self = super().__new__(cls, shape)
+        self.output_nr, self.index = output_nr, index
+        return self
+
+    def place(self, g, dtype):
+        out = np.zeros(tuple(self), dtype)
+        out[self.index] = g
+        return out
+
+    def place_tensor(self, g, dtype):
+        """place() under create_graph: recorded (Tensor.__setitem__, a CopySlices node)."""
+        out = Tensor(np.zeros(tuple(self), dtype))
+        out[self.index] = g
+        return out
+
+
 class _NumpyMath:
     """Backward formulas run on plain arrays unless create_graph asks for a graph."""
 
@@ -1565,6 +1590,8 @@ class _NumpyMath:
     @staticmethod
     def fit(g, shape, dtype):
         """Sum a broadcast gradient back to its input's shape and dtype."""
+        if isinstance(shape, OutputPlace):
+            return shape.place(g, dtype)
         if g.shape != shape:
             g = _sum_to(g, shape)
         if g.dtype != dtype:

@@ -1751,6 +1751,8 @@ class _TensorMath:
 
     @staticmethod
     def fit(g, shape, dtype):
+        if isinstance(shape, E.OutputPlace):       # one output of a multi-output node: into its place
+            return shape.place_tensor(g, dtype)
         if g._data.shape != shape:
             g = _sum_to(g, shape)
         if g._data.dtype != dtype:

@@ -1,5 +1,6 @@
 """`torch.nn`: neural-network building blocks."""
-from . import functional
-from . import utils
+from .parameter import Parameter
+from . import functional, init, modules, utils
+from .modules import *  # noqa: F401,F403
 
-__all__ = ["functional"]
+__all__ = ["Parameter", "functional", "init", "utils"] + [n for n in vars(modules) if n[:1].isupper()]
