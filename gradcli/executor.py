@@ -432,7 +432,7 @@ def _is_internal(e):
     is gradcli's own code and it is not one of the errors gradcli raises on purpose."""
     if isinstance(e, (ScriptError, KeyboardInterrupt, SystemExit, MemoryError, RecursionError)):
         return False
-    if isinstance(e, ModuleNotFoundError):
+    if isinstance(e, ImportError):            # the import system's words about the script's import
         return False
     tb = e.__traceback__
     last = None

@@ -40,24 +40,29 @@ class _Alias(importlib.abc.Loader):
 
 
 class TorchFinder(importlib.abc.MetaPathFinder):
+    resolving = False           # importing gradcli.torch.X for torch.X: a missing one is a missing module
+
     def find_spec(self, fullname, path=None, target=None):
         top = fullname.partition(".")[0]
         if top in _ECOSYSTEM:
             raise not_provided(fullname)
         if fullname.startswith("gradcli.torch."):
             # `from torch import X` looks for a submodule under torch's real name, gradcli.torch
-            if importlib.machinery.PathFinder.find_spec(fullname, path) is None:
+            if not self.resolving and importlib.machinery.PathFinder.find_spec(fullname, path) is None:
                 _refuse_attribute(fullname[len("gradcli."):])
             return None
         if top != "torch":
             return None
         real = "gradcli." + fullname
+        self.resolving = True
         try:
             module = importlib.import_module(real)
         except ModuleNotFoundError as e:
             if e.name is not None and (real == e.name or real.startswith(e.name + ".")):
                 raise not_provided(fullname) from None
             raise
+        finally:
+            self.resolving = False
         return importlib.util.spec_from_loader(fullname, _Alias(module), origin=getattr(module, "__file__", None))
 
 

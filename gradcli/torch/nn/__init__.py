@@ -4,3 +4,8 @@ from . import functional, init, modules, utils
 from .modules import *  # noqa: F401,F403
 
 __all__ = ["Parameter", "functional", "init", "utils"] + [n for n in vars(modules) if n[:1].isupper()]
+
+
+def __getattr__(name):
+    from .._pytorch_names import missing
+    raise missing("torch.nn", name)

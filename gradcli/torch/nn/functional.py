@@ -58,3 +58,8 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     if dtype is not None:
         input = input.to(dtype)
     return _ops.log_softmax(input, dim)
+
+
+def __getattr__(name):
+    from .._pytorch_names import missing
+    raise missing("torch.nn.functional", name)

@@ -145,3 +145,8 @@ def orthogonal_(tensor, gain=1, generator=None):
         tensor.copy_(Tensor(np.ascontiguousarray(q, tensor._data.dtype).reshape(tensor._data.shape)))
         tensor.mul_(gain)
     return tensor
+
+
+def __getattr__(name):
+    from .._pytorch_names import missing
+    raise missing("torch.nn.init", name)
