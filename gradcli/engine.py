@@ -138,7 +138,7 @@ class _State:
     """Per-run engine state (PyTorch keeps the equivalents per thread)."""
 
     __slots__ = ("seq", "grad_enabled", "origin", "capture", "observer", "warn", "calls", "warned", "anomaly",
-                 "check_nan", "stale")
+                 "check_nan", "stale", "module")
 
     def __init__(self):
         self.reset()
@@ -155,6 +155,7 @@ class _State:
         self.anomaly = False         # torch.autograd.set_detect_anomaly / detect_anomaly
         self.check_nan = True        # ... and its check_nan flag (only read while anomaly is on)
         self.stale = False           # some view's grad_fn may be out of date (ops.fresh_view)
+        self.module = None           # the nn.Module whose forward is running (origins name it)
 
     def next_seq(self):
         s = self.seq

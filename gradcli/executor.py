@@ -44,8 +44,9 @@ class Recorder:
         by_tensor, by_node = self.session.names()
         o = record.origin
         ev = CallEvent(record.kind, getattr(o, "line", None), getattr(o, "text", None), record.retain_graph)
-        ev.executed = [node_info(n, by_node, by_tensor) for n in record.executed]
-        ev.freed = [node_info(n, by_node, by_tensor) for n in record.freed]
+        modules = self.session.module_paths() if "torch.nn" in sys.modules or "gradcli.torch.nn" in sys.modules else {}
+        ev.executed = [node_info(n, by_node, by_tensor, modules) for n in record.executed]
+        ev.freed = [node_info(n, by_node, by_tensor, modules) for n in record.freed]
         from .printing import format_tensor
         for leaf, before, after in record.updates:
             fmt = lambda a: format_tensor(a, _dtype_name(a))
@@ -210,19 +211,41 @@ class Session:
     # -- names ---------------------------------------------------------------------------------
     def names(self):
         """Script variable names for tensors and graph nodes: the locals of the running script
-        frames (innermost first), then the module's globals."""
+        frames (innermost first), then the module's globals; a module's parameters and buffers
+        by their path (`net.fc1.weight`)."""
         from .engine import Tensor
         by_tensor, by_node = {}, {}
         scopes = []
         if self.capture is not None and self.running:
             scopes = [f.f_locals for f in self.capture.script_frames() if f.f_locals is not self.globals]
+        modules = []
         for scope in scopes + [self.globals]:
             for name, v in list(scope.items()):
-                if isinstance(v, Tensor) and not name.startswith("_"):
+                if name.startswith("_"):
+                    continue
+                if isinstance(v, Tensor):
                     by_tensor.setdefault(id(v), name)
                     if v.grad_fn is not None:
                         by_node.setdefault(v.grad_fn, name)
+                elif _is_module(v):
+                    modules.append((name, v))
+        for name, m in modules:
+            for path, t in list(m.named_parameters(prefix=name)) + list(m.named_buffers(prefix=name)):
+                by_tensor.setdefault(id(t), path)
         return by_tensor, by_node
+
+    def module_paths(self):
+        """{id(module): "net.fc1"} for every nn.Module the script's variables hold."""
+        out = {}
+        scopes = [self.globals]
+        if self.capture is not None and self.running:
+            scopes = [f.f_locals for f in self.capture.script_frames() if f.f_locals is not self.globals] + scopes
+        for scope in scopes:
+            for name, v in list(scope.items()):
+                if not name.startswith("_") and _is_module(v):
+                    for path, m in v.named_modules(prefix=name):
+                        out.setdefault(id(m), path)
+        return out
 
     def _names(self):                        # (the name explanations and views call)
         return self.names()
@@ -613,7 +636,12 @@ def suggest(name, candidates):
     return best
 
 
-def node_info(node, by_node=None, by_tensor=None):
+def _is_module(v):
+    nn = sys.modules.get("gradcli.torch.nn")
+    return nn is not None and isinstance(v, nn.Module)
+
+
+def node_info(node, by_node=None, by_tensor=None, modules=None):
     from . import engine as E
     o = node.origin
     # PyTorch's node.name(): C++ nodes read "torch::autograd::CopySlices"; the engine's own
@@ -628,6 +656,11 @@ def node_info(node, by_node=None, by_tensor=None):
     for slot, s in node.saved.items():
         if isinstance(s, E.Saved) and s.constant is not None:
             info.constants[slot] = s.constant
+    module = getattr(o, "module", None)
+    if module is not None:
+        path = (modules or {}).get(id(module))
+        info.module = f"{path} ({type(module).__name__})" if path else type(module).__name__
+    info.function = getattr(o, "function", None)
     return info
 
 

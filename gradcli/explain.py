@@ -10,11 +10,18 @@ import re
 from . import engine as E
 
 
-def _where(node):
+def _where(node, interp=None):
     origin = node.origin
     if origin is None:
         return "", None
-    return f"`{origin.text}` on line {origin.line}", origin.line
+    module = getattr(origin, "module", None)
+    inside = ""
+    if module is not None:
+        path = interp.module_paths().get(id(module)) if hasattr(interp, "module_paths") else None
+        inside = f" in {path + ' (' + type(module).__name__ + ')' if path else type(module).__name__}"
+        function = getattr(origin, "function", None)
+        inside += f".{function.rpartition('.')[2]}" if function and path is None else ""
+    return f"`{origin.text}`{inside} on line {origin.line}", origin.line
 
 
 def _slot_phrase(node, slot):
@@ -52,7 +59,7 @@ def explain_error(info, exc, interp):
 
 def _backward_twice(info, exc, interp):
     node = exc.node
-    where, line = _where(node)
+    where, line = _where(node, interp)
     freed_by = node.freed_by
     freed_line = getattr(freed_by.origin, "line", None) if freed_by else None
     freed_text = getattr(freed_by.origin, "text", None) if freed_by else None
@@ -85,7 +92,7 @@ def _backward_twice(info, exc, interp):
 
 def _version(info, exc, interp):
     node, s = exc.node, exc.saved
-    where, line = _where(node)
+    where, line = _where(node, interp)
     slot = next((k for k, v in node.saved.items() if v is s), None)
     info.cause = {"grad_fn": node.name(), "line": line, "saved": [slot] if slot else [],
                   "version": s.version.v, "expected_version": s.saved_version}

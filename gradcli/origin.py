@@ -87,10 +87,11 @@ def source_map(filename):
 class Origin:
     """A place in the script: (code, instruction, line) of a frame and of its script callers."""
 
-    __slots__ = ("code", "lasti", "lineno", "callers", "_stmt")
+    __slots__ = ("code", "lasti", "lineno", "callers", "module", "_stmt")
 
-    def __init__(self, code, lasti, lineno, callers):
+    def __init__(self, code, lasti, lineno, callers, module=None):
         self.code, self.lasti, self.lineno, self.callers = code, lasti, lineno, callers
+        self.module = module            # the nn.Module whose forward was running, or None
         self._stmt = False
 
     @property
@@ -210,7 +211,8 @@ class Capture:
                     if g.f_code.co_filename in files:
                         callers.append((g.f_code, g.f_lasti, g.f_lineno))
                     g = g.f_back
-                return (TracedOrigin if STATE.anomaly else Origin)(code, f.f_lasti, f.f_lineno, tuple(callers))
+                return (TracedOrigin if STATE.anomaly else Origin)(code, f.f_lasti, f.f_lineno, tuple(callers),
+                                                                  STATE.module)
             f = f.f_back
         return None
 

@@ -20,9 +20,12 @@ class NodeInfo:
         self.name = name                  # the script variable whose grad_fn this is, if any
         self.seq = seq                    # the node's sequence number: unique within a run
         self.constants = constants if constants is not None else {}  # slot -> the number saved as a tensor
+        self.module = None                # "net.fc1 (Linear)": the module whose forward made it
+        self.function = None              # "Net.forward": the script function that made it
 
     def as_json(self):
-        return {"grad_fn": self.grad_fn, "line": self.line, "saved": list(self.saved)}
+        return {"grad_fn": self.grad_fn, "line": self.line, "saved": list(self.saved), "module": self.module,
+                "function": self.function}
 
 
 class LeafUpdate:

@@ -15,6 +15,8 @@ def _node(n, with_line=True):
     where = []
     if n.name:
         where.append(n.name)
+    if getattr(n, "module", None):
+        where.append(n.module)
     if with_line and n.line:
         where.append(f"line {n.line}")
     if where:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 from collections import OrderedDict, namedtuple
 
-from ....engine import Tensor
+from ....engine import Tensor, STATE as _STATE
 from ..parameter import Parameter, is_parameter
 
 __all__ = ["Module"]
@@ -270,10 +270,15 @@ class Module:
     # -- calling -------------------------------------------------------------------------
     def _call_impl(self, *args, **kwargs):
         forward_call = self.forward
-        if not (self._backward_hooks or self._backward_pre_hooks or self._forward_hooks
-                or self._forward_pre_hooks):
-            return forward_call(*args, **kwargs)
-        return self._call_with_hooks(forward_call, args, kwargs)
+        outer = _STATE.module
+        _STATE.module = self                  # nodes made in forward name this module (origin.Origin.module)
+        try:
+            if not (self._backward_hooks or self._backward_pre_hooks or self._forward_hooks
+                    or self._forward_pre_hooks):
+                return forward_call(*args, **kwargs)
+            return self._call_with_hooks(forward_call, args, kwargs)
+        finally:
+            _STATE.module = outer
 
     def _call_with_hooks(self, forward_call, args, kwargs):
         full_backward_hooks, non_full_backward_hooks = self._get_backward_hooks()
