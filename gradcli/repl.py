@@ -388,7 +388,8 @@ class Session:
         mode = ("unknown names are errors (--strict)" if self.strict else
                 "implicit leaves are off: this session imported torch" if self.torch_imported else
                 "a name used before it is assigned is a leaf tensor (1.0, or its :set value)")
-        self.console.print(Text("Now: " + mode + ".", style="dim"))
+        self.console.print(Text("Now: " + mode + ". Bound: torch, nn (torch.nn), F (torch.nn.functional); "
+                                "a name used only as `name.attr` or `name(...)` is never a leaf.", style="dim"))
         self.console.print(t)
         self.console.print(Text(
             "Keys: Tab completes names, torch functions and tensor attributes (x.<Tab>); Up/Down and Ctrl-R "
@@ -948,7 +949,9 @@ def banner(session):
     mode = ("--strict: assign every name before use" if session.strict else
             "unassigned names are leaf tensors (:set x=2)")
     return (f"gradcli {__version__} (autograd on a PyTorch 2.13-like engine). :help, or Ctrl-D to leave.\n"
-            f"Try `f = x+y; z = 2*f; backward z`, or `import torch`; {mode}.\n")
+            f"torch, nn and F are bound (as after `import torch`, `import torch.nn as nn`, "
+            f"`import torch.nn.functional as F`).\n"
+            f"Try `f = x+y; z = 2*f; backward z`, or any PyTorch code; {mode}.\n")
 
 
 def main(values=None, strict=False, debug=False):
