@@ -76,10 +76,12 @@ class ErrorInfo:
         self.cause = cause        # engine facts behind the error (docs/json.md)
         self.why = why            # the cause in plain words
         self.fix = fix            # what to change
+        self.frames = []          # [(line, function)] of the script's frames, outermost first
 
     def as_json(self):
         return {"type": self.type, "message": self.message, "line": self.line, "column": self.col,
-                "hint": self.hint, "cause": self.cause, "why": self.why, "fix": self.fix}
+                "hint": self.hint, "cause": self.cause, "why": self.why, "fix": self.fix,
+                "frames": [{"line": line, "function": name} for line, name in self.frames]}
 
 
 class Report:

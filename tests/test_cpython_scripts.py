@@ -399,3 +399,17 @@ def test_torch_nn_and_f_are_bound_in_the_dialect_and_never_leaves():
     assert leaves == ["w"] and r.stdout == "tensor([1.])\n"
     r = run("y = np.exp(q)\n")                   # np only dotted: a NameError, not a leaf
     assert r.error.type == "NameError" and "'np'" in r.error.message
+
+
+def test_an_error_shows_the_scripts_frames_in_json_and_rich(tmp_path):
+    script = tmp_path / "f.py"
+    script.write_text("import torch\ndef inner(t):\n    return t.view(5)\ndef outer():\n    return inner(torch.ones(2, 3))\n"
+                      "outer()\n")
+    import json
+    proc = _cli("run", "--json", str(script))
+    frames = json.loads(proc.stdout)["error"]["frames"]
+    assert frames == [{"line": 6, "function": "<module>"}, {"line": 5, "function": "outer"},
+                      {"line": 3, "function": "inner"}]
+    proc = _cli("run", str(script))
+    assert "in the script (line 6) → outer (line 5) → inner (line 3)" in proc.stdout
+    assert "gradcli/" not in proc.stdout and "Traceback" not in proc.stdout

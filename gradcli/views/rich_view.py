@@ -91,6 +91,12 @@ def error_panel(err):
     if err.type == "SyntaxError" and err.text is not None:
         caret = " " * max((err.col or 1) - 1, 0) + "^"
         body = Text(f"{err.text}\n{caret}\n", style="none") + body
+    frames = getattr(err, "frames", None) or []
+    if len(frames) > 1:                       # where the script was: its own frames, outermost first
+        trail = Text("in ", style="dim")
+        trail.append(" → ".join(f"{'the script' if name == '<module>' else name} (line {line})"
+                                for line, name in frames), style="dim")
+        body = trail + Text("\n") + body
     title = f"{err.type}"
     if err.line:
         title += f" ─ line {err.line}"
