@@ -275,7 +275,7 @@ class Tensor:
         """Only for names the class lacks: PyTorch's methods gradcli has not implemented say so."""
         if name.startswith("_"):
             raise AttributeError(f"'Tensor' object has no attribute '{name}'")
-        from .torch._pytorch_names import missing
+        from .torch._not_implemented import missing
         raise missing("Tensor", name, "'Tensor' object")
 
     # -- metadata ----------------------------------------------------------------

@@ -17,14 +17,20 @@ TARGET = Path(P.__file__)
 
 
 def real_names():
-    import importlib
-    out = {}
-    for module in P.MODULES:
-        m = importlib.import_module(module)
-        out[module] = sorted(n for n in dir(m) if not n.startswith("_"))
-    import torch
-    out["Tensor"] = sorted(n for n in dir(torch.Tensor) if not n.startswith("_"))
-    return out
+    """In a fresh process: what a module lists depends on which of its submodules were imported."""
+    import json
+    import subprocess
+    import sys
+    code = textwrap.dedent(f"""\
+        import importlib, json, torch
+        out = {{}}
+        for module in {P.MODULES!r}:
+            out[module] = sorted(n for n in dir(importlib.import_module(module)) if not n.startswith("_"))
+        out["Tensor"] = sorted(n for n in dir(torch.Tensor) if not n.startswith("_"))
+        print(json.dumps(out))
+        """)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    return json.loads(proc.stdout)
 
 
 def render(names):

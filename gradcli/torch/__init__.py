@@ -766,7 +766,9 @@ def __getattr__(name):
     if name in _SUBMODULES:
         import importlib
         return importlib.import_module(f"{__name__}.{name}")
-    from ._pytorch_names import missing
+    if name.startswith("_"):               # (`from . import _legacy` asks here first, at every start-up)
+        raise AttributeError(f"module 'torch' has no attribute '{name}'")
+    from ._not_implemented import missing
     raise missing("torch", name)
 
 

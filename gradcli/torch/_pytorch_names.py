@@ -265,14 +265,3 @@ NAMES = {
         unsqueeze_ untyped_storage values var vdot view view_as volatile vsplit where xlogy xlogy_ xpu zero_
     '''.split()),
 }
-
-
-def missing(module, name, what=None):
-    """The AttributeError for `module.name`: PyTorch's own words, and when PyTorch has the name,
-    that gradcli does not implement it (yet)."""
-    from ..errors import TorchAttributeError
-    owner = what or f"module '{module}'"
-    if name in NAMES.get(module, ()):
-        return TorchAttributeError(f"{owner} has no attribute '{name}': gradcli does not implement {module}.{name} "
-                                   "(yet)")
-    return TorchAttributeError(f"{owner} has no attribute '{name}'")

@@ -11,5 +11,5 @@ __all__ = ["backward", "grad", "set_detect_anomaly", "detect_anomaly", "Function
 
 
 def __getattr__(name):
-    from .._pytorch_names import missing
+    from .._not_implemented import missing
     raise missing("torch.autograd", name)

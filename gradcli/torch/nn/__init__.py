@@ -7,5 +7,5 @@ __all__ = ["Parameter", "functional", "init", "utils"] + [n for n in vars(module
 
 
 def __getattr__(name):
-    from .._pytorch_names import missing
+    from .._not_implemented import missing
     raise missing("torch.nn", name)

@@ -61,5 +61,5 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
 
 
 def __getattr__(name):
-    from .._pytorch_names import missing
+    from .._not_implemented import missing
     raise missing("torch.nn.functional", name)

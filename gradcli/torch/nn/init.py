@@ -148,5 +148,5 @@ def orthogonal_(tensor, gain=1, generator=None):
 
 
 def __getattr__(name):
-    from .._pytorch_names import missing
+    from .._not_implemented import missing
     raise missing("torch.nn.init", name)

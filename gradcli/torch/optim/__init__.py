@@ -11,5 +11,5 @@ __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "lr_schedu
 
 
 def __getattr__(name):
-    from .._pytorch_names import missing
+    from .._not_implemented import missing
     raise missing("torch.optim", name)

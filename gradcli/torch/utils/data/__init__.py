@@ -10,5 +10,5 @@ __all__ = ["DataLoader", "default_collate", "default_convert", "get_worker_info"
 
 
 def __getattr__(name):
-    from ..._pytorch_names import missing
+    from ..._not_implemented import missing
     raise missing("torch.utils.data", name)
