@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import re
 
 from . import syntax as S
 from .errors import ParseError
@@ -26,6 +27,7 @@ from .errors import ParseError
 # Bound for a script that does not import torch itself (the concise dialect, the REPL).
 TORCH_NAMES = {"torch": "torch", "nn": "torch.nn", "F": "torch.nn.functional"}
 HELPER_PREFIX = "_gradcli_"
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class Program:
@@ -50,6 +52,11 @@ def parse(source: str, filename: str = "<script>", *, values=None, strict=False,
     if "\x00" in source:
         raise ParseError("source code cannot contain null bytes", span=(1, 1))
     text = normalise(source)
+    bad = _SURROGATE.search(text)               # (from an undecodable byte: no text can hold one)
+    if bad is not None:
+        i = bad.start()
+        raise ParseError(f"the script contains the lone surrogate character {bad.group()!r}, which is not text",
+                         span=(text.count("\n", 0, i) + 1, i - text.rfind("\n", 0, i)))
     try:
         tree = ast.parse(text, filename)
         dialect = False

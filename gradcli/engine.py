@@ -18,7 +18,7 @@ from numpy import ndarray
 
 _ARRAYS = (ndarray, np.generic)        # what the engine keeps as a tensor's data
 
-from .errors import TorchRuntimeError, TorchTypeError
+from .errors import TorchRuntimeError, TorchTypeError, TorchAttributeError
 
 # The backward writes into an array only when its reference count shows nothing else holds
 # it. From Python 3.14 the interpreter borrows references and counts can read lower than
@@ -274,7 +274,7 @@ class Tensor:
     def __getattr__(self, name):
         """Only for names the class lacks: PyTorch's methods gradcli has not implemented say so."""
         if name.startswith("_"):
-            raise AttributeError(f"'Tensor' object has no attribute '{name}'")
+            raise TorchAttributeError(f"'Tensor' object has no attribute '{name}'")
         from .torch._not_implemented import missing
         raise missing("Tensor", name, "'Tensor' object")
 
@@ -737,7 +737,7 @@ class Node:
                 return saved_attr_value(slot, attrs[slot])
         if name.startswith("_raw_saved_") and name[11:] in object.__getattribute__(self, "saved"):
             return RawSaved()           # PyTorch's SavedTensor handle: opaque, and it never raises
-        raise AttributeError(f"'{object.__getattribute__(self, 'op').name}' object has no attribute '{name}'")
+        raise TorchAttributeError(f"'{object.__getattribute__(self, 'op').name}' object has no attribute '{name}'")
 
     def __dir__(self):
         names = set(object.__dir__(self))
