@@ -323,10 +323,13 @@ class Session:
                 self.running = True
                 for code in codes:
                     exec(code, self.globals)
+                self.running = False
             except SystemExit as e:
+                self.running = False
                 if e.code not in (None, 0):
                     report.error = ErrorInfo("SystemExit", str(e.code), self.current_line_of(e))
             except BaseException as e:
+                self.running = False               # (the timer stops raising: the script is over)
                 if isinstance(e, KeyboardInterrupt) or _is_internal(e):
                     raise
                 report.error = self.error_info(e)
@@ -563,9 +566,12 @@ class _Timer:
         watchdog.arm(self.seconds)
         if self.main:
             def on_alarm(signum, frame):
-                raise self._error(frame)
+                if self.session.running:
+                    raise self._error(frame)
             self.old = signal.signal(signal.SIGALRM, on_alarm)
-            signal.setitimer(signal.ITIMER_REAL, self.seconds)
+            # then every 50 ms: a script that swallows one LimitError (a bare `except`, or the
+            # RecursionError of calling the handler at the recursion limit) is stopped by the next
+            signal.setitimer(signal.ITIMER_REAL, self.seconds, 0.05)
         else:
             deadline = time.monotonic() + self.seconds
 

@@ -124,7 +124,7 @@ def execute(file=None, code=None, set_=(), strict=False, plain=False, json_=Fals
         from .watchdog import supervised
         mode = "json" if json_ else "plain" if plain else "rich"
         return supervised(timeout, name, lambda: _run(source, name, values, strict, plain, json_, timeout,
-                                                      max_elements, max_memory, debug, explain_), mode)
+                                                      max_elements, max_memory, debug, explain_), mode, source)
     return _run(source, name, values, strict, plain, json_, timeout, max_elements, max_memory, debug, explain_)
 
 

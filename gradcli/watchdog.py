@@ -31,7 +31,7 @@ def disarm():
         faulthandler.cancel_dump_traceback_later()
 
 
-def supervised(timeout, filename, work, mode):
+def supervised(timeout, filename, work, mode, source=""):
     """work() -> exit status, run under a hard time limit of timeout + GRACE seconds."""
     if not hasattr(os, "fork"):
         return work()
@@ -69,16 +69,20 @@ def supervised(timeout, filename, work, mode):
         signal.signal(signal.SIGINT, old)
     if not dump:
         return os.waitstatus_to_exitcode(status)
-    _report(timeout, _script_line(dump.decode("utf-8", "replace"), filename), mode)
+    _report(timeout, _script_line(dump.decode("utf-8", "replace"), filename, source), mode)
     return 1
 
 
-def _script_line(dump, filename):
-    """The innermost script line in faulthandler's dump (it lists the most recent call first)."""
-    for m in re.finditer(r'File "(.*)", line (\d+) in ', dump):
-        if m.group(1) == filename:
-            return int(m.group(2))
-    return None
+def _script_line(dump, filename, source=""):
+    """The innermost script line in faulthandler's dump (it lists the most recent call first); a
+    function stopped as it starts is on its `def` line, and then its call is named instead."""
+    lines = source.split("\n")
+    found = [int(m.group(2)) for m in re.finditer(r'File "(.*)", line (\d+) in ', dump) if m.group(1) == filename]
+    for line in found:
+        text = lines[line - 1].lstrip() if 0 < line <= len(lines) else ""
+        if not text.startswith(("def ", "async def ", "@")):
+            return line
+    return found[0] if found else None
 
 
 def _report(timeout, line, mode):

@@ -103,7 +103,6 @@ HUGE_TENSORS = {
     "expand-tolist": f"torch.ones(1).expand({BIG}).tolist()",
     "ones-10e30": "torch.ones(10**30)",
     "ones-2e63": "torch.ones(2**63)",
-    "ndarray-via-type": f"type(torch.ones(1).numpy())(({BIG}))",
     "tensor-class-call": f"torch.Tensor({BIG})",
 }
 
