@@ -39,6 +39,7 @@ class Program:
         self.leaves = list(leaves)            # [(name, value)] in the order they are assigned
         self.dialect = dialect                # parsed by the grammar (not plain Python 3)
         self.imports_torch = imports_torch    # False: torch, nn and F are bound for the script
+        self.code = None                      # (body, code object) once compiled
 
 
 def normalise(source: str) -> str:
@@ -72,10 +73,10 @@ def parse(source: str, filename: str = "<script>", *, values=None, strict=False,
             raise ParseError("too many nested parentheses or blocks for gradcli's parser", span=(1, 1)) from None
         parser._attach_text(module.body, text.split("\n"))
         tree = ast.Module(body=_Translator(text).block(module.body) if module.body else [], type_ignores=[])
+        ast.fix_missing_locations(tree)         # (CPython's own tree has every position already)
         dialect = True
     imports = imports_torch(tree)
     leaves = [] if strict or imports else add_leaves(tree, values or {}, bound)
-    ast.fix_missing_locations(tree)
     return Program(tree, text, leaves, dialect, imports)
 
 

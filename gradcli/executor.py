@@ -47,11 +47,8 @@ class Recorder:
         modules = self.session.module_paths() if "torch.nn" in sys.modules or "gradcli.torch.nn" in sys.modules else {}
         ev.executed = [node_info(n, by_node, by_tensor, modules) for n in record.executed]
         ev.freed = [node_info(n, by_node, by_tensor, modules) for n in record.freed]
-        from .printing import format_tensor
         for leaf, before, after in record.updates:
-            fmt = lambda a: format_tensor(a, _dtype_name(a))
-            ev.updates.append(LeafUpdate(by_tensor.get(id(leaf)), None if before is None else fmt(before), fmt(after),
-                                         after.tolist()))
+            ev.updates.append(LeafUpdate(by_tensor.get(id(leaf)), before, after))
         ev.failed = record.error is not None
         if ev.failed:
             e = record.error
@@ -282,7 +279,8 @@ class Session:
         try:
             program = dialect.parse(source, self.filename, values=self.values,
                                     strict=self.strict or self.imported_torch, bound=self.globals)
-            compile(program.tree, self.filename, "exec", dont_inherit=True)   # the compiler's own checks
+            # the compiler's own checks (`return` outside a function); the code runs unless cut (--at)
+            program.code = (program.tree.body, compile(program.tree, self.filename, "exec", dont_inherit=True))
         except ParseError as e:
             _syntax_error(report, e.message, e.span, program_text=source)
             return None
@@ -310,9 +308,12 @@ class Session:
             for name, value in (("torch", gtorch), ("nn", gtorch.nn), ("F", gtorch.nn.functional)):
                 self.globals.setdefault(name, value)
         self.globals.update(recorder.helpers())
-        module = ast.Module(body=body, type_ignores=[])
-        codes = _interactive(body, self.filename) if interactive else \
-            [compile(module, self.filename, "exec", dont_inherit=True)]
+        if interactive:
+            codes = _interactive(body, self.filename)
+        elif program.code is not None and program.code[0] is body:
+            codes = [program.code[1]]
+        else:
+            codes = [compile(ast.Module(body=body, type_ignores=[]), self.filename, "exec", dont_inherit=True)]
         if not self.started:                 # a new script: sequence numbers from 0, grad mode on, ...
             from .engine import STATE
             STATE.reset()

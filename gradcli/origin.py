@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import bisect
 import sys
+import weakref
 
 from .engine import STATE
 
@@ -178,13 +179,15 @@ class TracedOrigin(Origin):
                        for f, line, name, text in self.frames())
 
 
-_POSITIONS = {}
+_POSITIONS = {}        # id(code) -> its co_positions(), while the code object lives
 
 
 def _positions(code, lasti):
-    table = _POSITIONS.get(code)
+    # (keyed by identity: code objects compare by value, and a script run again makes equal ones)
+    table = _POSITIONS.get(id(code))
     if table is None:
-        table = _POSITIONS[code] = list(code.co_positions())
+        table = _POSITIONS[id(code)] = list(code.co_positions())
+        weakref.finalize(code, _POSITIONS.pop, id(code), None)
     i = lasti // 2
     return table[i] if 0 <= i < len(table) else None
 

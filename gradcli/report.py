@@ -29,11 +29,29 @@ class NodeInfo:
 
 
 class LeafUpdate:
-    def __init__(self, name, before, after, values_after=None):
+    """A leaf's .grad before and after a call: kept as arrays, printed like PyTorch when a view
+    asks (a training loop makes thousands; `--plain` and `gradcli test` show none)."""
+
+    def __init__(self, name, before, after):
         self.name = name
-        self.before = before          # printed like PyTorch, or None when .grad was None
-        self.after = after
-        self.values_after = values_after
+        self._before, self._after = before, after      # arrays (before: None when .grad was None)
+
+    @staticmethod
+    def _fmt(a):
+        from .printing import format_tensor
+        return format_tensor(a, "bool" if a.dtype.kind == "b" else a.dtype.name)
+
+    @property
+    def before(self):
+        return None if self._before is None else self._fmt(self._before)
+
+    @property
+    def after(self):
+        return self._fmt(self._after)
+
+    @property
+    def values_after(self):
+        return self._after.tolist()
 
 
 class CallEvent:
