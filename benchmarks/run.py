@@ -276,24 +276,28 @@ class Suite:
 
     # -- parsing -------------------------------------------------------------------------
     def parse(self):
-        """Both parsers on the W1 chain script: `parser.parse` (a plain-Python script, so
-        CPython's parser via pyparse.py) and the Lark grammar, which scripts in the concise
-        dialect take. The cyclic GC is off while parsing, as in `gradcli run`."""
-        from gradcli import lark_parser, parser
-        lark_parser.parse_text(W.seed_script())      # loads (or builds and caches) the Lark tables
+        """`dialect.parse`, the one entry every front end parses through, on the W1 chain
+        script: as plain Python (CPython's parser, then gradcli's walk of the tree) and
+        with its last line written `print x.grad`, which makes it the concise dialect
+        (CPython's parser fails, then the Lark grammar and the translation into Python's
+        tree). The cyclic GC is off while parsing, as in `gradcli run`."""
+        from gradcli import dialect
+        dialect.parse(W.dialect_script(3))          # loads (or builds and caches) the Lark tables
         result = {}
-        for path, fn in (("fast", parser.parse), ("lark", lark_parser.parse_text)):
+        for path, script in (("python", W.chain_lines_script), ("dialect", W.dialect_script)):
             for n in self.cfg["parse_lines"]:
-                text = W.chain_lines_script(n)
+                text = script(n)
                 lines = text.count("\n")
                 times = []
                 for _ in range(self.cfg["parse_reps"][n]):
                     gc.collect()
                     gc.disable()
                     t0 = time.perf_counter()
-                    fn(text)
+                    program = dialect.parse(text)
                     times.append(time.perf_counter() - t0)
                     gc.enable()
+                    assert program.dialect == (path == "dialect"), path
+                    del program
                 result[f"{path} {n}"] = dict(parser=path, lines=lines, seconds=med(times),
                                              lines_per_s=lines / med(times))
                 self.log(f"  parse ({path}) {lines:,} lines: {med(times):.2f} s, {lines / med(times):,.0f} lines/s")
@@ -507,7 +511,7 @@ def _goals(suite):
         check("W2 peak RSS: gradcli / hand-written NumPy", f"{r:.2f} (vs fast {m['gradcli'] / best:.2f})",
               "≤ 1.3", r <= 1.3)
     p = suite.extra.get("parse", {})
-    for path in ("fast", "lark"):
+    for path in ("python", "dialect"):
         runs = sorted((d["lines"], d["lines_per_s"]) for d in p.values() if d["parser"] == path)
         if len(runs) >= 2:
             r = runs[0][1] / runs[-1][1]

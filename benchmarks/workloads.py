@@ -513,6 +513,14 @@ def chain_lines_script(n=10_000):
     return _CHAIN_HEAD + "".join(_CHAIN_LINES[i % 3] for i in range(n)) + _CHAIN_TAIL
 
 
+def dialect_script(n=10_000):
+    """The W1 chain script in the concise dialect: its last line `print x.grad` (Python 2's
+    print statement) makes CPython's parser refuse it, so it takes the Lark grammar."""
+    text = chain_lines_script(n)
+    assert text.endswith("print(x.grad)\n")
+    return text[:-len("print(x.grad)\n")] + "print x.grad\n"
+
+
 def chain_loop_script(n=10_000):
     """The W1 chain as an n-iteration `for` loop (one op per iteration)."""
     return (_CHAIN_HEAD
@@ -578,12 +586,34 @@ def _w1_probe(name, n, reps):
     print(json.dumps({"wall": wall, "cpu": cpu}))
 
 
-USAGE = "usage: python -m benchmarks.workloads rss w2 CONTENDER [SIZE] | w1 CONTENDER N REPS"
+def _w2_probe(name, size, reps):
+    """Run in a fresh process that imports only this contender (`from gradcli import torch`
+    for gradcli, as a library user would): W2 `reps + 1` times; print as JSON the wall and
+    CPU seconds and minor page faults of the first, cold, step and of each later one."""
+    step, _ = make_w2(name, size)
+    wall, cpu, faults = [], [], []
+    for _ in range(reps + 1):
+        gc.collect()
+        f0 = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+        c0 = time.process_time()
+        t0 = time.perf_counter()
+        step()
+        wall.append(time.perf_counter() - t0)
+        cpu.append(time.process_time() - c0)
+        faults.append(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - f0)
+    print(json.dumps({"cold": {"wall": wall[0], "cpu": cpu[0], "faults": faults[0]},
+                      "wall": wall[1:], "cpu": cpu[1:], "faults": faults[1:]}))
+
+
+USAGE = ("usage: python -m benchmarks.workloads rss w2 CONTENDER [SIZE] | w1 CONTENDER N REPS "
+         "| w2 CONTENDER SIZE REPS")
 
 if __name__ == "__main__":
     if len(sys.argv) >= 4 and sys.argv[1] == "rss":
         _rss_probe(sys.argv[2], sys.argv[3], int(sys.argv[4]) if len(sys.argv) > 4 else 1_000_000)
     elif len(sys.argv) == 5 and sys.argv[1] == "w1":
         _w1_probe(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
+    elif len(sys.argv) == 5 and sys.argv[1] == "w2":
+        _w2_probe(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
     else:
         raise SystemExit(USAGE)
