@@ -492,10 +492,11 @@ def _torch_version():
     return getattr(t, "__version__", None) if t is not None else None
 
 
-def _row(suite, key):
+def _row(suite, key, kind="median"):
+    """The medians of a timing row by contender (kind="cpu_median": of CPU time)."""
     for r in suite.rows:
         if r["key"] == key:
-            return r["median"]
+            return r[kind]
     return {}
 
 
@@ -509,62 +510,55 @@ def _mem(suite, key):
 def _goals(suite):
     g = []
 
-    def check(name, value, target, ok):
+    def check(name, value, target, ok, cpu=None):
+        """cpu: (text, ok) of the same figure in CPU time, shown beside the wall figure; on a
+        loaded machine a goal can hold in CPU time and miss in wall time ("CPU only")."""
         if value is not None:
-            g.append([name, value, target, "yes" if ok else "NO"])
+            met = "yes" if ok else "CPU only" if cpu is not None and cpu[1] else "NO"
+            g.append([name, value if cpu is None else f"{value} (CPU {cpu[0]})", target, met])
+
+    def ratio_goal(name, key, target, a="gradcli", b="torch"):
+        m, c = _row(suite, key), _row(suite, key, "cpu_median")
+        r, rc = _ratio(m.get(a), m.get(b)), _ratio(c.get(a), c.get(b))
+        if r is not None:
+            check(name, f"{r:.2f}", f"≤ {target}", r <= target, None if rc is None else (f"{rc:.2f}", rc <= target))
 
     seed = _row(suite, "w4_seed")
     if seed.get("gradcli") is not None:
+        cpu = _row(suite, "w4_seed", "cpu_median")["gradcli"]
         check("start-up: gradcli ms (median wall)", f"{seed['gradcli'] * 1e3:.0f} ms", "≤ 100 ms",
-              seed["gradcli"] <= 0.100)
-        r = _ratio(seed.get("gradcli"), seed.get("torch"))
-        if r is not None:
-            check("start-up: gradcli / python+torch", f"{r:.3f}", "≤ 0.1", r <= 0.1)
+              seed["gradcli"] <= 0.100, (f"{cpu * 1e3:.0f} ms", cpu <= 0.100))
+        ratio_goal("start-up: gradcli / python+torch", "w4_seed", 0.1)
     sizes = sorted(int(r["key"][3:]) for r in suite.rows if r["key"].startswith("w1_"))
     for n in sizes:
         for key, where in (("w1", "one process"), ("w1own", "own processes")):
-            m = _row(suite, f"{key}_{n}")
-            r = _ratio(m.get("gradcli"), m.get("torch"))
-            if r is not None:
-                check(f"W1 {n:,} ops ({where}): gradcli / torch per op", f"{r:.2f}", "≤ 0.6", r <= 0.6)
-        m = _row(suite, f"w1own_{n}")
+            ratio_goal(f"W1 {n:,} ops ({where}): gradcli / torch per op", f"{key}_{n}", 0.6)
+        m, c = _row(suite, f"w1own_{n}"), _row(suite, f"w1own_{n}", "cpu_median")
         if m.get("gradcli") is not None:
             check(f"W1 {n:,} ops (library, own process): gradcli µs per op", f"{m['gradcli']:.2f} µs", "≤ 4.4 µs",
-                  m["gradcli"] <= 4.4)
+                  m["gradcli"] <= 4.4, (f"{c['gradcli']:.2f} µs", c["gradcli"] <= 4.4))
     if len(sizes) >= 2:
         for key, where in (("w1", "one process"), ("w1own", "own processes")):
-            lo, hi = _row(suite, f"{key}_{sizes[0]}"), _row(suite, f"{key}_{sizes[-1]}")
-            r = _ratio(hi.get("gradcli"), lo.get("gradcli"))
+            r, rc = (_ratio(_row(suite, f"{key}_{sizes[-1]}", kind).get("gradcli"),
+                            _row(suite, f"{key}_{sizes[0]}", kind).get("gradcli")) for kind in ("median", "cpu_median"))
             if r is not None:
                 check(f"W1 linear ({where}): µs/op at {sizes[-1]:,} / at {sizes[0]:,}", f"{r:.2f}", "≤ 1.2",
-                      r <= 1.2)
+                      r <= 1.2, None if rc is None else (f"{rc:.2f}", rc <= 1.2))
     for key, name, target in (("w4_chain_lines", "10,000 straight lines", 0.3),
                               ("w4_chain_loop", "10,000-iteration for loop", 0.15)):
-        m = _row(suite, key)
-        r = _ratio(m.get("gradcli"), m.get("torch"))
-        if r is not None:
-            check(f"W1 script ({name}): gradcli / python+torch", f"{r:.2f}", f"≤ {target}", r <= target)
+        ratio_goal(f"W1 script ({name}): gradcli / python+torch", key, target)
     for key, where in (("w2", "benchmark's process"), ("w2own", "own process, warm")):
-        m = _row(suite, key)
-        r = _ratio(m.get("gradcli"), m.get("torch"))
+        ratio_goal(f"W2 ({where}): gradcli / torch", key, 1.0)
+    for key in ("w2", "w2own"):
+        r, rc = (_ratio(m.get("gradcli"), min((m[k] for k in ("numpy", "numpy-fast") if k in m), default=None))
+                 for m in (_row(suite, key), _row(suite, key, "cpu_median")))
         if r is not None:
-            check(f"W2 ({where}): gradcli / torch", f"{r:.2f}", "≤ 1.0", r <= 1.0)
-    m = _row(suite, "w2")
-    best = min((m[k] for k in ("numpy", "numpy-fast") if k in m), default=None)
-    r = _ratio(m.get("gradcli"), best)
-    if r is not None:
-        check("W2: gradcli / best hand-written NumPy", f"{r:.2f}", "≤ 1.1", r <= 1.1)
-    m = _row(suite, "w3")
-    r = _ratio(m.get("gradcli"), m.get("torch"))
-    if r is not None:
-        check("W3: gradcli / torch", f"{r:.2f}", "≤ 1.0", r <= 1.0)
+            check(f"W2{' (own process, warm)' if key == 'w2own' else ''}: gradcli / best hand-written NumPy",
+                  f"{r:.2f}", "≤ 1.1", r <= 1.1, None if rc is None else (f"{rc:.2f}", rc <= 1.1))
+    ratio_goal("W3: gradcli / torch", "w3", 1.0)
     for key, name, target in (("w5_none", "per step", 0.8), ("w5_sgd", "per step with SGD momentum", 0.8),
                               ("w5_adam", "per step with Adam", 0.8), ("w5_script", "script end to end", 0.25)):
-        m = _row(suite, key)
-        r = _ratio(m.get("gradcli"), m.get("torch"))
-        if r is not None:
-            check(f"W5 ({name}): gradcli / {'python+' if key == 'w5_script' else ''}torch", f"{r:.2f}",
-                  f"≤ {target}", r <= target)
+        ratio_goal(f"W5 ({name}): gradcli / {'python+' if key == 'w5_script' else ''}torch", key, target)
     m = _mem(suite, "w2_rss")
     best = min((m[k] for k in ("numpy", "numpy-fast") if k in m), default=None)
     r = _ratio(m.get("gradcli"), m.get("numpy"))
