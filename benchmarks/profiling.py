@@ -1,4 +1,4 @@
-"""Where gradcli spends its time: `python -m benchmarks.profiling [w1|w2|w3] [--n N] [--size S] [--pyinstrument]`.
+"""Where gradcli spends its time: `python -m benchmarks.profiling [w1|w2|w3|w5|w5-sgd|w5-adam] [--n N] [--size S] [--pyinstrument]`.
 
 cProfile of gradcli on one workload (after one untimed warm-up), printing the top
 functions by cumulative and by own time; with --pyinstrument, pyinstrument's call tree
@@ -25,6 +25,9 @@ def step_for(workload, n, size):
         return W.make_w2("gradcli", size)[0], 5
     if workload == "w3":
         return W.make_w3("gradcli"), 10
+    if workload in ("w5", "w5-sgd", "w5-adam"):
+        mode = {"w5": "none", "w5-sgd": "sgd", "w5-adam": "adam"}[workload]
+        return W.make_w5("gradcli", mode), 3
     raise SystemExit(f"unknown workload {workload}")
 
 
@@ -56,7 +59,7 @@ def gc_share(step, reps):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="python -m benchmarks.profiling", description=__doc__.splitlines()[0])
-    ap.add_argument("workload", choices=("w1", "w2", "w3"))
+    ap.add_argument("workload", choices=("w1", "w2", "w3", "w5", "w5-sgd", "w5-adam"))
     ap.add_argument("--n", type=int, default=10_000, help="W1 chain length (default 10,000)")
     ap.add_argument("--size", type=int, default=1_000_000, help="W2 vector size (default 1e6)")
     ap.add_argument("--top", type=int, default=15)

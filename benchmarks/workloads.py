@@ -13,6 +13,8 @@ backward by hand and are the yardstick for the regression guard.
       memory traffic and temporaries.
   W3  4-layer tanh MLP (batch 256, width 512), MSE loss, forward + backward + SGD (ms):
       matmul-bound; the engine's overhead should vanish.
+  W5  a small MLP (3 nn.Linear of width 64, ReLU, batch 32, nn.MSELoss), 200 training
+      steps: forward + backward, then also SGD with momentum or Adam (µs per step).
   W4  whole processes (`python script.py` with PyTorch vs `gradcli run --plain`):
       start-up, and the W1 chain as a script (straight lines and a `for` loop).
 
@@ -489,6 +491,120 @@ def make_w3(name, batch=256, width=512):
         return step
     raise ValueError(name)
 
+# ----------------------------------------------------------------------------- W5
+
+
+W5_BATCH, W5_WIDTH, W5_STEPS = 32, 64, 200
+W5_LR, W5_MOMENTUM = 0.01, 0.9
+W5_BETAS, W5_EPS = (0.9, 0.999), 1e-8
+#: what each W5 step does after forward + backward
+W5_MODES = ("none", "sgd", "adam")
+
+
+def w5_data(seed=0):
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((W5_BATCH, W5_WIDTH)).astype(np.float32)
+    y = rng.standard_normal((W5_BATCH, W5_WIDTH)).astype(np.float32)
+    return x, y
+
+
+def w5_model(torch):
+    """Written once: PyTorch's default initialisation after manual_seed(0), so gradcli's
+    model has exactly PyTorch's parameters."""
+    nn = torch.nn
+    torch.manual_seed(0)
+    return nn.Sequential(nn.Linear(W5_WIDTH, W5_WIDTH), nn.ReLU(),
+                         nn.Linear(W5_WIDTH, W5_WIDTH), nn.ReLU(),
+                         nn.Linear(W5_WIDTH, W5_WIDTH))
+
+
+def w5_optimizer(torch, params, mode):
+    if mode == "sgd":
+        return torch.optim.SGD(params, lr=W5_LR, momentum=W5_MOMENTUM)
+    if mode == "adam":
+        return torch.optim.Adam(params, lr=W5_LR, betas=W5_BETAS, eps=W5_EPS)
+    return None
+
+
+def w5_torchlike(model, loss_fn, opt, x, y, steps=W5_STEPS):
+    """Written once: `steps` training steps (zero_grad, forward, loss, backward, step)."""
+    for _ in range(steps):
+        if opt is None:
+            model.zero_grad()
+        else:
+            opt.zero_grad()
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        if opt is not None:
+            opt.step()
+    return loss
+
+
+def w5_numpy_params(torch_params):
+    """The hand-written version starts from the same parameters: (W (out, in), b) per layer."""
+    return [np.array(to_numpy(p), dtype=np.float32) for p in torch_params]
+
+
+def w5_numpy(params, state, mode, x, y, steps=W5_STEPS):
+    """Hand-written forward, backward, and the optimizer update in place (PyTorch's
+    formulas: SGD with momentum buffer b = m*b + g; Adam with bias corrections)."""
+    layers = len(params) // 2
+    for _ in range(steps):
+        acts = [x]
+        h = x
+        for i in range(layers):
+            h = h @ params[2 * i].T + params[2 * i + 1]
+            if i < layers - 1:
+                h = np.maximum(h, 0)
+            acts.append(h)
+        diff = h - y
+        loss = (diff * diff).mean()
+        g = diff * np.float32(2.0 / diff.size)
+        grads = [None] * len(params)
+        for i in reversed(range(layers)):
+            if i < layers - 1:
+                g = g * (acts[i + 1] > 0)
+            grads[2 * i] = g.T @ acts[i]
+            grads[2 * i + 1] = g.sum(0)
+            if i:
+                g = g @ params[2 * i]
+        if mode == "sgd":
+            for p, gp, buf in zip(params, grads, state["buf"]):
+                buf *= W5_MOMENTUM
+                buf += gp
+                p -= W5_LR * buf
+        elif mode == "adam":
+            state["t"] += 1
+            t = state["t"]
+            b1, b2 = W5_BETAS
+            c1, c2 = 1 - b1 ** t, np.sqrt(1 - b2 ** t)
+            for p, gp, m, v in zip(params, grads, state["m"], state["v"]):
+                m *= b1
+                m += (1 - b1) * gp
+                v *= b2
+                v += (1 - b2) * gp * gp
+                p -= (W5_LR / c1) * m / (np.sqrt(v) / c2 + W5_EPS)
+    return loss
+
+
+def make_w5(name, mode="none", steps=W5_STEPS):
+    """One repetition: `steps` training steps of the W5 MLP (contenders gradcli, torch, numpy)."""
+    x_np, y_np = w5_data()
+    if name == "numpy":
+        params = w5_numpy_params(w5_model(load("gradcli")).parameters())
+        zeros = lambda: [np.zeros_like(p) for p in params]
+        state = dict(buf=zeros(), m=zeros(), v=zeros(), t=0)
+        return lambda: w5_numpy(params, state, mode, x_np, y_np, steps)
+    if name not in TORCHLIKE:
+        raise ValueError(name)
+    mod = load(name)
+    model = w5_model(mod)
+    opt = w5_optimizer(mod, model.parameters(), mode)
+    loss_fn = mod.nn.MSELoss()
+    x, y = mod.from_numpy(x_np), mod.from_numpy(y_np)
+    return lambda: w5_torchlike(model, loss_fn, opt, x, y, steps)
+
+
 # ----------------------------------------------------------------------------- W4: scripts
 
 
@@ -513,6 +629,14 @@ def chain_lines_script(n=10_000):
     return _CHAIN_HEAD + "".join(_CHAIN_LINES[i % 3] for i in range(n)) + _CHAIN_TAIL
 
 
+def dialect_script(n=10_000):
+    """The W1 chain script in the concise dialect: its last line `print x.grad` (Python 2's
+    print statement) makes CPython's parser refuse it, so it takes the Lark grammar."""
+    text = chain_lines_script(n)
+    assert text.endswith("print(x.grad)\n")
+    return text[:-len("print(x.grad)\n")] + "print x.grad\n"
+
+
 def chain_loop_script(n=10_000):
     """The W1 chain as an n-iteration `for` loop (one op per iteration)."""
     return (_CHAIN_HEAD
@@ -525,6 +649,26 @@ def chain_loop_script(n=10_000):
             + "    else:\n"
             + "        " + _CHAIN_LINES[2]
             + _CHAIN_TAIL)
+
+def w5_script(steps=W5_STEPS):
+    """W5 as a pasted script: the MLP, forward + backward `steps` times, the loss and a
+    gradient printed (the same text under PyTorch: same initialisation, same data)."""
+    return ("import torch\n"
+            "import torch.nn as nn\n"
+            "torch.manual_seed(0)\n"
+            f"model = nn.Sequential(nn.Linear({W5_WIDTH}, {W5_WIDTH}), nn.ReLU(),\n"
+            f"                      nn.Linear({W5_WIDTH}, {W5_WIDTH}), nn.ReLU(),\n"
+            f"                      nn.Linear({W5_WIDTH}, {W5_WIDTH}))\n"
+            "loss_fn = nn.MSELoss()\n"
+            f"x = torch.randn({W5_BATCH}, {W5_WIDTH})\n"
+            f"y = torch.randn({W5_BATCH}, {W5_WIDTH})\n"
+            f"for step in range({steps}):\n"
+            "    model.zero_grad()\n"
+            "    loss = loss_fn(model(x), y)\n"
+            "    loss.backward()\n"
+            "print(loss)\n"
+            "print(model[0].bias.grad[:4])\n")
+
 
 # ----------------------------------------------------------------------------- RSS probe
 
@@ -578,12 +722,34 @@ def _w1_probe(name, n, reps):
     print(json.dumps({"wall": wall, "cpu": cpu}))
 
 
-USAGE = "usage: python -m benchmarks.workloads rss w2 CONTENDER [SIZE] | w1 CONTENDER N REPS"
+def _w2_probe(name, size, reps):
+    """Run in a fresh process that imports only this contender (`from gradcli import torch`
+    for gradcli, as a library user would): W2 `reps + 1` times; print as JSON the wall and
+    CPU seconds and minor page faults of the first, cold, step and of each later one."""
+    step, _ = make_w2(name, size)
+    wall, cpu, faults = [], [], []
+    for _ in range(reps + 1):
+        gc.collect()
+        f0 = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+        c0 = time.process_time()
+        t0 = time.perf_counter()
+        step()
+        wall.append(time.perf_counter() - t0)
+        cpu.append(time.process_time() - c0)
+        faults.append(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - f0)
+    print(json.dumps({"cold": {"wall": wall[0], "cpu": cpu[0], "faults": faults[0]},
+                      "wall": wall[1:], "cpu": cpu[1:], "faults": faults[1:]}))
+
+
+USAGE = ("usage: python -m benchmarks.workloads rss w2 CONTENDER [SIZE] | w1 CONTENDER N REPS "
+         "| w2 CONTENDER SIZE REPS")
 
 if __name__ == "__main__":
     if len(sys.argv) >= 4 and sys.argv[1] == "rss":
         _rss_probe(sys.argv[2], sys.argv[3], int(sys.argv[4]) if len(sys.argv) > 4 else 1_000_000)
     elif len(sys.argv) == 5 and sys.argv[1] == "w1":
         _w1_probe(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
+    elif len(sys.argv) == 5 and sys.argv[1] == "w2":
+        _w2_probe(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
     else:
         raise SystemExit(USAGE)

@@ -14,6 +14,10 @@ from ..engine import Size, Tensor, STATE as _STATE
 from .. import errors as _errors
 from ..errors import TorchRuntimeError, TorchTypeError, TorchValueError
 
+# Freed large buffers stay in the heap for the next tensor instead of going back to the
+# system and page-faulting back in on first touch (a library user gets what `gradcli run` does).
+_ops._MALLOC.keep_freed_memory()
+
 
 float32 = float = _E.float32
 float64 = double = _E.float64
