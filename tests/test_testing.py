@@ -537,7 +537,7 @@ def test_oracle_mode_compares_with_real_pytorch(tmp_path):
         except RuntimeError as e:
             print(str(e)[:20])
         """)
-    write(tmp_path, "random.py", """\
+    write(tmp_path, "draws.py", """\
         import torch
         w = torch.randn(3, requires_grad=True)
         (w * w).sum().backward()
@@ -548,7 +548,7 @@ def test_oracle_mode_compares_with_real_pytorch(tmp_path):
     assert results["same.py"]["outcome"] == "passed", results["same.py"]
     assert results["concise.py"]["outcome"] == "passed"
     assert results["concise.py"]["notes"] == ["oracle: not valid Python (gradcli statements?), not compared"]
-    bad = results["random.py"]
+    bad = results["draws.py"]
     assert bad["outcome"] == "failed" and bad["problems"][0]["kind"] == "oracle"
     assert "w.grad: PyTorch" in bad["problems"][0]["diff"]
 
