@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import math
 import os
-import stat
 import sys
 
 DEFAULT_MAX_ELEMENTS = 200_000_000       # 800 MB of float32 in one tensor: safe on a 24 GiB machine
@@ -33,22 +32,12 @@ def read_script(file, code):
         return code, "<string>"
     if file is None:
         raise Usage("missing FILE (or -c TEXT); see gradcli run --help")
-    if file == "-":
-        data = sys.stdin.buffer.read()
-        name = "<stdin>"
-    else:
-        if os.path.isdir(file):
-            raise Usage(f"{file} is a directory, not a script")
-        if os.path.exists(file) and not stat.S_ISREG(os.stat(file).st_mode):
-            raise Usage(f"{file} is not a regular file (a pipe or a device cannot be a script)")
-        try:
-            with open(file, "rb") as f:
-                data = f.read()
-        except FileNotFoundError:
-            raise Usage(f"no such file: {file}") from None
-        except OSError as e:
-            raise Usage(f"cannot read {file}: {e.strerror}") from None
-        name = file
+    from .sourcefile import SourceError, read_source, read_stdin
+    try:
+        data = read_stdin(sys.stdin) if file == "-" else read_source(file)
+    except SourceError as e:
+        raise Usage(str(e)) from None
+    name = "<stdin>" if file == "-" else file
     if b"\x00" in data:
         raise Usage(f"{name} is a binary file, not a script")
     try:
