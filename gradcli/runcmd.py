@@ -14,6 +14,7 @@ import sys
 
 DEFAULT_MAX_ELEMENTS = 200_000_000       # 800 MB of float32 in one tensor: safe on a 24 GiB machine
 DEFAULT_MAX_MEMORY_GB = 8.0              # all live tensor data together
+MAX_MEMORY_GB = 2 ** 33                  # 2**63 bytes: a count of bytes must fit in 64 bits
 
 
 class Usage(SystemExit):
@@ -91,8 +92,8 @@ def check_limits(timeout, max_elements, max_memory):
         raise Usage("--timeout must be a positive number of seconds")
     if not max_elements > 0:
         raise Usage("--max-elements must be a positive number of elements")
-    if not (max_memory > 0 and math.isfinite(max_memory)):
-        raise Usage("--max-memory must be a positive number of GiB")
+    if not 0 < max_memory <= MAX_MEMORY_GB:
+        raise Usage(f"--max-memory must be a positive number of GiB, at most {MAX_MEMORY_GB}")
 
 
 def execute(file=None, code=None, set_=(), strict=False, plain=False, json_=False, timeout=None,
