@@ -485,14 +485,24 @@ def _sizes(shape):
 
 
 def _wrap_dim(dim, ndim):
-    if not isinstance(dim, int):
-        from .errors import TorchTypeError
-        raise TorchTypeError(f"argument 'dim' must be int, not {type(dim).__name__}")
+    if type(dim) is not int:
+        dim = _index_dim(dim)
     n = max(ndim, 1)
     if not -n <= dim < n:
         from .errors import TorchIndexError
         raise TorchIndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
     return dim % n
+
+def _index_dim(dim):
+    """A dim given as another integer type (NumPy's, a one-element integer tensor), as PyTorch
+    accepts it; a bool or a non-integer is a TypeError."""
+    if not isinstance(dim, bool) and hasattr(type(dim), "__index__"):
+        try:
+            return dim.__index__()
+        except TypeError:
+            pass
+    from .errors import TorchTypeError
+    raise TorchTypeError(f"argument 'dim' must be int, not {type(dim).__name__}")
 
 # ----------------------------------------------------------------------------- graph nodes
 

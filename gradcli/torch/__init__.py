@@ -218,7 +218,7 @@ def _size(size):
     for s in size:
         if isinstance(s, Tensor):
             s = s.item()
-        if not isinstance(s, _py_int) or isinstance(s, _py_bool):
+        if not isinstance(s, _py_int):
             raise TorchTypeError(f"ones(): argument 'size' must be tuple of ints, but found element of type "
                                  f"{type(s).__name__} at pos {len(out)}")
         if s < 0:
@@ -283,12 +283,14 @@ def _number(name, arg, v):
     """A Python number argument (or a one-element tensor), with PyTorch's TypeError otherwise."""
     if isinstance(v, Tensor) and v.data.size == 1:
         return v.item()
-    if isinstance(v, (_py_int, _py_float)) and not isinstance(v, _py_bool):
+    if isinstance(v, (_py_int, _py_float)):
         return v
     raise TorchTypeError(f"{name}(): argument '{arg}' must be Number, not {type(v).__name__}")
 
 
 def _count(name, arg, v):
+    if isinstance(v, Tensor) and v.data.ndim == 0 and v.data.dtype.kind in "iu":
+        v = v.item()                      # a one-element integer tensor is an int to PyTorch
     if not isinstance(v, _py_int) or isinstance(v, _py_bool):
         raise TorchTypeError(f"{name}(): argument '{arg}' must be int, not {type(v).__name__}")
     if v < 0:
@@ -300,8 +302,13 @@ def arange(start, end=None, step=1, dtype=None, requires_grad=False, device=None
     if end is None:
         start, end = 0, start
     values = [_number("arange", a, v) for a, v in (("start", start), ("end", end), ("step", step))]
-    if step == 0:
+    lo, hi, step = values
+    if not (step > 0 or step < 0):
         raise TorchRuntimeError("step must be nonzero")
+    if not (_math.isfinite(lo) and _math.isfinite(hi)):
+        raise TorchRuntimeError(f"unsupported range: {lo:g} -> {hi:g}")
+    if not ((step > 0 and hi >= lo) or (step < 0 and hi <= lo)):
+        raise TorchRuntimeError("upper bound and lower bound inconsistent with step sign")
     if dtype is None:
         dtype = float32 if builtins.any(isinstance(v, _py_float) for v in values) else int64
     elif not isinstance(dtype, _E.DType):
@@ -334,7 +341,11 @@ _rng = [None]          # made on first use: importing numpy.random costs every s
 
 
 def manual_seed(seed):
-    _rng[0] = np.random.default_rng(seed)
+    try:
+        seed = _py_int(seed)            # as PyTorch: int(seed), a negative one taken modulo 2**64
+    except (TypeError, ValueError, OverflowError) as e:
+        raise _errors.BY_NAME[type(e).__name__](str(e)) from None
+    _rng[0] = np.random.default_rng(seed % 2 ** 64)
     return None
 
 
@@ -357,8 +368,16 @@ def rand(*size, dtype=None, requires_grad=False, device=None):
 
 
 def randint(low, high=None, size=None, dtype=None, requires_grad=False, device=None):
+    if size is None and not isinstance(high, (tuple, list, Size)):
+        raise TorchTypeError("randint() received an invalid combination of arguments - got "
+                             f"({', '.join(type(a).__name__ for a in (low, high) if a is not None)}), but expected one "
+                             "of:\n * (int high, tuple of ints size)\n * (int low, int high, tuple of ints size)")
+    if size is None:
+        low, high, size = 0, low, high
     if high is None:
         low, high = 0, low
+    if not low < high:
+        raise TorchRuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     size = _size((size,)) if size is not None else ()
     _ops._check_numel(_prod(size))
     return _new(_generator().integers(low, high, size).astype(_np_dtype(dtype, np.dtype(np.int64))), requires_grad)
@@ -593,3 +612,8 @@ def _install_methods():
 
 
 _install_methods()
+
+from . import _signatures  # noqa: E402
+
+_signatures.install(globals(), "")
+_signatures.install_methods(Tensor)

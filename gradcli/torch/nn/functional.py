@@ -5,3 +5,7 @@ relu, sigmoid, tanh = _ops.relu, _ops.sigmoid, _ops.tanh
 softmax, log_softmax = _ops.softmax, _ops.log_softmax
 mse_loss, cross_entropy, nll_loss = _ops.mse_loss, _ops.cross_entropy, _ops.nll_loss
 binary_cross_entropy_with_logits = _ops.binary_cross_entropy_with_logits
+
+from .. import _signatures  # noqa: E402
+
+_signatures.install(globals(), "F")
