@@ -35,11 +35,47 @@ class DType:
     __slots__ = ("name", "np", "kind", "tensor_type")
 
     def __init__(self, name, np_dtype, kind, tensor_type):
-        self.name, self.np, self.kind, self.tensor_type = name, np.dtype(np_dtype), kind, tensor_type
+        for slot, value in zip(self.__slots__, (name, np.dtype(np_dtype), kind, tensor_type)):
+            object.__setattr__(self, slot, value)
 
     @property
     def is_floating_point(self):
         return self.kind == 2
+
+    @property
+    def is_signed(self):
+        return self.np.kind in "if"
+
+    @property
+    def is_complex(self):
+        return False
+
+    @property
+    def itemsize(self):
+        return self.np.itemsize
+
+    @property
+    def abbr(self):
+        return f"{self.np.kind}{self.np.itemsize * 8}"          # b8, u8, i64, f32, ...
+
+    def to_real(self):
+        return self
+
+    def to_complex(self):
+        from .errors import TorchNotImplementedError, TorchRuntimeError
+        if self.kind != 2:
+            raise TorchRuntimeError(f"Unknown Complex ScalarType for {self.tensor_type[:-6]}")
+        raise TorchNotImplementedError("gradcli has no complex dtypes")
+
+    def __getattr__(self, name):
+        from .errors import TorchAttributeError
+        raise TorchAttributeError(f"'torch.dtype' object has no attribute '{name}'")
+
+    def __setattr__(self, name, value):
+        from .errors import TorchAttributeError
+        if name in type(self).__dict__ or name in self.__slots__:
+            raise TorchAttributeError(f"attribute '{name}' of 'torch.dtype' objects is not writable")
+        raise TorchAttributeError(f"'torch.dtype' object has no attribute '{name}'")
 
     def __repr__(self):
         return "torch." + self.name

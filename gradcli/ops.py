@@ -1079,7 +1079,7 @@ floor = _unary("floor", np.floor, float_only=False)
 ceil = _unary("ceil", np.ceil, float_only=False)
 round = _unary("round", np.round, float_only=False)          # half to even, as PyTorch
 trunc = _unary("trunc", np.trunc, float_only=False)
-sign = _unary("sign", np.sign, float_only=False)
+sign = _unary("sign", lambda a: a.copy() if a.dtype == np.bool_ else np.sign(a), float_only=False)
 frac = _unary("frac", lambda a: a - np.trunc(a))
 
 
@@ -1213,6 +1213,10 @@ def dot(a, b):
 
 
 def mv(a, v):
+    if a.data.ndim == 0:
+        raise TorchIndexError("Dimension specified as 0 but tensor has no dimensions")
+    if a.data.ndim != 2 or v.data.ndim != 1:
+        raise TorchRuntimeError(f"vector + matrix @ vector expected, got 1, {a.data.ndim}, {v.data.ndim}")
     if a.data.shape[1] != v.data.shape[0]:
         raise TorchRuntimeError(f"size mismatch, got input ({a.data.shape[0]}), mat ({_shape_str(a.data.shape)}), "
                                 f"vec ({v.data.shape[0]})")
@@ -1285,6 +1289,9 @@ def _type_name(v):
 
 
 def _infer_shape(shape, numel, op="reshape"):
+    # a one-element integer tensor is an int to PyTorch's parser
+    shape = [s.item() if isinstance(s, Tensor) and s.data.ndim == 0 and s.data.dtype.kind in "iu" else s
+             for s in shape]
     for i, s in enumerate(shape):
         if not isinstance(s, int):
             if len(shape) == 1:
@@ -2924,8 +2931,12 @@ def prod(t, dim=None, keepdim=False, dtype=None):
 
 
 def norm(t, p="fro", dim=None, keepdim=False, dtype=None):
+    if isinstance(p, Tensor):
+        p = p.item()
     if p == "fro" or p is None:
         p = 2
+    elif isinstance(p, str):
+        raise TorchRuntimeError(f"linalg.matrix_norm: Order {p} not supported.")
     if isinstance(dim, int):
         dim = (dim,)
     data = t.data
@@ -2950,19 +2961,37 @@ def norm(t, p="fro", dim=None, keepdim=False, dtype=None):
                    attrs={"dim": None if dim is None else tuple(dim), "keepdim": bool(keepdim), "ord": p})
 
 
-def softmax(t, dim=None, dtype=None, _stacklevel=3):
+def _softmax_dim(name, t, dim):
+    """torch.nn.functional's implicit dim for dim=None (deprecated there, with a warning)."""
+    if dim is not None:
+        return dim
+    E.STATE.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X "
+                 "as an argument.")
+    return 0 if t.data.ndim in (0, 1, 3) else 1
+
+
+def _softmax_input(name, t, dim):
+    """The array and the wrapped dim; a non-float input has no kernel in PyTorch."""
     d = _norm_dim(dim, t.data.ndim)
-    x = t.data.astype(np.float32) if t.data.dtype.kind != "f" else t.data
-    e = np.exp(x - x.max(axis=d, keepdims=True)) if x.ndim else np.ones_like(x)
-    out = e / e.sum(axis=d, keepdims=True) if x.ndim else e
+    if t.data.dtype.kind != "f":
+        kernel = "lastdim_kernel_impl" if d == _b.max(t.data.ndim - 1, 0) else "kernel_impl"
+        raise TorchNotImplementedError_(f'"{name}_{kernel}" not implemented for \'{_SCALAR_NAME[t.data.dtype.name]}\'')
+    return t.data, d
+
+
+def softmax(t, dim=None, dtype=None, _stacklevel=3):
+    dim = _softmax_dim("softmax", t, dim)
+    x, d = _softmax_input("softmax", t, dim)
+    e = np.exp(x - x.max(axis=d, keepdims=True)) if x.ndim and x.size else np.ones_like(x)
+    out = e / e.sum(axis=d, keepdims=True) if x.ndim and x.size else e
     seq = _begin(t)
     return _record(TABLE["softmax"], seq, out.astype(x.dtype), (t,), attrs={"dim": dim})
 
 
 def log_softmax(t, dim=None, dtype=None, _stacklevel=3):
-    d = _norm_dim(dim, t.data.ndim)
-    x = t.data.astype(np.float32) if t.data.dtype.kind != "f" else t.data
-    if x.ndim:
+    dim = _softmax_dim("log_softmax", t, dim)
+    x, d = _softmax_input("log_softmax", t, dim)
+    if x.ndim and x.size:
         shifted = x - x.max(axis=d, keepdims=True)
         out = shifted - np.log(np.exp(shifted).sum(axis=d, keepdims=True))
     else:
@@ -3183,8 +3212,30 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     return _record(TABLE["mse_loss"], seq, out, (input, target), attrs={"reduction": r})
 
 
+def _nll_check(x, t):
+    """The argument checks of PyTorch's nll_loss, in its order."""
+    if x.ndim < 1:
+        raise TorchValueError(f"Expected 1 or more dimensions (got {x.ndim})")
+    if x.ndim != 1 and t.ndim >= 1 and x.shape[0] != t.shape[0]:
+        raise TorchValueError(f"Expected input batch_size ({x.shape[0]}) to match target batch_size ({t.shape[0]}).")
+    if t.ndim > 1:
+        raise TorchRuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if x.ndim == 1 and t.ndim == 1 and t.shape[0] != 1:
+        raise TorchValueError(f"For 1D input, 1D target must have size 1, but got target size: {t.shape[0]}")
+    if t.dtype.kind not in "iu" or t.dtype.itemsize not in (1, 8):
+        raise TorchRuntimeError(f"expected target dtype to be Long or Byte, but got {_SCALAR_NAME[t.dtype.name]}")
+    if x.dtype.kind != "f":
+        raise TorchNotImplementedError_(f"\"nll_loss_out_frame\" not implemented for '{_SCALAR_NAME[x.dtype.name]}'")
+    classes = x.shape[-1] if x.ndim == 1 else x.shape[1]
+    bad = t[(t < 0) | (t >= classes)] if t.size else t
+    if bad.size:
+        raise TorchIndexError(f"Target {bad.flat[0]} is out of bounds.")
+
+
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
     r = _reduction(reduction)
+    _nll_check(input.data, np.where(target.data == ignore_index, 0, target.data) if target.data.dtype.kind in "iu"
+               else target.data)
     out, total = _nll_forward(input.data, target.data, ignore_index, r)
     seq = _begin(input)
     return _record(TABLE["nll_loss"], seq, out, (input,),
@@ -3215,14 +3266,32 @@ def _nll_forward(x, target, ignore_index, r):
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
                   reduction="mean", label_smoothing=0.0):
-    return nll_loss(log_softmax(input, 1 if input.data.ndim > 1 else 0), target, ignore_index=ignore_index,
-                    reduction=reduction)
+    class_dim = 0 if input.data.ndim == 1 else 1
+    if input.data.shape == target.data.shape:
+        return _cross_entropy_probabilities(input, target, class_dim, _reduction(reduction))
+    return nll_loss(log_softmax(input, class_dim), target, ignore_index=ignore_index, reduction=reduction)
+
+
+def _cross_entropy_probabilities(input, target, class_dim, r):
+    """A target of class probabilities (the input's shape): -(log_softmax(input) * target), summed over
+    the classes, composed of the same ops as PyTorch's cross_entropy_loss_prob_target."""
+    if target.data.dtype.kind != "f":
+        raise TorchRuntimeError("Expected floating point type for target with class probabilities, got "
+                                f"{_SCALAR_NAME[target.data.dtype.name]}")
+    prod = mul(log_softmax(input, class_dim), target)
+    if r == 0:
+        return neg(sum(prod, class_dim))
+    if r == 2:
+        return neg(sum(prod))
+    return _TensorMath.div_scalar(neg(sum(prod)), input.data.size // input.data.shape[class_dim])
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
                                      reduction="mean", pos_weight=None):
     r = _reduction(reduction)
     x, y = input.data, target.data
+    if x.dtype.kind != "f":
+        raise TorchNotImplementedError_(f"\"log_sigmoid_cpu\" not implemented for '{_SCALAR_NAME[x.dtype.name]}'")
     if x.shape != y.shape:
         raise TorchValueError(f"Target size (torch.Size({list(y.shape)})) must be the same as input size "
                               f"(torch.Size({list(x.shape)}))")

@@ -133,6 +133,14 @@ def _scan(data):
     while True:
         first = level[0] if level else None
         if isinstance(first, (list, tuple)):
+            if depth == 64:
+                probe, deeper = first, 0
+                while isinstance(probe, (list, tuple)) and probe and deeper <= 64:
+                    probe, deeper = probe[0], deeper + 1
+                if depth + deeper > 128:
+                    raise TorchValueError(f"too many dimensions '{type(first).__name__}'")
+                raise TorchRuntimeError("gradcli tensors have at most 64 dimensions (NumPy's limit), "
+                                        "PyTorch's up to 128")
             n = len(first)
             nxt = []
             for item in level:
@@ -147,12 +155,13 @@ def _scan(data):
             if n == 0:                      # torch.tensor([]), torch.tensor([[]]): empty float32
                 return tuple(shape), [], kinds
             continue
+        too_big = None             # reported after the element types, as PyTorch checks those first
         for item in level:
             if isinstance(item, (list, tuple)):
                 raise TorchValueError(f"expected sequence of length {len(level) and 0} at dim {depth} (got {len(item)})")
             if isinstance(item, Tensor):
                 if item.data.size != 1 or item.data.ndim:
-                    raise TorchValueError("only one element tensors can be converted to Python scalars")
+                    too_big = TorchValueError("only one element tensors can be converted to Python scalars")
                 kinds.add(item.data.dtype.kind)
             elif isinstance(item, _py_bool):
                 kinds.add("b")
@@ -160,8 +169,12 @@ def _scan(data):
                 kinds.add("i")
             elif isinstance(item, _py_float):
                 kinds.add("f")
+            elif item is None:
+                raise TorchRuntimeError("Could not infer dtype of NoneType")
             else:
                 raise TorchTypeError(f"new(): invalid data type '{type(item).__name__}'")
+        if too_big is not None:
+            raise too_big
         return tuple(shape), level, kinds
 
 
@@ -223,7 +236,7 @@ def _size(size):
                                  f"{type(s).__name__} at pos {len(out)}")
         if s < 0:
             raise TorchRuntimeError(f"Trying to create tensor with negative dimension {s}: [{', '.join(map(str, size))}]")
-        out.append(s)
+        out.append(_py_int(s))
     return tuple(out)
 
 
@@ -323,6 +336,10 @@ def arange(start, end=None, step=1, dtype=None, requires_grad=False, device=None
 
 
 def linspace(start, end, steps, dtype=None, requires_grad=False, device=None):
+    for name, v in (("start", start), ("end", end)):
+        if isinstance(v, Tensor) and v.data.ndim:
+            raise TorchRuntimeError(f"linspace only supports 0-dimensional start and end tensors, but got {name} "
+                                    f"with {v.data.ndim} dimension{'s' if v.data.ndim > 1 else ''}")
     start, end = _number("linspace", "start", start), _number("linspace", "end", end)
     _ops._check_numel(_count("linspace", "steps", steps))
     return _new(np.linspace(start, end, steps).astype(_np_dtype(dtype, np.dtype(np.float32))), requires_grad)
@@ -491,6 +508,20 @@ def __getattr__(name):
 # ----------------------------------------------------------------------------- Tensor methods
 
 
+def _type(self, dtype=None):
+    """Tensor.type(): the type's name, or a copy converted to a dtype or a type name ('torch.DoubleTensor')."""
+    if dtype is None:
+        return "torch." + self.dtype.tensor_type
+    if isinstance(dtype, str):
+        by_name = {"torch." + d.tensor_type: d for d in _E.DTYPES}
+        if dtype not in by_name:
+            raise TorchValueError(f"invalid type: '{dtype}'")
+        dtype = by_name[dtype]
+    elif not isinstance(dtype, _E.DType):
+        raise TorchTypeError("dtype must be a type, str, or dtype object")
+    return _ops.to_dtype(self, dtype)
+
+
 def _install_methods():
     T = Tensor
     ops = _ops
@@ -561,7 +592,8 @@ def _install_methods():
     T.view_as = lambda self, other: ops.view(self, other.data.shape)
     T.reshape_as = lambda self, other: ops.reshape(self, other.data.shape)
     T.where = lambda self, condition, other: ops.where(condition, self, other)
-    T.unbind = lambda self, dim=0: tuple(ops.select(self, dim, i) for i in range(self.data.shape[dim]))
+    T.unbind = lambda self, dim=0: tuple(ops.select(self, dim, i)
+                                         for i in range(self.data.shape[_E._wrap_dim(dim, self.data.ndim)]))
     T.zero_ = ops.zero_
     T.fill_ = ops.fill_
     T.t_ = ops.t_inplace
@@ -599,7 +631,7 @@ def _install_methods():
         return self if dtype is None else _ops.to_dtype(self, dtype)
 
     T.to = to
-    T.type = lambda self, dtype=None: ("torch." + self.dtype.tensor_type) if dtype is None else _ops.to_dtype(self, dtype)
+    T.type = _type
     T.float = lambda self: _ops.to_dtype(self, float32)
     T.double = lambda self: _ops.to_dtype(self, float64)
     T.long = lambda self: _ops.to_dtype(self, int64)

@@ -83,7 +83,7 @@ SIGNATURES = {
     "concatenate": "TensorList tensors, int dim=0",
     "stack": "TensorList tensors, int dim=0",
     "reshape": "Tensor input, IntList shape",
-    "permute": "Tensor input, IntList dims",
+    "permute": "Tensor input, Sizes dims",
     "transpose": "Tensor input, int dim0, int dim1",
     "swapaxes": "Tensor input, int axis0, int axis1",
     "swapdims": "Tensor input, int dim0, int dim1",
@@ -98,15 +98,15 @@ SIGNATURES = {
     "empty": "IntList... size, " + _DTYPE_KW,
     "rand": "IntList... size, " + _DTYPE_KW,
     "randn": "IntList... size, " + _DTYPE_KW,
-    "full": "IntList size, Number fill_value, " + _DTYPE_KW,
+    "full": "Sizes size, Number fill_value, " + _DTYPE_KW,
     "ones_like": "Tensor input, " + _DTYPE_KW,
     "zeros_like": "Tensor input, " + _DTYPE_KW,
     "empty_like": "Tensor input, " + _DTYPE_KW,
     "full_like": "Tensor input, Number fill_value, " + _DTYPE_KW,
     "arange": "Number start, Number? end=None, Number step=1, " + _DTYPE_KW,
-    "linspace": "Number start, Number end, int steps, " + _DTYPE_KW,
+    "linspace": "Tensor|Number start, Tensor|Number end, int steps, " + _DTYPE_KW,
     "eye": "int n, int m=n, " + _DTYPE_KW,
-    "randint": ("int high, IntList size, " + _DTYPE_KW, "int low, int high, IntList size, " + _DTYPE_KW),
+    "randint": ("int high, Sizes size, " + _DTYPE_KW, "int low, int high, Sizes size, " + _DTYPE_KW),
     "manual_seed": "Any seed",
     "is_tensor": "Any obj",
     "set_anomaly_enabled": "bool enabled, bool check_nan=True",
@@ -115,7 +115,7 @@ SIGNATURES = {
     "is_anomaly_enabled": "",
     "is_anomaly_check_nan_enabled": "",
     # torch.nn.functional
-    "F.relu": "Tensor input, bool inplace=False",
+    "F.relu": "Tensor input, Any inplace=False",
     "F.sigmoid": "Tensor.sigmoid input",
     "F.tanh": "Tensor.tanh input",
     "F.softmax": "Tensor.softmax input, int? dim=None, int _stacklevel=3, dtype? dtype=None",
@@ -261,6 +261,9 @@ def _explain(name, args, kwargs, error):
     if None not in problems:
         if len(problems) == 1:
             return problems[0]
+        for problem in problems:                # the overload whose types fit, with a value too large
+            if not isinstance(problem, TypeError) or "failed to unpack" in str(problem):
+                return problem
         given = [_type_name(a) for a in args[1 if method else 0:]] + [f"{k}={_type_name(v)}" for k, v in kwargs.items()]
         return TorchTypeError(f"{public}() received an invalid combination of arguments - got ({', '.join(given)}, )")
     if isinstance(error, ScriptError):
@@ -280,8 +283,7 @@ def _bind(public, params, args, kwargs, method):
     if positional and positional[-1].variadic and len(args) >= len(positional):
         fixed = len(positional) - 1
         rest = args[fixed:]
-        values[positional[-1].name] = rest[0] if len(rest) == 1 and isinstance(rest[0], (tuple, list, Size)) \
-            else tuple(rest)
+        values[positional[-1].name] = rest[0] if len(rest) == 1 else tuple(rest)
         args = args[:fixed]
     elif len(args) > len(positional):
         lo = sum(p.required for p in shown)
@@ -311,7 +313,10 @@ def _bind(public, params, args, kwargs, method):
             if overflow is not None:
                 return overflow
             continue
-        if p.types[0].startswith("Tensor."):
+        if p.types[0].startswith("Tensor."):     # PyTorch's Python code calls input.ATTR(...)
+            attr = getattr(v, p.types[0][7:], None)
+            if attr is not None and not callable(attr):
+                return TorchTypeError(f"'{_type_name(attr)}' object is not callable")
             return TorchAttributeError(f"'{_type_name(v)}' object has no attribute '{p.types[0][7:]}'")
         where = "" if p.keyword_only or p.name in kwargs else \
             f" (position {positional.index(p) + (0 if method else 1)})"
@@ -320,7 +325,7 @@ def _bind(public, params, args, kwargs, method):
     return None
 
 
-_TYPE_NAMES = {"IntList": "tuple of ints", "TensorList": "tuple of Tensors", "dtype": "torch.dtype"}
+_TYPE_NAMES = {"IntList": "tuple of ints", "Sizes": "tuple of ints", "TensorList": "tuple of Tensors", "dtype": "torch.dtype"}
 
 
 def _type_name(v):
@@ -333,10 +338,10 @@ _LONG = 2 ** 63
 
 def _overflow(public, p, v):
     """PyTorch's error for a well-typed Python int that does not fit its C++ type, or None."""
-    if "int" in p.types and type(v) is int and not -_LONG <= v < _LONG:
+    if ("int" in p.types or "IntList" in p.types) and type(v) is int and not -_LONG <= v < _LONG:
         return TorchValueError("Overflow when unpacking long long")
-    if "IntList" in p.types and isinstance(v, (tuple, list, int)):
-        for i, x in enumerate(v if isinstance(v, (tuple, list)) else (v,)):
+    if ("IntList" in p.types or "Sizes" in p.types) and isinstance(v, (tuple, list)):
+        for i, x in enumerate(v):
             if type(x) is int and not -_LONG <= x < _LONG:
                 return TorchTypeError(f"{public}(): argument '{p.name}' failed to unpack the object at pos {i + 1} "
                                       f"with error \"Overflow when unpacking long long\"")
@@ -370,9 +375,9 @@ def _accepts(kind, v):
         return isinstance(v, str)
     if kind == "dtype":
         return isinstance(v, DType)
-    if kind == "IntList":               # (a bool counts as 1 in a list of sizes, as in PyTorch)
-        return _is_int(v) or (isinstance(v, (tuple, list, Size)) and
-                              all(_is_int(x) or isinstance(x, bool) for x in v))
+    if kind in ("IntList", "Sizes"):     # (a bool counts as 1 in a list of sizes, as in PyTorch)
+        return (kind == "IntList" and _is_int(v)) or (isinstance(v, (tuple, list, Size)) and
+                                                      all(_is_int(x) or isinstance(x, bool) for x in v))
     if kind == "TensorList":
         return isinstance(v, (tuple, list)) and all(isinstance(x, Tensor) for x in v)
     raise AssertionError(f"unknown argument type {kind!r} in a signature")
