@@ -2369,6 +2369,7 @@ def permute(t, *dims):
         raise TorchTypeError('permute() missing 1 required positional arguments: "dims"')
     if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
         dims = tuple(dims[0])
+    dims = tuple(int(d) if isinstance(d, bool) else d for d in dims)      # a bool in a list of ints is 0 or 1
     nd = t.data.ndim
     if len(dims) != nd:
         raise TorchRuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not match the "
@@ -2937,7 +2938,7 @@ def norm(t, p="fro", dim=None, keepdim=False, dtype=None):
         p = 2
     elif isinstance(p, str):
         raise TorchRuntimeError(f"linalg.matrix_norm: Order {p} not supported.")
-    if isinstance(dim, int):
+    if dim is not None and not isinstance(dim, (tuple, list)):
         dim = (dim,)
     data = t.data
     axes = None if dim is None else tuple(_norm_dim(d, data.ndim) for d in dim)
@@ -3216,8 +3217,9 @@ def _nll_check(x, t):
     """The argument checks of PyTorch's nll_loss, in its order."""
     if x.ndim < 1:
         raise TorchValueError(f"Expected 1 or more dimensions (got {x.ndim})")
-    if x.ndim != 1 and t.ndim >= 1 and x.shape[0] != t.shape[0]:
-        raise TorchValueError(f"Expected input batch_size ({x.shape[0]}) to match target batch_size ({t.shape[0]}).")
+    batch = t.shape[0] if t.ndim else 0            # (PyTorch reads a 0-d target's size as 0)
+    if x.ndim != 1 and x.shape[0] != batch:
+        raise TorchValueError(f"Expected input batch_size ({x.shape[0]}) to match target batch_size ({batch}).")
     if t.ndim > 1:
         raise TorchRuntimeError("0D or 1D target tensor expected, multi-target not supported")
     if x.ndim == 1 and t.ndim == 1 and t.shape[0] != 1:
@@ -3290,11 +3292,11 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
                                      reduction="mean", pos_weight=None):
     r = _reduction(reduction)
     x, y = input.data, target.data
-    if x.dtype.kind != "f":
-        raise TorchNotImplementedError_(f"\"log_sigmoid_cpu\" not implemented for '{_SCALAR_NAME[x.dtype.name]}'")
     if x.shape != y.shape:
         raise TorchValueError(f"Target size (torch.Size({list(y.shape)})) must be the same as input size "
                               f"(torch.Size({list(x.shape)}))")
+    if x.dtype.kind != "f":
+        raise TorchNotImplementedError_(f"\"log_sigmoid_cpu\" not implemented for '{_SCALAR_NAME[x.dtype.name]}'")
     loss = np.maximum(x, 0) - x * y + np.log1p(np.exp(-np.abs(x)))
     out = loss if r == 0 else np.asarray(loss.mean() if r == 1 else loss.sum(), x.dtype)
     seq = _begin(input, target)
@@ -3332,12 +3334,12 @@ def _bitwise(name, ufunc):
             return NotImplemented
         _check_operand(b)
         dt = result_type(a, b)
-        if dt.kind == E.FLOAT:
-            raise TorchNotImplementedError_(f'"{name}_cpu" not implemented for \'{_SCALAR_NAME[dt.np.name]}\'')
         sa = a.data.shape if type(a) is Tensor else ()
         sb = b.data.shape if type(b) is Tensor else ()
         if sa != sb:
             _check_broadcast(sa, sb, dt.np.itemsize)
+        if dt.kind == E.FLOAT:
+            raise TorchNotImplementedError_(f'"{name}_cpu" not implemented for \'{_SCALAR_NAME[dt.np.name]}\'')
         return Tensor(np.asarray(ufunc(_arr(a, dt), _arr(b, dt)), dt.np))
     f.__name__ = name
     return f

@@ -169,10 +169,10 @@ def _scan(data):
                 kinds.add("i")
             elif isinstance(item, _py_float):
                 kinds.add("f")
-            elif item is None:
-                raise TorchRuntimeError("Could not infer dtype of NoneType")
-            else:
+            elif isinstance(item, str):
                 raise TorchTypeError(f"new(): invalid data type '{type(item).__name__}'")
+            else:
+                raise TorchRuntimeError(f"Could not infer dtype of {type(item).__name__}")
         if too_big is not None:
             raise too_big
         return tuple(shape), level, kinds

@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..engine import DType, Size, Tensor
-from ..errors import (ScriptError, TorchAttributeError, TorchOverflowError, TorchRuntimeError, TorchTypeError,
+from ..errors import (ScriptError, TorchAssertionError, TorchAttributeError, TorchOverflowError, TorchRuntimeError, TorchTypeError,
                       TorchValueError)
 
 _UNARY = "Tensor input"
@@ -71,7 +71,7 @@ SIGNATURES = {
     "cumprod": "Tensor input, int dim, *, dtype? dtype=None",
     "softmax": "Tensor input, int? dim=None, dtype? dtype=None",
     "log_softmax": "Tensor input, int? dim=None, dtype? dtype=None",
-    "norm": "Tensor.layout input, Number|str? p='fro', IntList? dim=None, bool keepdim=False, dtype? dtype=None",
+    "norm": "Tensor.layout input, Number|str? p='fro', Dims? dim=None, bool keepdim=False, dtype? dtype=None",
     "clamp": "Tensor input, Tensor|Number? min=None, Tensor|Number? max=None",
     "clip": "Tensor input, Tensor|Number? min=None, Tensor|Number? max=None",
     "clamp_min": "Tensor input, Tensor|Number min",
@@ -82,7 +82,7 @@ SIGNATURES = {
     "concat": "TensorList tensors, int dim=0",
     "concatenate": "TensorList tensors, int dim=0",
     "stack": "TensorList tensors, int dim=0",
-    "reshape": "Tensor input, IntList shape",
+    "reshape": "Tensor input, Sizes shape",
     "permute": "Tensor input, Sizes dims",
     "transpose": "Tensor input, int dim0, int dim1",
     "swapaxes": "Tensor input, int axis0, int axis1",
@@ -132,7 +132,7 @@ SIGNATURES = {
     "autograd.grad": "Tensor|TensorList outputs, Tensor|TensorList inputs, Tensor|TensorList? grad_outputs=None, "
                      "bool? retain_graph=None, bool create_graph=False, bool only_inputs=True, "
                      "bool? allow_unused=None, bool is_grads_batched=False, bool materialize_grads=False",
-    "autograd.backward": "Tensor|TensorList tensors, Tensor|TensorList? grad_tensors=None, bool? retain_graph=None, "
+    "autograd.backward": "Outputs tensors, Tensor|TensorList? grad_tensors=None, bool? retain_graph=None, "
                          "bool create_graph=False, Any grad_variables=None, Tensor|TensorList? inputs=None",
 }
 
@@ -151,7 +151,7 @@ METHOD_SIGNATURES = {
     "Tensor.view_as": "Tensor self, Tensor other",
     "Tensor.reshape_as": "Tensor self, Tensor other",
     "Tensor.fill_": "Tensor self, Tensor|Number value",
-    "Tensor.copy_": "Tensor self, Tensor src, bool non_blocking=False",
+    "Tensor.copy_": "Tensor self, Tensor|Number src, bool non_blocking=False",
     "Tensor.contiguous": "Tensor self, *, Any memory_format=None",
     "Tensor.is_contiguous": "Tensor self, *, Any memory_format=None",
     "Tensor.unbind": "Tensor self, int dim=0",
@@ -283,6 +283,8 @@ def _bind(public, params, args, kwargs, method):
     if positional and positional[-1].variadic and len(args) >= len(positional):
         fixed = len(positional) - 1
         rest = args[fixed:]
+        if len(rest) > 1 and not _is_int(rest[0]):      # only a leading int starts a list of ints
+            return TorchTypeError(f"{public}() takes 1 positional argument but {len(rest)} were given")
         values[positional[-1].name] = rest[0] if len(rest) == 1 else tuple(rest)
         args = args[:fixed]
     elif len(args) > len(positional):
@@ -313,6 +315,8 @@ def _bind(public, params, args, kwargs, method):
             if overflow is not None:
                 return overflow
             continue
+        if p.types == ["Outputs"] and isinstance(v, (str, tuple, list)):
+            return TorchAssertionError("Expected output to be a torch.Tensor")     # (torch.autograd's check)
         if p.types[0].startswith("Tensor."):     # PyTorch's Python code calls input.ATTR(...)
             attr = getattr(v, p.types[0][7:], None)
             if attr is not None and not callable(attr):
@@ -325,7 +329,7 @@ def _bind(public, params, args, kwargs, method):
     return None
 
 
-_TYPE_NAMES = {"IntList": "tuple of ints", "Sizes": "tuple of ints", "TensorList": "tuple of Tensors", "dtype": "torch.dtype"}
+_TYPE_NAMES = {"Outputs": "Tensor or tuple of Tensors", "IntList": "tuple of ints", "Sizes": "tuple of ints", "Dims": "tuple of ints", "TensorList": "tuple of Tensors", "dtype": "torch.dtype"}
 
 
 def _type_name(v):
@@ -338,9 +342,12 @@ _LONG = 2 ** 63
 
 def _overflow(public, p, v):
     """PyTorch's error for a well-typed Python int that does not fit its C++ type, or None."""
+    lists = ("IntList", "Sizes", "Dims")
+    if type(v) is int and not -_LONG <= v < _LONG and (p.variadic or "Dims" in p.types):
+        v = (v,)                            # a lone size is unpacked as a list of one
     if ("int" in p.types or "IntList" in p.types) and type(v) is int and not -_LONG <= v < _LONG:
         return TorchValueError("Overflow when unpacking long long")
-    if ("IntList" in p.types or "Sizes" in p.types) and isinstance(v, (tuple, list)):
+    if any(t in p.types for t in lists) and isinstance(v, (tuple, list)):
         for i, x in enumerate(v):
             if type(x) is int and not -_LONG <= x < _LONG:
                 return TorchTypeError(f"{public}(): argument '{p.name}' failed to unpack the object at pos {i + 1} "
@@ -375,9 +382,11 @@ def _accepts(kind, v):
         return isinstance(v, str)
     if kind == "dtype":
         return isinstance(v, DType)
-    if kind in ("IntList", "Sizes"):     # (a bool counts as 1 in a list of sizes, as in PyTorch)
-        return (kind == "IntList" and _is_int(v)) or (isinstance(v, (tuple, list, Size)) and
+    if kind in ("IntList", "Sizes", "Dims"):     # (a bool counts as 1 in a list of sizes, as in PyTorch)
+        return (kind != "Sizes" and _is_int(v)) or (isinstance(v, (tuple, list, Size)) and
                                                       all(_is_int(x) or isinstance(x, bool) for x in v))
+    if kind == "Outputs":
+        return isinstance(v, Tensor) or (isinstance(v, (tuple, list)) and all(isinstance(x, Tensor) for x in v))
     if kind == "TensorList":
         return isinstance(v, (tuple, list)) and all(isinstance(x, Tensor) for x in v)
     raise AssertionError(f"unknown argument type {kind!r} in a signature")

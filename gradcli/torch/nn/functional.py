@@ -1,7 +1,12 @@
 """`torch.nn.functional`: the functional forms of layers, activations and losses."""
 from ... import ops as _ops
 
-relu, sigmoid, tanh = _ops.relu, _ops.sigmoid, _ops.tanh
+sigmoid, tanh = _ops.sigmoid, _ops.tanh
+
+
+def relu(input, inplace=False):
+    return input.relu_() if inplace else _ops.relu(input)
+
 softmax, log_softmax = _ops.softmax, _ops.log_softmax
 mse_loss, cross_entropy, nll_loss = _ops.mse_loss, _ops.cross_entropy, _ops.nll_loss
 binary_cross_entropy_with_logits = _ops.binary_cross_entropy_with_logits
