@@ -479,6 +479,9 @@ class Tensor:
 
     # -- backward ----------------------------------------------------------------------
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        if isinstance(gradient, (list, tuple)):
+            # torch.autograd.backward pairs outputs with gradients by zip: the first one is used
+            gradient = gradient[0] if gradient else None
         backward([self], None if gradient is None else [gradient], retain_graph, create_graph, inputs,
                  _single_gradient=gradient)
 

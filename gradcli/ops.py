@@ -285,6 +285,10 @@ TABLE = {
                   self=lambda m, g, self_sym_sizes: m.reshape(g, self_sym_sizes)),
     "squeeze_dim": op("SqueezeBackward1", ("self",), attrs=("dim", "self_sym_sizes"),
                       self=lambda m, g, dim, self_sym_sizes: m.unsqueeze_to(g, dim, self_sym_sizes)),
+    "squeeze_dims": op("SqueezeBackward2", ("self",), attrs=("dim", "self_sym_sizes"),
+                       self=lambda m, g, dim, self_sym_sizes: m.unsqueeze_to(g, dim, self_sym_sizes)),
+    "squeeze_dims_": op("SqueezeBackward5", ("self",), attrs=("dim", "self_sym_sizes"),
+                        self=lambda m, g, dim, self_sym_sizes: m.unsqueeze_to(g, dim, self_sym_sizes)),
     "transpose": op("TransposeBackward0", ("self",), attrs=("dim0", "dim1"),
                     self=lambda m, g, dim0, dim1: m.swapaxes(g, dim0, dim1)),
     "t": op("TBackward0", ("self",), self=lambda m, g: m.t(g)),
@@ -1421,6 +1425,12 @@ def _inplace(t, compute, *args, name, cast=False):
     for a in args:
         if type(a) is Tensor and _partial_overlap(t.data, a.data):
             raise TorchRuntimeError(_PARTIAL_OVERLAP)
+    if not cast and args and (type(args[0]) is Tensor or isinstance(args[0], (int, float))):
+        # PyTorch checks the promoted type against t's before running the kernel
+        promoted = result_type(t, args[0])
+        if promoted.kind > E.dtype_of(t.data).kind:
+            raise TorchRuntimeError(f"result type {_SCALAR_NAME[promoted.np.name]} can't be cast to the desired "
+                                    f"output type {_SCALAR_NAME[t.data.dtype.name]}")
     result = compute(t, *args)
     out = result.data
     if out.shape != t.data.shape:
@@ -1648,6 +1658,10 @@ def unsqueeze_(t, dim):
 
 def squeeze_(t, dim=None):
     sizes = tuple(t.data.shape)
+    if isinstance(dim, (tuple, list)):
+        axes = _squeezed_dims(t, dim)
+        out = np.squeeze(t.data, axes) if axes else t.data
+        return _inplace_view(t, out, TABLE["squeeze_dims_"], {"dim": tuple(dim), "self_sym_sizes": sizes})
     if dim is None:
         return _inplace_view(t, np.squeeze(t.data) if t.data.ndim else t.data, TABLE["squeeze_"],
                              {"self_sym_sizes": sizes})
@@ -1873,8 +1887,10 @@ class _TensorMath:
         """squeeze's backward: unsqueeze where the input had a size-1 dim (PyTorch's unsqueeze_to)."""
         if not sizes:
             return g
-        d = dim % len(sizes)
-        return unsqueeze(g, d) if sizes[d] == 1 else g
+        for d in sorted({d % len(sizes) for d in (dim if isinstance(dim, tuple) else (dim,))}):
+            if sizes[d] == 1:                  # ascending, so each d is a position in the input
+                g = unsqueeze(g, d)
+        return g
 
     tanh_backward = _double_backward("tanh_backward")
     sigmoid_backward = _double_backward("sigmoid_backward")
@@ -2401,7 +2417,18 @@ def mT_property(t):
     return transpose(t, -2, -1)
 
 
+def _squeezed_dims(t, dims):
+    """The axes a tuple of dims removes (those of size 1), after PyTorch's checks of the dims."""
+    nd = t.data.ndim
+    wrapped = _dims(tuple(int(d) if isinstance(d, bool) else d for d in dims), nd) or ()
+    return tuple(d for d in wrapped if nd and t.data.shape[d] == 1)
+
+
 def squeeze(t, dim=None):
+    if isinstance(dim, (tuple, list)):
+        axes = _squeezed_dims(t, dim)
+        out = np.squeeze(t.data, axes) if axes else t.data.view()
+        return _view_result(TABLE["squeeze_dims"], t, out, {"dim": tuple(dim), "self_sym_sizes": tuple(t.data.shape)})
     if dim is None:
         return _view_result(TABLE["squeeze"], t, np.squeeze(t.data) if t.data.ndim else t.data.view(),
                             {"self_sym_sizes": tuple(t.data.shape)})

@@ -43,13 +43,14 @@ TENSORS = {
     "GS": (1.5, "float32", True),
 }
 A, G, V, B, L, M, S, E, D, W, I0, GS = (Sym(n) for n in TENSORS)
+Y = Sym("Y")          # (G * 2).sum() of the call's own G: an output to differentiate
 
 # Baseline argument lists, tried in this order (for methods the first argument is self).
 CANDIDATES = [
     (), (A,), (G,), (A, A), (A, 1), (A, 0), (A, 1.5), (A, V), (V, V), (A, A, A), (A, 0, 1), (A, (3, 3)),
     (A, 3, 3), (A, [1, 0]), (A, 9), (A, M, 0.0), (M, A, A), (B, B), ([A, A],), ([A, A], 0), (A, L),
     (3,), (3, 3), ((3, 3),), (0, 3), (0, 1, 5), ((3,), 2.0), (A, 2.0), (0, 10, (3,)), (G, G), (1,),
-    (G, (G,)), (S,), (GS, GS), (L, L), (L,), (True,), (np.ones(2),),
+    (G, (G,)), (S,), (GS, GS), (L, L), (L,), (True,), (np.ones(2),), (Y, G),
 ]
 
 
@@ -66,18 +67,25 @@ BAD = [
 ]
 
 
-def tensor(lib, sym):
-    values, dtype, rg = TENSORS[sym.name]
+def tensor(lib, sym, shared):
+    if sym.name == "Y":
+        return (tensor(lib, G, shared) * 2).sum()
+    if sym.name == "G":                   # one G per call, so that Y is a function of it
+        if "G" not in shared:
+            shared["G"] = tensor(lib, Sym("G*"), shared)
+        return shared["G"]
+    values, dtype, rg = TENSORS[sym.name.rstrip("*")]
     return lib.tensor(values, dtype=getattr(lib, dtype), requires_grad=rg)
 
 
-def build(lib, value):
+def build(lib, value, shared=None):
+    shared = {} if shared is None else shared
     if isinstance(value, Sym):
-        return tensor(lib, value)
+        return tensor(lib, value, shared)
     if isinstance(value, list):
-        return [build(lib, v) for v in value]
+        return [build(lib, v, shared) for v in value]
     if isinstance(value, tuple):
-        return tuple(build(lib, v) for v in value)
+        return tuple(build(lib, v, shared) for v in value)
     if isinstance(value, np.ndarray):
         return value.copy()
     return value
@@ -92,8 +100,9 @@ def resolve(lib, target):
 
 
 def call(lib, target, args, kwargs=()):
-    args = build(lib, args)
-    kwargs = {k: build(lib, v) for k, v in kwargs}
+    shared = {}
+    args = build(lib, args, shared)
+    kwargs = {k: build(lib, v, shared) for k, v in kwargs}
     if target.startswith("Tensor."):
         return getattr(args[0], target.split(".", 1)[1])(*args[1:], **kwargs)
     return resolve(lib, target)(*args, **kwargs)

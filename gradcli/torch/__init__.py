@@ -597,7 +597,10 @@ def _install_methods():
     T.zero_ = ops.zero_
     T.fill_ = ops.fill_
     T.t_ = ops.t_inplace
-    T.unsqueeze_, T.squeeze_ = ops.unsqueeze_, ops.squeeze_
+    T.unsqueeze_ = ops.unsqueeze_
+    # x.squeeze(0, 2): the method also takes the dims one by one
+    T.squeeze = lambda self, *dim: ops.squeeze(self, dim if len(dim) > 1 else dim[0] if dim else None)
+    T.squeeze_ = lambda self, *dim: ops.squeeze_(self, dim if len(dim) > 1 else dim[0] if dim else None)
     T.masked_fill, T.masked_fill_ = ops.masked_fill, ops.masked_fill_
     T.transpose_ = T.swapaxes_ = T.swapdims_ = ops.transpose_
 

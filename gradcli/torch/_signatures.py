@@ -93,11 +93,11 @@ SIGNATURES = {
     "flatten": "Tensor input, int start_dim=0, int end_dim=-1",
     "tensor": "Any data, *, dtype? dtype=None, Any device=None, bool requires_grad=False, bool pin_memory=False",
     "as_tensor": "Any data, dtype? dtype=None, Any device=None",
-    "ones": "IntList... size, " + _DTYPE_KW,
-    "zeros": "IntList... size, " + _DTYPE_KW,
-    "empty": "IntList... size, " + _DTYPE_KW,
-    "rand": "IntList... size, " + _DTYPE_KW,
-    "randn": "IntList... size, " + _DTYPE_KW,
+    "ones": "Sizes... size, " + _DTYPE_KW,
+    "zeros": "Sizes... size, " + _DTYPE_KW,
+    "empty": "Sizes... size, " + _DTYPE_KW,
+    "rand": "Sizes... size, " + _DTYPE_KW,
+    "randn": "Sizes... size, " + _DTYPE_KW,
     "full": "Sizes size, Number fill_value, " + _DTYPE_KW,
     "ones_like": "Tensor input, " + _DTYPE_KW,
     "zeros_like": "Tensor input, " + _DTYPE_KW,
@@ -129,7 +129,7 @@ SIGNATURES = {
     "F.binary_cross_entropy_with_logits": "Tensor.size input, Tensor.size target, Tensor? weight=None, Any size_average=None, "
                                           "Any reduce=None, str reduction='mean', Tensor? pos_weight=None",
     # torch.autograd
-    "autograd.grad": "Tensor|TensorList outputs, Tensor|TensorList inputs, Tensor|TensorList? grad_outputs=None, "
+    "autograd.grad": "Outputs outputs, Inputs inputs, Any grad_outputs=None, "
                      "bool? retain_graph=None, bool create_graph=False, bool only_inputs=True, "
                      "bool? allow_unused=None, bool is_grads_batched=False, bool materialize_grads=False",
     "autograd.backward": "Outputs tensors, Tensor|TensorList? grad_tensors=None, bool? retain_graph=None, "
@@ -143,13 +143,15 @@ METHOD_SIGNATURES = {
     "Tensor.register_hook": "Tensor self, Any hook",
     "Tensor.requires_grad_": "Tensor self, bool requires_grad=True",
     "Tensor.size": "Tensor self, int? dim=None",
-    "Tensor.expand": "Tensor self, IntList... size",
-    "Tensor.view": "Tensor self, IntList... size",
-    "Tensor.reshape": "Tensor self, IntList... shape",
-    "Tensor.permute": "Tensor self, IntList... dims",
+    "Tensor.expand": "Tensor self, Sizes... size",
+    "Tensor.view": "Tensor self, Sizes... size",
+    "Tensor.reshape": "Tensor self, Sizes... shape",
+    "Tensor.permute": "Tensor self, Sizes... dims",
     "Tensor.expand_as": "Tensor self, Tensor other",
     "Tensor.view_as": "Tensor self, Tensor other",
     "Tensor.reshape_as": "Tensor self, Tensor other",
+    "Tensor.squeeze": "Tensor self, IntList... dim",
+    "Tensor.squeeze_": "Tensor self, IntList... dim",
     "Tensor.fill_": "Tensor self, Tensor|Number value",
     "Tensor.copy_": "Tensor self, Tensor|Number src, bool non_blocking=False",
     "Tensor.contiguous": "Tensor self, *, Any memory_format=None",
@@ -285,7 +287,8 @@ def _bind(public, params, args, kwargs, method):
         rest = args[fixed:]
         if len(rest) > 1 and not _is_int(rest[0]):      # only a leading int starts a list of ints
             return TorchTypeError(f"{public}() takes 1 positional argument but {len(rest)} were given")
-        values[positional[-1].name] = rest[0] if len(rest) == 1 else tuple(rest)
+        lone = len(rest) == 1 and (not _is_int(rest[0]) or "Sizes" not in positional[-1].types)
+        values[positional[-1].name] = rest[0] if lone else tuple(rest)       # ones(3) is ones((3,))
         args = args[:fixed]
     elif len(args) > len(positional):
         lo = sum(p.required for p in shown)
@@ -315,8 +318,19 @@ def _bind(public, params, args, kwargs, method):
             if overflow is not None:
                 return overflow
             continue
-        if p.types == ["Outputs"] and isinstance(v, (str, tuple, list)):
-            return TorchAssertionError("Expected output to be a torch.Tensor")     # (torch.autograd's check)
+        if p.types == ["Outputs"] and hasattr(v, "__iter__"):        # torch.autograd.backward's checks
+            grads = values.get("grad_tensors")
+            m = 1 if isinstance(grads, Tensor) else len(grads) if isinstance(grads, (tuple, list)) else None
+            items = tuple(v)
+            if items and isinstance(items[0], Tensor) and m is not None and m != len(items):
+                return TorchRuntimeError(f"got {len(items)} tensors and {m} gradients")
+            return TorchAssertionError("Expected output to be a torch.Tensor")
+        if p.types == ["Inputs"] and hasattr(v, "__iter__"):         # torch.autograd.grad's checks
+            for x in v:
+                if not isinstance(x, Tensor):
+                    return TorchRuntimeError(f"all inputs have to be Tensors or GradientEdges, but got {_type_name(x)}")
+                if not x.requires_grad:
+                    return TorchRuntimeError("One of the differentiated Tensors does not require grad")
         if p.types[0].startswith("Tensor."):     # PyTorch's Python code calls input.ATTR(...)
             attr = getattr(v, p.types[0][7:], None)
             if attr is not None and not callable(attr):
@@ -329,7 +343,7 @@ def _bind(public, params, args, kwargs, method):
     return None
 
 
-_TYPE_NAMES = {"Outputs": "Tensor or tuple of Tensors", "IntList": "tuple of ints", "Sizes": "tuple of ints", "Dims": "tuple of ints", "TensorList": "tuple of Tensors", "dtype": "torch.dtype"}
+_TYPE_NAMES = {"Outputs": "Tensor or tuple of Tensors", "Inputs": "Tensor or tuple of Tensors", "IntList": "tuple of ints", "Sizes": "tuple of ints", "Dims": "tuple of ints", "TensorList": "tuple of Tensors", "dtype": "torch.dtype"}
 
 
 def _type_name(v):
@@ -343,7 +357,7 @@ _LONG = 2 ** 63
 def _overflow(public, p, v):
     """PyTorch's error for a well-typed Python int that does not fit its C++ type, or None."""
     lists = ("IntList", "Sizes", "Dims")
-    if type(v) is int and not -_LONG <= v < _LONG and (p.variadic or "Dims" in p.types):
+    if type(v) is int and not -_LONG <= v < _LONG and "Dims" in p.types:
         v = (v,)                            # a lone size is unpacked as a list of one
     if ("int" in p.types or "IntList" in p.types) and type(v) is int and not -_LONG <= v < _LONG:
         return TorchValueError("Overflow when unpacking long long")
@@ -385,6 +399,9 @@ def _accepts(kind, v):
     if kind in ("IntList", "Sizes", "Dims"):     # (a bool counts as 1 in a list of sizes, as in PyTorch)
         return (kind != "Sizes" and _is_int(v)) or (isinstance(v, (tuple, list, Size)) and
                                                       all(_is_int(x) or isinstance(x, bool) for x in v))
+    if kind == "Inputs":
+        return isinstance(v, Tensor) or (isinstance(v, (tuple, list)) and
+                                         all(isinstance(x, Tensor) and x.requires_grad for x in v))
     if kind == "Outputs":
         return isinstance(v, Tensor) or (isinstance(v, (tuple, list)) and all(isinstance(x, Tensor) for x in v))
     if kind == "TensorList":
