@@ -949,14 +949,24 @@ def true_div_data(a, b):
     return np.true_divide(_arr(a, dt), _arr(b, dt))
 
 
+def _check_shapes(a, b, dt):
+    """Broadcasting two operands the way PyTorch does: its error text, and the size limit."""
+    sa = a.data.shape if type(a) is Tensor else ()
+    sb = b.data.shape if type(b) is Tensor else ()
+    if sa != sb:
+        _check_broadcast(sa, sb, dt.np.itemsize)
+
+
 def floor_divide(a, b):
     dt = result_type(a, b)
+    _check_shapes(a, b, dt)
     with np.errstate(all="ignore"):
         return _nograd(np.asarray(np.floor_divide(_arr(a, dt), _arr(b, dt)), dt.np))
 
 
 def remainder(a, b):
     dt = result_type(a, b)
+    _check_shapes(a, b, dt)
     with np.errstate(all="ignore"):
         return _nograd(np.asarray(np.remainder(_arr(a, dt), _arr(b, dt)), dt.np))
 
@@ -1325,6 +1335,7 @@ def _compare(ufunc):
         if not (type(b) is Tensor or isinstance(b, (int, float, bool))):
             return NotImplemented
         dt = result_type(a, b)
+        _check_shapes(a, b, dt)
         return Tensor(np.asarray(ufunc(_arr(a, dt), _arr(b, dt))))
     return f
 
@@ -3361,10 +3372,7 @@ def _bitwise(name, ufunc):
             return NotImplemented
         _check_operand(b)
         dt = result_type(a, b)
-        sa = a.data.shape if type(a) is Tensor else ()
-        sb = b.data.shape if type(b) is Tensor else ()
-        if sa != sb:
-            _check_broadcast(sa, sb, dt.np.itemsize)
+        _check_shapes(a, b, dt)
         if dt.kind == E.FLOAT:
             raise TorchNotImplementedError_(f'"{name}_cpu" not implemented for \'{_SCALAR_NAME[dt.np.name]}\'')
         return Tensor(np.asarray(ufunc(_arr(a, dt), _arr(b, dt)), dt.np))

@@ -2,7 +2,7 @@
 out-of-range arguments, built alike for gradcli and for real PyTorch (the oracle).
 
 A case is (target, args, kwargs) where target names a function (`torch.NAME`,
-`F.NAME` for torch.nn.functional, `autograd.NAME`) or a Tensor method (`Tensor.NAME`, called on
+`F.NAME` for torch.nn.functional, `autograd.NAME`, `operator.NAME` for Python's operators) or a Tensor method (`Tensor.NAME`, called on
 the first argument), and the arguments are Python values or `Sym` placeholders for tensors that
 each library builds fresh for every call (in-place methods cannot leak into the next case).
 
@@ -95,6 +95,9 @@ def resolve(lib, target):
     space, name = target.split(".", 1)
     if space == "Tensor":
         return None
+    if space == "operator":                # `a < b`, `a // b`, ...: the same for both libraries
+        import operator
+        return getattr(operator, name)
     module = {"torch": lib, "F": lib.nn.functional, "autograd": lib.autograd}[space]
     return getattr(module, name)
 
@@ -126,13 +129,16 @@ def outcome(lib, target, args, kwargs=()):
 
 
 def cases(target, baseline):
-    """The wrong-argument variants of one working call."""
+    """The wrong-argument variants of one working call. (Python's operators are not tried with
+    NumPy arrays: which operand handles `ndarray + tensor` is NumPy's dispatch, and gradcli's
+    tensors take precedence over arrays on purpose.)"""
     out = []
     start = 1 if target.startswith("Tensor.") else 0
+    bads = [b for b in BAD if not (target.startswith("operator.") and isinstance(b, np.ndarray))]
     for i in range(start, len(baseline)):
-        for bad in BAD:
+        for bad in bads:
             out.append(baseline[:i] + (bad,) + baseline[i + 1:])
-    for bad in BAD:
+    for bad in bads:
         out.append(baseline + (bad,))
         out.append(baseline + (1, bad))
     return out

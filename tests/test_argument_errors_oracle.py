@@ -1,7 +1,7 @@
 """Wrong-typed and out-of-range arguments raise what PyTorch raises.
 
-Every public function of gradcli.torch (and torch.nn.functional, torch.autograd) and every
-public Tensor method that PyTorch also has is called with a working baseline call in which
+Every public function of gradcli.torch (and torch.nn.functional, torch.autograd), every
+public Tensor method that PyTorch also has and every Python operator on tensors is called with a working baseline call in which
 one argument is replaced by, or followed by, a bad value (tests/argument_cases.py), under
 gradcli (library mode, inside a script session's limits) and under real PyTorch. For every
 call:
@@ -30,6 +30,9 @@ from gradcli.errors import ScriptError
 from argument_cases import CANDIDATES, Sym, builtin_name, call, cases
 
 PACKAGE = os.path.dirname(gradcli.__file__)
+OPERATORS = ("lt", "le", "gt", "ge", "eq", "ne", "add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul",
+             "and_", "or_", "xor", "neg", "pos", "invert", "abs", "iadd", "isub", "imul", "itruediv", "iand", "ior",
+             "ixor")
 F_NAMES = ("relu", "sigmoid", "tanh", "softmax", "log_softmax", "mse_loss", "cross_entropy", "nll_loss",
            "binary_cross_entropy_with_logits")
 
@@ -38,6 +41,7 @@ def targets():
     out = [f"torch.{n}" for n in sorted(dir(GT)) if not n.startswith("_") and hasattr(torch, n)
            and callable(getattr(GT, n)) and not isinstance(getattr(GT, n), type)]
     out += [f"F.{n}" for n in F_NAMES] + ["autograd.grad", "autograd.backward"]
+    out += [f"operator.{n}" for n in OPERATORS]
     out += [f"Tensor.{n}" for n in sorted(dir(Tensor)) if not n.startswith("_") and hasattr(torch.Tensor, n)
             and callable(getattr(Tensor, n, None))]
     return out

@@ -545,6 +545,7 @@ def _install_methods():
     T.__floordiv__ = binop(ops.floor_divide)
     T.__rfloordiv__ = binop(lambda s, o: ops.floor_divide(o, s))
     T.__mod__ = binop(ops.remainder)
+    T.__rmod__ = binop(lambda s, o: ops.remainder(o, s))
     T.__pow__ = binop(ops.pow)
     T.__rpow__ = binop(lambda s, o: ops.pow(o, s))
     T.__matmul__ = lambda s, o: ops.matmul(s, o)
