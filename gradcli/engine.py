@@ -346,6 +346,8 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, value):
+        if not isinstance(value, bool):
+            raise TorchRuntimeError("requires_grad must be a bool")
         self._set_requires_grad(value, "only Tensors of floating point and complex dtype can require gradients")
 
     def _set_requires_grad(self, flag, int_message):
@@ -716,7 +718,17 @@ class Node:
                 return saved_attr_value(slot, attrs[slot])
         if name.startswith("_raw_saved_") and name[11:] in object.__getattribute__(self, "saved"):
             return RawSaved()           # PyTorch's SavedTensor handle: opaque, and it never raises
-        raise AttributeError(f"'{object.__getattribute__(self, 'op').name}' object has no attribute '{name}'")
+        from .errors import TorchAttributeError
+        raise TorchAttributeError(f"'{object.__getattribute__(self, 'op').name}' object has no attribute '{name}'")
+
+    @property
+    def metadata(self):
+        """PyTorch's per-node dict for the user's own data (kept beside the node, made on first use)."""
+        import weakref
+        table = _NODE_METADATA[0]
+        if table is None:
+            table = _NODE_METADATA[0] = weakref.WeakKeyDictionary()
+        return table.setdefault(self, {})
 
     def __dir__(self):
         names = set(object.__dir__(self))
@@ -727,6 +739,9 @@ class Node:
 
     def __repr__(self):
         return f"<{self.op.name} object at {_fake_address(self)}>"
+
+
+_NODE_METADATA = [None]
 
 
 _INT64_ATTRS = {"dim", "dims", "dim0", "dim1", "index", "ignore_index", "start", "end", "step"}
@@ -1287,6 +1302,8 @@ def _hooked(fn, buf):
         return buf
     g = buf if isinstance(buf, Tensor) else Tensor(buf)
     for hook in fn.hooks:
+        if not callable(hook):            # registering accepts anything; calling it fails, as in PyTorch
+            raise TorchTypeError(f"'{type(hook).__name__}' object is not callable")
         r = hook(g)
         if r is not None:
             g = r

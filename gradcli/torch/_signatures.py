@@ -325,6 +325,8 @@ def _bind(public, params, args, kwargs, method):
             if items and isinstance(items[0], Tensor) and m is not None and m != len(items):
                 return TorchRuntimeError(f"got {len(items)} tensors and {m} gradients")
             return TorchAssertionError("Expected output to be a torch.Tensor")
+        if p.types in (["Inputs"], ["Outputs"]) and not hasattr(v, "__iter__"):
+            return TorchTypeError(f"'{_type_name(v)}' object is not iterable")
         if p.types == ["Inputs"] and hasattr(v, "__iter__"):         # torch.autograd.grad's checks
             for x in v:
                 if not isinstance(x, Tensor):
