@@ -57,22 +57,22 @@ def targets():
     return out
 
 
-def torch_outcome(target, args):
+def torch_outcome(target, args, kwargs=()):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            call(torch, target, args)
+            call(torch, target, args, kwargs)
         except Exception as e:      # noqa: BLE001 - the exception is the result
             return builtin_name(type(e)), str(e)
     return "ok", None
 
 
-def gradcli_outcome(target, args):
+def gradcli_outcome(target, args, kwargs=()):
     """("ok", None), (builtin exception name, message), or ("internal ...", message)."""
     with warnings.catch_warnings(), runner.script_session(10 ** 7, 2 ** 30):
         warnings.simplefilter("ignore")
         try:
-            call(GT, target, args)
+            call(GT, target, args, kwargs)
         except Exception as e:      # noqa: BLE001
             tb = e.__traceback__
             while tb.tb_next is not None:

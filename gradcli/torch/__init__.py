@@ -409,7 +409,18 @@ def _prod(size):
 # ----------------------------------------------------------------------------- functions
 
 
-add, sub, mul, div, pow, neg = _ops.add, _ops.sub, _ops.mul, _ops.div, _ops.pow, _ops.neg
+def _numbers_as_tensors(f):
+    """torch.add(2, 3): PyTorch's parser takes a Python number for these functions' input too."""
+    def call(input, *args, **kwargs):
+        if isinstance(input, (_py_int, _py_float)) and not isinstance(args[0] if args else None, Tensor):
+            input = tensor(input)
+        return f(input, *args, **kwargs)
+    call.__name__ = f.__name__
+    return call
+
+
+add, sub, mul, div = (_numbers_as_tensors(f) for f in (_ops.add, _ops.sub, _ops.mul, _ops.div))
+pow, neg = _ops.pow, _ops.neg
 subtract, multiply, divide, negative = sub, mul, div, neg
 exp, log, sin, cos, tanh, sigmoid, relu = _ops.exp, _ops.log, _ops.sin, _ops.cos, _ops.tanh, _ops.sigmoid, _ops.relu
 sqrt, rsqrt, abs, reciprocal, square, clone = _ops.sqrt, _ops.rsqrt, _ops.abs, _ops.reciprocal, _ops.square, _ops.clone

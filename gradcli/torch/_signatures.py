@@ -194,11 +194,15 @@ def checked(name, fn):
     call.__wrapped__ = fn
     return call
 
+_PRELUDED = {"F.mse_loss", "F.nll_loss", "F.cross_entropy", "F.binary_cross_entropy_with_logits"}
+
+
 def install(namespace, prefix):
-    """Replace the functions of a module namespace that have a signature by checked ones."""
+    """Replace the functions of a module namespace that have a signature by checked ones (the
+    losses of torch.nn.functional call checked ones after their Python prelude instead)."""
     for key in SIGNATURES:
         space, _, name = key.rpartition(".")
-        if space == prefix and callable(namespace.get(name)):
+        if space == prefix and key not in _PRELUDED and callable(namespace.get(name)):
             namespace[name] = checked(key, namespace[name])
 
 
@@ -230,7 +234,7 @@ class _Param:
         self.types = kind.rstrip("?").split("|")
         name, eq, _ = rest.partition("=")
         self.name = name
-        self.required = not eq and not self.variadic
+        self.required = not eq
         self.keyword_only = keyword_only
 
 
@@ -307,8 +311,8 @@ def _bind(public, params, args, kwargs, method):
         values[key] = v
     missing = [p.name for p in params if p.required and p.name not in values]
     if missing:
-        return TorchTypeError(f"{public}() missing {len(missing)} required positional argument"
-                              f"{'s' if len(missing) > 1 else ''}: " + ", ".join(f'"{m}"' for m in missing))
+        return TorchTypeError(f"{public}() missing {len(missing)} required positional arguments: "
+                              + ", ".join(f'"{m}"' for m in missing))
     for i, p in enumerate(params):
         if p.name not in values:
             continue
