@@ -132,14 +132,15 @@ SIGNATURES = {
     "autograd.grad": "Outputs outputs, Inputs inputs, Any grad_outputs=None, "
                      "bool? retain_graph=None, bool create_graph=False, bool only_inputs=True, "
                      "bool? allow_unused=None, bool is_grads_batched=False, bool materialize_grads=False",
-    "autograd.backward": "Outputs tensors, Tensor|TensorList? grad_tensors=None, bool? retain_graph=None, "
-                         "bool create_graph=False, Any grad_variables=None, Tensor|TensorList? inputs=None",
+    "autograd.backward": "Outputs tensors, Any grad_tensors=None, Index? retain_graph=None, Index create_graph=False, "
+                         "Any grad_variables=None, Any inputs=None",
 }
 
 # Tensor methods whose signature is not the function's minus `input` (or that have no function).
 METHOD_SIGNATURES = {
-    "Tensor.backward": "Tensor self, Tensor? gradient=None, bool? retain_graph=None, bool create_graph=False, "
-                       "Tensor|TensorList? inputs=None",
+    # (torch.autograd's Python code reads these: its own errors, see Outputs)
+    "Tensor.backward": "Tensor self, Any gradient=None, Index? retain_graph=None, Index create_graph=False, "
+                       "Any inputs=None",
     "Tensor.register_hook": "Tensor self, Any hook",
     "Tensor.requires_grad_": "Tensor self, bool requires_grad=True",
     "Tensor.size": "Tensor self, int? dim=None",
@@ -349,7 +350,7 @@ def _bind(public, params, args, kwargs, method):
     return None
 
 
-_TYPE_NAMES = {"Outputs": "Tensor or tuple of Tensors", "Inputs": "Tensor or tuple of Tensors", "IntList": "tuple of ints", "Sizes": "tuple of ints", "Dims": "tuple of ints", "TensorList": "tuple of Tensors", "dtype": "torch.dtype"}
+_TYPE_NAMES = {"Index": "int", "Outputs": "Tensor or tuple of Tensors", "Inputs": "Tensor or tuple of Tensors", "IntList": "tuple of ints", "Sizes": "tuple of ints", "Dims": "tuple of ints", "TensorList": "tuple of Tensors", "dtype": "torch.dtype"}
 
 
 def _type_name(v):
@@ -396,6 +397,9 @@ def _accepts(kind, v):
         return _is_int(v)
     if kind == "float":
         return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
+    if kind == "Index":                 # the engine reads these flags as C integers
+        return isinstance(v, (int, np.integer)) or (isinstance(v, Tensor) and v.data.size == 1 and
+                                                     v.data.dtype.kind in "iub")
     if kind == "bool":
         return isinstance(v, (bool, np.bool_))
     if kind == "str":
