@@ -258,3 +258,32 @@ def test_node_metadata_is_kept_per_node():
 def test_requires_grad_set_to_a_non_bool(value):
     got = run_both(SETUP + f"t = torch.ones(2)\nt.requires_grad = {value}\n", "t.requires_grad")
     assert got["gradcli"] == got["torch"]
+
+
+# ----------------------------------------------------------------------------- calls PyTorch accepts, op by op
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("shape", [(2, 3), (3,)])
+def test_cross_entropy_with_class_probabilities(reduction, shape):
+    from op_oracle import In, check_op
+    check_op(lambda t, x, y: t.nn.functional.cross_entropy(x, y, reduction=reduction), shape,
+             In(shape, rg=True, low=0, high=1))
+
+
+@pytest.mark.parametrize("call", [lambda x: x.squeeze((1, -1)), lambda x: x.squeeze(1, 3), lambda x: x.squeeze([0, 1]),
+                                  lambda x: x.squeeze(()), lambda x: (x * 1).squeeze_((1, -1))],
+                         ids=["tuple", "one-by-one", "list", "empty", "in-place"])
+def test_squeeze_with_several_dims(call):
+    from op_oracle import check_op
+    check_op(lambda t, x: call(x), (3, 1, 2, 1))
+
+
+@pytest.mark.parametrize("legacy", [dict(size_average=False), dict(reduce=False), dict(size_average=True, reduce=True),
+                                    dict(size_average=False, reduce=True)], ids=str)
+@pytest.mark.parametrize("loss", ["mse_loss", "nll_loss", "cross_entropy", "binary_cross_entropy_with_logits"])
+def test_losses_honour_the_deprecated_reduction_pair(loss, legacy):
+    from op_oracle import In, check_op
+    target = In((2, 3), rg=False, low=0, high=1) if loss != "nll_loss" and loss != "cross_entropy" else \
+        In((2,), rg=False, values=[0, 2], dtype="int64")
+    check_op(lambda t, x, y: getattr(t.nn.functional, loss)(x, y, **legacy), (2, 3), target)
