@@ -338,6 +338,12 @@ def _bind(public, params, args, kwargs, method):
                     return TorchRuntimeError(f"all inputs have to be Tensors or GradientEdges, but got {_type_name(x)}")
                 if not x.requires_grad:
                     return TorchRuntimeError("One of the differentiated Tensors does not require grad")
+        lists = [t for t in p.types if t in ("IntList", "Sizes", "Dims")]
+        if lists and isinstance(v, (tuple, list)) and len(p.types) == 1:
+            for i, x in enumerate(v):
+                if not (_is_int(x) or isinstance(x, bool)):
+                    return TorchTypeError(f"{public}(): argument '{p.name}' failed to unpack the object at pos "
+                                          f"{i + 1} with error \"type must be tuple of ints,but got {_type_name(x)}\"")
         if p.types[0].startswith("Tensor."):     # PyTorch's Python code calls input.ATTR(...)
             attr = getattr(v, p.types[0][7:], None)
             if attr is not None and not callable(attr):
@@ -354,6 +360,8 @@ _TYPE_NAMES = {"Index": "int", "Outputs": "Tensor or tuple of Tensors", "Inputs"
 
 
 def _type_name(v):
+    if isinstance(v, DType):
+        return "torch.dtype"
     t = type(v)
     return t.__name__ if t.__module__ in ("builtins", "gradcli.engine") else f"{t.__module__.split('.')[0]}.{t.__name__}"
 
