@@ -42,12 +42,12 @@ SIGNATURES = {
     "multiply": "Tensor|Number input, Tensor|Number other",
     "div": "Tensor|Number input, Tensor|Number other, *, str? rounding_mode=None",
     "divide": "Tensor|Number input, Tensor|Number other, *, str? rounding_mode=None",
-    "pow": "Tensor|Number input, Tensor|Number exponent",
+    "pow": ("Tensor input, Tensor|Number exponent", "Number input, Tensor exponent"),
     "floor_divide": "Tensor|Number input, Tensor|Number other",
-    "remainder": "Tensor|Number input, Tensor|Number other",
-    "bitwise_and": "Tensor|Number input, Tensor|Number other",
-    "bitwise_or": "Tensor|Number input, Tensor|Number other",
-    "bitwise_xor": "Tensor|Number input, Tensor|Number other",
+    "remainder": ("Tensor input, Tensor|Number other", "Number input, Tensor other"),
+    "bitwise_and": ("Tensor input, Tensor|Number other", "Number input, Tensor other"),
+    "bitwise_or": ("Tensor input, Tensor|Number other", "Number input, Tensor other"),
+    "bitwise_xor": ("Tensor input, Tensor|Number other", "Number input, Tensor other"),
     "logical_and": "Tensor input, Tensor other",
     "logical_or": "Tensor input, Tensor other",
     "logical_xor": "Tensor input, Tensor other",
@@ -176,7 +176,8 @@ def signature_of(name):
         if base.endswith("_"):
             base = base[:-1]                  # an in-place variant checks as its function
         sig = SIGNATURES.get(base)
-        return sig if sig is not None and sig.startswith("Tensor") else None
+        sigs = [s for s in (sig if isinstance(sig, tuple) else (sig,)) if s and s.startswith("Tensor")]
+        return None if not sigs else sigs[0] if len(sigs) == 1 else tuple(sigs)
     return SIGNATURES.get(name)
 
 
@@ -314,23 +315,18 @@ def _bind(public, params, args, kwargs, method):
     if missing:
         return TorchTypeError(f"{public}() missing {len(missing)} required positional arguments: "
                               + ", ".join(f'"{m}"' for m in missing))
+    outputs = [p for p in params if p.types == ["Outputs"] and p.name in values]
+    if outputs:
+        problem = _autograd_outputs(values[outputs[0].name], values)
+        if problem is not None:
+            return problem
     for i, p in enumerate(params):
         if p.name not in values:
             continue
         v = values[p.name]
         if (v is None and p.optional) or any(_accepts(t, v) for t in p.types):
-            overflow = _overflow(public, p, v)
-            if overflow is not None:
-                return overflow
             continue
-        if p.types == ["Outputs"] and hasattr(v, "__iter__"):        # torch.autograd.backward's checks
-            grads = values.get("grad_tensors")
-            m = 1 if isinstance(grads, Tensor) else len(grads) if isinstance(grads, (tuple, list)) else None
-            items = tuple(v)
-            if items and isinstance(items[0], Tensor) and m is not None and m != len(items):
-                return TorchRuntimeError(f"got {len(items)} tensors and {m} gradients")
-            return TorchAssertionError("Expected output to be a torch.Tensor")
-        if p.types in (["Inputs"], ["Outputs"]) and not hasattr(v, "__iter__"):
+        if p.types == ["Inputs"] and not hasattr(v, "__iter__"):
             return TorchTypeError(f"'{_type_name(v)}' object is not iterable")
         if p.types == ["Inputs"] and hasattr(v, "__iter__"):         # torch.autograd.grad's checks
             for x in v:
@@ -353,6 +349,30 @@ def _bind(public, params, args, kwargs, method):
             f" (position {positional.index(p) + (0 if method else 1)})"
         return TorchTypeError(f"{public}(): argument '{p.name}'{where} must be "
                               f"{' or '.join(_TYPE_NAMES.get(t, t) for t in p.types)}, not {_type_name(v)}")
+    for p in params:                        # every type fits: values that do not fit their C++ type
+        if p.name in values:
+            overflow = _overflow(public, p, values[p.name])
+            if overflow is not None:
+                return overflow
+    return None
+
+
+def _autograd_outputs(outputs, values):
+    """torch.autograd.backward/grad's own reading of the outputs and their gradients (Python code
+    that runs before the engine parses anything): tuple() of each, then zip of the two."""
+    grads = values.get("grad_tensors", values.get("grad_outputs"))
+    for v in (outputs, grads):
+        if (v is not None or v is outputs) and not isinstance(v, Tensor) and not hasattr(v, "__iter__"):
+            return TorchTypeError(f"'{_type_name(v)}' object is not iterable")
+    outs = (outputs,) if isinstance(outputs, Tensor) else tuple(outputs)
+    grads = (None,) * len(outs) if grads is None else (grads,) if isinstance(grads, Tensor) else tuple(grads)
+    for out, grad in zip(outs, grads):
+        if not isinstance(out, Tensor):
+            return TorchAssertionError("Expected output to be a torch.Tensor")
+        if grad is not None and not isinstance(grad, Tensor):
+            return TorchTypeError(f"gradients can be either Tensors or None, but got {type(grad).__name__}")
+    if len(grads) != len(outs):
+        return TorchRuntimeError(f"got {len(outs)} tensors and {len(grads)} gradients")
     return None
 
 
