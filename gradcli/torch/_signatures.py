@@ -35,9 +35,12 @@ SIGNATURES = {
                           "reciprocal", "square", "neg", "negative", "floor", "ceil", "round", "trunc", "sign",
                           "frac", "t", "logical_not", "bitwise_not", "numel")},
     "clone": "Tensor input, *, Any memory_format=None",
-    "add": "Tensor|Number input, Tensor|Number other, *, Number alpha=1",
-    "sub": "Tensor|Number input, Tensor|Number other, *, Number alpha=1",
-    "subtract": "Tensor|Number input, Tensor|Number other, *, Number alpha=1",
+    "add": ("Tensor|Number input, Tensor|Number other, *, Number alpha=1",
+          "Tensor input, Number alpha, Tensor|Number other"),          # (deprecated: alpha second)
+    "sub": ("Tensor|Number input, Tensor|Number other, *, Number alpha=1",
+          "Tensor input, Number alpha, Tensor|Number other"),          # (deprecated: alpha second)
+    "subtract": ("Tensor|Number input, Tensor|Number other, *, Number alpha=1",
+               "Tensor input, Number alpha, Tensor|Number other"),          # (deprecated: alpha second)
     "mul": "Tensor|Number input, Tensor|Number other",
     "multiply": "Tensor|Number input, Tensor|Number other",
     "div": "Tensor|Number input, Tensor|Number other, *, str? rounding_mode=None",
