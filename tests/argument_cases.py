@@ -12,7 +12,6 @@ cases replace one argument of it with each BAD value, or append one (`x.sum(1, '
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np

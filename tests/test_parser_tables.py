@@ -9,7 +9,6 @@ import sys
 import zlib
 from pathlib import Path
 
-import pytest
 
 from fuzz_strategies import run_cli
 

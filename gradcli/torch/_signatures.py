@@ -199,6 +199,7 @@ def checked(name, fn):
     call.__wrapped__ = fn
     return call
 
+
 _PRELUDED = {"F.mse_loss", "F.nll_loss", "F.cross_entropy", "F.binary_cross_entropy_with_logits"}
 
 
