@@ -559,11 +559,12 @@ ARGUMENT_KWARGS = ["dim", "keepdim", "dtype", "alpha", "p", "min", "max", "out",
 def argument_calls(draw, targets):
     """(target, args, kwargs): one of `targets` (names as in tests/argument_cases.py) called with
     0 to 4 drawn arguments and up to 2 keyword arguments."""
+    from argument_cases import TENSORS, Sym
     target = draw(st.sampled_from(targets))
     args = tuple(draw(st.lists(argument_values(), max_size=4)))
-    if target.startswith("Tensor.") and not args:
-        from argument_cases import A
-        args = (A,)
+    if target.startswith(("Tensor.", "operator.")) and not (args and isinstance(args[0], Sym)):
+        # a method needs its tensor; an operator on two Python ints (10**30 ** 10**30) is Python's own work
+        args = (draw(st.sampled_from([Sym(n) for n in TENSORS])),) + args
     kwargs = tuple(draw(st.lists(st.tuples(st.sampled_from(ARGUMENT_KWARGS), argument_values()), max_size=2,
                                  unique_by=lambda kv: kv[0])))
     return target, args, kwargs

@@ -416,7 +416,11 @@ def _argument_case(target, args, kwargs):
     from test_argument_errors_oracle import gradcli_outcome, torch_outcome
     COUNTS["argument_calls"] += 1
     want, want_msg = torch_outcome(target, args, kwargs)
+    t0 = time.monotonic()
     got, got_msg = gradcli_outcome(target, args, kwargs)
+    if time.monotonic() - t0 > 5:          # a bad argument is refused at once, never computed at length
+        call = f"{target}{args!r}" + (f" {dict(kwargs)!r}" if kwargs else "")
+        _record("argument_calls", (target, "slow"), call, f"{call}: gradcli took {time.monotonic() - t0:.0f} s")
     OUTCOMES["arguments " + ("same" if got == want else "gradcli ok" if got == "ok" else got)] += 1
     if got.startswith("internal") or (got != want and got != "ok" and want != "ok"):
         key = (target, want, got)
