@@ -857,9 +857,12 @@ def sub(a, b, alpha=1):
     alpha = _alpha("sub", alpha)
     if type(a) is not Tensor:                  # 2 - x is rsub(x, 2)
         return rsub(b, a, alpha)
-    if a.data.dtype == np.bool_ and type(b) is Tensor and b.data.dtype == np.bool_:
+    if a.data.dtype == np.bool_ and (type(b) is bool or type(b) is Tensor and b.data.dtype == np.bool_):
         raise TorchRuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
                                 "Use the `^` or `logical_xor()` operator instead.")
+    if a.data.dtype == np.bool_ or type(b) is Tensor and b.data.dtype == np.bool_:
+        raise TorchRuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+                                "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
     if type(alpha) is int and alpha == 1:
         return _binary(_SUB, np.subtract, a, b, None, _ALPHA_1)
     ufunc = np.subtract if alpha == 1 else (lambda x, y: x - y * np.asarray(alpha, np.result_type(y)))
@@ -1307,6 +1310,8 @@ def _infer_shape(shape, numel, op="reshape"):
     shape = [s.item() if isinstance(s, Tensor) and s.data.ndim == 0 and s.data.dtype.kind in "iu" else s
              for s in shape]
     for i, s in enumerate(shape):
+        if isinstance(s, int) and s < -1:
+            raise TorchRuntimeError(f"invalid shape dimension {s} at index {i} of shape [{', '.join(map(str, shape))}]")
         if not isinstance(s, int):
             if len(shape) == 1:
                 raise TorchTypeError(f"{op}(): argument 'shape' (position 1) must be tuple of ints, not {_type_name(s)}")
@@ -3370,11 +3375,11 @@ def _bitwise(name, ufunc):
     def f(a, b):
         if not (type(b) is Tensor or isinstance(b, (int, float, bool))):
             return NotImplemented
-        _check_operand(b)
         dt = result_type(a, b)
         _check_shapes(a, b, dt)
         if dt.kind == E.FLOAT:
             raise TorchNotImplementedError_(f'"{name}_cpu" not implemented for \'{_SCALAR_NAME[dt.np.name]}\'')
+        _check_operand(b)
         return Tensor(np.asarray(ufunc(_arr(a, dt), _arr(b, dt)), dt.np))
     f.__name__ = name
     return f

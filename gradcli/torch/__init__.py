@@ -631,18 +631,30 @@ def _install_methods():
                     ("bitwise_xor_", ops.bitwise_xor), ("bitwise_not_", ops.bitwise_not),
                     ("logical_not_", ops.logical_not)):
         setattr(T, name, inplace(f, name))
-    T.__iand__ = inplace(ops.bitwise_and, "bitwise_and_")
-    T.__ior__ = inplace(ops.bitwise_or, "bitwise_or_")
-    T.__ixor__ = inplace(ops.bitwise_xor, "bitwise_xor_")
-    T.__iadd__ = inplace(ops.add, "add_")
-    T.__isub__ = inplace(ops.sub, "sub_")
-    T.__imul__ = inplace(ops.mul, "mul_")
-    T.__itruediv__ = inplace(ops.div, "div_")
+    def inplace_operator(f, name):
+        run = inplace(f, name)
+
+        def method(self, other):              # `x += 'a'`: Python's TypeError, as for `x + 'a'`
+            if not (type(other) is Tensor or isinstance(other, (_py_int, _py_float))):
+                return NotImplemented
+            return run(self, other)
+        return method
+
+    T.__iand__ = inplace_operator(ops.bitwise_and, "bitwise_and_")
+    T.__ior__ = inplace_operator(ops.bitwise_or, "bitwise_or_")
+    T.__ixor__ = inplace_operator(ops.bitwise_xor, "bitwise_xor_")
+    T.__iadd__ = inplace_operator(ops.add, "add_")
+    T.__isub__ = inplace_operator(ops.sub, "sub_")
+    T.__imul__ = inplace_operator(ops.mul, "mul_")
+    T.__itruediv__ = inplace_operator(ops.div, "div_")
 
     def to(self, *args, dtype=None, **kwargs):
         for a in args:
             if isinstance(a, _E.DType):
                 dtype = a
+        if dtype is not None and not isinstance(dtype, _E.DType):
+            raise TorchTypeError("to() received an invalid combination of arguments - got "
+                                 f"({', '.join([type(a).__name__ for a in args] + [f'dtype={type(dtype).__name__}'])})")
         return self if dtype is None else _ops.to_dtype(self, dtype)
 
     T.to = to

@@ -39,8 +39,7 @@ SIGNATURES = {
           "Tensor input, Number alpha, Tensor|Number other"),          # (deprecated: alpha second)
     "sub": ("Tensor|Number input, Tensor|Number other, *, Number alpha=1",
           "Tensor input, Number alpha, Tensor|Number other"),          # (deprecated: alpha second)
-    "subtract": ("Tensor|Number input, Tensor|Number other, *, Number alpha=1",
-               "Tensor input, Number alpha, Tensor|Number other"),          # (deprecated: alpha second)
+    "subtract": "Tensor|Number input, Tensor|Number other, *, Number alpha=1",
     "mul": "Tensor|Number input, Tensor|Number other",
     "multiply": "Tensor|Number input, Tensor|Number other",
     "div": "Tensor|Number input, Tensor|Number other, *, str? rounding_mode=None",
@@ -405,7 +404,7 @@ def _overflow(public, p, v):
             if type(x) is int and not -_LONG <= x < _LONG:
                 return TorchTypeError(f"{public}(): argument '{p.name}' failed to unpack the object at pos {i + 1} "
                                       f"with error \"Overflow when unpacking long long\"")
-    if "Number" in p.types and type(v) is int and not -_LONG <= v < _LONG:
+    if "Number" in p.types and type(v) is int and not -_LONG <= v < 2 * _LONG:     # (a Scalar holds uint64 too)
         return TorchOverflowError("int too big to convert" if v > 0 else "can't convert negative int to unsigned")
     return None
 

@@ -37,21 +37,29 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     return _mse_loss(input, target, reduction=_legacy_reduction(size_average, reduce, reduction))
 
 
+def _valid_reduction(reduction):
+    """torch.nn._reduction.get_enum, which these losses call before PyTorch checks their arguments."""
+    if not (isinstance(reduction, str) and reduction in ("none", "mean", "sum")):
+        raise TorchValueError(f"{reduction} is not a valid value for reduction")
+    return reduction
+
+
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
-    return _nll_loss(input, target, weight, ignore_index=ignore_index,
-                     reduction=_legacy_reduction(size_average, reduce, reduction))
+    reduction = _valid_reduction(_legacy_reduction(size_average, reduce, reduction))
+    return _nll_loss(input, target, weight, ignore_index=ignore_index, reduction=reduction)
 
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean",
                   label_smoothing=0.0):
-    return _cross_entropy(input, target, weight, ignore_index=ignore_index,
-                          reduction=_legacy_reduction(size_average, reduce, reduction), label_smoothing=label_smoothing)
+    reduction = _valid_reduction(_legacy_reduction(size_average, reduce, reduction))
+    return _cross_entropy(input, target, weight, ignore_index=ignore_index, reduction=reduction,
+                          label_smoothing=label_smoothing)
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None, reduction="mean",
                                      pos_weight=None):
-    return _bce_with_logits(input, target, weight, reduction=_legacy_reduction(size_average, reduce, reduction),
-                            pos_weight=pos_weight)
+    reduction = _valid_reduction(_legacy_reduction(size_average, reduce, reduction))
+    return _bce_with_logits(input, target, weight, reduction=reduction, pos_weight=pos_weight)
 
 from .. import _signatures  # noqa: E402
 
