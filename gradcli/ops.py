@@ -1339,6 +1339,7 @@ def _compare(ufunc):
     def f(a, b):
         if not (type(b) is Tensor or isinstance(b, (int, float, bool))):
             return NotImplemented
+        _check_operand(b)
         dt = result_type(a, b)
         _check_shapes(a, b, dt)
         return Tensor(np.asarray(ufunc(_arr(a, dt), _arr(b, dt))))
@@ -3328,7 +3329,8 @@ def _cross_entropy_probabilities(input, target, class_dim, r):
         return neg(sum(prod, class_dim))
     if r == 2:
         return neg(sum(prod))
-    return _TensorMath.div_scalar(neg(sum(prod)), input.data.size // input.data.shape[class_dim])
+    classes = input.data.shape[class_dim]
+    return _TensorMath.div_scalar(neg(sum(prod)), input.data.size // classes if classes else 0)   # 0/0: nan
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
@@ -3375,6 +3377,9 @@ def _bitwise(name, ufunc):
     def f(a, b):
         if not (type(b) is Tensor or isinstance(b, (int, float, bool))):
             return NotImplemented
+        if type(b) is int and not -2 ** 63 <= b < 2 ** 64:       # past what a Scalar holds
+            from .errors import TorchOverflowError
+            raise TorchOverflowError("int too big to convert")
         dt = result_type(a, b)
         _check_shapes(a, b, dt)
         if dt.kind == E.FLOAT:

@@ -239,7 +239,7 @@ class _Param:
         self.types = kind.rstrip("?").split("|")
         name, eq, _ = rest.partition("=")
         self.name = name
-        self.required = not eq
+        self.required = not eq and not (self.variadic and "Sizes" not in self.types)     # squeeze(): no dims
         self.keyword_only = keyword_only
 
 
