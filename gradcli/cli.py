@@ -97,7 +97,7 @@ def main():
     """Entry point: Click's multi-line usage errors become one line and exit status 2.
     `gradcli` alone starts the REPL on a terminal and runs the script on standard input otherwise."""
     if len(sys.argv) == 1:
-        if sys.stdin.isatty():
+        if sys.stdin is not None and sys.stdin.isatty():
             from .repl import cli_main
             sys.exit(cli_main([]))
         sys.argv[1:] = ["run", "-"]

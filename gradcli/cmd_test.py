@@ -26,7 +26,7 @@ def run_tests(
         oracle: Optional[str] = typer.Option(None, "--oracle", metavar="torch",
                                              help="Also run each .py script under real PyTorch and compare."),
         timeout: float = typer.Option(60.0, "--timeout", metavar="SECONDS",
-                                      help="Stop a script after SECONDS (a `# gradcli: --timeout` header wins)."),
+                                      help="Stop a script after SECONDS (a `# gradcli: --timeout` header may only lower it)."),
         debug: bool = typer.Option(False, "--debug", help="Show Python tracebacks of internal errors.")):
     """Run scripts and check what they assert: `expect` statements, asserts, golden files.
 

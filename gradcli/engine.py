@@ -38,11 +38,47 @@ class DType:
     __slots__ = ("name", "np", "kind", "tensor_type")
 
     def __init__(self, name, np_dtype, kind, tensor_type):
-        self.name, self.np, self.kind, self.tensor_type = name, np.dtype(np_dtype), kind, tensor_type
+        for slot, value in zip(self.__slots__, (name, np.dtype(np_dtype), kind, tensor_type)):
+            object.__setattr__(self, slot, value)
 
     @property
     def is_floating_point(self):
         return self.kind == 2
+
+    @property
+    def is_signed(self):
+        return self.np.kind in "if"
+
+    @property
+    def is_complex(self):
+        return False
+
+    @property
+    def itemsize(self):
+        return self.np.itemsize
+
+    @property
+    def abbr(self):
+        return f"{self.np.kind}{self.np.itemsize * 8}"          # b8, u8, i64, f32, ...
+
+    def to_real(self):
+        return self
+
+    def to_complex(self):
+        from .errors import TorchNotImplementedError, TorchRuntimeError
+        if self.kind != 2:
+            raise TorchRuntimeError(f"Unknown Complex ScalarType for {self.tensor_type[:-6]}")
+        raise TorchNotImplementedError("gradcli has no complex dtypes")
+
+    def __getattr__(self, name):
+        from .errors import TorchAttributeError
+        raise TorchAttributeError(f"'torch.dtype' object has no attribute '{name}'")
+
+    def __setattr__(self, name, value):
+        from .errors import TorchAttributeError
+        if name in type(self).__dict__ or name in self.__slots__:
+            raise TorchAttributeError(f"attribute '{name}' of 'torch.dtype' objects is not writable")
+        raise TorchAttributeError(f"'torch.dtype' object has no attribute '{name}'")
 
     def __repr__(self):
         return "torch." + self.name
@@ -511,6 +547,9 @@ class Tensor:
 
     # -- backward ----------------------------------------------------------------------
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        if isinstance(gradient, (list, tuple)):
+            # torch.autograd.backward pairs outputs with gradients by zip: the first one is used
+            gradient = gradient[0] if gradient else None
         backward([self], None if gradient is None else [gradient], retain_graph, create_graph, inputs,
                  _single_gradient=gradient)
 
@@ -553,14 +592,24 @@ def _sizes(shape):
 
 
 def _wrap_dim(dim, ndim):
-    if not isinstance(dim, int):
-        from .errors import TorchTypeError
-        raise TorchTypeError(f"argument 'dim' must be int, not {type(dim).__name__}")
+    if type(dim) is not int:
+        dim = _index_dim(dim)
     n = max(ndim, 1)
     if not -n <= dim < n:
         from .errors import TorchIndexError
         raise TorchIndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
     return dim % n
+
+def _index_dim(dim):
+    """A dim given as another integer type (NumPy's, a one-element integer tensor), as PyTorch
+    accepts it; a bool or a non-integer is a TypeError."""
+    if not isinstance(dim, bool) and hasattr(type(dim), "__index__"):
+        try:
+            return dim.__index__()
+        except TypeError:
+            pass
+    from .errors import TorchTypeError
+    raise TorchTypeError(f"argument 'dim' must be int, not {type(dim).__name__}")
 
 # ----------------------------------------------------------------------------- graph nodes
 
@@ -739,6 +788,15 @@ class Node:
             return RawSaved()           # PyTorch's SavedTensor handle: opaque, and it never raises
         raise TorchAttributeError(f"'{object.__getattribute__(self, 'op').name}' object has no attribute '{name}'")
 
+    @property
+    def metadata(self):
+        """PyTorch's per-node dict for the user's own data (kept beside the node, made on first use)."""
+        import weakref
+        table = _NODE_METADATA[0]
+        if table is None:
+            table = _NODE_METADATA[0] = weakref.WeakKeyDictionary()
+        return table.setdefault(self, {})
+
     def __dir__(self):
         names = set(object.__dir__(self))
         names.update("_saved_" + s for s in self.saved)
@@ -748,6 +806,9 @@ class Node:
 
     def __repr__(self):
         return f"<{self.op.name} object at {_fake_address(self)}>"
+
+
+_NODE_METADATA = [None]
 
 
 _INT64_ATTRS = {"dim", "dims", "dim0", "dim1", "index", "ignore_index", "start", "end", "step"}
@@ -1339,6 +1400,8 @@ def _hooked(fn, buf):
         return buf
     g = buf if isinstance(buf, Tensor) else Tensor(buf)
     for hook in fn.hooks:
+        if not callable(hook):            # registering accepts anything; calling it fails, as in PyTorch
+            raise TorchTypeError(f"'{type(hook).__name__}' object is not callable")
         r = hook(g)
         if r is not None:
             g = r

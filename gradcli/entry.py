@@ -7,7 +7,7 @@ import sys
 def main():
     argv = sys.argv[1:]
     if not argv:                  # `gradcli` alone: the REPL on a terminal, else the script on stdin
-        if sys.stdin.isatty():
+        if sys.stdin is not None and sys.stdin.isatty():
             from .repl import cli_main
             sys.exit(cli_main([]))
         argv = ["run", "-"]

@@ -2,8 +2,9 @@
 parser of every script that is not plain Python 3 (the concise dialect, `print x`), and of
 their errors. dialect.py translates its tree into Python's.
 
-The LALR tables are built once and cached (atomically) in the user's cache
-directory, so a run loads them instead of analysing the grammar again.
+The LALR parser is generated from the grammar at build time by Lark's standalone
+generator (tools/generate_parser.py) into gradcli/lark_standalone.py: a run imports
+neither Lark nor anything from a writable place.
 """
 from __future__ import annotations
 
@@ -11,17 +12,15 @@ import ast as _pyast
 import os
 import re
 import sys
-import zlib
 
-# Lark imports the third-party `regex` module when it is installed; gradcli's grammar needs
-# only `re`, and importing `regex` would add about 13 ms to every start. Hide it from Lark only.
+# The Lark runtime imports the third-party `regex` module when it is installed; gradcli's
+# grammar needs only `re`, and importing `regex` would add about 13 ms to every start.
 _HIDE_REGEX = "regex" not in sys.modules
 if _HIDE_REGEX:
     sys.modules["regex"] = None
 try:
-    from lark import Lark, Transformer, Token
-    from lark.exceptions import UnexpectedInput, UnexpectedToken, UnexpectedCharacters, UnexpectedEOF, VisitError
-    from lark.indenter import PythonIndenter
+    from .lark_standalone import (Lark_StandAlone, PythonIndenter, Token, Transformer, UnexpectedCharacters,
+                                  UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError)
 finally:
     if _HIDE_REGEX:
         del sys.modules["regex"]
@@ -519,61 +518,17 @@ def _split_fstring(body, literal, parse_expr, tok):
         parts.append(literal("".join(lit).replace("{{", "{").replace("}}", "}")))
     return parts
 
-# ----------------------------------------------------------------------------- building and caching
+# ----------------------------------------------------------------------------- the parser
 
 
 _PARSER = None
-_BUILDER = None
-
-
-def _cache_dir():
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "gradcli")
 
 
 def _make_parser():
     global _PARSER
-    if _PARSER is not None:
-        return _PARSER
-    import lark
-    from . import __version__
-    path = grammar_path()
-    with open(path, encoding="utf-8") as f:
-        grammar = f.read()
-    key = "%08x%04x" % (zlib.crc32((grammar + lark.__version__ + __version__).encode()), len(grammar) & 0xFFFF)
-    cache = os.path.join(_cache_dir(), f"parser-{key}.cache")
-    global _BUILDER
-    _BUILDER = ASTBuilder(_defer_fragment)
-    options = dict(postlex=PythonIndenter(), transformer=_BUILDER)
-    parser = None
-    try:
-        with open(cache, "rb") as f:
-            parser = Lark.__new__(Lark)
-            parser._load(f, **options)
-    except Exception:        # missing, stale or corrupt cache: rebuild below
-        parser = None
-    if parser is None:
-        parser = Lark(grammar, parser="lalr", start=["file_input", "eval_input"],
-                      maybe_placeholders=True, **options)
-        _save_atomically(parser, cache)
-    _PARSER = parser
-    return parser
-
-
-def _save_atomically(parser, path):
-    import tempfile
-    try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".parser-")
-        try:
-            with os.fdopen(fd, "wb") as f:
-                parser.save(f)
-            os.replace(tmp, path)
-        except BaseException:
-            os.unlink(tmp)
-            raise
-    except OSError:
-        pass                 # a read-only home only costs the next run the build time
+    if _PARSER is None:
+        _PARSER = Lark_StandAlone(postlex=PythonIndenter(), transformer=ASTBuilder(_defer_fragment))
+    return _PARSER
 
 # ----------------------------------------------------------------------------- entry points
 

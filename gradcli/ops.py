@@ -286,6 +286,10 @@ TABLE = {
                   self=lambda m, g, self_sym_sizes: m.reshape(g, self_sym_sizes)),
     "squeeze_dim": op("SqueezeBackward1", ("self",), attrs=("dim", "self_sym_sizes"),
                       self=lambda m, g, dim, self_sym_sizes: m.unsqueeze_to(g, dim, self_sym_sizes)),
+    "squeeze_dims": op("SqueezeBackward2", ("self",), attrs=("dim", "self_sym_sizes"),
+                       self=lambda m, g, dim, self_sym_sizes: m.unsqueeze_to(g, dim, self_sym_sizes)),
+    "squeeze_dims_": op("SqueezeBackward5", ("self",), attrs=("dim", "self_sym_sizes"),
+                        self=lambda m, g, dim, self_sym_sizes: m.unsqueeze_to(g, dim, self_sym_sizes)),
     "transpose": op("TransposeBackward0", ("self",), attrs=("dim0", "dim1"),
                     self=lambda m, g, dim0, dim1: m.swapaxes(g, dim0, dim1)),
     "t": op("TBackward0", ("self",), self=lambda m, g: m.t(g)),
@@ -854,9 +858,12 @@ def sub(a, b, alpha=1):
     alpha = _alpha("sub", alpha)
     if type(a) is not Tensor:                  # 2 - x is rsub(x, 2)
         return rsub(b, a, alpha)
-    if a._data.dtype == np.bool_ and type(b) is Tensor and b._data.dtype == np.bool_:
+    if a._data.dtype == np.bool_ and (type(b) is bool or type(b) is Tensor and b._data.dtype == np.bool_):
         raise TorchRuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
                                 "Use the `^` or `logical_xor()` operator instead.")
+    if a._data.dtype == np.bool_ or type(b) is Tensor and b._data.dtype == np.bool_:
+        raise TorchRuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+                                "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
     if type(alpha) is int and alpha == 1:
         return _binary(_SUB, np.subtract, a, b, None, _ALPHA_1)
     ufunc = np.subtract if alpha == 1 else (lambda x, y: x - y * np.asarray(alpha, np.result_type(y)))
@@ -946,14 +953,24 @@ def true_div_data(a, b):
     return np.true_divide(_arr(a, dt), _arr(b, dt))
 
 
+def _check_shapes(a, b, dt):
+    """Broadcasting two operands the way PyTorch does: its error text, and the size limit."""
+    sa = a._data.shape if type(a) is Tensor else ()
+    sb = b._data.shape if type(b) is Tensor else ()
+    if sa != sb:
+        _check_broadcast(sa, sb, dt.np.itemsize)
+
+
 def floor_divide(a, b):
     dt = result_type(a, b)
+    _check_shapes(a, b, dt)
     with np.errstate(all="ignore"):
         return _nograd(np.asarray(np.floor_divide(_arr(a, dt), _arr(b, dt)), dt.np))
 
 
 def remainder(a, b):
     dt = result_type(a, b)
+    _check_shapes(a, b, dt)
     with np.errstate(all="ignore"):
         return _nograd(np.asarray(np.remainder(_arr(a, dt), _arr(b, dt)), dt.np))
 
@@ -1080,7 +1097,7 @@ floor = _unary("floor", np.floor, float_only=False)
 ceil = _unary("ceil", np.ceil, float_only=False)
 round = _unary("round", np.round, float_only=False)          # half to even, as PyTorch
 trunc = _unary("trunc", np.trunc, float_only=False)
-sign = _unary("sign", np.sign, float_only=False)
+sign = _unary("sign", lambda a: a.copy() if a.dtype == np.bool_ else np.sign(a), float_only=False)
 frac = _unary("frac", lambda a: a - np.trunc(a))
 
 
@@ -1214,6 +1231,10 @@ def dot(a, b):
 
 
 def mv(a, v):
+    if a._data.ndim == 0:
+        raise TorchIndexError("Dimension specified as 0 but tensor has no dimensions")
+    if a._data.ndim != 2 or v._data.ndim != 1:
+        raise TorchRuntimeError(f"vector + matrix @ vector expected, got 1, {a._data.ndim}, {v._data.ndim}")
     if a._data.shape[1] != v._data.shape[0]:
         raise TorchRuntimeError(f"size mismatch, got input ({a._data.shape[0]}), mat ({_shape_str(a._data.shape)}), "
                                 f"vec ({v._data.shape[0]})")
@@ -1286,7 +1307,12 @@ def _type_name(v):
 
 
 def _infer_shape(shape, numel, op="reshape"):
+    # a one-element integer tensor is an int to PyTorch's parser
+    shape = [s.item() if isinstance(s, Tensor) and s._data.ndim == 0 and s._data.dtype.kind in "iu" else s
+             for s in shape]
     for i, s in enumerate(shape):
+        if isinstance(s, int) and s < -1:
+            raise TorchRuntimeError(f"invalid shape dimension {s} at index {i} of shape [{', '.join(map(str, shape))}]")
         if not isinstance(s, int):
             if len(shape) == 1:
                 raise TorchTypeError(f"{op}(): argument 'shape' (position 1) must be tuple of ints, not {_type_name(s)}")
@@ -1314,7 +1340,9 @@ def _compare(ufunc):
     def f(a, b):
         if not (type(b) is Tensor or isinstance(b, (int, float, bool))):
             return NotImplemented
+        _check_operand(b)
         dt = result_type(a, b)
+        _check_shapes(a, b, dt)
         return Tensor(np.asarray(ufunc(_arr(a, dt), _arr(b, dt))))
     return f
 
@@ -1415,6 +1443,12 @@ def _inplace(t, compute, *args, name, cast=False):
     for a in args:
         if type(a) is Tensor and _partial_overlap(t._data, a._data):
             raise TorchRuntimeError(_PARTIAL_OVERLAP)
+    if not cast and args and (type(args[0]) is Tensor or isinstance(args[0], (int, float))):
+        # PyTorch checks the promoted type against t's before running the kernel
+        promoted = result_type(t, args[0])
+        if promoted.kind > E.dtype_of(t._data).kind:
+            raise TorchRuntimeError(f"result type {_SCALAR_NAME[promoted.np.name]} can't be cast to the desired "
+                                    f"output type {_SCALAR_NAME[t._data.dtype.name]}")
     result = compute(t, *args)
     out = result._data
     if out.shape != t._data.shape:
@@ -1651,6 +1685,10 @@ def unsqueeze_(t, dim):
 
 def squeeze_(t, dim=None):
     sizes = tuple(t._data.shape)
+    if isinstance(dim, (tuple, list)):
+        axes = _squeezed_dims(t, dim)
+        out = np.squeeze(t._data, axes) if axes else t._data
+        return _inplace_view(t, out, TABLE["squeeze_dims_"], {"dim": tuple(dim), "self_sym_sizes": sizes})
     if dim is None:
         return _inplace_view(t, np.squeeze(t._data) if t._data.ndim else t._data, TABLE["squeeze_"],
                              {"self_sym_sizes": sizes})
@@ -1878,8 +1916,10 @@ class _TensorMath:
         """squeeze's backward: unsqueeze where the input had a size-1 dim (PyTorch's unsqueeze_to)."""
         if not sizes:
             return g
-        d = dim % len(sizes)
-        return unsqueeze(g, d) if sizes[d] == 1 else g
+        for d in sorted({d % len(sizes) for d in (dim if isinstance(dim, tuple) else (dim,))}):
+            if sizes[d] == 1:                  # ascending, so each d is a position in the input
+                g = unsqueeze(g, d)
+        return g
 
     tanh_backward = _double_backward("tanh_backward")
     sigmoid_backward = _double_backward("sigmoid_backward")
@@ -2374,6 +2414,7 @@ def permute(t, *dims):
         raise TorchTypeError('permute() missing 1 required positional arguments: "dims"')
     if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
         dims = tuple(dims[0])
+    dims = tuple(int(d) if isinstance(d, bool) else d for d in dims)      # a bool in a list of ints is 0 or 1
     nd = t._data.ndim
     if len(dims) != nd:
         raise TorchRuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not match the "
@@ -2405,7 +2446,18 @@ def mT_property(t):
     return transpose(t, -2, -1)
 
 
+def _squeezed_dims(t, dims):
+    """The axes a tuple of dims removes (those of size 1), after PyTorch's checks of the dims."""
+    nd = t._data.ndim
+    wrapped = _dims(tuple(int(d) if isinstance(d, bool) else d for d in dims), nd) or ()
+    return tuple(d for d in wrapped if nd and t._data.shape[d] == 1)
+
+
 def squeeze(t, dim=None):
+    if isinstance(dim, (tuple, list)):
+        axes = _squeezed_dims(t, dim)
+        out = np.squeeze(t._data, axes) if axes else t._data.view()
+        return _view_result(TABLE["squeeze_dims"], t, out, {"dim": tuple(dim), "self_sym_sizes": tuple(t._data.shape)})
     if dim is None:
         return _view_result(TABLE["squeeze"], t, np.squeeze(t._data) if t._data.ndim else t._data.view(),
                             {"self_sym_sizes": tuple(t._data.shape)})
@@ -2936,9 +2988,13 @@ def prod(t, dim=None, keepdim=False, dtype=None):
 
 
 def norm(t, p="fro", dim=None, keepdim=False, dtype=None):
+    if isinstance(p, Tensor):
+        p = p.item()
     if p == "fro" or p is None:
         p = 2
-    if isinstance(dim, int):
+    elif isinstance(p, str):
+        raise TorchRuntimeError(f"linalg.matrix_norm: Order {p} not supported.")
+    if dim is not None and not isinstance(dim, (tuple, list)):
         dim = (dim,)
     data = t._data
     axes = None if dim is None else tuple(_norm_dim(d, data.ndim) for d in dim)
@@ -2962,19 +3018,37 @@ def norm(t, p="fro", dim=None, keepdim=False, dtype=None):
                    attrs={"dim": None if dim is None else tuple(dim), "keepdim": bool(keepdim), "ord": p})
 
 
-def softmax(t, dim=None, dtype=None, _stacklevel=3):
+def _softmax_dim(name, t, dim):
+    """torch.nn.functional's implicit dim for dim=None (deprecated there, with a warning)."""
+    if dim is not None:
+        return dim
+    E.STATE.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X "
+                 "as an argument.")
+    return 0 if t._data.ndim in (0, 1, 3) else 1
+
+
+def _softmax_input(name, t, dim):
+    """The array and the wrapped dim; a non-float input has no kernel in PyTorch."""
     d = _norm_dim(dim, t._data.ndim)
-    x = t._data.astype(np.float32) if t._data.dtype.kind != "f" else t._data
-    e = np.exp(x - x.max(axis=d, keepdims=True)) if x.ndim else np.ones_like(x)
-    out = e / e.sum(axis=d, keepdims=True) if x.ndim else e
+    if t._data.dtype.kind != "f":
+        kernel = "lastdim_kernel_impl" if d == _b.max(t._data.ndim - 1, 0) else "kernel_impl"
+        raise TorchNotImplementedError_(f'"{name}_{kernel}" not implemented for \'{_SCALAR_NAME[t._data.dtype.name]}\'')
+    return t._data, d
+
+
+def softmax(t, dim=None, dtype=None, _stacklevel=3):
+    dim = _softmax_dim("softmax", t, dim)
+    x, d = _softmax_input("softmax", t, dim)
+    e = np.exp(x - x.max(axis=d, keepdims=True)) if x.ndim and x.size else np.ones_like(x)
+    out = e / e.sum(axis=d, keepdims=True) if x.ndim and x.size else e
     seq = _begin(t)
     return _record(TABLE["softmax"], seq, out.astype(x.dtype), (t,), attrs={"dim": dim})
 
 
 def log_softmax(t, dim=None, dtype=None, _stacklevel=3):
-    d = _norm_dim(dim, t._data.ndim)
-    x = t._data.astype(np.float32) if t._data.dtype.kind != "f" else t._data
-    if x.ndim:
+    dim = _softmax_dim("log_softmax", t, dim)
+    x, d = _softmax_input("log_softmax", t, dim)
+    if x.ndim and x.size:
         shifted = x - x.max(axis=d, keepdims=True)
         out = shifted - np.log(np.exp(shifted).sum(axis=d, keepdims=True))
     else:
@@ -3195,8 +3269,31 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     return _record(TABLE["mse_loss"], seq, out, (input, target), attrs={"reduction": r})
 
 
+def _nll_check(x, t):
+    """The argument checks of PyTorch's nll_loss, in its order."""
+    if x.ndim < 1:
+        raise TorchValueError(f"Expected 1 or more dimensions (got {x.ndim})")
+    batch = t.shape[0] if t.ndim else 0            # (PyTorch reads a 0-d target's size as 0)
+    if x.ndim != 1 and x.shape[0] != batch:
+        raise TorchValueError(f"Expected input batch_size ({x.shape[0]}) to match target batch_size ({batch}).")
+    if t.ndim > 1:
+        raise TorchRuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if x.ndim == 1 and t.ndim == 1 and t.shape[0] != 1:
+        raise TorchValueError(f"For 1D input, 1D target must have size 1, but got target size: {t.shape[0]}")
+    if t.dtype.kind not in "iu" or t.dtype.itemsize not in (1, 8):
+        raise TorchRuntimeError(f"expected target dtype to be Long or Byte, but got {_SCALAR_NAME[t.dtype.name]}")
+    if x.dtype.kind != "f":
+        raise TorchNotImplementedError_(f"\"nll_loss_out_frame\" not implemented for '{_SCALAR_NAME[x.dtype.name]}'")
+    classes = x.shape[-1] if x.ndim == 1 else x.shape[1]
+    bad = t[(t < 0) | (t >= classes)] if t.size else t
+    if bad.size:
+        raise TorchIndexError(f"Target {bad.flat[0]} is out of bounds.")
+
+
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
     r = _reduction(reduction)
+    _nll_check(input._data, np.where(target._data == ignore_index, 0, target._data) if target._data.dtype.kind in "iu"
+               else target._data)
     out, total = _nll_forward(input._data, target._data, ignore_index, r)
     seq = _begin(input)
     return _record(TABLE["nll_loss"], seq, out, (input,),
@@ -3227,8 +3324,25 @@ def _nll_forward(x, target, ignore_index, r):
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
                   reduction="mean", label_smoothing=0.0):
-    return nll_loss(log_softmax(input, 1 if input._data.ndim > 1 else 0), target, ignore_index=ignore_index,
-                    reduction=reduction)
+    class_dim = 0 if input._data.ndim == 1 else 1
+    if input._data.shape == target._data.shape:
+        return _cross_entropy_probabilities(input, target, class_dim, _reduction(reduction))
+    return nll_loss(log_softmax(input, class_dim), target, ignore_index=ignore_index, reduction=reduction)
+
+
+def _cross_entropy_probabilities(input, target, class_dim, r):
+    """A target of class probabilities (the input's shape): -(log_softmax(input) * target), summed over
+    the classes, composed of the same ops as PyTorch's cross_entropy_loss_prob_target."""
+    if target._data.dtype.kind != "f":
+        raise TorchRuntimeError("Expected floating point type for target with class probabilities, got "
+                                f"{_SCALAR_NAME[target._data.dtype.name]}")
+    prod = mul(log_softmax(input, class_dim), target)
+    if r == 0:
+        return neg(sum(prod, class_dim))
+    if r == 2:
+        return neg(sum(prod))
+    classes = input._data.shape[class_dim]
+    return _TensorMath.div_scalar(neg(sum(prod)), input._data.size // classes if classes else 0)   # 0/0: nan
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
@@ -3238,6 +3352,8 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     if x.shape != y.shape:
         raise TorchValueError(f"Target size (torch.Size({list(y.shape)})) must be the same as input size "
                               f"(torch.Size({list(x.shape)}))")
+    if x.dtype.kind != "f":
+        raise TorchNotImplementedError_(f"\"log_sigmoid_cpu\" not implemented for '{_SCALAR_NAME[x.dtype.name]}'")
     loss = np.maximum(x, 0) - x * y + np.log1p(np.exp(-np.abs(x)))
     out = loss if r == 0 else np.asarray(loss.mean() if r == 1 else loss.sum(), x.dtype)
     seq = _begin(input, target)
@@ -3273,8 +3389,11 @@ def _bitwise(name, ufunc):
     def f(a, b):
         if not (type(b) is Tensor or isinstance(b, (int, float, bool))):
             return NotImplemented
-        _check_operand(b)
+        if type(b) is int and not -2 ** 63 <= b < 2 ** 64:       # past what a Scalar holds
+            from .errors import TorchOverflowError
+            raise TorchOverflowError("int too big to convert")
         dt = result_type(a, b)
+        _check_shapes(a, b, dt)
         if dt.kind == E.FLOAT:
             raise TorchNotImplementedError_(f'"{name}_cpu" not implemented for \'{_SCALAR_NAME[dt.np.name]}\'')
         sa = a._data.shape if type(a) is Tensor else ()

@@ -33,7 +33,7 @@ def pytest_addoption(parser):
     group.addoption("--gradcli-oracle", choices=["torch"], default=None,
                     help="also run .py scripts under real PyTorch and compare")
     group.addoption("--gradcli-timeout", type=float, default=None,
-                    help="seconds per script (default 60; a `# gradcli: --timeout` header wins)")
+                    help="seconds per script (default 60; a `# gradcli: --timeout` header may only lower it)")
 
 
 def pytest_configure(config):
@@ -74,16 +74,17 @@ def _is_script(path, config):
             return True
         except ValueError:
             pass
+    from gradcli.sourcefile import SourceError, read_source
     try:
-        with open(path, encoding="utf-8-sig") as f:
-            head = []
-            for line in f:
-                text = line.strip()
-                if text and not text.startswith("#"):
-                    break
-                head.append(line)
-    except (OSError, UnicodeDecodeError):
+        lines = read_source(path).decode("utf-8-sig", "replace").splitlines()   # only the header matters
+    except SourceError:
         return False
+    head = []
+    for line in lines:
+        text = line.strip()
+        if text and not text.startswith("#"):
+            break
+        head.append(line + "\n")
     from gradcli.testing import is_marked
     return is_marked("".join(head))
 
@@ -97,12 +98,11 @@ class GradcliFailure(Exception):
 class GradcliFile(pytest.File):
     def collect(self):
         item = GradcliItem.from_parent(self, name="gradcli")
+        from gradcli.sourcefile import SourceError, read_source
+        from gradcli.testing import parse_header, HeaderError
         try:
-            with open(self.path, encoding="utf-8-sig") as f:
-                source = f.read()
-            from gradcli.testing import parse_header, HeaderError
-            header = parse_header(source)
-        except (OSError, UnicodeDecodeError, ValueError):
+            header = parse_header(read_source(self.path).decode("utf-8-sig"))
+        except (SourceError, UnicodeDecodeError, ValueError):
             header = None          # the item reports it when it runs
         except HeaderError:
             header = None

@@ -10,11 +10,11 @@ from __future__ import annotations
 import argparse
 import math
 import os
-import stat
 import sys
 
 DEFAULT_MAX_ELEMENTS = 200_000_000       # 800 MB of float32 in one tensor: safe on a 24 GiB machine
 DEFAULT_MAX_MEMORY_GB = 8.0              # all live tensor data together
+MAX_MEMORY_GB = 2 ** 33                  # 2**63 bytes: a count of bytes must fit in 64 bits
 
 
 class Usage(SystemExit):
@@ -33,22 +33,12 @@ def read_script(file, code):
         return code, "<string>"
     if file is None:
         raise Usage("missing FILE (or -c TEXT); see gradcli run --help")
-    if file == "-":
-        data = sys.stdin.buffer.read()
-        name = "<stdin>"
-    else:
-        if os.path.isdir(file):
-            raise Usage(f"{file} is a directory, not a script")
-        if os.path.exists(file) and not stat.S_ISREG(os.stat(file).st_mode):
-            raise Usage(f"{file} is not a regular file (a pipe or a device cannot be a script)")
-        try:
-            with open(file, "rb") as f:
-                data = f.read()
-        except FileNotFoundError:
-            raise Usage(f"no such file: {file}") from None
-        except OSError as e:
-            raise Usage(f"cannot read {file}: {e.strerror}") from None
-        name = file
+    from .sourcefile import SourceError, read_source, read_stdin
+    try:
+        data = read_stdin(sys.stdin) if file == "-" else read_source(file)
+    except SourceError as e:
+        raise Usage(str(e)) from None
+    name = "<stdin>" if file == "-" else file
     if b"\x00" in data:
         raise Usage(f"{name} is a binary file, not a script")
     try:
@@ -102,8 +92,8 @@ def check_limits(timeout, max_elements, max_memory):
         raise Usage("--timeout must be a positive number of seconds")
     if not max_elements > 0:
         raise Usage("--max-elements must be a positive number of elements")
-    if not (max_memory > 0 and math.isfinite(max_memory)):
-        raise Usage("--max-memory must be a positive number of GiB")
+    if not 0 < max_memory <= MAX_MEMORY_GB:
+        raise Usage(f"--max-memory must be a positive number of GiB, at most {MAX_MEMORY_GB}")
 
 
 def execute(file=None, code=None, set_=(), strict=False, plain=False, json_=False, timeout=None,

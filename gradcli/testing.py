@@ -23,7 +23,8 @@ run never creates a golden file. (``foo.py`` and ``foo.grad`` in one folder cann
 golden files: that is reported.)
 
 Header comments (in the comment block at the top of the script, before its first statement):
-``# gradcli: --set x=2 --strict --timeout 5`` (options for this script), ``# xfail: reason``
+``# gradcli: --set x=2 --strict --timeout 5`` (options for this script; its limits may only
+lower those of the command line, never raise them), ``# xfail: reason``
 (a known failure: reported as xfailed, or xpassed when it passes), ``# skip: reason``.
 
 Nothing here raises for a script's sake: every problem of a script becomes its Result.
@@ -364,8 +365,12 @@ def json_text(obj) -> str:
 
 
 def _read_text(path):
-    with open(path, encoding="utf-8-sig", newline=None) as f:
-        return f.read()
+    from .sourcefile import SourceError, read_source
+    try:
+        data = read_source(path)
+    except SourceError as e:
+        raise OSError(str(e)) from None
+    return io.TextIOWrapper(io.BytesIO(data), encoding="utf-8-sig", newline=None).read()
 
 
 def text_diff(expected, actual, expected_name, actual_name):
@@ -474,9 +479,12 @@ def _unexcusable(result):
 
 def _judge(script, options, result):
     name = os.path.basename(script.path)
+    from .sourcefile import SourceError, read_source
     try:
-        with open(script.path, "rb") as f:
-            data = f.read()
+        try:
+            data = read_source(script.path)
+        except SourceError as e:
+            raise ValueError(str(e)) from None
         if b"\x00" in data:
             raise ValueError("it is a binary file, not a script")
         source = data.decode("utf-8-sig")
@@ -547,7 +555,9 @@ def _judge(script, options, result):
     if os.path.exists(json_path):
         try:
             expected = json.loads(_read_text(json_path))
-        except (OSError, UnicodeDecodeError, ValueError) as e:
+        except OSError as e:
+            result.problems.append(Problem("golden", f"cannot read {json_id}: {e}"))
+        except (UnicodeDecodeError, ValueError) as e:
             result.problems.append(Problem("golden", f"{json_id} is not valid JSON ({e}); "
                                                      f"write it with --update"))
         else:
@@ -587,17 +597,24 @@ def _sibling(path):
 def _run(source, name, header, options):
     import inspect
     from .runner import run_source
+    # The command line's limits (or their defaults) are ceilings: a header may only lower them,
+    # so that a script cannot lift the limits CI runs it under.
+    max_elements = options.max_elements or _default("DEFAULT_MAX_ELEMENTS", 200_000_000)
     kwargs = {"values": header.values, "strict": header.strict,
-              "timeout": header.timeout if header.timeout is not None else options.timeout}
-    max_elements = header.max_elements or options.max_elements
-    if max_elements is None:
-        max_elements = _default("DEFAULT_MAX_ELEMENTS", 200_000_000)
-    kwargs["max_elements"] = max_elements
+              "timeout": _lowered(options.timeout, header.timeout),
+              "max_elements": _lowered(max_elements, header.max_elements)}
     params = inspect.signature(run_source).parameters
     if "max_memory" in params:
-        gb = header.max_memory_gb or options.max_memory_gb or _default("DEFAULT_MAX_MEMORY_GB", 8.0)
+        gb = _lowered(options.max_memory_gb or _default("DEFAULT_MAX_MEMORY_GB", 8.0), header.max_memory_gb)
         kwargs["max_memory"] = int(gb * 2 ** 30)
     return run_source(source, name, **kwargs)
+
+
+def _lowered(limit, requested):
+    """A header's request against the run's limit (None: no limit)."""
+    if requested is None:
+        return limit
+    return requested if limit is None else min(limit, requested)
 
 
 def _default(name, fallback):

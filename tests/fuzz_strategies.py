@@ -531,3 +531,80 @@ def startup_seconds():
     if not _BASELINE:
         _BASELINE.append(max(run_cli(["run", "-c", "pass"]).elapsed for _ in range(2)))
     return _BASELINE[0]
+
+# ============================================================================ arguments, against PyTorch
+
+
+# Values small enough that no call can allocate much (sizes, steps and counts stay tiny), plus
+# the hostile ones: wrong types, values past int64, NaN and infinities, empty and odd tensors.
+def argument_values():
+    from argument_cases import BAD, TENSORS, Sym
+    return st.one_of(
+        st.sampled_from(BAD),
+        st.sampled_from([Sym(n) for n in TENSORS]),
+        st.integers(-4, 4),
+        st.sampled_from([2 ** 63, -2 ** 63 - 1, 2 ** 64, 10 ** 30, -(10 ** 30)]),
+        st.sampled_from([-1.5, 0.0, 0.5, 2.5, float("nan"), float("inf"), float("-inf"), -0.0]),
+        st.lists(st.integers(-3, 3), max_size=3).map(tuple),
+        st.lists(st.integers(-3, 3), max_size=3),
+        st.text(max_size=3),
+    )
+
+
+ARGUMENT_KWARGS = ["dim", "keepdim", "dtype", "alpha", "p", "min", "max", "out", "requires_grad", "reduction",
+                   "rounding_mode", "start_dim", "end_dim", "bogus"]
+
+
+@st.composite
+def argument_calls(draw, targets):
+    """(target, args, kwargs): one of `targets` (names as in tests/argument_cases.py) called with
+    0 to 4 drawn arguments and up to 2 keyword arguments."""
+    from argument_cases import TENSORS, Sym
+    target = draw(st.sampled_from(targets))
+    args = tuple(draw(st.lists(argument_values(), max_size=4)))
+    if target.startswith(("Tensor.", "operator.")) and not (args and isinstance(args[0], Sym)):
+        # a method needs its tensor; an operator on two Python ints (10**30 ** 10**30) is Python's own work
+        args = (draw(st.sampled_from([Sym(n) for n in TENSORS])),) + args
+    kwargs = tuple(draw(st.lists(st.tuples(st.sampled_from(ARGUMENT_KWARGS), argument_values()), max_size=2,
+                                 unique_by=lambda kv: kv[0])))
+    return target, args, kwargs
+
+# ============================================================================ files gradcli reads
+
+
+FILE_KINDS = ["regular", "empty", "fifo", "dev-zero", "dev-null", "directory", "dangling", "loop", "binary",
+              "latin-1", "symlink-to-regular"]
+
+
+@st.composite
+def file_kinds(draw):
+    """(kind, content bytes, size limit): a file to make at a path before gradcli reads it."""
+    kind = draw(st.sampled_from(FILE_KINDS))
+    content = draw(st.binary(max_size=300)) if kind in ("regular", "symlink-to-regular") else \
+        b"x = 1\x00\n" if kind == "binary" else "é = 1\n".encode("latin-1") if kind == "latin-1" else b""
+    limit = draw(st.sampled_from([0, 1, 10, 64, 100000]))
+    return kind, content, limit
+
+
+def make_file(path, kind, content):
+    """Create `path` as the file kind drawn by `file_kinds` (path must not exist)."""
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "dev-zero":
+        os.symlink("/dev/zero", path)
+    elif kind == "dev-null":
+        os.symlink("/dev/null", path)
+    elif kind == "directory":
+        os.mkdir(path)
+    elif kind == "dangling":
+        os.symlink(str(path) + ".missing", path)
+    elif kind == "loop":
+        os.symlink(path, path)
+    elif kind == "symlink-to-regular":
+        target = str(path) + ".target"
+        with open(target, "wb") as f:
+            f.write(content)
+        os.symlink(target, path)
+    else:
+        with open(path, "wb") as f:
+            f.write(content)

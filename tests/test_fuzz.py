@@ -405,3 +405,118 @@ def test_zz_fuzz_counts():
     print("\n[fuzz] " + msg)
     warnings.warn(msg)
     assert total > 0
+
+
+# ============================================================================ arguments, against PyTorch
+
+# Library mode (`from gradcli import torch`) against real PyTorch, call by call: an exception
+# escaping gradcli is one of its script errors (never NumPy's or an internal Python error), and
+# when both libraries raise, the exception types are the same.
+
+
+def _argument_targets():
+    from test_argument_errors_oracle import targets
+    return targets()
+
+
+def _argument_case(target, args, kwargs):
+    from test_argument_errors_oracle import gradcli_outcome, torch_outcome
+    COUNTS["argument_calls"] += 1
+    want, want_msg = torch_outcome(target, args, kwargs)
+    t0 = time.monotonic()
+    got, got_msg = gradcli_outcome(target, args, kwargs)
+    if time.monotonic() - t0 > 5:          # a bad argument is refused at once, never computed at length
+        call = f"{target}{args!r}" + (f" {dict(kwargs)!r}" if kwargs else "")
+        _record("argument_calls", (target, "slow"), call, f"{call}: gradcli took {time.monotonic() - t0:.0f} s")
+    OUTCOMES["arguments " + ("same" if got == want else "gradcli ok" if got == "ok" else got)] += 1
+    if got.startswith("internal") or (got != want and got != "ok" and want != "ok"):
+        key = (target, want, got)
+        call = f"{target}{args!r}" + (f" {dict(kwargs)!r}" if kwargs else "")
+        _record("argument_calls", key, call, f"{call}: PyTorch {want}: {str(want_msg)[:100]!r}; gradcli {got}: "
+                                             f"{str(got_msg)[:160]!r}")
+
+
+# GRADCLI_FUZZ_SEED picks another sequence of inputs for the argument and file fuzzers.
+EXTRA_SEED = int(os.environ.get("GRADCLI_FUZZ_SEED", "0"))
+
+
+@seed(90006 + EXTRA_SEED)
+@_settings(1500)
+@given(case=st.data())
+def _fuzz_arguments(case):
+    from fuzz_strategies import argument_calls
+    _argument_case(*case.draw(argument_calls(_TARGETS)))
+
+
+_TARGETS = []
+
+
+def test_fuzz_argument_calls_against_pytorch():
+    pytest.importorskip("torch")
+    _TARGETS[:] = _argument_targets()
+    _fuzz_arguments()
+    _listed_verdict("argument_calls")
+
+# ============================================================================ files gradcli reads
+
+
+def _file_case(kind, content, limit):
+    """read_source on one kind of file: the bytes of a regular file within the limit, otherwise
+    SourceError; never another exception, never a hang. gradcli test's golden-file reading too."""
+    import shutil
+    from fuzz_strategies import make_file
+    from gradcli import sourcefile, testing
+    COUNTS["file_kinds"] += 1
+    folder = tempfile.mkdtemp(prefix="gradcli-fuzz-")
+    try:
+        path = os.path.join(folder, "s.py")
+        make_file(path, kind, content)
+        with _hard_deadline(10):
+            try:
+                data = sourcefile.read_source(path, limit)
+            except sourcefile.SourceError:
+                data = None
+            except Exception as e:  # noqa: BLE001
+                _record("file_kinds", (kind, type(e).__name__), kind, f"{kind}: {type(e).__name__}: {e}")
+                return
+            regular = kind in ("regular", "empty", "binary", "latin-1", "symlink-to-regular")
+            expected = content if regular and len(content) <= limit else None
+            if data != expected:
+                _record("file_kinds", (kind, "content"), kind, f"{kind} (limit {limit}): read {data!r:.60}, "
+                                                            f"expected {expected!r:.60}")
+            # the same file as a script's golden output: a problem in the result, never an exception
+            golden = os.path.join(folder, "g.out")
+            make_file(golden, kind, content)
+            with open(os.path.join(folder, "g.py"), "w") as f:
+                f.write("print(1)\n")
+            try:
+                testing.run_script(testing.Script(os.path.join(folder, "g.py"), "g.py"), testing.Options(timeout=5))
+            except Exception as e:  # noqa: BLE001
+                _record("file_kinds", (kind, "golden", type(e).__name__), kind, f"golden {kind}: {type(e).__name__}: {e}")
+    except _Hang:
+        _record("file_kinds", (kind, "hang"), kind, f"{kind}: reading blocked")
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@seed(90007 + EXTRA_SEED)
+@_settings(200)
+@given(case=st.data())
+def _fuzz_files(case):
+    from fuzz_strategies import file_kinds
+    _file_case(*case.draw(file_kinds()))
+
+
+def test_fuzz_file_kinds():
+    _fuzz_files()
+    _listed_verdict("file_kinds")
+
+
+def _listed_verdict(test):
+    """Like _verdict, for inputs that are calls or files rather than scripts (nothing to minimize)."""
+    _save_counts()
+    print(f"\n[fuzz] {test}: {COUNTS[test]} inputs tried")
+    found = FOUND.get(test, {})
+    if found:
+        pytest.fail(f"{len(found)} distinct failure(s) after {COUNTS[test]} inputs:\n" +
+                    "\n".join(f"- {summary}" for _, summary in found.values()), pytrace=False)

@@ -684,15 +684,17 @@ def test_internal_error_hint_shape():
 # TypeError (exit 1) with PyTorch's wording where PyTorch's is specific, never an internal error.
 BAD_ARGUMENTS = {
     "from_numpy of a list": ("torch.from_numpy([1, ''])", "TypeError: expected np.ndarray (got list)"),
-    "softmax dim a list": ("x.softmax([])", "TypeError: argument 'dim' must be int, not list"),
-    "sum dim a string": ("x.sum('a')", "TypeError: argument 'dim' must be int, not str"),
-    "mean dims with a string": ("x.mean(dim=[0, 'a'])", "TypeError: argument 'dim' must be int, not str"),
+    "softmax dim a list": ("x.softmax([])", "TypeError: softmax(): argument 'dim' (position 1) must be int, not list"),
+    "sum dim a string": ("x.sum('a')", "TypeError: sum(): argument 'dim' (position 1) must be tuple of ints, not str"),
+    "mean dims with a string": ("x.mean(dim=[0, 'a'])",
+                                "TypeError: mean(): argument 'dim' failed to unpack the object at pos 2 with error "
+                                "\"type must be tuple of ints,but got str\""),
     "reshape with a dtype": ("torch.tensor(0).reshape(1030, 0, torch.float16)",
                              "TypeError: reshape(): argument 'shape' failed to unpack the object at pos 3 with "
                              "error \"type must be tuple of ints,but got torch.dtype\""),
     "reshape to a float": ("torch.tensor(0.).reshape(2.0)",
                            "TypeError: reshape(): argument 'shape' (position 1) must be tuple of ints, not float"),
-    "view to a string": ("x.view('a')", "TypeError: view(): argument 'shape' (position 1) must be tuple of ints, not str"),
+    "view to a string": ("x.view('a')", "TypeError: view(): argument 'size' (position 1) must be tuple of ints, not str"),
     "arange dtype an int": ("torch.arange(1, dtype=0)", "TypeError: arange(): argument 'dtype' must be torch.dtype, not int"),
 }
 

@@ -150,6 +150,14 @@ def _scan(data):
     while True:
         first = level[0] if level else None
         if isinstance(first, (list, tuple)):
+            if depth == 64:
+                probe, deeper = first, 0
+                while isinstance(probe, (list, tuple)) and probe and deeper <= 64:
+                    probe, deeper = probe[0], deeper + 1
+                if depth + deeper > 128:
+                    raise TorchValueError(f"too many dimensions '{type(first).__name__}'")
+                raise TorchRuntimeError("gradcli tensors have at most 64 dimensions (NumPy's limit), "
+                                        "PyTorch's up to 128")
             n = len(first)
             nxt = []
             for item in level:
@@ -164,12 +172,13 @@ def _scan(data):
             if n == 0:                      # torch.tensor([]), torch.tensor([[]]): empty float32
                 return tuple(shape), [], kinds
             continue
+        too_big = None             # reported after the element types, as PyTorch checks those first
         for item in level:
             if isinstance(item, (list, tuple)):
                 raise TorchValueError(f"expected sequence of length {len(level) and 0} at dim {depth} (got {len(item)})")
             if isinstance(item, Tensor):
                 if item._data.size != 1 or item._data.ndim:
-                    raise TorchValueError("only one element tensors can be converted to Python scalars")
+                    too_big = TorchValueError("only one element tensors can be converted to Python scalars")
                 kinds.add(item._data.dtype.kind)
             elif isinstance(item, _py_bool):
                 kinds.add("b")
@@ -177,8 +186,12 @@ def _scan(data):
                 kinds.add("i")
             elif isinstance(item, _py_float):
                 kinds.add("f")
-            else:
+            elif isinstance(item, str):
                 raise TorchTypeError(f"new(): invalid data type '{type(item).__name__}'")
+            else:
+                raise TorchRuntimeError(f"Could not infer dtype of {type(item).__name__}")
+        if too_big is not None:
+            raise too_big
         return tuple(shape), level, kinds
 
 
@@ -230,12 +243,12 @@ def _size(size):
     for s in size:
         if isinstance(s, Tensor):
             s = s.item()
-        if not isinstance(s, _py_int) or isinstance(s, _py_bool):
+        if not isinstance(s, _py_int):
             raise TorchTypeError(f"ones(): argument 'size' must be tuple of ints, but found element of type "
                                  f"{type(s).__name__} at pos {len(out)}")
         if s < 0:
             raise TorchRuntimeError(f"Trying to create tensor with negative dimension {s}: [{', '.join(map(str, size))}]")
-        out.append(s)
+        out.append(_py_int(s))
     return tuple(out)
 
 
@@ -303,12 +316,14 @@ def _number(name, arg, v):
     """A Python number argument (or a one-element tensor), with PyTorch's TypeError otherwise."""
     if isinstance(v, Tensor) and v._data.size == 1:
         return v.item()
-    if isinstance(v, (_py_int, _py_float)) and not isinstance(v, _py_bool):
+    if isinstance(v, (_py_int, _py_float)):
         return v
     raise TorchTypeError(f"{name}(): argument '{arg}' must be Number, not {type(v).__name__}")
 
 
 def _count(name, arg, v):
+    if isinstance(v, Tensor) and v._data.ndim == 0 and v._data.dtype.kind in "iu":
+        v = v.item()                      # a one-element integer tensor is an int to PyTorch
     if not isinstance(v, _py_int) or isinstance(v, _py_bool):
         raise TorchTypeError(f"{name}(): argument '{arg}' must be int, not {type(v).__name__}")
     if v < 0:
@@ -321,8 +336,13 @@ def arange(start, end=None, step=1, dtype=None, requires_grad=False, device=None
     if end is None:
         start, end = 0, start
     values = [_number("arange", a, v) for a, v in (("start", start), ("end", end), ("step", step))]
-    if step == 0:
+    lo, hi, step = values
+    if not (step > 0 or step < 0):
         raise TorchRuntimeError("step must be nonzero")
+    if not (_math.isfinite(lo) and _math.isfinite(hi)):
+        raise TorchRuntimeError(f"unsupported range: {lo:g} -> {hi:g}")
+    if not ((step > 0 and hi >= lo) or (step < 0 and hi <= lo)):
+        raise TorchRuntimeError("upper bound and lower bound inconsistent with step sign")
     if dtype is None:
         dtype = float32 if builtins.any(isinstance(v, _py_float) for v in values) else int64
     elif not isinstance(dtype, _E.DType):
@@ -338,6 +358,10 @@ def arange(start, end=None, step=1, dtype=None, requires_grad=False, device=None
 
 def linspace(start, end, steps, dtype=None, requires_grad=False, device=None):
     _legacy.check_device(device)
+    for name, v in (("start", start), ("end", end)):
+        if isinstance(v, Tensor) and v._data.ndim:
+            raise TorchRuntimeError(f"linspace only supports 0-dimensional start and end tensors, but got {name} "
+                                    f"with {v._data.ndim} dimension{'s' if v._data.ndim > 1 else ''}")
     start, end = _number("linspace", "start", start), _number("linspace", "end", end)
     _ops._check_numel(_count("linspace", "steps", steps))
     return _new(np.linspace(start, end, steps).astype(_np_dtype(dtype, np.dtype(np.float32))), requires_grad)
@@ -670,7 +694,18 @@ def _prod(size):
 # ----------------------------------------------------------------------------- functions
 
 
-add, sub, mul, div, pow, neg = _ops.add, _ops.sub, _ops.mul, _ops.div, _ops.pow, _ops.neg
+def _numbers_as_tensors(f):
+    """torch.add(2, 3): PyTorch's parser takes a Python number for these functions' input too."""
+    def call(input, *args, **kwargs):
+        if isinstance(input, (_py_int, _py_float)) and not isinstance(args[0] if args else None, Tensor):
+            input = tensor(input)
+        return f(input, *args, **kwargs)
+    call.__name__ = f.__name__
+    return call
+
+
+add, sub, mul, div = (_numbers_as_tensors(f) for f in (_ops.add, _ops.sub, _ops.mul, _ops.div))
+pow, neg = _ops.pow, _ops.neg
 subtract, multiply, divide, negative = sub, mul, div, neg
 exp, log, sin, cos, tanh, sigmoid, relu = _ops.exp, _ops.log, _ops.sin, _ops.cos, _ops.tanh, _ops.sigmoid, _ops.relu
 sqrt, rsqrt, abs, reciprocal, square, clone = _ops.sqrt, _ops.rsqrt, _ops.abs, _ops.reciprocal, _ops.square, _ops.clone
@@ -779,6 +814,20 @@ def __getattr__(name):
 # ----------------------------------------------------------------------------- Tensor methods
 
 
+def _type(self, dtype=None):
+    """Tensor.type(): the type's name, or a copy converted to a dtype or a type name ('torch.DoubleTensor')."""
+    if dtype is None:
+        return "torch." + self.dtype.tensor_type
+    if isinstance(dtype, str):
+        by_name = {"torch." + d.tensor_type: d for d in _E.DTYPES}
+        if dtype not in by_name:
+            raise TorchValueError(f"invalid type: '{dtype}'")
+        dtype = by_name[dtype]
+    elif not isinstance(dtype, _E.DType):
+        raise TorchTypeError("dtype must be a type, str, or dtype object")
+    return _ops.to_dtype(self, dtype)
+
+
 def _install_methods():
     T = Tensor
     ops = _ops
@@ -802,6 +851,7 @@ def _install_methods():
     T.__floordiv__ = binop(ops.floor_divide)
     T.__rfloordiv__ = binop(lambda s, o: ops.floor_divide(o, s))
     T.__mod__ = binop(ops.remainder)
+    T.__rmod__ = binop(lambda s, o: ops.remainder(o, s))
     T.__pow__ = binop(ops.pow)
     T.__rpow__ = binop(lambda s, o: ops.pow(o, s))
     T.__matmul__ = lambda s, o: ops.matmul(s, o)
@@ -849,11 +899,15 @@ def _install_methods():
     T.view_as = lambda self, other: ops.view(self, other._data.shape)
     T.reshape_as = lambda self, other: ops.reshape(self, other._data.shape)
     T.where = lambda self, condition, other: ops.where(condition, self, other)
-    T.unbind = lambda self, dim=0: tuple(ops.select(self, dim, i) for i in range(self._data.shape[dim]))
+    T.unbind = lambda self, dim=0: tuple(ops.select(self, dim, i)
+                                         for i in range(self._data.shape[_E._wrap_dim(dim, self._data.ndim)]))
     T.zero_ = ops.zero_
     T.fill_ = ops.fill_
     T.t_ = ops.t_inplace
-    T.unsqueeze_, T.squeeze_ = ops.unsqueeze_, ops.squeeze_
+    T.unsqueeze_ = ops.unsqueeze_
+    # x.squeeze(0, 2): the method also takes the dims one by one
+    T.squeeze = lambda self, *dim: ops.squeeze(self, dim if len(dim) > 1 else dim[0] if dim else None)
+    T.squeeze_ = lambda self, *dim: ops.squeeze_(self, dim if len(dim) > 1 else dim[0] if dim else None)
     T.masked_fill, T.masked_fill_ = ops.masked_fill, ops.masked_fill_
     T.transpose_ = T.swapaxes_ = T.swapdims_ = ops.transpose_
     _install_random_methods(T)
@@ -873,13 +927,22 @@ def _install_methods():
                     ("bitwise_xor_", ops.bitwise_xor), ("bitwise_not_", ops.bitwise_not),
                     ("logical_not_", ops.logical_not)):
         setattr(T, name, inplace(f, name))
-    T.__iand__ = inplace(ops.bitwise_and, "bitwise_and_")
-    T.__ior__ = inplace(ops.bitwise_or, "bitwise_or_")
-    T.__ixor__ = inplace(ops.bitwise_xor, "bitwise_xor_")
-    T.__iadd__ = inplace(ops.add, "add_")
-    T.__isub__ = inplace(ops.sub, "sub_")
-    T.__imul__ = inplace(ops.mul, "mul_")
-    T.__itruediv__ = inplace(ops.div, "div_")
+    def inplace_operator(f, name):
+        run = inplace(f, name)
+
+        def method(self, other):              # `x += 'a'`: Python's TypeError, as for `x + 'a'`
+            if not (type(other) is Tensor or isinstance(other, (_py_int, _py_float))):
+                return NotImplemented
+            return run(self, other)
+        return method
+
+    T.__iand__ = inplace_operator(ops.bitwise_and, "bitwise_and_")
+    T.__ior__ = inplace_operator(ops.bitwise_or, "bitwise_or_")
+    T.__ixor__ = inplace_operator(ops.bitwise_xor, "bitwise_xor_")
+    T.__iadd__ = inplace_operator(ops.add, "add_")
+    T.__isub__ = inplace_operator(ops.sub, "sub_")
+    T.__imul__ = inplace_operator(ops.mul, "mul_")
+    T.__itruediv__ = inplace_operator(ops.div, "div_")
 
     T.float = lambda self: _ops.to_dtype(self, float32)
     T.double = lambda self: _ops.to_dtype(self, float64)
@@ -903,3 +966,8 @@ FloatTensor, DoubleTensor, HalfTensor = (_legacy.TYPED[d] for d in (float32, flo
 LongTensor, IntTensor, ShortTensor, CharTensor, ByteTensor, BoolTensor = (
     _legacy.TYPED[d] for d in (int64, int32, int16, int8, uint8, bool))
 _legacy.install(Tensor)
+
+from . import _signatures  # noqa: E402
+
+_signatures.install(globals(), "")
+_signatures.install_methods(Tensor)

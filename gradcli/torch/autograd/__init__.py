@@ -13,3 +13,8 @@ __all__ = ["backward", "grad", "set_detect_anomaly", "detect_anomaly", "Function
 def __getattr__(name):
     from .._not_implemented import missing
     raise missing("torch.autograd", name)
+
+
+from .. import _signatures  # noqa: E402
+
+_signatures.install(globals(), "autograd")

@@ -63,3 +63,8 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
 def __getattr__(name):
     from .._not_implemented import missing
     raise missing("torch.nn.functional", name)
+
+
+from .. import _signatures  # noqa: E402
+
+_signatures.install(globals(), "F")

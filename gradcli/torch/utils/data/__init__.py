@@ -11,4 +11,4 @@ __all__ = ["DataLoader", "default_collate", "default_convert", "get_worker_info"
 
 def __getattr__(name):
     from ..._not_implemented import missing
-    raise missing("torch.utils.data", name)
+    raise missing("torch.utils._data", name)

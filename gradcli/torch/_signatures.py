@@ -1,0 +1,461 @@
+"""PyTorch's argument checking for gradcli.torch's public functions and Tensor methods.
+
+PyTorch checks every call against the function's signatures before it computes anything
+(torch/csrc/utils/python_arg_parser.cpp): a wrong-typed argument is a TypeError naming the
+argument, a wrong count a TypeError too. gradcli's functions are plain Python and check little
+up front, so a wrong argument used to surface as whatever NumPy or Python raised inside them.
+
+`checked(name, fn)` wraps a public function: the call runs as before, and only when it fails
+are the arguments checked against SIGNATURES (so a call that works pays nothing but the
+wrapper). A type error found there is what PyTorch raises, and wins over the error the body
+met, as in PyTorch where the parser runs first. Errors that are not about the arguments'
+types keep their own exception, except the few NumPy failures that stand for a PyTorch check
+(shapes that do not broadcast).
+
+Signature strings mirror PyTorch's Python signatures (a tuple of them: overloads): `Type name[=default]`, `Type?` also
+accepts None, `A|B` either, `Type... name` a variadic list (sizes as `ones(2, 3)` or
+`ones((2, 3))`), and `*` starts the keyword-only parameters. `Tensor.ATTR` is a tensor that
+PyTorch's Python code reads ATTR of first: anything else is an AttributeError there. A method's signature is the
+function's without its first (self) parameter.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..engine import DType, Size, Tensor
+from ..errors import (ScriptError, TorchAssertionError, TorchAttributeError, TorchOverflowError, TorchRuntimeError, TorchTypeError,
+                      TorchValueError)
+
+_UNARY = "Tensor input"
+_DTYPE_KW = "*, dtype? dtype=None, Any device=None, bool requires_grad=False"
+_REDUCE = "Tensor input, IntList? dim=None, bool keepdim=False, *, dtype? dtype=None"
+
+SIGNATURES = {
+    **{n: _UNARY for n in ("abs", "exp", "log", "sin", "cos", "tanh", "sigmoid", "relu", "sqrt", "rsqrt",
+                          "reciprocal", "square", "neg", "negative", "floor", "ceil", "round", "trunc", "sign",
+                          "frac", "t", "logical_not", "bitwise_not", "numel")},
+    "clone": "Tensor input, *, Any memory_format=None",
+    "add": ("Tensor|Number input, Tensor|Number other, *, Number alpha=1",
+          "Tensor input, Number alpha, Tensor|Number other"),          # (deprecated: alpha second)
+    "sub": ("Tensor|Number input, Tensor|Number other, *, Number alpha=1",
+          "Tensor input, Number alpha, Tensor|Number other"),          # (deprecated: alpha second)
+    "subtract": "Tensor|Number input, Tensor|Number other, *, Number alpha=1",
+    "mul": "Tensor|Number input, Tensor|Number other",
+    "multiply": "Tensor|Number input, Tensor|Number other",
+    "div": "Tensor|Number input, Tensor|Number other, *, str? rounding_mode=None",
+    "divide": "Tensor|Number input, Tensor|Number other, *, str? rounding_mode=None",
+    "pow": ("Tensor input, Tensor|Number exponent", "Number input, Tensor exponent"),
+    "floor_divide": "Tensor|Number input, Tensor|Number other",
+    "remainder": ("Tensor input, Tensor|Number other", "Number input, Tensor other"),
+    "bitwise_and": ("Tensor input, Tensor|Number other", "Number input, Tensor other"),
+    "bitwise_or": ("Tensor input, Tensor|Number other", "Number input, Tensor other"),
+    "bitwise_xor": ("Tensor input, Tensor|Number other", "Number input, Tensor other"),
+    "logical_and": "Tensor input, Tensor other",
+    "logical_or": "Tensor input, Tensor other",
+    "logical_xor": "Tensor input, Tensor other",
+    "matmul": "Tensor input, Tensor other",
+    "mm": "Tensor input, Tensor mat2",
+    "bmm": "Tensor input, Tensor mat2",
+    "dot": "Tensor input, Tensor tensor",
+    "mv": "Tensor input, Tensor vec",
+    "maximum": "Tensor input, Tensor other",
+    "minimum": "Tensor input, Tensor other",
+    "sum": _REDUCE,
+    "mean": _REDUCE,
+    "prod": "Tensor input, int? dim=None, bool keepdim=False, *, dtype? dtype=None",
+    "max": "Tensor input, int|Tensor? dim=None, bool keepdim=False",
+    "min": "Tensor input, int|Tensor? dim=None, bool keepdim=False",
+    "argmax": "Tensor input, int? dim=None, bool keepdim=False",
+    "argmin": "Tensor input, int? dim=None, bool keepdim=False",
+    "all": "Tensor input, IntList? dim=None, bool keepdim=False",
+    "any": "Tensor input, IntList? dim=None, bool keepdim=False",
+    "cumsum": "Tensor input, int dim, *, dtype? dtype=None",
+    "cumprod": "Tensor input, int dim, *, dtype? dtype=None",
+    "softmax": "Tensor input, int? dim=None, dtype? dtype=None",
+    "log_softmax": "Tensor input, int? dim=None, dtype? dtype=None",
+    "norm": "Tensor.layout input, Number|str? p='fro', Dims? dim=None, bool keepdim=False, dtype? dtype=None",
+    "clamp": "Tensor input, Tensor|Number? min=None, Tensor|Number? max=None",
+    "clip": "Tensor input, Tensor|Number? min=None, Tensor|Number? max=None",
+    "clamp_min": "Tensor input, Tensor|Number min",
+    "where": "Tensor condition, Tensor|Number input, Tensor|Number other",
+    "masked_fill": "Tensor input, Tensor mask, Tensor|Number value",
+    "allclose": "Tensor input, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False",
+    "cat": "TensorList tensors, int dim=0",
+    "concat": "TensorList tensors, int dim=0",
+    "concatenate": "TensorList tensors, int dim=0",
+    "stack": "TensorList tensors, int dim=0",
+    "reshape": "Tensor input, Sizes shape",
+    "permute": "Tensor input, Sizes dims",
+    "transpose": "Tensor input, int dim0, int dim1",
+    "swapaxes": "Tensor input, int axis0, int axis1",
+    "swapdims": "Tensor input, int dim0, int dim1",
+    "squeeze": "Tensor input, IntList? dim=None",
+    "unsqueeze": "Tensor input, int dim",
+    "select": "Tensor input, int dim, int index",
+    "flatten": "Tensor input, int start_dim=0, int end_dim=-1",
+    "tensor": "Any data, *, dtype? dtype=None, Any device=None, bool requires_grad=False, bool pin_memory=False",
+    "as_tensor": "Any data, dtype? dtype=None, Any device=None",
+    "ones": "Sizes... size, " + _DTYPE_KW,
+    "zeros": "Sizes... size, " + _DTYPE_KW,
+    "empty": "Sizes... size, " + _DTYPE_KW,
+    "rand": "Sizes... size, " + _DTYPE_KW,
+    "randn": "Sizes... size, " + _DTYPE_KW,
+    "full": "Sizes size, Number fill_value, " + _DTYPE_KW,
+    "ones_like": "Tensor input, " + _DTYPE_KW,
+    "zeros_like": "Tensor input, " + _DTYPE_KW,
+    "empty_like": "Tensor input, " + _DTYPE_KW,
+    "full_like": "Tensor input, Number fill_value, " + _DTYPE_KW,
+    "arange": "Number start, Number? end=None, Number step=1, " + _DTYPE_KW,
+    "linspace": "Tensor|Number start, Tensor|Number end, int steps, " + _DTYPE_KW,
+    "eye": "int n, int m=n, " + _DTYPE_KW,
+    "randint": ("int high, Sizes size, " + _DTYPE_KW, "int low, int high, Sizes size, " + _DTYPE_KW),
+    "manual_seed": "Any seed",
+    "is_tensor": "Any obj",
+    "set_anomaly_enabled": "bool enabled, bool check_nan=True",
+    "get_default_dtype": "",
+    "is_grad_enabled": "",
+    "is_anomaly_enabled": "",
+    "is_anomaly_check_nan_enabled": "",
+    # torch.nn.functional
+    "F.relu": "Tensor input, Any inplace=False",
+    "F.sigmoid": "Tensor.sigmoid input",
+    "F.tanh": "Tensor.tanh input",
+    "F.softmax": "Tensor.softmax input, int? dim=None, int _stacklevel=3, dtype? dtype=None",
+    "F.log_softmax": "Tensor.log_softmax input, int? dim=None, int _stacklevel=3, dtype? dtype=None",
+    "F.mse_loss": "Tensor.size input, Tensor.size target, Any size_average=None, Any reduce=None, "
+                  "str reduction='mean'",
+    "F.nll_loss": "Tensor input, Tensor target, Tensor? weight=None, Any size_average=None, int ignore_index=-100, "
+                  "Any reduce=None, str reduction='mean'",
+    "F.cross_entropy": "Tensor input, Tensor target, Tensor? weight=None, Any size_average=None, "
+                       "int ignore_index=-100, Any reduce=None, str reduction='mean', float label_smoothing=0.0",
+    "F.binary_cross_entropy_with_logits": "Tensor.size input, Tensor.size target, Tensor? weight=None, Any size_average=None, "
+                                          "Any reduce=None, str reduction='mean', Tensor? pos_weight=None",
+    # torch.autograd
+    "autograd.grad": "Outputs outputs, Inputs inputs, Any grad_outputs=None, "
+                     "bool? retain_graph=None, bool create_graph=False, bool only_inputs=True, "
+                     "bool? allow_unused=None, bool is_grads_batched=False, bool materialize_grads=False",
+    "autograd.backward": "Outputs tensors, Any grad_tensors=None, Index? retain_graph=None, Index create_graph=False, "
+                         "Any grad_variables=None, Any inputs=None",
+}
+
+# Tensor methods whose signature is not the function's minus `input` (or that have no function).
+METHOD_SIGNATURES = {
+    # (torch.autograd's Python code reads these: its own errors, see Outputs)
+    "Tensor.backward": "Tensor self, Any gradient=None, Index? retain_graph=None, Index create_graph=False, "
+                       "Any inputs=None",
+    "Tensor.register_hook": "Tensor self, Any hook",
+    "Tensor.requires_grad_": "Tensor self, bool requires_grad=True",
+    "Tensor.size": "Tensor self, int? dim=None",
+    "Tensor.expand": "Tensor self, Sizes... size",
+    "Tensor.view": "Tensor self, Sizes... size",
+    "Tensor.reshape": "Tensor self, Sizes... shape",
+    "Tensor.permute": "Tensor self, Sizes... dims",
+    "Tensor.expand_as": "Tensor self, Tensor other",
+    "Tensor.view_as": "Tensor self, Tensor other",
+    "Tensor.reshape_as": "Tensor self, Tensor other",
+    "Tensor.squeeze": "Tensor self, IntList... dim",
+    "Tensor.squeeze_": "Tensor self, IntList... dim",
+    "Tensor.fill_": "Tensor self, Tensor|Number value",
+    "Tensor.copy_": "Tensor self, Tensor|Number src, bool non_blocking=False",
+    "Tensor.contiguous": "Tensor self, *, Any memory_format=None",
+    "Tensor.is_contiguous": "Tensor self, *, Any memory_format=None",
+    "Tensor.unbind": "Tensor self, int dim=0",
+    "Tensor.where": "Tensor self, Tensor condition, Tensor|Number other",
+    "Tensor.softmax": "Tensor self, int dim, dtype? dtype=None",
+    "Tensor.log_softmax": "Tensor self, int dim, dtype? dtype=None",
+    **{f"Tensor.{n}": "Tensor self" for n in (
+        "dim", "numel", "item", "tolist", "numpy", "detach", "detach_", "retain_grad", "cpu", "float", "double",
+        "int", "long", "bool", "is_floating_point", "t", "t_", "zero_")},
+}
+
+
+def signature_of(name):
+    """The signature string of `torch.NAME`, `F.NAME`, `autograd.NAME` or `Tensor.NAME` (None: unchecked)."""
+    if name in METHOD_SIGNATURES:
+        return METHOD_SIGNATURES[name]
+    if name.startswith("Tensor."):
+        base = name[len("Tensor."):]
+        if base.endswith("_"):
+            base = base[:-1]                  # an in-place variant checks as its function
+        sig = SIGNATURES.get(base)
+        sigs = [s for s in (sig if isinstance(sig, tuple) else (sig,)) if s and s.startswith("Tensor")]
+        return None if not sigs else sigs[0] if len(sigs) == 1 else tuple(sigs)
+    return SIGNATURES.get(name)
+
+
+def checked(name, fn):
+    """`fn` as a public function: PyTorch's argument errors when a call fails (see the module doc)."""
+    public = name.split(".")[-1]
+
+    def call(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except Exception as e:
+            raise _explain(name, args, kwargs, e) from None
+
+    call.__name__ = call.__qualname__ = public
+    call.__doc__ = fn.__doc__
+    call.__wrapped__ = fn
+    return call
+
+
+_PRELUDED = {"F.mse_loss", "F.nll_loss", "F.cross_entropy", "F.binary_cross_entropy_with_logits"}
+
+
+def install(namespace, prefix):
+    """Replace the functions of a module namespace that have a signature by checked ones (the
+    losses of torch.nn.functional call checked ones after their Python prelude instead)."""
+    for key in SIGNATURES:
+        space, _, name = key.rpartition(".")
+        if space == prefix and key not in _PRELUDED and callable(namespace.get(name)):
+            namespace[name] = checked(key, namespace[name])
+
+
+def install_methods(cls):
+    """The same for the public methods of Tensor (operators keep their direct paths)."""
+    import inspect
+    import types
+    for name in dir(cls):
+        if name.startswith("_"):
+            continue
+        attr = inspect.getattr_static(cls, name)
+        if isinstance(attr, types.FunctionType) and signature_of("Tensor." + name) is not None:
+            setattr(cls, name, checked("Tensor." + name, attr))
+
+# ----------------------------------------------------------------------------- checking, on failure
+
+
+_PARSED = {}
+
+
+class _Param:
+    __slots__ = ("name", "types", "optional", "required", "variadic", "keyword_only")
+
+    def __init__(self, text, keyword_only):
+        kind, _, rest = text.partition(" ")
+        self.variadic = kind.endswith("...")
+        kind = kind.rstrip(".")
+        self.optional = kind.endswith("?")
+        self.types = kind.rstrip("?").split("|")
+        name, eq, _ = rest.partition("=")
+        self.name = name
+        self.required = not eq and not (self.variadic and "Sizes" not in self.types)     # squeeze(): no dims
+        self.keyword_only = keyword_only
+
+
+def _parsed(sig):
+    params = _PARSED.get(sig)
+    if params is None:
+        params = _PARSED[sig] = _parse(sig)
+    return params
+
+
+def _parse(sig):
+    params, keyword_only = [], False
+    for part in filter(None, (p.strip() for p in sig.split(","))):
+        if part == "*":
+            keyword_only = True
+            continue
+        params.append(_Param(part, keyword_only))
+    return params
+
+
+def _explain(name, args, kwargs, error):
+    """The exception PyTorch raises for this call, or `error` when its arguments are well-typed."""
+    sig = signature_of(name)
+    if sig is None:
+        return error
+    public = name.split(".")[-1]
+    method = name.startswith("Tensor.")
+    overloads = sig if isinstance(sig, tuple) else (sig,)
+    problems = [_bind(public, _parsed(s), args, kwargs, method) for s in overloads]
+    if None not in problems:
+        if len(problems) == 1:
+            return problems[0]
+        for problem in problems:                # the overload whose types fit, with a value too large
+            if not isinstance(problem, TypeError) or "failed to unpack" in str(problem):
+                return problem
+        given = [_type_name(a) for a in args[1 if method else 0:]] + [f"{k}={_type_name(v)}" for k, v in kwargs.items()]
+        return TorchTypeError(f"{public}() received an invalid combination of arguments - got ({', '.join(given)}, )")
+    if isinstance(error, ScriptError):
+        return error
+    if isinstance(error, ValueError) and "could not be broadcast" in str(error):
+        shapes = [tuple(v.shape) for v in (*args, *kwargs.values()) if isinstance(v, Tensor)]
+        if len(shapes) >= 2:
+            return TorchRuntimeError(_broadcast_message(shapes[0], shapes[1]))
+    return error
+
+
+def _bind(public, params, args, kwargs, method):
+    """A TorchTypeError for the first argument PyTorch's parser would refuse, or None."""
+    positional = [p for p in params if not p.keyword_only]
+    shown = positional[1:] if method else positional          # a method's self is not counted
+    values = {}
+    if positional and positional[-1].variadic and len(args) >= len(positional):
+        fixed = len(positional) - 1
+        rest = args[fixed:]
+        if len(rest) > 1 and not _is_int(rest[0]):      # only a leading int starts a list of ints
+            return TorchTypeError(f"{public}() takes 1 positional argument but {len(rest)} were given")
+        lone = len(rest) == 1 and (not _is_int(rest[0]) or "Sizes" not in positional[-1].types)
+        values[positional[-1].name] = rest[0] if lone else tuple(rest)       # ones(3) is ones((3,))
+        args = args[:fixed]
+    elif len(args) > len(positional):
+        lo = sum(p.required for p in shown)
+        hi = len(shown)
+        takes = f"{hi}" if lo == hi else f"from {lo} to {hi}"
+        given = len(args) - (1 if method else 0)
+        return TorchTypeError(f"{public}() takes {takes} positional argument{'s' if hi != 1 else ''} but "
+                              f"{given} {'was' if given == 1 else 'were'} given")
+    for p, v in zip(positional, args):
+        values[p.name] = v
+    by_name = {p.name: p for p in params}
+    for key, v in kwargs.items():
+        if key not in by_name or key in values:
+            return TorchTypeError(f"{public}() got an unexpected keyword argument '{key}'" if key not in by_name
+                                  else f"{public}() got multiple values for argument '{key}'")
+        values[key] = v
+    missing = [p.name for p in params if p.required and p.name not in values]
+    if missing:
+        return TorchTypeError(f"{public}() missing {len(missing)} required positional arguments: "
+                              + ", ".join(f'"{m}"' for m in missing))
+    outputs = [p for p in params if p.types == ["Outputs"] and p.name in values]
+    if outputs:
+        problem = _autograd_outputs(values[outputs[0].name], values)
+        if problem is not None:
+            return problem
+    for i, p in enumerate(params):
+        if p.name not in values:
+            continue
+        v = values[p.name]
+        if (v is None and p.optional) or any(_accepts(t, v) for t in p.types):
+            continue
+        if p.types == ["Inputs"] and not hasattr(v, "__iter__"):
+            return TorchTypeError(f"'{_type_name(v)}' object is not iterable")
+        if p.types == ["Inputs"] and hasattr(v, "__iter__"):         # torch.autograd.grad's checks
+            for x in v:
+                if not isinstance(x, Tensor):
+                    return TorchRuntimeError(f"all inputs have to be Tensors or GradientEdges, but got {_type_name(x)}")
+                if not x.requires_grad:
+                    return TorchRuntimeError("One of the differentiated Tensors does not require grad")
+        lists = [t for t in p.types if t in ("IntList", "Sizes", "Dims")]
+        if lists and isinstance(v, (tuple, list)) and len(p.types) == 1:
+            for i, x in enumerate(v):
+                if not (_is_int(x) or isinstance(x, bool)):
+                    return TorchTypeError(f"{public}(): argument '{p.name}' failed to unpack the object at pos "
+                                          f"{i + 1} with error \"type must be tuple of ints,but got {_type_name(x)}\"")
+        if p.types[0].startswith("Tensor."):     # PyTorch's Python code calls input.ATTR(...)
+            attr = getattr(v, p.types[0][7:], None)
+            if attr is not None and not callable(attr):
+                return TorchTypeError(f"'{_type_name(attr)}' object is not callable")
+            return TorchAttributeError(f"'{_type_name(v)}' object has no attribute '{p.types[0][7:]}'")
+        where = "" if p.keyword_only or p.name in kwargs else \
+            f" (position {positional.index(p) + (0 if method else 1)})"
+        return TorchTypeError(f"{public}(): argument '{p.name}'{where} must be "
+                              f"{' or '.join(_TYPE_NAMES.get(t, t) for t in p.types)}, not {_type_name(v)}")
+    for p in params:                        # every type fits: values that do not fit their C++ type
+        if p.name in values:
+            overflow = _overflow(public, p, values[p.name])
+            if overflow is not None:
+                return overflow
+    return None
+
+
+def _autograd_outputs(outputs, values):
+    """torch.autograd.backward/grad's own reading of the outputs and their gradients (Python code
+    that runs before the engine parses anything): tuple() of each, then zip of the two."""
+    grads = values.get("grad_tensors", values.get("grad_outputs"))
+    for v in (outputs, grads):
+        if (v is not None or v is outputs) and not isinstance(v, Tensor) and not hasattr(v, "__iter__"):
+            return TorchTypeError(f"'{_type_name(v)}' object is not iterable")
+    outs = (outputs,) if isinstance(outputs, Tensor) else tuple(outputs)
+    grads = (None,) * len(outs) if grads is None else (grads,) if isinstance(grads, Tensor) else tuple(grads)
+    for out, grad in zip(outs, grads):
+        if not isinstance(out, Tensor):
+            return TorchAssertionError("Expected output to be a torch.Tensor")
+        if grad is not None and not isinstance(grad, Tensor):
+            return TorchTypeError(f"gradients can be either Tensors or None, but got {type(grad).__name__}")
+    if len(grads) != len(outs):
+        return TorchRuntimeError(f"got {len(outs)} tensors and {len(grads)} gradients")
+    return None
+
+
+_TYPE_NAMES = {"Index": "int", "Outputs": "Tensor or tuple of Tensors", "Inputs": "Tensor or tuple of Tensors", "IntList": "tuple of ints", "Sizes": "tuple of ints", "Dims": "tuple of ints", "TensorList": "tuple of Tensors", "dtype": "torch.dtype"}
+
+
+def _type_name(v):
+    if isinstance(v, DType):
+        return "torch.dtype"
+    t = type(v)
+    return t.__name__ if t.__module__ in ("builtins", "gradcli.engine") else f"{t.__module__.split('.')[0]}.{t.__name__}"
+
+
+_LONG = 2 ** 63
+
+
+def _overflow(public, p, v):
+    """PyTorch's error for a well-typed Python int that does not fit its C++ type, or None."""
+    lists = ("IntList", "Sizes", "Dims")
+    if type(v) is int and not -_LONG <= v < _LONG and "Dims" in p.types:
+        v = (v,)                            # a lone size is unpacked as a list of one
+    if ("int" in p.types or "IntList" in p.types) and type(v) is int and not -_LONG <= v < _LONG:
+        return TorchValueError("Overflow when unpacking long long")
+    if any(t in p.types for t in lists) and isinstance(v, (tuple, list)):
+        for i, x in enumerate(v):
+            if type(x) is int and not -_LONG <= x < _LONG:
+                return TorchTypeError(f"{public}(): argument '{p.name}' failed to unpack the object at pos {i + 1} "
+                                      f"with error \"Overflow when unpacking long long\"")
+    if "Number" in p.types and type(v) is int and not -_LONG <= v < 2 * _LONG:     # (a Scalar holds uint64 too)
+        return TorchOverflowError("int too big to convert" if v > 0 else "can't convert negative int to unsigned")
+    return None
+
+
+def _is_int(v):
+    if isinstance(v, (bool, np.bool_)):
+        return False
+    if isinstance(v, (int, np.integer)):
+        return True
+    return isinstance(v, Tensor) and v._data.ndim == 0 and v._data.dtype.kind in "iu"
+
+
+def _accepts(kind, v):
+    if kind == "Any":
+        return True
+    if kind == "Tensor" or kind.startswith("Tensor."):
+        return isinstance(v, Tensor)
+    if kind == "Number":
+        return isinstance(v, (int, float, np.number, np.bool_)) or (isinstance(v, Tensor) and v._data.size == 1)
+    if kind == "int":
+        return _is_int(v)
+    if kind == "float":
+        return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
+    if kind == "Index":                 # the engine reads these flags as C integers
+        return isinstance(v, (int, np.integer)) or (isinstance(v, Tensor) and v._data.size == 1 and
+                                                     v._data.dtype.kind in "iub")
+    if kind == "bool":
+        return isinstance(v, (bool, np.bool_))
+    if kind == "str":
+        return isinstance(v, str)
+    if kind == "dtype":
+        return isinstance(v, DType)
+    if kind in ("IntList", "Sizes", "Dims"):     # (a bool counts as 1 in a list of sizes, as in PyTorch)
+        return (kind != "Sizes" and _is_int(v)) or (isinstance(v, (tuple, list, Size)) and
+                                                      all(_is_int(x) or isinstance(x, bool) for x in v))
+    if kind == "Inputs":
+        return isinstance(v, Tensor) or (isinstance(v, (tuple, list)) and
+                                         all(isinstance(x, Tensor) and x.requires_grad for x in v))
+    if kind == "Outputs":
+        return isinstance(v, Tensor) or (isinstance(v, (tuple, list)) and all(isinstance(x, Tensor) for x in v))
+    if kind == "TensorList":
+        return isinstance(v, (tuple, list)) and all(isinstance(x, Tensor) for x in v)
+    raise AssertionError(f"unknown argument type {kind!r} in a signature")
+
+
+def _broadcast_message(a, b):
+    """PyTorch's text for two shapes that do not broadcast (the first mismatch from the right)."""
+    for i in range(1, max(len(a), len(b)) + 1):
+        x = a[-i] if i <= len(a) else 1
+        y = b[-i] if i <= len(b) else 1
+        if x != y and x != 1 and y != 1:
+            return (f"The size of tensor a ({x}) must match the size of tensor b ({y}) at non-singleton "
+                    f"dimension {max(len(a), len(b)) - i}")
+    return f"shape mismatch: {list(a)} and {list(b)} cannot be broadcast together"

@@ -1,0 +1,289 @@
+"""Wrong-typed and out-of-range arguments raise what PyTorch raises.
+
+Every public function of gradcli.torch (and torch.nn.functional, torch.autograd), every
+public Tensor method that PyTorch also has and every Python operator on tensors is called with a working baseline call in which
+one argument is replaced by, or followed by, a bad value (tests/argument_cases.py), under
+gradcli (library mode, inside a script session's limits) and under real PyTorch. For every
+call:
+
+* an exception escaping gradcli is one of its script errors (gradcli/errors.py), or a Python
+  error raised by the call itself, never by gradcli's internals (NumPy's errors, an
+  IndexError from a tuple, ...): the command line reports those as internal errors;
+* when both raise, the Python exception types are the same;
+* gradcli does not refuse a call PyTorch accepts.
+"""
+from __future__ import annotations
+
+import os
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+import gradcli
+import gradcli.torch as GT
+from gradcli import runner
+from gradcli.engine import Tensor
+from gradcli.errors import ScriptError
+
+from argument_cases import CANDIDATES, Sym, builtin_name, call, cases
+
+PACKAGE = os.path.dirname(gradcli.__file__)
+OPERATORS = ("lt", "le", "gt", "ge", "eq", "ne", "add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul",
+             "and_", "or_", "xor", "neg", "pos", "invert", "abs", "iadd", "isub", "imul", "itruediv", "iand", "ior",
+             "ixor")
+F_NAMES = ("relu", "sigmoid", "tanh", "softmax", "log_softmax", "mse_loss", "cross_entropy", "nll_loss",
+           "binary_cross_entropy_with_logits")
+
+
+@pytest.fixture(autouse=True)
+def global_modes_restored():
+    """Calls such as set_anomaly_enabled(True) change a library's global state: undo them."""
+    saved = [(lib, lib.is_grad_enabled(), lib.is_anomaly_enabled()) for lib in (torch, GT)]
+    yield
+    for lib, grad, anomaly in saved:
+        lib.set_grad_enabled(grad)
+        lib.set_anomaly_enabled(anomaly)
+
+
+def targets():
+    out = [f"torch.{n}" for n in sorted(dir(GT)) if not n.startswith("_") and hasattr(torch, n)
+           and callable(getattr(GT, n)) and not isinstance(getattr(GT, n), type)]
+    out += [f"F.{n}" for n in F_NAMES] + ["autograd.grad", "autograd.backward"]
+    out += [f"operator.{n}" for n in OPERATORS]
+    out += [f"Tensor.{n}" for n in sorted(dir(Tensor)) if not n.startswith("_") and hasattr(torch.Tensor, n)
+            and callable(getattr(Tensor, n, None))]
+    return out
+
+
+def torch_outcome(target, args, kwargs=()):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            call(torch, target, args, kwargs)
+        except Exception as e:      # noqa: BLE001 - the exception is the result
+            return builtin_name(type(e)), str(e)
+    return "ok", None
+
+
+def gradcli_outcome(target, args, kwargs=()):
+    """("ok", None), (builtin exception name, message), or ("internal ...", message)."""
+    with warnings.catch_warnings(), runner.script_session(10 ** 7, 2 ** 30):
+        warnings.simplefilter("ignore")
+        try:
+            call(GT, target, args, kwargs)
+        except Exception as e:      # noqa: BLE001
+            tb = e.__traceback__
+            while tb.tb_next is not None:
+                tb = tb.tb_next
+            if not isinstance(e, ScriptError) and tb.tb_frame.f_code.co_filename.startswith(PACKAGE):
+                return f"internal {type(e).__module__}.{type(e).__name__}", str(e)
+            return builtin_name(type(e)), str(e)
+    return "ok", None
+
+
+def baseline(target):
+    method = target.startswith("Tensor.")
+    for args in CANDIDATES:
+        if method and not (args and isinstance(args[0], Sym)):
+            continue
+        if torch_outcome(target, args)[0] == "ok" and gradcli_outcome(target, args)[0] == "ok":
+            return args
+    return None
+
+
+def differences(target):
+    base = baseline(target)
+    assert base is not None, f"no call of {target} works in both libraries: add a baseline to CANDIDATES"
+    found = []
+    for args in cases(target, base):
+        want, want_msg = torch_outcome(target, args)
+        got, got_msg = gradcli_outcome(target, args)
+        if got.startswith("internal") or (got != want and got != "ok"):
+            found.append(f"{target}{args!r}: PyTorch {want}: {str(want_msg)[:120]!r}; "
+                         f"gradcli {got}: {str(got_msg)[:160]!r}")
+    return found
+
+
+@pytest.mark.parametrize("target", targets())
+def test_bad_arguments_raise_what_pytorch_raises(target):
+    found = differences(target)
+    assert not found, f"{len(found)} calls differ:\n" + "\n".join(found[:25])
+
+
+# ----------------------------------------------------------------------------- named examples, texts compared
+
+
+def run_both(source, result):
+    """Run `source` with `torch` bound to each library; evaluate `result` after it. Returns
+    {"torch": outcome, "gradcli": outcome}, an outcome being (kind, text): ("ok", repr of the
+    value with addresses masked) or (builtin exception name, message)."""
+    import re
+    out = {}
+    for name, lib in (("torch", torch), ("gradcli", GT)):
+        scope = {"torch": lib, "F": lib.nn.functional, "np": np, "nest": _nest}
+        with warnings.catch_warnings(), runner.script_session(10 ** 7, 2 ** 30):
+            warnings.simplefilter("ignore")
+            try:
+                exec(source, scope)
+                value = eval(result, scope)
+            except Exception as e:      # noqa: BLE001
+                tb = e.__traceback__
+                while tb.tb_next is not None:
+                    tb = tb.tb_next
+                internal = name == "gradcli" and not isinstance(e, ScriptError) and \
+                    tb.tb_frame.f_code.co_filename.startswith(PACKAGE)
+                out[name] = ("internal " if internal else "") + builtin_name(type(e)), str(e)
+            else:
+                out[name] = "ok", re.sub(r"0x[0-9a-f]+", "0x...", repr(value))
+    return out
+
+
+def _nest(depth, leaf=1.0):
+    for _ in range(depth):
+        leaf = [leaf]
+    return leaf
+
+
+SETUP = ("x = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])\n"
+         "xg = torch.tensor([1.0, 2.0], requires_grad=True)\n")
+
+# Wrong arguments a script may pass (each raised an internal error once): PyTorch's exception
+# type and text, exactly.
+EXAMPLES = {
+    "compare-no-broadcast": "x < torch.ones(2)",
+    "floordiv-no-broadcast": "x // torch.ones(2)",
+    "mod-no-broadcast": "x % torch.ones(2)",
+    "cat-none": "torch.cat(None)",
+    "stack-none": "torch.stack(None)",
+    "norm-p-str": "x.norm(p='abc')",
+    "unbind-str": "x.unbind('abc')",
+    "sum-keepdim-str": "x.sum(1, 'abc')",
+    "mean-keepdim-str": "x.mean(1, 'abc')",
+    "select-index-str": "x.select(1, 'abc')",
+    "arange-nan": "torch.arange(float('nan'))",
+    "arange-inf": "torch.arange(float('inf'))",
+    "arange-step-nan": "torch.arange(0, 1, float('nan'))",
+    "arange-wrong-sign": "torch.arange(-1)",
+    "randint-huge": "torch.randint(10**20, (2,))",
+    "randint-empty-range": "torch.randint(5, 2, (2,))",
+    "randint-negative-high": "torch.randint(-1, (2,))",
+    "full-like-str": "torch.full_like(x, 'abc')",
+    "full-huge": "torch.full((2,), 10**20)",
+    "mv-0d-vector": "torch.mv(x, torch.tensor(1.5))",
+    "mv-1d-matrix": "torch.mv(torch.ones(3), torch.ones(3))",
+    "cross-entropy-0d-input": "F.cross_entropy(torch.tensor(1.5), x)",
+    "nll-loss-0d-input": "F.nll_loss(torch.tensor(1.5), torch.tensor([0]))",
+    "nll-loss-empty-1d": "F.nll_loss(torch.ones(0), torch.ones(3, dtype=torch.long))",
+    "nll-loss-batch-mismatch": "F.nll_loss(torch.ones(2, 3), torch.zeros(3, dtype=torch.long))",
+    "nll-loss-float-target": "F.nll_loss(x, torch.zeros(2))",
+    "nll-loss-target-out-of-range": "F.nll_loss(x, torch.tensor([0, 7]))",
+    "cross-entropy-long-probabilities": "F.cross_entropy(x, x.long())",
+    "softmax-bool": "torch.softmax(x > 0, 1)",
+    "log-softmax-long-dim0": "torch.log_softmax(x.long(), 0)",
+    "autograd-grad-none": "torch.autograd.grad((xg * 2).sum(), None)",
+    "autograd-grad-no-grad-input": "torch.autograd.grad((xg * 2).sum(), [x])",
+    "type-tensor": "x.type(torch.ones(2, dtype=torch.long))",
+    "type-unknown-name": "x.type('abc')",
+    "tensor-none": "torch.tensor(None)",
+    "tensor-str": "torch.tensor([1.0, 'a'])",
+    "tensor-object": "torch.tensor([object()])",
+    "tensor-129-deep": "torch.tensor(nest(129))",
+    "tensor-100000-deep": "torch.tensor(nest(100000))",
+    "manual-seed-str": "torch.manual_seed('abc')",
+    "in-place-promotion": "torch.ones(2, dtype=torch.long).add_(1.5)",
+    "bitwise-float": "torch.ones(2).bitwise_and(torch.ones(2))",
+    "squeeze-duplicate-dims": "torch.ones(2, 1).squeeze(1, -1)",
+    "dtype-unknown-attribute": "torch.float32.foo",
+    "dtype-to-complex-int": "torch.int64.to_complex()",
+    "hook-not-callable": "xg.register_hook('abc'); (xg * 2).sum().backward()",
+    "grad-fn-unknown-saved": "(xg * xg).grad_fn._saved_foo",
+    "grad-fn-unknown-raw-saved": "(xg * xg).grad_fn._raw_saved_foo",
+    "accumulate-grad-unknown": "(xg * 2).grad_fn.next_functions[0][0].foo",
+}
+
+
+@pytest.mark.parametrize("name", list(EXAMPLES))
+def test_named_bad_call_raises_pytorchs_error(name):
+    source = SETUP + EXAMPLES[name].split("; ")[0] if "; " in EXAMPLES[name] else SETUP
+    result = EXAMPLES[name].split("; ")[-1]
+    got = run_both(source, result)
+    assert got["torch"][0] != "ok", f"PyTorch accepts {EXAMPLES[name]!r}: not an example of a bad call"
+    assert got["gradcli"] == got["torch"]
+
+
+# Values read the same way in both libraries (the value's repr, or the exception and its text).
+READS = {
+    "dtype-is-floating-point": "[d.is_floating_point for d in (torch.bool, torch.uint8, torch.int64, torch.float32)]",
+    "dtype-is-signed": "[d.is_signed for d in (torch.bool, torch.uint8, torch.int8, torch.int64, torch.float16)]",
+    "dtype-is-complex": "[d.is_complex for d in (torch.bool, torch.int32, torch.float64)]",
+    "dtype-itemsize": "[d.itemsize for d in (torch.bool, torch.int16, torch.int32, torch.float64)]",
+    "dtype-abbr": "[d.abbr for d in (torch.bool, torch.uint8, torch.int64, torch.float16, torch.float32)]",
+    "dtype-to-real": "[d.to_real() for d in (torch.bool, torch.int64, torch.float32)]",
+    "tensor-128-deep": "torch.tensor(nest(64)).dim()",
+    "grad-fn-saved": "(xg * xg).grad_fn._saved_self",
+    "accumulate-grad-variable": "(xg * 2).grad_fn.next_functions[0][0].variable is xg",
+    "accumulate-grad-variable-grad": "(xg * 2).grad_fn.next_functions[0][0].variable.grad",
+    "accumulate-grad-next-functions": "(xg * 2).grad_fn.next_functions[0][0].next_functions",
+    "accumulate-grad-name": "(xg * 2).grad_fn.next_functions[0][0].name()",
+    "node-metadata": "(xg * 2).grad_fn.metadata",
+    "cross-entropy-probabilities": "F.cross_entropy(x, x.softmax(1))",
+    "softmax-implicit-dim": "F.softmax(x, None)",
+    "softmax-empty": "torch.softmax(torch.ones(2, 0), 1)",
+    "sign-bool": "torch.sign(x > 2)",
+    "type-by-name": "x.type('torch.DoubleTensor').dtype",
+    "number-mod-tensor": "7 % x",
+    "squeeze-several-dims": "torch.ones(2, 1, 3, 1).squeeze((1, -1)).shape",
+    "arange-bool": "torch.arange(True)",
+    "ones-bool-size": "torch.ones(3, True).shape",
+    "manual-seed-negative": "torch.manual_seed(-1) is None or True",
+}
+
+
+@pytest.mark.parametrize("name", list(READS))
+def test_reads_as_in_pytorch(name):
+    got = run_both(SETUP, READS[name])
+    assert got["gradcli"] == got["torch"]
+
+
+def test_node_metadata_is_kept_per_node():
+    y = GT.tensor([1.0], requires_grad=True) * 2
+    y.grad_fn.metadata["note"] = 1
+    assert y.grad_fn.metadata == {"note": 1}
+    assert (y * 2).grad_fn.metadata == {}
+
+
+@pytest.mark.parametrize("value", ["np.ones(2)", "'abc'", "[1, 2]"])
+def test_requires_grad_set_to_a_non_bool(value):
+    got = run_both(SETUP + f"t = torch.ones(2)\nt.requires_grad = {value}\n", "t.requires_grad")
+    assert got["gradcli"] == got["torch"]
+
+
+# ----------------------------------------------------------------------------- calls PyTorch accepts, op by op
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("shape", [(2, 3), (3,)])
+def test_cross_entropy_with_class_probabilities(reduction, shape):
+    from op_oracle import In, check_op
+    check_op(lambda t, x, y: t.nn.functional.cross_entropy(x, y, reduction=reduction), shape,
+             In(shape, rg=True, low=0, high=1))
+
+
+@pytest.mark.parametrize("call", [lambda x: x.squeeze((1, -1)), lambda x: x.squeeze(1, 3), lambda x: x.squeeze([0, 1]),
+                                  lambda x: x.squeeze(()), lambda x: (x * 1).squeeze_((1, -1))],
+                         ids=["tuple", "one-by-one", "list", "empty", "in-place"])
+def test_squeeze_with_several_dims(call):
+    from op_oracle import check_op
+    check_op(lambda t, x: call(x), (3, 1, 2, 1))
+
+
+@pytest.mark.parametrize("legacy", [dict(size_average=False), dict(reduce=False), dict(size_average=True, reduce=True),
+                                    dict(size_average=False, reduce=True)], ids=str)
+@pytest.mark.parametrize("loss", ["mse_loss", "nll_loss", "cross_entropy", "binary_cross_entropy_with_logits"])
+def test_losses_honour_the_deprecated_reduction_pair(loss, legacy):
+    from op_oracle import In, check_op
+    target = In((2, 3), rg=False, low=0, high=1) if loss != "nll_loss" and loss != "cross_entropy" else \
+        In((2,), rg=False, values=[0, 2], dtype="int64")
+    check_op(lambda t, x, y: getattr(t.nn.functional, loss)(x, y, **legacy), (2, 3), target)
