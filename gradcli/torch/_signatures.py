@@ -279,6 +279,9 @@ def _explain(name, args, kwargs, error):
         return TorchTypeError(f"{public}() received an invalid combination of arguments - got ({', '.join(given)}, )")
     if isinstance(error, ScriptError):
         return error
+    if isinstance(error, OverflowError) and any(type(v) is int and _LONG <= v < 2 * _LONG
+                                                for v in (*args, *kwargs.values())):
+        return TorchRuntimeError("value cannot be converted to type int64_t without overflow")
     if isinstance(error, ValueError) and "could not be broadcast" in str(error):
         shapes = [tuple(v.shape) for v in (*args, *kwargs.values()) if isinstance(v, Tensor)]
         if len(shapes) >= 2:
@@ -328,6 +331,8 @@ def _bind(public, params, args, kwargs, method):
             continue
         v = values[p.name]
         if (v is None and p.optional) or any(_accepts(t, v) for t in p.types):
+            if "Index" in p.types and _overflow(public, p, v) is not None:
+                return _overflow(public, p, v)          # (the engine converts these one by one)
             continue
         if p.types == ["Inputs"] and not hasattr(v, "__iter__"):
             return TorchTypeError(f"'{_type_name(v)}' object is not iterable")
@@ -364,7 +369,7 @@ def _autograd_outputs(outputs, values):
     """torch.autograd.backward/grad's own reading of the outputs and their gradients (Python code
     that runs before the engine parses anything): tuple() of each, then zip of the two."""
     grads = values.get("grad_tensors", values.get("grad_outputs"))
-    for v in (outputs, grads):
+    for v in (outputs, values.get("inputs") if "grad_outputs" in values or "inputs" in values else None, grads):
         if (v is not None or v is outputs) and not isinstance(v, Tensor) and not hasattr(v, "__iter__"):
             return TorchTypeError(f"'{_type_name(v)}' object is not iterable")
     outs = (outputs,) if isinstance(outputs, Tensor) else tuple(outputs)
@@ -404,6 +409,8 @@ def _overflow(public, p, v):
             if type(x) is int and not -_LONG <= x < _LONG:
                 return TorchTypeError(f"{public}(): argument '{p.name}' failed to unpack the object at pos {i + 1} "
                                       f"with error \"Overflow when unpacking long long\"")
+    if "Index" in p.types and type(v) is int and not -_LONG <= v < _LONG:
+        return TorchOverflowError("Python int too large to convert to C long")
     if "Number" in p.types and type(v) is int and not -_LONG <= v < 2 * _LONG:     # (a Scalar holds uint64 too)
         return TorchOverflowError("int too big to convert" if v > 0 else "can't convert negative int to unsigned")
     return None
@@ -443,8 +450,8 @@ def _accepts(kind, v):
     if kind == "Inputs":
         return isinstance(v, Tensor) or (isinstance(v, (tuple, list)) and
                                          all(isinstance(x, Tensor) and x.requires_grad for x in v))
-    if kind == "Outputs":
-        return isinstance(v, Tensor) or (isinstance(v, (tuple, list)) and all(isinstance(x, Tensor) for x in v))
+    if kind == "Outputs":                # any iterable: torch.autograd checks the items itself
+        return isinstance(v, Tensor) or hasattr(v, "__iter__")
     if kind == "TensorList":
         return isinstance(v, (tuple, list)) and all(isinstance(x, Tensor) for x in v)
     raise AssertionError(f"unknown argument type {kind!r} in a signature")
