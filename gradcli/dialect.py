@@ -20,6 +20,7 @@ from __future__ import annotations
 import ast
 import builtins
 import re
+import unicodedata
 
 from . import syntax as S
 from .errors import ParseError
@@ -181,6 +182,11 @@ _CMP = {"==": ast.Eq, "!=": ast.NotEq, "<": ast.Lt, "<=": ast.LtE, ">": ast.Gt, 
 _UNARY = {"-": ast.USub, "+": ast.UAdd, "~": ast.Invert}
 
 
+def _id(name):
+    """An identifier as CPython reads it: NFKC-normalised (`ｘ` is `x`)."""
+    return name if name.isascii() else unicodedata.normalize("NFKC", name)
+
+
 class _Translator:
     """syntax.py nodes -> Python ast nodes with the same positions."""
 
@@ -248,7 +254,7 @@ class _Translator:
 
     def st_Expect(self, st):
         if st.kind in ("freed", "retained"):
-            return self.helper("expect_freed", [ast.Name(st.value, ast.Load(), **self.at(st)),
+            return self.helper("expect_freed", [ast.Name(_id(st.value), ast.Load(), **self.at(st)),
                                                 ast.Constant(st.kind == "freed"), self.label(st)], st)
         e = st.value
         if isinstance(e, S.Compare) and e.ops == ["=="]:
@@ -285,10 +291,10 @@ class _Translator:
         return ast.Raise(None if st.exc is None else self.expr(st.exc), None)
 
     def st_Import(self, st):
-        return ast.Import([ast.alias(n, a) for n, a in st.names])
+        return ast.Import([ast.alias(".".join(map(_id, n.split("."))), a and _id(a)) for n, a in st.names])
 
     def st_FromImport(self, st):
-        return ast.ImportFrom(st.module, [ast.alias(n, a) for n, a in st.names], 0)
+        return ast.ImportFrom(".".join(map(_id, st.module.split("."))), [ast.alias(_id(n), a and _id(a)) for n, a in st.names], 0)
 
     def st_Assert(self, st):
         return ast.Assert(self.expr(st.test), None if st.msg is None else self.expr(st.msg))
@@ -297,7 +303,7 @@ class _Translator:
         return ast.Delete([self.target(t, ast.Del) for t in st.targets])
 
     def st_Global(self, st):
-        return ast.Global(list(st.names))
+        return ast.Global([_id(n) for n in st.names])
 
     def st_If(self, st):
         (test, body), *rest = st.branches
@@ -314,23 +320,23 @@ class _Translator:
                        self.block(st.orelse) if st.orelse else [], None)
 
     def st_Try(self, st):
-        handlers = [ast.ExceptHandler(None if t is None else self.expr(t), n, self.block(b), **self.at(st))
+        handlers = [ast.ExceptHandler(None if t is None else self.expr(t), n and _id(n), self.block(b), **self.at(st))
                     for t, n, b in st.handlers]
         return ast.Try(self.block(st.body), handlers, self.block(st.orelse) if st.orelse else [],
                        self.block(st.finalbody) if st.finalbody else [])
 
     def st_With(self, st):
-        items = [ast.withitem(self.expr(e), None if n is None else ast.Name(n, ast.Store(), **self.at(e)))
+        items = [ast.withitem(self.expr(e), None if n is None else ast.Name(_id(n), ast.Store(), **self.at(e)))
                  for e, n in st.items]
         return ast.With(items, self.block(st.body), None)
 
     def st_FuncDef(self, st):
-        return ast.FunctionDef(st.name, self.arguments(st.params, st), self.block(st.body), [], None, None)
+        return ast.FunctionDef(_id(st.name), self.arguments(st.params, st), self.block(st.body), [], None, None)
 
     def arguments(self, params, where):
         args, defaults, kwonly, kw_defaults, vararg, kwarg = [], [], [], [], None, None
         for kind, name, default in params:
-            a = ast.arg(name, None, None, **self.at(where))
+            a = ast.arg(_id(name), None, None, **self.at(where))
             if kind == "star":
                 vararg = a
             elif kind == "kwstar":
@@ -358,7 +364,7 @@ class _Translator:
         return node
 
     def ex_Name(self, n):
-        return ast.Name(n.id, ast.Load())
+        return ast.Name(_id(n.id), ast.Load())
 
     def ex_Const(self, n):
         return ast.Constant(n.value)
@@ -393,7 +399,7 @@ class _Translator:
         return ast.Dict([None if k is None else self.expr(k) for k in n.keys], [self.expr(v) for v in n.values])
 
     def ex_Attr(self, n):
-        return ast.Attribute(self.expr(n.obj), n.name, ast.Load())
+        return ast.Attribute(self.expr(n.obj), _id(n.name), ast.Load())
 
     def ex_Subscript(self, n):
         return ast.Subscript(self.expr(n.obj), self.expr(n.index), ast.Load())
@@ -403,7 +409,7 @@ class _Translator:
 
     def ex_Call(self, n):
         return ast.Call(self.expr(n.func), [self.expr(a) for a in n.args],
-                        [ast.keyword(k, self.expr(v), **self.at(v)) for k, v in n.kwargs])
+                        [ast.keyword(k and _id(k), self.expr(v), **self.at(v)) for k, v in n.kwargs])
 
     def ex_Starred(self, n):
         return ast.Starred(self.expr(n.value), ast.Load())

@@ -405,9 +405,15 @@ def _caught(report, filename):
         ev.exception = None
         if exc is report.exception or exc.__traceback__ is None:
             continue
-        tb = exc.__traceback__
-        sm = O.source_map(tb.tb_frame.f_code.co_filename) if tb.tb_frame.f_code.co_filename == filename else None
-        line = tb.tb_lineno
+        # the outermost script frame the exception went through (gradcli may have raised another
+        # exception object for the same failure: then the call's own line)
+        tb, line = exc.__traceback__, ev.line
+        while tb is not None:
+            if tb.tb_frame.f_code.co_filename == filename:
+                line = tb.tb_lineno
+                break
+            tb = tb.tb_next
+        sm = O.source_map(filename)
         best = None
         for node in ast.walk(sm.tree) if sm is not None else ():
             if isinstance(node, ast.Try) and node.handlers and node.body[0].lineno <= line <= node.body[-1].end_lineno:
@@ -480,6 +486,20 @@ def _name_in(message):
 
 
 @contextlib.contextmanager
+def limits(max_elements=None, max_memory=None):
+    """The engine's --max-elements and --max-memory while the block runs (off again after)."""
+    from . import engine, ops
+    ops.LIMITS.max_elements = max_elements
+    ops.LIMITS.max_bytes = max_memory
+    engine.MEMORY_HOOK = ops._MEMORY.track if max_memory is not None else None
+    try:
+        yield
+    finally:
+        ops.LIMITS.max_elements = ops.LIMITS.max_bytes = None
+        engine.MEMORY_HOOK = None
+
+
+@contextlib.contextmanager
 def _script_context(session, recorder, report, timeout, max_elements, max_memory):
     """The engine and the process set up for one run, and everything put back afterwards."""
     from . import engine, ops, importer
@@ -488,9 +508,6 @@ def _script_context(session, recorder, report, timeout, max_elements, max_memory
     gc_was_on = gc.isenabled()
     gc.disable()                 # a graph makes many objects and few cycles: the collector only costs time
     ops._MALLOC.keep_freed_memory()
-    ops.LIMITS.max_elements = max_elements
-    ops.LIMITS.max_bytes = max_memory
-    engine.MEMORY_HOOK = ops._MEMORY.track if max_memory is not None else None
     capture = O.Capture({session.filename}, sys._getframe(2).f_code)
     session.capture = capture
     state.capture = capture
@@ -503,7 +520,7 @@ def _script_context(session, recorder, report, timeout, max_elements, max_memory
     old_limit = sys.getrecursionlimit()
     timer = _Timer(timeout, session) if timeout is not None else None
     try:
-        with importer.torch_is_gradcli():
+        with importer.torch_is_gradcli(), limits(max_elements, max_memory):
             if timer is not None:
                 timer.start()
             try:
@@ -517,8 +534,6 @@ def _script_context(session, recorder, report, timeout, max_elements, max_memory
         if state.stale:
             ops.fresh_views(session.globals.values())
             state.stale = False
-        ops.LIMITS.max_elements = ops.LIMITS.max_bytes = None
-        engine.MEMORY_HOOK = None
         state.observer, state.warn, state.capture, state.origin = saved
         if state.observer is None:
             state.warn = engine._default_warn

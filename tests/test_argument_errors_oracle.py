@@ -23,7 +23,7 @@ import torch
 
 import gradcli
 import gradcli.torch as GT
-from gradcli import runner
+from gradcli import executor
 from gradcli.engine import Tensor
 from gradcli.errors import ScriptError
 
@@ -69,7 +69,7 @@ def torch_outcome(target, args, kwargs=()):
 
 def gradcli_outcome(target, args, kwargs=()):
     """("ok", None), (builtin exception name, message), or ("internal ...", message)."""
-    with warnings.catch_warnings(), runner.script_session(10 ** 7, 2 ** 30):
+    with warnings.catch_warnings(), executor.limits(10 ** 7, 2 ** 30):
         warnings.simplefilter("ignore")
         try:
             call(GT, target, args, kwargs)
@@ -123,7 +123,7 @@ def run_both(source, result):
     out = {}
     for name, lib in (("torch", torch), ("gradcli", GT)):
         scope = {"torch": lib, "F": lib.nn.functional, "np": np, "nest": _nest}
-        with warnings.catch_warnings(), runner.script_session(10 ** 7, 2 ** 30):
+        with warnings.catch_warnings(), executor.limits(10 ** 7, 2 ** 30):
             warnings.simplefilter("ignore")
             try:
                 exec(source, scope)
