@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import gc
 import re
 import unicodedata
 
@@ -51,6 +52,16 @@ def normalise(source: str) -> str:
 def parse(source: str, filename: str = "<script>", *, values=None, strict=False, bound=()) -> Program:
     """The program of a script. Raises ParseError (line, column, advice) when it is neither
     Python 3 nor the dialect."""
+    collecting = gc.isenabled()
+    gc.disable()            # a tree holds no cycles: a collection would only rescan its new nodes
+    try:
+        return _parse(source, filename, values, strict, bound)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _parse(source, filename, values, strict, bound):
     if "\x00" in source:
         raise ParseError("source code cannot contain null bytes", span=(1, 1))
     text = normalise(source)

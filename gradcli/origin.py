@@ -29,9 +29,17 @@ class SourceMap:
 
     def _index(self):
         stmts = []
-        for node in ast.walk(self.tree):
-            if isinstance(node, ast.stmt) and hasattr(node, "lineno"):
+        stack = list(self.tree.body)            # statements only: expressions are never walked
+        while stack:
+            node = stack.pop()
+            if hasattr(node, "lineno"):
                 stmts.append(((node.lineno, node.col_offset), (node.end_lineno, node.end_col_offset), node))
+            for field in ("body", "orelse", "finalbody"):
+                stack.extend(getattr(node, field, ()))
+            for h in getattr(node, "handlers", ()):
+                stack.extend(h.body)
+            for c in getattr(node, "cases", ()):
+                stack.extend(c.body)
         stmts.sort(key=lambda s: s[0])
         self._stmts = stmts
         self._starts = [s[0] for s in stmts]
