@@ -493,6 +493,8 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     x, y = input._data, target._data
     if x.shape != y.shape:
         raise TorchValueError(f"Target size ({Size(y.shape)}) must be the same as input size ({Size(x.shape)})")
+    if x.dtype.kind != "f":
+        raise O.TorchNotImplementedError_(f"\"log_sigmoid_cpu\" not implemented for '{O._SCALAR_NAME[x.dtype.name]}'")
     if y.dtype.kind != "f":
         raise TorchRuntimeError(f"result type {O._SCALAR_NAME[x.dtype.name]} can't be cast to the desired output "
                                 f"type {O._SCALAR_NAME[y.dtype.name]}")
@@ -535,10 +537,12 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     nd = input._data.ndim
     if nd < 1:
         raise TorchValueError(f"Expected 1 or more dimensions (got {nd})")
-    if nd != 1 and input._data.shape[0] != target._data.shape[0]:
+    batch = target._data.shape[0] if target._data.ndim else 0      # (PyTorch reads a 0-d target's size as 0)
+    if nd != 1 and input._data.shape[0] != batch:
         raise TorchValueError(f"Expected input batch_size ({input._data.shape[0]}) to match target batch_size "
-                              f"({target._data.shape[0]}).")
+                              f"({batch}).")
     if nd in (1, 2):
+        _nll_check(input._data, target._data, weight)
         return _nll(ROWS["nll_loss"], input, target, weight, ignore_index, r)
     if nd == 4:
         return _nll(ROWS["nll_loss2d"], input, target, weight, ignore_index, r)
@@ -555,10 +559,29 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     return O.view(ret, out_size) if r == 0 else ret
 
 
+def _nll_check(x, t, weight):
+    """nll_loss_forward's shape checks, in its order (before the kernel reads the dtypes)."""
+    if t.ndim > 1:
+        raise TorchRuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if x.ndim == 1 and t.ndim == 1 and t.shape[0] != 1:
+        raise TorchValueError(f"For 1D input, 1D target must have size 1, but got target size: {t.shape[0]}")
+    _check_class_weight("", weight, x.shape[-1])
+
+
+def _check_class_weight(prefix, weight, n_classes):
+    if weight is not None and (weight._data.ndim != 1 or weight._data.size != n_classes):
+        raise TorchRuntimeError(f"{prefix}weight tensor should be defined either for all {n_classes} classes or no "
+                                f"classes but got weight tensor of shape: {list(weight._data.shape)}")
+
+
 def _nll(row, input, target, weight, ignore_index, r):
     if target._data.dtype not in (np.int64, np.uint8):
         raise TorchRuntimeError(f"expected target dtype to be Long or Byte, but got "
                                 f"{O._SCALAR_NAME[target._data.dtype.name]}")
+    if input._data.dtype.kind != "f":
+        kernel = "nll_loss_out_frame" if row is ROWS["nll_loss"] else "nll_loss2d_forward_out_frame"
+        raise O.TorchNotImplementedError_(f"\"{kernel}\" not implemented for "
+                                          f"'{O._SCALAR_NAME[input._data.dtype.name]}'")
     w = None if weight is None else weight._data
     out, total = _nll_forward(input._data, target._data.astype(np.int64), w, ignore_index, r, 1)
     return _record(row, _begin(input), out, (input,),
@@ -592,6 +615,7 @@ def _class_weight_view(weight, input, class_dim):
 
 def _cross_entropy_probabilities(logp, target, weight, r, label_smoothing, class_dim):
     n_classes = logp._data.shape[class_dim]
+    _check_class_weight("cross_entropy: ", weight, n_classes)
     if label_smoothing > 0:
         target = target * (1 - label_smoothing) + (label_smoothing / n_classes)
     prod = logp * target
