@@ -20,7 +20,7 @@ import sys
 import threading
 import time
 
-from . import dialect, origin as O
+from . import dialect, engine as _E, origin as O
 from .errors import ParseError, ScriptError, LimitError, ExpectationFailed
 from .report import Report, CallEvent, LeafUpdate, NodeInfo, ErrorInfo
 
@@ -664,25 +664,25 @@ def _is_module(v):
 
 
 def node_info(node, by_node=None, by_tensor=None, modules=None):
-    from . import engine as E
     o = node.origin
     # PyTorch's node.name(): C++ nodes read "torch::autograd::CopySlices"; the engine's own
     # bookkeeping nodes (AccumulateGrad, GraphRoot) keep their short names in reports.
-    name = node.op.name if node.op is E.ACCUMULATE or node.op is E.GRAPH_ROOT else node.name()
-    info = NodeInfo(name, getattr(o, "line", None), getattr(o, "text", None),
-                    node.tensor_slots() if node.saved else [], seq=node.seq)
-    if isinstance(node, E.AccumulateGrad):
+    op = node.op
+    name = op.name if op is _E.ACCUMULATE or op is _E.GRAPH_ROOT else node.name()
+    saved = node._saved
+    info = NodeInfo(name, o, node.tensor_slots() if saved else [], seq=node.seq)
+    if type(node) is _E.AccumulateGrad:
         info.name = (by_tensor or {}).get(id(node.variable))
     else:
         info.name = (by_node or {}).get(node)
-    for slot, s in node.saved.items():
-        if isinstance(s, E.Saved) and s.constant is not None:
-            info.constants[slot] = s.constant
+    if saved:
+        for slot, s in node.saved.items():
+            if type(s) is _E.Saved and s.constant is not None:
+                info.constants[slot] = s.constant
     module = getattr(o, "module", None)
     if module is not None:
         path = (modules or {}).get(id(module))
         info.module = f"{path} ({type(module).__name__})" if path else type(module).__name__
-    info.function = getattr(o, "function", None)
     return info
 
 

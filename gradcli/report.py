@@ -10,18 +10,31 @@ from __future__ import annotations
 
 
 class NodeInfo:
-    """One graph node as a user knows it: its class, where it was made, what it saved."""
+    """One graph node as a user knows it: its class, where it was made, what it saved. Where it
+    was made is read from its origin when a view asks (a long backward reports thousands)."""
 
-    def __init__(self, grad_fn, line=None, text=None, saved=None, name=None, seq=None, constants=None):
+    def __init__(self, grad_fn, origin=None, saved=None, name=None, seq=None, constants=None):
         self.grad_fn = grad_fn
-        self.line = line
-        self.text = text                  # the statement that created the node
+        self.origin = origin              # origin.Origin (code, line, ...) or None
         self.saved = saved if saved is not None else []    # tensor slots (names without `_saved_`)
         self.name = name                  # the script variable whose grad_fn this is, if any
         self.seq = seq                    # the node's sequence number: unique within a run
         self.constants = constants if constants is not None else {}  # slot -> the number saved as a tensor
         self.module = None                # "net.fc1 (Linear)": the module whose forward made it
-        self.function = None              # "Net.forward": the script function that made it
+
+    @property
+    def line(self):
+        return getattr(self.origin, "line", None)
+
+    @property
+    def text(self):
+        """The statement that created the node."""
+        return getattr(self.origin, "text", None)
+
+    @property
+    def function(self):
+        """"Net.forward": the script function that made it (None at the top level)."""
+        return getattr(self.origin, "function", None)
 
     def as_json(self):
         return {"grad_fn": self.grad_fn, "line": self.line, "saved": list(self.saved), "module": self.module,

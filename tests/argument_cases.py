@@ -43,6 +43,7 @@ TENSORS = {
 }
 A, G, V, B, L, M, S, E, D, W, I0, GS = (Sym(n) for n in TENSORS)
 Y = Sym("Y")          # (G * 2).sum() of the call's own G: an output to differentiate
+R = Sym("R")          # the generator's current state (a valid torch.set_rng_state argument)
 
 # Baseline argument lists, tried in this order (for methods the first argument is self).
 CANDIDATES = [
@@ -50,6 +51,7 @@ CANDIDATES = [
     (A, 3, 3), (A, [1, 0]), (A, 9), (A, M, 0.0), (M, A, A), (B, B), ([A, A],), ([A, A], 0), (A, L),
     (3,), (3, 3), ((3, 3),), (0, 3), (0, 1, 5), ((3,), 2.0), (A, 2.0), (0, 10, (3,)), (G, G), (1,),
     (G, (G,)), (S,), (GS, GS), (L, L), (L,), (True,), (np.ones(2),), (Y, G),
+    (W, 1), (A, 0.5), (R,),
 ]
 
 
@@ -69,6 +71,8 @@ BAD = [
 def tensor(lib, sym, shared):
     if sym.name == "Y":
         return (tensor(lib, G, shared) * 2).sum()
+    if sym.name == "R":
+        return lib.get_rng_state()
     if sym.name == "G":                   # one G per call, so that Y is a function of it
         if "G" not in shared:
             shared["G"] = tensor(lib, Sym("G*"), shared)

@@ -494,13 +494,21 @@ def _random_bounds(args, kw):
         vals[k] = v
     if not vals:
         return None
-    for v in vals.values():
+    for k, v in vals.items():
+        vals[k] = v = _int_scalar(v)
         if v is not None and (not isinstance(v, _py_int) or isinstance(v, _py_bool)):
             got = ", ".join(type(a).__name__ for a in args)
             raise TorchTypeError(_RANDOM_SIGNATURES.format(got=got))
     if "from" not in vals:
         return 0, vals["to"]
     return vals["from"], vals.get("to")
+
+
+def _int_scalar(v):
+    """A 0-d integer tensor is an int to PyTorch's parser."""
+    if isinstance(v, Tensor) and v._data.ndim == 0 and v._data.dtype.kind in "iu":
+        return v.item()
+    return v
 
 
 _RANDOM_SIGNATURES = ("random_() received an invalid combination of arguments - got ({got}), but expected one of:\n"
@@ -558,6 +566,7 @@ def bernoulli(input, p=None, *, generator=None):
 
 def multinomial(input, num_samples, replacement=False, *, generator=None):
     gen = random._gen(generator)
+    num_samples = _int_scalar(num_samples)
     if not isinstance(num_samples, _py_int) or isinstance(num_samples, _py_bool):
         raise TorchTypeError(f"multinomial(): argument 'num_samples' must be int, not {type(num_samples).__name__}")
     return Tensor(_rng.multinomial_values(gen, input._data, num_samples, _py_bool(replacement)))
@@ -658,7 +667,8 @@ def randint_like(input, *args, dtype=None, layout=None, device=None, requires_gr
         args += (high,)
     if low is not None:
         args = (low,) + args
-    bounds = (0, args[0]) if len(args) == 1 else tuple(args)
+    args = tuple(_int_scalar(a) for a in args)
+    bounds = (0, args[0]) if len(args) == 1 else args
     gen = random._gen(generator)
     return _random_like(input, "randint_like", dtype, requires_grad,
                         lambda n, a: _rng.random_from_to_values(gen, n, a.dtype, *bounds))
@@ -673,6 +683,7 @@ def randint(*args, size=None, generator=None, dtype=None, layout=None, device=No
         args = (low,) + args
     if size is None and args:
         args, size = args[:-1], args[-1]
+    args = tuple(_int_scalar(a) for a in args)
     if len(args) == 1:
         low, high = 0, args[0]
     elif len(args) == 2:

@@ -542,7 +542,15 @@ def log_normal_values(gen, n, dtype, mean, std):
     if not n:
         return np.empty(0, dtype)
     _check_float(dtype, "log_normal_cpu")
-    return _cast(_libm(math.exp, _normal_serial(gen, n, mean, std)), dtype)
+    return _cast(_libm(_exp, _normal_serial(gen, n, mean, std)), dtype)
+
+
+def _exp(x):
+    """C's exp: inf past the largest double (math.exp raises there)."""
+    try:
+        return math.exp(x)
+    except OverflowError:
+        return math.inf
 
 
 def geometric_values(gen, n, dtype, p):

@@ -28,6 +28,7 @@ from ..errors import (ScriptError, TorchAssertionError, TorchAttributeError, Tor
 
 _UNARY = "Tensor input"
 _DTYPE_KW = "*, dtype? dtype=None, Any device=None, bool requires_grad=False"
+_LIKE_KW = "Any memory_format=None, dtype? dtype=None, Any device=None, bool requires_grad=False"
 _REDUCE = "Tensor input, IntList? dim=None, bool keepdim=False, *, dtype? dtype=None"
 
 SIGNATURES = {
@@ -108,8 +109,22 @@ SIGNATURES = {
     "arange": "Number start, Number? end=None, Number step=1, " + _DTYPE_KW,
     "linspace": "Tensor|Number start, Tensor|Number end, int steps, " + _DTYPE_KW,
     "eye": "int n, int m=n, " + _DTYPE_KW,
-    "randint": ("int high, Sizes size, " + _DTYPE_KW, "int low, int high, Sizes size, " + _DTYPE_KW),
+    "randint": ("int high, Sizes size, *, Any generator=None, dtype? dtype=None, Any device=None, "
+                "bool requires_grad=False",
+                "int low, int high, Sizes size, *, Any generator=None, dtype? dtype=None, Any device=None, "
+                "bool requires_grad=False"),
+    "randint_like": ("Tensor input, int low, int high, *, Any generator=None, " + _LIKE_KW,
+                     "Tensor input, Tensor high, *, Any generator=None, " + _LIKE_KW,
+                     "Tensor input, int high, *, Any generator=None, " + _LIKE_KW),
+    "randperm": "int n, *, Any generator=None, " + _DTYPE_KW,
+    "bernoulli": ("Tensor input, *, Any generator=None", "Tensor input, float p, *, Any generator=None"),
+    "multinomial": "Tensor input, int num_samples, bool replacement=False, *, Any generator=None",
+    "normal": ("Tensor mean, Tensor std, *, Any generator=None",
+               "Tensor mean, float std=1, *, Any generator=None",
+               "float mean, Tensor std, *, Any generator=None",
+               "float mean, float std, Sizes size, *, Any generator=None, " + _DTYPE_KW),
     "manual_seed": "Any seed",
+    "set_rng_state": "Any new_state",
     "is_tensor": "Any obj",
     "set_anomaly_enabled": "bool enabled, bool check_nan=True",
     "get_default_dtype": "",
@@ -163,6 +178,17 @@ METHOD_SIGNATURES = {
     "Tensor.where": "Tensor self, Tensor condition, Tensor|Number other",
     "Tensor.softmax": "Tensor self, int dim, dtype? dtype=None",
     "Tensor.log_softmax": "Tensor self, int dim, dtype? dtype=None",
+    # (the random in-place methods have no function)
+    "Tensor.uniform_": "Tensor self, float from=0, float to=1, *, Any generator=None",
+    "Tensor.normal_": "Tensor self, float mean=0, float std=1, *, Any generator=None",
+    "Tensor.cauchy_": "Tensor self, float median=0, float sigma=1, *, Any generator=None",
+    "Tensor.log_normal_": "Tensor self, float mean=1, float std=2, *, Any generator=None",
+    "Tensor.exponential_": "Tensor self, float lambd=1, *, Any generator=None",
+    "Tensor.geometric_": "Tensor self, float p, *, Any generator=None",
+    "Tensor.bernoulli_": ("Tensor self, Tensor p, *, Any generator=None",
+                          "Tensor self, float p=0.5, *, Any generator=None"),
+    "Tensor.random_": ("Tensor self, *, Any generator=None", "Tensor self, int from, int? to, *, Any generator=None",
+                       "Tensor self, int to, *, Any generator=None"),
     **{f"Tensor.{n}": "Tensor self" for n in (
         "dim", "numel", "item", "tolist", "numpy", "detach", "detach_", "retain_grad", "cpu", "float", "double",
         "int", "long", "bool", "is_floating_point", "t", "t_", "zero_")},
@@ -433,8 +459,9 @@ def _accepts(kind, v):
         return isinstance(v, (int, float, np.number, np.bool_)) or (isinstance(v, Tensor) and v._data.size == 1)
     if kind == "int":
         return _is_int(v)
-    if kind == "float":
-        return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
+    if kind == "float":                 # (a bool or a 0-d tensor that needs no grad is a number to PyTorch)
+        return (isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, np.bool_)) or \
+            (isinstance(v, Tensor) and v._data.ndim == 0 and not v.requires_grad)
     if kind == "Index":                 # the engine reads these flags as C integers
         return isinstance(v, (int, np.integer)) or (isinstance(v, Tensor) and v._data.size == 1 and
                                                      v._data.dtype.kind in "iub")

@@ -12,7 +12,7 @@ import numpy as np
 from .. import engine as _E
 from ..engine import Tensor
 from . import _Context             # (defined before gradcli.torch imports this module)
-from ..errors import TorchNotImplementedError, TorchRuntimeError, TorchTypeError, TorchValueError
+from ..errors import BY_NAME, TorchNotImplementedError, TorchRuntimeError, TorchTypeError, TorchValueError
 
 __all__ = ["set_rng_state", "get_rng_state", "manual_seed", "seed", "initial_seed", "fork_rng"]
 
@@ -263,7 +263,10 @@ def _gen(generator):
 
 def manual_seed(seed):
     """torch.manual_seed / torch.random.manual_seed: `int(seed)` first, as PyTorch does."""
-    seed = int(seed)
+    try:
+        seed = int(seed)
+    except (TypeError, ValueError, OverflowError) as e:        # (int()'s own error, as the script's)
+        raise BY_NAME[type(e).__name__](str(e)) from None
     if not -2 ** 63 <= seed < 2 ** 64:
         raise TorchValueError("Overflow when unpacking long long")
     return default_generator.manual_seed(seed)
