@@ -173,8 +173,8 @@ def legacy_new(dtype, name, *args, device=None, _any_dtype=False, **kwargs):
         return Tensor(t._data, version=t._version_counter)
     if not args:
         return Tensor(np.zeros((0,), dtype.np))
-    if builtins.all(isinstance(a, (builtins.int, _E.Size)) and not isinstance(a, builtins.bool) for a in args):
-        size = args[0] if len(args) == 1 and isinstance(args[0], _E.Size) else args
+    if len(args) == 1 and isinstance(args[0], _E.Size) or _size_list(args):
+        size = args[0] if len(args) == 1 and isinstance(args[0], _E.Size) else tuple(builtins.int(a) for a in args)
         from . import zeros
         return zeros(*size, dtype=dtype)
     if len(args) == 1 and isinstance(args[0], str):
@@ -185,6 +185,24 @@ def legacy_new(dtype, name, *args, device=None, _any_dtype=False, **kwargs):
         raise TorchTypeError(f"{name}(): data must be a sequence (got {type(args[0]).__name__})")
     raise TorchTypeError(f"{name}() received an invalid combination of arguments - got "
                          f"({', '.join(type(a).__name__ for a in args)})")
+
+
+def _size_list(args):
+    """Sizes as separate arguments: a leading int, then ints, bools or 0-d integer tensors (PyTorch's
+    parser reads the rest as it reads a list of ints)."""
+    def integer(a):
+        return isinstance(a, builtins.int) or (type(a) is Tensor and a._data.ndim == 0 and a._data.dtype.kind in "iu")
+    return (isinstance(args[0], builtins.int) and not isinstance(args[0], builtins.bool)
+            and builtins.all(integer(a) for a in args))
+
+
+def _scalar_data(data):
+    """Data a tensor is built from: with a dtype given, anything but a sequence or a tensor is read as
+    a number (PyTorch's TypeError otherwise)."""
+    if not isinstance(data, (Tensor, str, list, tuple, np.ndarray, np.generic, builtins.int, builtins.float,
+                             builtins.complex)):
+        raise TorchTypeError(f"must be real number, not {type(data).__name__}")
+    return data
 
 
 # ----------------------------------------------------------------------------- Tensor methods
@@ -200,6 +218,7 @@ def _dtype_arg(t, dtype):
 def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
     from . import tensor as make_tensor
     check_device(device)
+    data = _scalar_data(data)
     if isinstance(data, Tensor):
         _E.STATE.warn(_W_NEW_TENSOR)
         data = data.detach()
@@ -240,6 +259,8 @@ def type_(self, dtype=None, non_blocking=False, **kwargs):
         dtype = _BY_NAME[dtype]
     elif isinstance(dtype, _LegacyTensorType):
         dtype = dtype.dtype
+    elif not isinstance(dtype, _E.DType):
+        raise TorchTypeError("dtype must be a type, str, or dtype object")
     return _ops.to_dtype(self, dtype)
 
 

@@ -187,6 +187,15 @@ METHOD_SIGNATURES = {
     "Tensor.geometric_": "Tensor self, float p, *, Any generator=None",
     "Tensor.bernoulli_": ("Tensor self, Tensor p, *, Any generator=None",
                           "Tensor self, float p=0.5, *, Any generator=None"),
+    "Tensor.type": "Tensor self, Any dtype=None, bool non_blocking=False, *, Any memory_format=None",
+    "Tensor.cuda": "Tensor self, Device? device=None, bool non_blocking=False, *, Any memory_format=None",
+    "Tensor.to": ("Tensor self, Device? device=None, dtype? dtype=None, bool non_blocking=False, bool copy=False, "
+                  "*, Any memory_format=None",
+                  "Tensor self, dtype dtype, bool non_blocking=False, bool copy=False, *, Any memory_format=None",
+                  "Tensor self, Tensor tensor, bool non_blocking=False, bool copy=False, *, Any memory_format=None"),
+    "Tensor.new_tensor": "Tensor self, Any data, *, dtype? dtype=None, Any device=None, bool requires_grad=False",
+    "Tensor.new_full": "Tensor self, Sizes size, Number fill_value, *, dtype? dtype=None, Any device=None, "
+                       "bool requires_grad=False",
     "Tensor.random_": ("Tensor self, *, Any generator=None", "Tensor self, int from, int? to, *, Any generator=None",
                        "Tensor self, int to, *, Any generator=None"),
     **{f"Tensor.{n}": "Tensor self" for n in (
@@ -410,7 +419,7 @@ def _autograd_outputs(outputs, values):
     return None
 
 
-_TYPE_NAMES = {"Index": "int", "Outputs": "Tensor or tuple of Tensors", "Inputs": "Tensor or tuple of Tensors", "IntList": "tuple of ints", "Sizes": "tuple of ints", "Dims": "tuple of ints", "TensorList": "tuple of Tensors", "dtype": "torch.dtype"}
+_TYPE_NAMES = {"Index": "int", "Outputs": "Tensor or tuple of Tensors", "Inputs": "Tensor or tuple of Tensors", "IntList": "tuple of ints", "Sizes": "tuple of ints", "Dims": "tuple of ints", "TensorList": "tuple of Tensors", "dtype": "torch.dtype", "Device": "torch.device"}
 
 
 def _type_name(v):
@@ -471,6 +480,8 @@ def _accepts(kind, v):
         return isinstance(v, str)
     if kind == "dtype":
         return isinstance(v, DType)
+    if kind == "Device":                # a device, its name, or a CUDA index
+        return isinstance(v, str) or type(v).__name__ == "device" or _is_int(v)
     if kind in ("IntList", "Sizes", "Dims"):     # (a bool counts as 1 in a list of sizes, as in PyTorch)
         return (kind != "Sizes" and _is_int(v)) or (isinstance(v, (tuple, list, Size)) and
                                                       all(_is_int(x) or isinstance(x, bool) for x in v))
