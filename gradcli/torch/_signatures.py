@@ -301,6 +301,8 @@ def _explain(name, args, kwargs, error):
     if sig is None:
         return error
     public = name.split(".")[-1]
+    if isinstance(error, TorchTypeError) and str(error).startswith(f"{public}() received an invalid combination"):
+        return error                    # the function's own text: PyTorch's list of every overload
     method = name.startswith("Tensor.")
     overloads = sig if isinstance(sig, tuple) else (sig,)
     problems = [_bind(public, _parsed(s), args, kwargs, method) for s in overloads]
