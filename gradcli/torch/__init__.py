@@ -140,9 +140,11 @@ def _np_dtype(dtype, default=None):
     raise TorchTypeError(f"dtype must be a torch.dtype, not {type(dtype).__name__}")
 
 
-def _scan(data):
+def _scan(data, typed=False):
     """Shape and element kind of nested Python sequences, with PyTorch's ragged error.
-    Iterative, so deeply nested input cannot exhaust the Python stack."""
+    Iterative, so deeply nested input cannot exhaust the Python stack. `typed` (a dtype was given):
+    PyTorch converts the elements in order with no inference pass, so a tensor of several elements
+    fails where it stands."""
     shape = []
     level = [data]
     depth = 0
@@ -179,6 +181,8 @@ def _scan(data):
             if isinstance(item, Tensor):
                 if item._data.size != 1 or item._data.ndim:
                     too_big = TorchValueError("only one element tensors can be converted to Python scalars")
+                    if typed:
+                        raise too_big
                 kinds.add(item._data.dtype.kind)
             elif isinstance(item, _py_bool):
                 kinds.add("b")
@@ -205,7 +209,7 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
     if isinstance(data, (np.ndarray, np.generic)):     # a NumPy scalar keeps its dtype, as in PyTorch
         arr = np.array(data, dtype=_np_dtype(dtype, data.dtype))
         return _new(arr, requires_grad)
-    shape, flat, kinds = _scan(data)
+    shape, flat, kinds = _scan(data, typed=dtype is not None)
     if dtype is None:
         kind = "f" if "f" in kinds or not kinds else ("i" if kinds & {"i", "u"} else "b")
         np_dt = {"f": np.float32, "i": np.int64, "b": np.bool_}[kind]
