@@ -288,6 +288,14 @@ def to(self, *args, dtype=None, device=None, non_blocking=False, copy=False, mem
 
 
 def cuda(self, device=None, non_blocking=False, memory_format=None):
+    """PyTorch's CPU build: the device is parsed and checked, then CUDA is missing."""
+    if isinstance(device, str):
+        device = CPU.__class__(device)
+    if isinstance(device, CPU.__class__) and device.type != "cuda":
+        raise TorchRuntimeError("Invalid device, must be cuda device")
+    if isinstance(device, builtins.int) and not isinstance(device, builtins.bool):
+        raise TorchRuntimeError("Device index must not be negative" if device < 0 else
+                                "Cannot access accelerator device when none is available.")
     raise TorchAssertionError(_NO_CUDA)
 
 

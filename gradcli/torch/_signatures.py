@@ -439,7 +439,8 @@ def _overflow(public, p, v):
     lists = ("IntList", "Sizes", "Dims")
     if type(v) is int and not -_LONG <= v < _LONG and "Dims" in p.types:
         v = (v,)                            # a lone size is unpacked as a list of one
-    if ("int" in p.types or "IntList" in p.types) and type(v) is int and not -_LONG <= v < _LONG:
+    if ("int" in p.types or "IntList" in p.types or "Device" in p.types) and type(v) is int and \
+            not -_LONG <= v < _LONG:
         return TorchValueError("Overflow when unpacking long long")
     if any(t in p.types for t in lists) and isinstance(v, (tuple, list)):
         for i, x in enumerate(v):
