@@ -506,7 +506,7 @@ class Tree(Generic[_Leaf_T]):
     children: 'List[Branch[_Leaf_T]]'
 
     def __init__(self, data: str, children: 'List[Branch[_Leaf_T]]', meta: Optional[Meta]=None) -> None:
-        self._data = data
+        self.data = data
         self.children = children
         self._meta = meta
 
@@ -517,12 +517,12 @@ class Tree(Generic[_Leaf_T]):
         return self._meta
 
     def __repr__(self):
-        return 'Tree(%r, %r)' % (self._data, self.children)
+        return 'Tree(%r, %r)' % (self.data, self.children)
 
     __match_args__ = ("data", "children")
 
     def _pretty_label(self):
-        return self._data
+        return self.data
 
     def _pretty(self, level, indent_str):
         yield f'{indent_str*level}{self._pretty_label()}'
@@ -546,10 +546,10 @@ class Tree(Generic[_Leaf_T]):
 
     def _rich(self, parent):
         if parent:
-            tree = parent.add(f'[bold]{self._data}[/bold]')
+            tree = parent.add(f'[bold]{self.data}[/bold]')
         else:
             import rich.tree
-            tree = rich.tree.Tree(self._data)
+            tree = rich.tree.Tree(self.data)
 
         for c in self.children:
             if isinstance(c, Tree):
@@ -561,7 +561,7 @@ class Tree(Generic[_Leaf_T]):
 
     def __eq__(self, other):
         try:
-            return self._data == other._data and self.children == other.children
+            return self.data == other.data and self.children == other.children
         except AttributeError:
             return False
 
@@ -569,7 +569,7 @@ class Tree(Generic[_Leaf_T]):
         return not (self == other)
 
     def __hash__(self) -> int:
-        return hash((self._data, tuple(self.children)))
+        return hash((self.data, tuple(self.children)))
 
     def iter_subtrees(self) -> 'Iterator[Tree[_Leaf_T]]':
         #--
@@ -602,7 +602,7 @@ class Tree(Generic[_Leaf_T]):
 
     def find_data(self, data: str) -> 'Iterator[Tree[_Leaf_T]]':
         #--
-        return self.find_pred(lambda t: t._data == data)
+        return self.find_pred(lambda t: t.data == data)
 
 
 from functools import wraps, update_wrapper
@@ -669,20 +669,20 @@ class Transformer(_Decoratable, ABC, Generic[_Leaf_T, _Return_T]):
 
         children = new_children if new_children is not None else tree.children
         try:
-            f = getattr(self, tree._data)
+            f = getattr(self, tree.data)
         except AttributeError:
-            return self.__default__(tree._data, children, tree.meta)
+            return self.__default__(tree.data, children, tree.meta)
         else:
             try:
                 wrapper = getattr(f, 'visit_wrapper', None)
                 if wrapper is not None:
-                    return f.visit_wrapper(f, tree._data, children, tree.meta)
+                    return f.visit_wrapper(f, tree.data, children, tree.meta)
                 else:
                     return f(children)
             except GrammarError:
                 raise
             except Exception as e:
-                raise VisitError(tree._data, tree, e)
+                raise VisitError(tree.data, tree, e)
 
     def _call_userfunc_token(self, token):
         try:
@@ -765,9 +765,9 @@ class InlineTransformer(Transformer):   ##
 
         children = new_children if new_children is not None else tree.children
         try:
-            f = getattr(self, tree._data)
+            f = getattr(self, tree.data)
         except AttributeError:
-            return self.__default__(tree._data, children, tree.meta)
+            return self.__default__(tree.data, children, tree.meta)
         else:
             return f(*children)
 
@@ -864,7 +864,7 @@ class Transformer_InPlaceRecursive(Transformer[_Leaf_T, _Return_T]):
 
 class VisitorBase:
     def _call_userfunc(self, tree):
-        return getattr(self, tree._data, self.__default__)(tree)
+        return getattr(self, tree.data, self.__default__)(tree)
 
     def __default__(self, tree):
         #--
@@ -926,10 +926,10 @@ class Interpreter(_Decoratable, ABC, Generic[_Leaf_T, _Return_T]):
         return self._visit_tree(tree)
 
     def _visit_tree(self, tree: Tree[_Leaf_T]):
-        f = getattr(self, tree._data)
+        f = getattr(self, tree.data)
         wrapper = getattr(f, 'visit_wrapper', None)
         if wrapper is not None:
-            return f.visit_wrapper(f, tree._data, tree.children, tree.meta)
+            return f.visit_wrapper(f, tree.data, tree.children, tree.meta)
         else:
             return f(tree)
 
@@ -2097,7 +2097,7 @@ class AmbiguousExpander:
 
     def __call__(self, children):
         def _is_ambig_tree(t):
-            return hasattr(t, 'data') and t._data == '_ambig'
+            return hasattr(t, 'data') and t.data == '_ambig'
 
         ##
 
@@ -2138,7 +2138,7 @@ class AmbiguousIntermediateExpander:
 
     def __call__(self, children):
         def _is_iambig_tree(child):
-            return hasattr(child, 'data') and child._data == '_iambig'
+            return hasattr(child, 'data') and child.data == '_iambig'
 
         def _collapse_iambig(children):
             #--

@@ -1595,7 +1595,7 @@ def _geometry(view, base):
         pos = order[k].reshape(a.shape) if b.size else k.reshape(a.shape)
         inside = b.size > 0 and (ba[pos.reshape(-1)] == va.reshape(-1)).all()
     if a.size and (not inside or a.dtype != b.dtype):
-        pos = None                      # the base's ._data was replaced: refused if a backward needs it
+        pos = None                      # the base's data was replaced: refused if a backward needs it
     return {"size": tuple(a.shape), "stride": tuple(st // isz for st in a.strides),
             "storage_offset": (a.__array_interface__["data"][0] - b0) // isz,
             "_positions": pos, "_base_shape": tuple(b.shape)}
@@ -1603,7 +1603,7 @@ def _geometry(view, base):
 
 def _check_positions(positions):
     if positions is None:
-        raise TorchNotImplementedError_("gradcli cannot follow this view to its base any more (the base's ._data "
+        raise TorchNotImplementedError_("gradcli cannot follow this view to its base any more (the base's data "
                                         "was replaced)")
 
 

@@ -102,7 +102,6 @@ HUGE_TENSORS = {
     "stack-expand": f"torch.stack([torch.ones(1).expand({BIG}), torch.ones(1).expand({BIG})])",
     "expand-tolist": f"torch.ones(1).expand({BIG}).tolist()",
     "ones-10e30": "torch.ones(10**30)",
-    "ones-2e63": "torch.ones(2**63)",
     "tensor-class-call": f"torch.Tensor({BIG})",
 }
 

@@ -296,6 +296,9 @@ def cuda(self, device=None, non_blocking=False, memory_format=None):
     if isinstance(device, builtins.int) and not isinstance(device, builtins.bool):
         raise TorchRuntimeError("Device index must not be negative" if device < 0 else
                                 "Cannot access accelerator device when none is available.")
+    if device is not None and not isinstance(device, CPU.__class__):
+        raise TorchTypeError(f"cuda(): argument 'device' (position 1) must be torch.device, not "
+                             f"{type(device).__name__}")
     raise TorchAssertionError(_NO_CUDA)
 
 

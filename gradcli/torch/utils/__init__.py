@@ -1,4 +1,4 @@
-"""`torch.utils`: data loading (torch.utils._data)."""
+"""`torch.utils`: data loading (torch.utils.data)."""
 from . import data
 
 __all__ = ["data"]

@@ -1,4 +1,4 @@
-"""`torch.utils._data`: datasets, samplers and the single-process DataLoader, drawing from the
+"""`torch.utils.data`: datasets, samplers and the single-process DataLoader, drawing from the
 random stream exactly as PyTorch's do, so a loop sees PyTorch's batches in PyTorch's order."""
 from .dataloader import DataLoader, default_collate, default_convert, get_worker_info
 from .dataset import ConcatDataset, Dataset, IterableDataset, Subset, TensorDataset, random_split
@@ -11,4 +11,4 @@ __all__ = ["DataLoader", "default_collate", "default_convert", "get_worker_info"
 
 def __getattr__(name):
     from ..._not_implemented import missing
-    raise missing("torch.utils._data", name)
+    raise missing("torch.utils.data", name)
