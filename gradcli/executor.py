@@ -287,6 +287,9 @@ class Session:
         except SyntaxError as e:            # e.g. `return` outside a function, found by the compiler
             _syntax_error(report, e.msg, (e.lineno, e.offset), program_text=source)
             return None
+        except ValueError as e:             # the dialect's `True = 1`: the compiler refuses the tree
+            _syntax_error(report, f"invalid syntax: {e}", (1, 1), program_text=source)
+            return None
         except (RecursionError, MemoryError):
             _syntax_error(report, "too many nested parentheses or blocks for gradcli's parser", (1, 1),
                           program_text=source)

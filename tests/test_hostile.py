@@ -101,7 +101,6 @@ HUGE_TENSORS = {
     "cat-expand": f"torch.cat([torch.ones(1).expand({BIG}), torch.ones(1).expand({BIG})])",
     "stack-expand": f"torch.stack([torch.ones(1).expand({BIG}), torch.ones(1).expand({BIG})])",
     "expand-tolist": f"torch.ones(1).expand({BIG}).tolist()",
-    "ones-10e30": "torch.ones(10**30)",
     "tensor-class-call": f"torch.Tensor({BIG})",
 }
 
