@@ -453,6 +453,13 @@ _TARGETS = []
 
 def test_fuzz_argument_calls_against_pytorch():
     pytest.importorskip("torch")
+    import torch
+    from gradcli.engine import STATE
+    # Both libraries as a fresh process has them, whatever tests ran before in this worker.
+    torch.set_grad_enabled(True)
+    torch.set_default_dtype(torch.float32)
+    torch.autograd.set_detect_anomaly(False)
+    STATE.reset()
     _TARGETS[:] = _argument_targets()
     _fuzz_arguments()
     _listed_verdict("argument_calls")

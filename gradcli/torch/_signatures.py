@@ -416,6 +416,10 @@ def _autograd_outputs(outputs, values):
             return TorchAssertionError("Expected output to be a torch.Tensor")
         if grad is not None and not isinstance(grad, Tensor):
             return TorchTypeError(f"gradients can be either Tensors or None, but got {type(grad).__name__}")
+    for flag in ("retain_graph", "create_graph"):     # the engine parses these as C ints before counting
+        v = values.get(flag)
+        if v is not None and not isinstance(v, (bool, int, np.integer)):
+            return TorchTypeError(f"'{_type_name(v)}' object cannot be interpreted as an integer")
     if len(grads) != len(outs):
         return TorchRuntimeError(f"got {len(outs)} tensors and {len(grads)} gradients")
     return None
