@@ -37,9 +37,9 @@ SIGNATURES = {
                           "frac", "t", "logical_not", "bitwise_not", "numel")},
     "clone": "Tensor input, *, Any memory_format=None",
     "add": ("Tensor|Number input, Tensor|Number other, *, Number alpha=1",
-          "Tensor input, Number alpha, Tensor|Number other"),          # (deprecated: alpha second)
+          "Tensor|Number input, Number alpha, Tensor|Number other"),   # (deprecated: alpha second)
     "sub": ("Tensor|Number input, Tensor|Number other, *, Number alpha=1",
-          "Tensor input, Number alpha, Tensor|Number other"),          # (deprecated: alpha second)
+          "Tensor|Number input, Number alpha, Tensor|Number other"),   # (deprecated: alpha second)
     "subtract": "Tensor|Number input, Tensor|Number other, *, Number alpha=1",
     "mul": "Tensor|Number input, Tensor|Number other",
     "multiply": "Tensor|Number input, Tensor|Number other",
@@ -312,6 +312,12 @@ def _explain(name, args, kwargs, error):
         for problem in problems:                # the overload whose types fit, with a value too large
             if not isinstance(problem, TypeError) or "failed to unpack" in str(problem):
                 return problem
+        big = _unconvertible_number(args[1 if method else 0:], kwargs,
+                                    [_parsed(s)[1 if method else 0:] for s in overloads])
+        if big is not None:
+            # PyTorch's parser converts each argument of an overload in turn: an int that no
+            # Scalar holds, where that overload takes a number, stops it there
+            return TorchOverflowError("int too big to convert" if big > 0 else "can't convert negative int to unsigned")
         given = [_type_name(a) for a in args[1 if method else 0:]] + [f"{k}={_type_name(v)}" for k, v in kwargs.items()]
         return TorchTypeError(f"{public}() received an invalid combination of arguments - got ({', '.join(given)}, )")
     if isinstance(error, ScriptError):
@@ -399,6 +405,21 @@ def _bind(public, params, args, kwargs, method):
             overflow = _overflow(public, p, values[p.name])
             if overflow is not None:
                 return overflow
+    return None
+
+
+def _unconvertible_number(args, kwargs, parsed):
+    """The int past a Scalar's range that an overload taking exactly these arguments (their count
+    and keywords) reaches, in order, at a parameter that takes a number; or None."""
+    for params in parsed:
+        positional = [p for p in params if not p.keyword_only]
+        if len(args) > len(positional) or not set(kwargs) <= {p.name for p in params}:
+            continue
+        for v, p in zip(args, positional):
+            if not any(_accepts(t, v) for t in p.types):
+                break                           # this overload fails on a type before any overflow
+            if type(v) is int and not -_LONG <= v < 2 * _LONG and "Number" in p.types:
+                return v
     return None
 
 
