@@ -212,11 +212,8 @@ class Session:
         by their path (`net.fc1.weight`)."""
         from .engine import Tensor
         by_tensor, by_node = {}, {}
-        scopes = []
-        if self.capture is not None and self.running:
-            scopes = [f.f_locals for f in self.capture.script_frames() if f.f_locals is not self.globals]
         modules = []
-        for scope in scopes + [self.globals]:
+        for scope in self._scopes():
             for name, v in list(scope.items()):
                 if name.startswith("_"):
                     continue
@@ -234,15 +231,18 @@ class Session:
     def module_paths(self):
         """{id(module): "net.fc1"} for every nn.Module the script's variables hold."""
         out = {}
-        scopes = [self.globals]
-        if self.capture is not None and self.running:
-            scopes = [f.f_locals for f in self.capture.script_frames() if f.f_locals is not self.globals] + scopes
-        for scope in scopes:
+        for scope in self._scopes():
             for name, v in list(scope.items()):
                 if not name.startswith("_") and _is_module(v):
                     for path, m in v.named_modules(prefix=name):
                         out.setdefault(id(m), path)
         return out
+
+    def _scopes(self):
+        """The running script frames' locals, innermost first, then the module's globals."""
+        if self.capture is None or not self.running:
+            return [self.globals]
+        return [f.f_locals for f in self.capture.script_frames() if f.f_locals is not self.globals] + [self.globals]
 
     def _names(self):                        # (the name explanations and views call)
         return self.names()
@@ -371,7 +371,7 @@ class Session:
         if isinstance(e, ScriptError):
             typ, message = ("LimitError" if isinstance(e, LimitError) else e.pytype), e.message
         else:
-            typ, message = type(e).__name__, str(e) if not isinstance(e, KeyError) else str(e)
+            typ, message = type(e).__name__, str(e)
         info = ErrorInfo(typ, message, line, col, text, getattr(e, "hint", None))
         if isinstance(e, NameError) and not isinstance(e, ScriptError) and info.hint is None:
             name = getattr(e, "name", None) or _name_in(message)
