@@ -96,12 +96,19 @@ def source_map(filename):
 class Origin:
     """A place in the script: (code, instruction, line) of a frame and of its script callers."""
 
-    __slots__ = ("code", "lasti", "lineno", "callers", "module", "_stmt")
+    __slots__ = ("code", "lasti", "callers", "module", "_stmt")
 
-    def __init__(self, code, lasti, lineno, callers, module=None):
-        self.code, self.lasti, self.lineno, self.callers = code, lasti, lineno, callers
+    def __init__(self, code, lasti, callers, module=None):
+        self.code, self.lasti, self.callers = code, lasti, callers
         self.module = module            # the nn.Module whose forward was running, or None
         self._stmt = False
+
+    @property
+    def lineno(self):
+        """The line of the instruction that ran (a frame's f_lineno, read lazily: CPython finds
+        it by scanning the code's line table from the start, so reading it for every op of a
+        10,000-line script would cost time quadratic in the script's length)."""
+        return _line(self.code, self.lasti)
 
     @property
     def line(self):
@@ -166,9 +173,9 @@ class Origin:
     def frames(self):
         """(filename, line, function name, statement text), outermost first."""
         out = []
-        for code, lasti, line in reversed(self.callers):
-            o = Origin(code, lasti, line, ())
-            out.append((code.co_filename, line, code.co_name, o.text))
+        for code, lasti in reversed(self.callers):
+            o = Origin(code, lasti, ())
+            out.append((code.co_filename, o.lineno, code.co_name, o.text))
         out.append((self.code.co_filename, self.lineno, self.code.co_name, self.text))
         return out
 
@@ -200,6 +207,16 @@ def _positions(code, lasti):
     return table[i] if 0 <= i < len(table) else None
 
 
+def _line(code, lasti):
+    pos = _positions(code, lasti)
+    if pos is not None and pos[0] is not None:
+        return pos[0]
+    for start, end, line in code.co_lines():     # an instruction without a position of its own
+        if start <= lasti < end:
+            return line
+    return code.co_firstlineno
+
+
 class Capture:
     """Called by the engine for each new node: the Origin of the innermost script frame, or
     None when no script frame is on the stack (gradcli's own work between statements)."""
@@ -220,10 +237,9 @@ class Capture:
                 g = f.f_back
                 while g is not None and g.f_code is not stop:
                     if g.f_code.co_filename in files:
-                        callers.append((g.f_code, g.f_lasti, g.f_lineno))
+                        callers.append((g.f_code, g.f_lasti))
                     g = g.f_back
-                return (TracedOrigin if STATE.anomaly else Origin)(code, f.f_lasti, f.f_lineno, tuple(callers),
-                                                                  STATE.module)
+                return (TracedOrigin if STATE.anomaly else Origin)(code, f.f_lasti, tuple(callers), STATE.module)
             f = f.f_back
         return None
 

@@ -106,6 +106,25 @@ def test_parsing_is_linear_in_statements_per_line():
     assert ratio < 24, f"8x the statements on one line took {ratio:.1f}x the time (linear: 8x)"
 
 
+def test_running_straight_line_scripts_is_linear_in_their_length():
+    """Every op reads where it was made; reading a frame's line once scanned the whole code
+    object's line table, so a 10,000-line script spent most of its run there (quadratic).
+    16x the lines must cost far less than 16x squared."""
+    from gradcli import executor
+
+    def best(n):
+        src = W.chain_lines_script(n)
+        times = []
+        for _ in range(3):
+            t0 = time.perf_counter()
+            executor.run_source(src, "chain.py")
+            times.append(time.perf_counter() - t0)
+        return min(times)
+    best(300)
+    ratio = best(16_000) / best(1_000)
+    assert ratio < 40, f"16x the lines took {ratio:.1f}x the time (linear: 16x)"
+
+
 def test_w3_mlp_not_grossly_worse_than_numpy():
     # In a child with one BLAS thread: on a busy 2-core machine OpenBLAS's second thread
     # spins and stalls small matmuls by 10-100x at random, on either side.

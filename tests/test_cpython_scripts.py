@@ -273,6 +273,65 @@ def test_origins_in_a_loop_name_the_loop_body_line():
     muls = [n for n in trace.calls[0].executed if type(n).__name__ == "MulBackward0"]
     assert [n.origin.line for n in muls] == [5, 5, 5] and {n.origin.text for n in muls} == {"y = y * 2"}
 
+def test_origin_lines_are_the_lines_python_reports_for_the_same_instructions():
+    """Origins read a node's line from the instruction's position, not from the frame; on
+    multi-line expressions, decorators and comprehensions both must give Python's line."""
+    src = textwrap.dedent("""\
+        import torch
+        x = torch.ones(2, requires_grad=True)
+        y = (x
+             * 2
+             + torch.tanh(
+                 x))
+        zs = [torch.sin(x)
+              for _ in range(2)]
+        def f(t):
+            return (t
+                    .exp())
+        w = f(y)
+        s = (w.sum() + zs[0].sum()
+             + zs[1].sum())
+        s.backward()
+        """)
+    import inspect
+    from gradcli import origin as O
+    seen = []
+    real = O.Capture.__call__
+
+    def capture(self):
+        o = real(self)
+        if o is not None:
+            f = inspect.currentframe()
+            while f.f_code is not o.code:
+                f = f.f_back
+            seen.append((f.f_lineno, o.lineno))
+        return o
+    O.Capture.__call__ = capture
+    try:
+        r = run(src)
+    finally:
+        O.Capture.__call__ = real
+    assert r.error is None and len(seen) >= 8
+    assert [a for a, _ in seen] == [b for _, b in seen]
+
+
+def test_a_long_chain_and_a_loop_are_folded_in_the_rich_view(tmp_path):
+    lines = tmp_path / "lines.py"
+    lines.write_text("import torch\nx = torch.ones(1, requires_grad=True)\nz = x\n"
+                     + "z = z * 1.0\nz = torch.tanh(z)\n" * 500 + "z.backward()\n")
+    proc = _cli("run", str(lines))
+    assert proc.returncode == 0 and "… 991 more …" in proc.stdout
+    assert len(proc.stdout.splitlines()) < 30                # not one entry per node
+    loop = tmp_path / "loop.py"
+    loop.write_text("import torch\nx = torch.ones(1, requires_grad=True)\nz = x * 1.0\nfor i in range(50):\n"
+                    "    z = torch.tanh(z)\n    z = z * 2.0\nz.backward()\n")
+    out = _cli("run", str(loop)).stdout
+    assert "49 × (TanhBackward0 (line 5) → MulBackward0 (line 6))" in " ".join(out.split())
+    import json
+    ev = json.loads(_cli("run", "--json", str(loop)).stdout)["events"][0]     # JSON keeps every node
+    assert ev["ran"].count("TanhBackward0") == 50
+
+
 # ----------------------------------------------------------------------------- errors and limits
 
 

@@ -33,6 +33,35 @@ def _join(parts, sep):
     return out
 
 
+def fold(parts, sep, limit=12, head=6, tail=3):
+    """A long list of labels as a reader takes it in: a block of up to 4 labels repeated in a
+    row is one entry (`3,333 × (A → B → C)`, a loop's nodes), and past `limit` entries the
+    middle is elided (a 10,000-line chain). The JSON view keeps every entry."""
+    keys = [p.plain for p in parts]
+    entries, i, n = [], 0, len(parts)
+    while i < n:
+        period, reps = 1, 1
+        for p in range(1, 5):
+            r = 1
+            while i + (r + 1) * p <= n and keys[i + r * p:i + (r + 1) * p] == keys[i:i + p]:
+                r += 1
+            if r > 1 and r * p > period * reps:
+                period, reps = p, r
+        block = parts[i:i + period]
+        if reps == 1:
+            entries.append(block[0])
+        else:
+            t = Text(f"{reps:,} × ", style="bold")
+            inner = _join(block, sep)
+            t.append_text(Text("(") + inner + Text(")") if period > 1 else inner)
+            entries.append(t)
+        i += period * reps
+    if len(entries) > limit:
+        hidden = len(entries) - head - tail
+        entries = entries[:head] + [Text(f"… {hidden:,} more …", style="dim italic")] + entries[-tail:]
+    return entries
+
+
 def call_block(ev):
     """A backward/grad call: the nodes it ran, the grads it changed, the buffers it freed."""
     head = Text("  ▸ ", style="bold magenta")
@@ -44,7 +73,7 @@ def call_block(ev):
     rows = []
     ran = [n for n in ev.executed if n.grad_fn != "AccumulateGrad"]
     if ran:
-        rows.append(("ran", _join([_node(n) for n in ran], " → ")))
+        rows.append(("ran", _join(fold([_node(n) for n in ran], " → "), " → ")))
     if ev.updates:
         parts = []
         for u in ev.updates:
@@ -63,7 +92,7 @@ def call_block(ev):
                 slots.append(f"{s} = tensor({n.constants[s]})" if s in n.constants else s)
             t.append(": " + ", ".join(slots), style="yellow")
             parts.append(t)
-        rows.append(("freed", _join(parts, "   ")))
+        rows.append(("freed", _join(fold(parts, "   "), "   ")))
     if ev.failed and ev.caught_line is not None:
         kind = ev.error[0] if ev.error else "an error"
         rows.append(("raised", Text(f"{kind}, caught by the script (line {ev.caught_line})", style="red")))
