@@ -511,7 +511,7 @@ def _script_context(session, recorder, report, timeout, max_elements, max_memory
     gc_was_on = gc.isenabled()
     gc.disable()                 # a graph makes many objects and few cycles: the collector only costs time
     ops._MALLOC.keep_freed_memory()
-    capture = O.Capture({session.filename}, sys._getframe(2).f_code)
+    capture = O.Capture({session.filename}, Session.execute.__code__)     # the frame that calls exec()
     session.capture = capture
     state.capture = capture
     state.origin = None
