@@ -1,0 +1,171 @@
+"""`gradcli explain FILE --html PATH`: one self-contained page that steps through every backward.
+
+The page holds the script's source, the backward graph as SVG (Graphviz's when `dot` is
+installed, else views/svg.py's layout) and, as JSON, the run's report (docs/json.md) with one
+step per node each backward/grad call ran: the gradient it received and sent along each
+edge, the saved buffers it freed, the leaf .grad it changed, and, where a call failed, the
+explanation. stepper.js replays those steps in the browser; nothing is fetched from anywhere.
+"""
+from __future__ import annotations
+
+import json
+from collections import deque
+from contextlib import contextmanager
+from html import escape
+from pathlib import Path
+
+from .. import engine as E
+from .. import graphview as G
+from . import json_view, svg
+
+HERE = Path(__file__).parent
+
+
+@contextmanager
+def edge_gradients(log):
+    """While active, every node the engine runs through _apply (every node but AccumulateGrad
+    and GraphRoot when a run is recorded) appends [node, gradient in, gradients out] to log."""
+    apply = E._apply
+
+    def recorded(fn, grad_out, create_graph, wanted):
+        entry = [fn, grad_out, None]
+        log.append(entry)
+        entry[2] = apply(fn, grad_out, create_graph, wanted)
+        return entry[2]
+
+    E._apply = recorded
+    try:
+        yield log
+    finally:
+        E._apply = apply
+
+
+def explanation(error):
+    """The Why and the fixes of an error, and the source lines they involve: the one place the
+    page reads gradcli's explanation (explain.py fills the report's ErrorInfo)."""
+    cause = error.cause or {}
+    return {"type": error.type, "message": error.message, "line": error.line, "why": error.why,
+            "fixes": [error.fix] if error.fix else [], "created_line": cause.get("line"),
+            "freed_line": cause.get("freed_by")}
+
+
+def _brief(value):
+    if value is None:
+        return None
+    return G._brief(value._data if isinstance(value, E.Tensor) else value)
+
+
+def _roots(trace, by_node):
+    """{output name: the node each call started from}, in call order (GraphRoot: its inputs)."""
+    roots = {}
+    for call in trace.calls:
+        for node in call.executed[:1]:
+            for start in ([n for n, _ in node.next_functions if n is not None]
+                          if node.op is E.GRAPH_ROOT else [node]):
+                if start not in roots.values():
+                    name = by_node.get(start) or f"output of call {call.index}"
+                    roots[name if name not in roots else f"{name} (call {call.index})"] = start
+    return roots
+
+
+def _names(trace):
+    """(by_tensor, by_node): the names each call saw, then the names at the end."""
+    by_tensor, by_node = {}, {}
+    for call in trace.calls:
+        for k, v in call.by_tensor.items():
+            by_tensor.setdefault(k, v)
+        for k, v in call.by_node.items():
+            by_node.setdefault(k, v)
+    end_tensor, end_node = trace.names()
+    return {**end_tensor, **by_tensor}, {**end_node, **by_node}
+
+
+def _title(n):
+    return G.node_title(n)
+
+
+def _steps(trace, narr, snap, log):
+    """One step per node each call ran; the calls on the timeline with their first and last step."""
+    ids = snap.node_ids
+    queue = deque(log)
+    steps, calls, initial = [{"kind": "start"}], [], {}
+    for call, story in zip(trace.calls, narr.calls):
+        first = len(steps)
+        stories = iter(story.steps)
+        updates = {id(leaf): (before, after) for leaf, before, after in call.updates}
+        for node in call.executed:
+            if node.op is E.GRAPH_ROOT:
+                continue
+            s = next(stories)
+            nid = ids.get(id(node))
+            step = {"kind": "node", "call": len(calls), "node": nid, "title": _title(snap.nodes[nid]),
+                    "line": s.line, "text": s.text, "name": s.name, "failed": s.failed, "out": [],
+                    "needs": [{"slot": n.slot, "what": n.what, "state": n.state, "freed_now": n.freed_now,
+                               "kept": n.kept, "freed_by_line": n.freed_by_line, "reason": n.reason,
+                               "version": n.version, "saved_version": n.saved_version} for n in s.needs]}
+            if isinstance(node, E.AccumulateGrad):
+                before, after = updates.get(id(node.variable), (None, None))
+                initial.setdefault(nid, _brief(before))
+                if s.update is not None:
+                    step["grad_in"] = s.update.delta
+                    step["update"] = {"leaf": s.name, "before": s.update.before, "after": s.update.after,
+                                      "brief": _brief(after)}
+            elif queue and queue[0][0] is node:
+                _, grad_in, outs = queue.popleft()
+                step["grad_in"] = _brief(grad_in)
+                for nxt, g in zip(node.next_functions, outs or ()):
+                    if nxt[0] is not None and g is not None:
+                        to = ids[id(nxt[0])]
+                        step["out"].append({"to": to, "title": _title(snap.nodes[to]), "grad": _brief(g)})
+            steps.append(step)
+        calls.append({"index": call.index, "kind": call.kind, "line": call.line, "text": call.text,
+                      "retain_graph": call.retain_graph, "failed": call.failed,
+                      "error": None if call.event.error is None else list(call.event.error),
+                      "why": " ".join(f.text for f in story.findings if f.kind in ("freed", "inplace")),
+                      "fixes": [x for f in story.findings for x in f.fixes],
+                      "first": first, "last": len(steps) - 1})
+    if not (steps[-1].get("failed") and trace.report.error is not None):
+        steps.append({"kind": "end"})
+    return steps, calls, initial
+
+
+def page_data(narr, trace, log):
+    """Everything the page shows, as JSON-ready data, and the graph's SVG."""
+    report = trace.report
+    by_tensor, by_node = _names(trace)
+    # The SVG shows the graph as the run left it (its boxes fit the longest labels); the page
+    # starts before any backward, every buffer alive and each .grad as it was: the script sets both.
+    snap = G.snapshot(_roots(trace, by_node), by_node, by_tensor)
+    steps, calls, initial = _steps(trace, narr, snap, log)
+    nodes = {nid: {"title": _title(n), "kind": n.kind, "line": n.line, "grad": initial.get(nid, n.grad),
+                   "saved": {s.slot: f"alive v{s.saved_version}" if s.state == "freed" else s.state_text()
+                             for s in n.tensor_slots()}}
+             for nid, n in snap.nodes.items()}
+    data = {"file": report.filename, "source": report.source.split("\n"), "report": json_view.as_dict(report),
+            "nodes": nodes, "calls": calls, "steps": steps,
+            "error": None if report.error is None else explanation(report.error)}
+    return data, svg.graph_svg(snap)
+
+
+def render(data, graph_svg):
+    """The page's HTML: the template with its styles, script, graph and data inlined."""
+    graph_svg = graph_svg[graph_svg.find("<svg"):]          # without dot's XML prologue
+    blob = json.dumps(data, separators=(",", ":"), default=str).replace("</", "<\\/")
+    page = (HERE / "stepper.html").read_text()
+    for key, value in (("TITLE", escape(f"gradcli explain {data['file']}")),
+                       ("STYLE", (HERE / "stepper.css").read_text()),
+                       ("SCRIPT", (HERE / "stepper.js").read_text()),
+                       ("GRAPH", graph_svg), ("DATA", blob)):
+        page = page.replace(f"/*{key}*/", value, 1)
+    return page
+
+
+def explain_to_html(source, name, path, **kwargs):
+    """Run the script, write its step-through page to path atomically; returns the exit status."""
+    from ..atomic import write_atomic
+    from ..narrate import explain_source
+    from ..runcmd import exit_status
+    with edge_gradients([]) as log:
+        narr, trace = explain_source(source, name, **kwargs)
+    write_atomic(path, render(*page_data(narr, trace, log)))
+    return exit_status(trace.report)
