@@ -141,6 +141,10 @@ def page_data(narr, trace, log):
                    "saved": {s.slot: f"alive v{s.saved_version}" if s.state == "freed" else s.state_text()
                              for s in n.tensor_slots()}}
              for nid, n in snap.nodes.items()}
+    for step in steps:                       # each leaf's box wide enough for every .grad it shows
+        if step.get("update"):
+            leaf = snap.nodes[step["node"]]
+            leaf.grad = max(leaf.grad or "None", step["update"]["brief"], key=len)
     data = {"file": report.filename, "source": report.source.split("\n"), "report": json_view.as_dict(report),
             "nodes": nodes, "calls": calls, "steps": steps,
             "error": None if report.error is None else explanation(report.error)}
@@ -158,6 +162,27 @@ def render(data, graph_svg):
                        ("GRAPH", graph_svg), ("DATA", blob)):
         page = page.replace(f"/*{key}*/", value, 1)
     return page
+
+
+def command(source, name, path, values, other_view, debug, **limits):
+    """`gradcli explain --html PATH`: its exit status (3: an internal error, 2: a bad command line)."""
+    import sys
+    from ..runcmd import internal_error
+    if other_view:
+        sys.stderr.write("gradcli: --html cannot be used with --plain or --json\n")
+        return 2
+    try:
+        status = explain_to_html(source, name, path, values=values, **limits)
+        sys.stderr.write(f"gradcli: wrote {path}\n")
+        return status
+    except KeyboardInterrupt:
+        sys.stderr.write("gradcli: interrupted\n")
+        return 130
+    except OSError as e:
+        sys.stderr.write(f"gradcli: cannot write {path}: {e.strerror or e}\n")
+        return 2
+    except Exception:
+        return internal_error(debug)
 
 
 def explain_to_html(source, name, path, **kwargs):

@@ -204,6 +204,21 @@ function paintSource(i) {
   } else if (s.kind === "end" && D.error && D.error.line) mark(D.error.line, "err-created", D.error.type);
 }
 
+// Zoom: the whole graph when it fits at a readable size, else readable and scrolled to the running node.
+const svgEl = $("#graph svg"), box = svgEl.viewBox.baseVal;
+const [natW, natH] = box && box.width ? [box.width, box.height] : [svgEl.width.baseVal.value, svgEl.height.baseVal.value];
+let zoom = 1;
+function setZoom(z) {
+  zoom = Math.max(0.1, Math.min(3, z));
+  svgEl.style.width = `${natW * zoom}px`;
+  svgEl.style.height = `${natH * zoom}px`;
+}
+const fit = () => { const p = $("#graph"); return Math.min(1.25, (p.clientWidth - 16) / natW, (p.clientHeight - 16) / natH); };
+setZoom(Math.max(fit(), 0.75));
+$("#zoom-in").addEventListener("click", () => { setZoom(zoom * 1.25); show(cur); });
+$("#zoom-out").addEventListener("click", () => { setZoom(zoom / 1.25); show(cur); });
+$("#zoom-fit").addEventListener("click", () => setZoom(fit()));
+
 let cur = 0;
 function show(i) {
   cur = Math.max(0, Math.min(D.steps.length - 1, i));
