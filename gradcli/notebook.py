@@ -15,6 +15,7 @@ IPython is imported here only: `gradcli run` never imports this module.
 from __future__ import annotations
 
 import ast
+import contextlib
 import io
 import linecache
 import shlex
@@ -135,8 +136,12 @@ class Cells:
         session.values.update(parse_set(args.set_))
         report = Report(source=source, filename=name)
         first = len(self.recorder.calls)
-        session.run(source, report, timeout=args.timeout, max_elements=args.max_elements or DEFAULT_MAX_ELEMENTS,
-                    max_memory=int((args.max_memory or DEFAULT_MAX_MEMORY_GB) * 2 ** 30))
+        capture = E.STATE.capture           # (a new script resets the engine's state: plain cells keep theirs)
+        try:
+            session.run(source, report, timeout=args.timeout, max_elements=args.max_elements or DEFAULT_MAX_ELEMENTS,
+                        max_memory=int((args.max_memory or DEFAULT_MAX_MEMORY_GB) * 2 ** 30))
+        finally:
+            E.STATE.capture = capture
         self.last = (report, self.recorder.calls[first:])
         return report
 
@@ -162,10 +167,12 @@ class Cells:
 
 def _cell_options(line):
     from .runcmd import Usage, run_parser
+    message = io.StringIO()
     try:
-        args = run_parser().parse_args(shlex.split(line))
-    except Usage as e:                      # (it wrote the message on stderr)
-        raise ValueError(str(e)) from None
+        with contextlib.redirect_stderr(message):       # (Usage writes its message there)
+            args = run_parser().parse_args(shlex.split(line))
+    except Usage:
+        raise ValueError(message.getvalue().strip().removeprefix("gradcli: ")) from None
     if args.file or args.code:
         raise ValueError("%%gradcli runs the cell: it takes no FILE or -c")
     if args.plain and args.json_:
