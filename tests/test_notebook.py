@@ -149,3 +149,16 @@ def test_gradcli_run_never_imports_ipython():
             "or m == 'gradcli.notebook'), status, file=sys.stderr)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, timeout=120)
     assert done.stderr.splitlines()[-1] == "[] 1"
+
+
+def test_example_notebook_runs_to_its_end_and_explains_each_failure():
+    nb = nbformat.read(REPO / "examples" / "seed_questions.ipynb", as_version=4)
+    # only the cell tagged raises-exception may raise (nbclient stops on any other error)
+    NotebookClient(nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(REPO)}}).execute()
+    magic = [c for c in nb.cells if c.cell_type == "code" and c.source.startswith("%%gradcli")]
+    shown = [words(text_of(data(c.outputs, "text/html"))) for c in magic]
+    assert not any("internal error" in s for s in shown)
+    failing = [s for s in shown if "RuntimeError" in s]
+    assert len(failing) == 3 and all("Why:" in s and "Fix:" in s for s in failing)
+    raised = [o for c in nb.cells for o in c.get("outputs", ()) if o.output_type == "error"]
+    assert len(raised) == 1 and "Why:" in words("\n".join(raised[0]["traceback"]))
