@@ -75,33 +75,40 @@ function stateAt(i) {
 
 function setText(el, text) { if (el && el.textContent !== text) el.textContent = text; }
 
-function paintGraph(i, st) {
-  const s = D.steps[i];
-  for (const g of Object.values(svgNodes)) g.classList.remove("running", "ran", "failed", "missing");
-  for (const g of Object.values(svgEdges)) g.classList.remove("flow", "carried");
-  document.querySelectorAll("#graph text.glabel").forEach((t) => t.remove());
-  for (const [id, n] of Object.entries(D.nodes)) {
-    for (const [slot, alive] of Object.entries(n.saved)) {
-      const sid = `${id}_${slot}`, t = texts(sid);
-      const line = st.freed[sid];
-      svgNodes[sid]?.classList.add("saved");
-      svgNodes[sid]?.classList.toggle("freed", line !== undefined);
-      setText(t[t.length - 1], line !== undefined ? `freed by line ${line}` : alive);
-    }
-    if (n.kind === "leaf") {
-      const t = texts(id).find((x) => x.textContent.startsWith("grad "));
-      setText(t, `grad ${st.grads[id] ?? "None"}`);
-    }
+// Each graph element's state classes and label, kept so that a step touches only what changes
+// (a graph of thousands of nodes restyles in a few milliseconds).
+let painted = new Map();
+const labelEls = [];                 // [text element, (state) => its text]
+for (const [id, n] of Object.entries(D.nodes)) {
+  for (const [slot, alive] of Object.entries(n.saved)) {
+    const sid = `${id}_${slot}`, t = texts(sid);
+    svgNodes[sid]?.classList.add("saved");
+    if (t.length) labelEls.push([t[t.length - 1], (st) => (sid in st.freed ? `freed by line ${st.freed[sid]}` : alive)]);
   }
-  for (const id of st.ran) svgNodes[id]?.classList.add("ran");
-  for (const e of st.carried) svgEdges[e]?.classList.add("carried");
+  const grad = n.kind === "leaf" && texts(id).find((x) => x.textContent.startsWith("grad "));
+  if (grad) labelEls.push([grad, (st) => `grad ${st.grads[id] ?? "None"}`]);
+}
+
+function paintGraph(i, st) {
+  const s = D.steps[i], want = new Map();
+  const add = (el, cls) => el && (want.get(el) || want.set(el, new Set()).get(el)).add(cls);
+  for (const sid of Object.keys(st.freed)) add(svgNodes[sid], "freed");
+  for (const id of st.ran) add(svgNodes[id], "ran");
+  for (const e of st.carried) add(svgEdges[e], "carried");
+  if (s.kind === "node") {
+    add(svgNodes[s.node], s.failed ? "failed" : "running");
+    for (const n of s.needs) if (n.state === "freed" || n.state === "modified") add(svgNodes[`${s.node}_${n.slot}`], "missing");
+    for (const o of s.out) add(svgEdges[`${o.to}->${s.node}`], "flow");
+  }
+  for (const [el, cls] of painted) for (const c of cls) if (!want.get(el)?.has(c)) el.classList.remove(c);
+  for (const [el, cls] of want) el.classList.add(...cls);
+  painted = want;
+  for (const [el, text] of labelEls) setText(el, text(st));
+  document.querySelectorAll("#graph text.glabel").forEach((t) => t.remove());
   if (s.kind !== "node") return;
-  svgNodes[s.node]?.classList.add(s.failed ? "failed" : "running");
-  for (const n of s.needs) if (n.state === "freed" || n.state === "modified") svgNodes[`${s.node}_${n.slot}`]?.classList.add("missing");
   for (const o of s.out) {
     const g = svgEdges[`${o.to}->${s.node}`];
     if (!g) continue;
-    g.classList.add("flow");
     const path = g.querySelector("path");
     if (!path || !o.grad) continue;
     const p = path.getPointAtLength(path.getTotalLength() / 2);
@@ -214,10 +221,12 @@ function setZoom(z) {
   svgEl.style.height = `${natH * zoom}px`;
 }
 const fit = () => { const p = $("#graph"); return Math.min(1.25, (p.clientWidth - 16) / natW, (p.clientHeight - 16) / natH); };
-setZoom(Math.max(fit(), 0.75));
-$("#zoom-in").addEventListener("click", () => { setZoom(zoom * 1.25); show(cur); });
-$("#zoom-out").addEventListener("click", () => { setZoom(zoom / 1.25); show(cur); });
-$("#zoom-fit").addEventListener("click", () => setZoom(fit()));
+let zoomed = false;                 // until the reader zooms, the graph follows the pane's size
+new ResizeObserver(() => zoomed || setZoom(Math.max(fit(), 0.75))).observe($("#graph"));
+const zoomTo = (z) => { zoomed = true; setZoom(z); show(cur); };
+$("#zoom-in").addEventListener("click", () => zoomTo(zoom * 1.25));
+$("#zoom-out").addEventListener("click", () => zoomTo(zoom / 1.25));
+$("#zoom-fit").addEventListener("click", () => zoomTo(fit()));
 
 let cur = 0;
 function show(i) {
@@ -227,7 +236,10 @@ function show(i) {
   $("#counter").textContent = `step ${cur} / ${D.steps.length - 1}`;
   $("#prev").disabled = $("#first").disabled = cur === 0;
   $("#next").disabled = $("#last").disabled = cur === D.steps.length - 1;
-  ticks.forEach((b, k) => b && (b.className = k === cur ? (D.steps[k].failed ? "bad" : "at") : k < cur ? "done" : ""));
+  ticks.forEach((b, k) => {
+    const state = k === cur ? (D.steps[k].failed ? "bad" : "at") : k < cur ? "done" : "";
+    if (b.className !== state) b.className = state;
+  });
   document.querySelectorAll("#timeline li").forEach((li) =>
     li.classList.toggle("current", D.steps[cur].call === Number(li.dataset.call)));
   paintGraph(cur, st);
