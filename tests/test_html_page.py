@@ -266,3 +266,19 @@ def test_screenshots_at_the_first_step_and_at_the_error_are_full_and_not_blank(w
             assert driver.execute_script("return document.documentElement.scrollHeight") <= height
     finally:
         driver.quit()
+
+
+def test_an_in_place_change_stops_on_the_node_with_the_changing_line_highlighted(chromium, tmp_path):
+    from selenium.webdriver.common.keys import Keys
+    script = "examples/step_between_forward_and_backward.py"
+    path, status = page_of(script, tmp_path)
+    cause = json_report(script)["error"]["cause"]
+    finding = json.loads(gradcli("explain", script, "--json").stdout)["calls"][-1]["findings"][0]
+    chromium.get(path.as_uri())
+    press(chromium, Keys.END)
+    last = dom_state(chromium)
+    assert status == 1 and last["failed"] and last["running"].split(" #")[0] == cause["grad_fn"]
+    assert (last["created"], last["freeing"]) == ([cause["line"]], [finding["facts"]["changed_line"]])
+    assert f"version {cause['version']}, saved at {cause['expected_version']}" in chromium.find_element(
+        "id", "now").text
+    assert chromium.find_elements("css selector", "#graph g.node.missing")

@@ -40,13 +40,20 @@ def edge_gradients(log):
         E._apply = apply
 
 
-def explanation(error):
-    """The Why and the fixes of an error, and the source lines they involve: the one place the
-    page reads gradcli's explanation (explain.py fills the report's ErrorInfo)."""
-    cause = error.cause or {}
-    return {"type": error.type, "message": error.message, "line": error.line, "why": error.why,
-            "fixes": [error.fix] if error.fix else [], "created_line": cause.get("line"),
-            "freed_line": cause.get("freed_by")}
+def explanation(error=None, findings=()):
+    """The Why and the fixes of a failure, and the source lines they involve: the one place the
+    page reads gradcli's explanations (explain.py fills the report's ErrorInfo for the error that
+    ended the script; narrate.py's findings tell any failed call, also one the script caught)."""
+    found = [f for f in findings if f.kind in ("freed", "inplace")]
+    facts = found[0].facts if found else {}
+    out = {"why": " ".join(f.text for f in found) or None, "fixes": [x for f in found for x in f.fixes],
+           "created_line": facts.get("line"), "freed_line": facts.get("freed_by_line", facts.get("changed_line"))}
+    if error is not None:
+        cause = error.cause or {}
+        out.update(type=error.type, message=error.message, line=error.line, why=error.why,
+                   fixes=[error.fix] if error.fix else [], created_line=cause.get("line", out["created_line"]),
+                   freed_line=cause.get("freed_by", out["freed_line"]))
+    return out
 
 
 def _brief(value):
@@ -121,8 +128,7 @@ def _steps(trace, narr, snap, log):
         calls.append({"index": call.index, "kind": call.kind, "line": call.line, "text": call.text,
                       "retain_graph": call.retain_graph, "failed": call.failed,
                       "error": None if call.event.error is None else list(call.event.error),
-                      "why": " ".join(f.text for f in story.findings if f.kind in ("freed", "inplace")),
-                      "fixes": [x for f in story.findings for x in f.fixes],
+                      "explanation": explanation(findings=story.findings) if call.failed else None,
                       "first": first, "last": len(steps) - 1})
     if not (steps[-1].get("failed") and trace.report.error is not None):
         steps.append({"kind": "end"})
@@ -147,7 +153,7 @@ def page_data(narr, trace, log):
             leaf.grad = max(leaf.grad or "None", step["update"]["brief"], key=len)
     data = {"file": report.filename, "source": report.source.split("\n"), "report": json_view.as_dict(report),
             "nodes": nodes, "calls": calls, "steps": steps,
-            "error": None if report.error is None else explanation(report.error)}
+            "error": None if report.error is None else explanation(report.error, narr.findings())}
     return data, svg.graph_svg(snap)
 
 

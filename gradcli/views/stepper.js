@@ -138,6 +138,13 @@ function needText(n) {
   return [head, "alive"];
 }
 
+// A failed call's error and explanation: the report's, for the error that ended the script.
+function failure(s) {
+  const c = D.calls[s.call];
+  if (D.error && s.call === D.calls.length - 1) return D.error;
+  return { type: c.error[0], message: c.error[1], ...c.explanation };
+}
+
 function errorPanel(e) {
   // PyTorch's messages are long: the first sentence, and the rest on demand
   const cut = e.message.search(/\.\s/) + 1;
@@ -188,10 +195,7 @@ function describe(i, st) {
     if (s.update) row(`${s.update.leaf}.grad`, `${s.update.before ?? "None"} → `,
       h("span", { class: "grad-after" }, s.update.after));
     box.append(dl);
-    if (s.failed) {
-      const fatal = D.error && s.call === D.calls.length - 1;
-      box.append(errorPanel(fatal ? D.error : { type: c.error[0], message: c.error[1], why: c.why, fixes: c.fixes }));
-    }
+    if (s.failed) box.append(errorPanel(failure(s)));
   }
 }
 
@@ -204,9 +208,11 @@ function paintSource(i) {
   if (s.kind === "node") {
     const c = D.calls[s.call];
     mark(c.line, "cur-call", s.failed ? "this call fails" : "this call");
-    if (s.failed && D.error) {
-      mark(D.error.created_line, "err-created", `created ${s.title}`);
-      if (D.error.freed_line) mark(D.error.freed_line, "err-freed", "freed its buffer");
+    const e = s.failed && failure(s);
+    if (e && e.created_line) {
+      mark(e.created_line, "err-created", `created ${s.title}`);
+      const freed = s.needs.some((n) => n.state === "freed");
+      if (e.freed_line) mark(e.freed_line, "err-freed", freed ? "freed its buffer" : "modified it in place");
     } else if (s.line) mark(s.line, "cur-node", `made ${s.title}`);
   } else if (s.kind === "end" && D.error && D.error.line) mark(D.error.line, "err-created", D.error.type);
 }
