@@ -123,17 +123,16 @@ class Cells:
         self.count = 0
         self.last = None                 # (report, calls) of the last cell
 
-    def run(self, source, args):
+    def run(self, source, args, values):
         """Run one cell: its Report (an error the script caused is in report.error)."""
         from .report import Report
         from .runcmd import DEFAULT_MAX_ELEMENTS, DEFAULT_MAX_MEMORY_GB
-        from .runner import parse_set
         self.count += 1
         name = f"<cell {self.count}>"
         session = self.session
         session.filename = name
         session.strict = args.strict
-        session.values.update(parse_set(args.set_))
+        session.values.update(values)
         report = Report(source=source, filename=name)
         first = len(self.recorder.calls)
         capture = E.STATE.capture           # (a new script resets the engine's state: plain cells keep theirs)
@@ -177,7 +176,11 @@ def _cell_options(line):
         raise ValueError("%%gradcli runs the cell: it takes no FILE or -c")
     if args.plain and args.json_:
         raise ValueError("--plain and --json cannot be used together")
-    return args
+    from .runner import UsageError, parse_set
+    try:
+        return args, parse_set(args.set_)
+    except UsageError as e:
+        raise ValueError(str(e)) from None
 
 
 def report_output(report, args, cells):
@@ -286,10 +289,10 @@ def load_ipython_extension(shell):
         @cell_magic("gradcli")
         def run_cell(self, line, cell):
             try:
-                args = _cell_options(line)
+                args, values = _cell_options(line)
             except ValueError as e:
                 return Html(f'<pre style="color:#c00">gradcli: {_escape(str(e))}</pre>', f"gradcli: {e}")
-            report = self.cells.run(cell, args)
+            report = self.cells.run(cell, args, values)
             return report_output(report, args, self.cells)
 
         @line_magic("gradcli")

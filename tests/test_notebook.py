@@ -34,6 +34,7 @@ CELLS = {
                       "r = (q * q).sum()\nr.backward()",
     "json_option": "%%gradcli --json\nq.grad",
     "bad_option": "%%gradcli --nope\nprint(1)",
+    "bad_value": "%%gradcli --set x=abc\nprint(1)",
 }
 
 
@@ -114,6 +115,7 @@ def test_options_as_on_the_command_line_and_reset(outputs):
     assert "NameError" in after and "'y2' is not defined" in after
     bad = text_of(data(outputs["bad_option"], "text/html"))
     assert bad.startswith("gradcli: unrecognized arguments: --nope")
+    assert text_of(data(outputs["bad_value"], "text/html")) == "gradcli: --set x: 'abc' is not a number or a list of numbers"
     report = json.loads(text_of(data(outputs["json_option"], "text/html")))
     assert report["ok"] and report["stdout"] == ""
     assert report["tensors"]["q"]["grad"] == [2.0, 4.0]

@@ -51,7 +51,10 @@ D.calls.forEach((c, k) => {
   $("#timeline").append(h("li", { "data-call": k, class: c.failed ? "failed" : "" },
     h("div", { class: "what" }, c.text || c.kind), h("div", { class: "meta" }, meta), row));
 });
-if (!D.calls.length) $("#timeline").append(h("li", {}, "No backward() or autograd.grad() call ran."));
+if (!D.calls.length) {
+  $("#timeline").append(h("li", {}, "No backward() or autograd.grad() call ran."));
+  $("#graph").append(h("p", { class: "empty" }, "No backward graph to step through: no backward() or autograd.grad() call ran."));
+}
 
 const initialGrads = {};
 for (const [id, n] of Object.entries(D.nodes)) if (n.kind === "leaf") initialGrads[id] = n.grad;
