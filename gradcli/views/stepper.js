@@ -114,10 +114,14 @@ function paintGraph(i, st) {
     if (!g) continue;
     const path = g.querySelector("path");
     if (!path || !o.grad) continue;
-    const p = path.getPointAtLength(path.getTotalLength() / 2);
+    const length = path.getTotalLength(), p = path.getPointAtLength(length / 2);
+    // the labelled edges all end at the running node: each label goes on the side its edge
+    // comes from, so that the labels of converging edges stay apart
+    const left = path.getPointAtLength(length).x > path.getPointAtLength(0).x + 1;
     const label = document.createElementNS("http://www.w3.org/2000/svg", "text");
     label.setAttribute("class", "glabel");
-    label.setAttribute("x", p.x + 6);
+    label.setAttribute("text-anchor", left ? "end" : "start");
+    label.setAttribute("x", p.x + (left ? -6 : 6));
     label.setAttribute("y", p.y + 4);
     label.textContent = o.grad;
     g.append(label);
@@ -221,15 +225,15 @@ function paintSource(i) {
 }
 
 // Zoom: the whole graph when it fits at a readable size, else readable and scrolled to the running node.
-const svgEl = $("#graph svg"), box = svgEl.viewBox.baseVal;
-const [natW, natH] = box && box.width ? [box.width, box.height] : [svgEl.width.baseVal.value, svgEl.height.baseVal.value];
+const svgEl = $("#graph svg");
+const [natW, natH] = [svgEl.width.baseVal.value, svgEl.height.baseVal.value];     // in CSS pixels
 let zoom = 1;
 function setZoom(z) {
   zoom = Math.max(0.1, Math.min(3, z));
   svgEl.style.width = `${natW * zoom}px`;
   svgEl.style.height = `${natH * zoom}px`;
 }
-const fit = () => { const p = $("#graph"); return Math.min(1.25, (p.clientWidth - 16) / natW, (p.clientHeight - 16) / natH); };
+const fit = () => { const p = $("#graph"); return Math.min(1, (p.clientWidth - 16) / natW, (p.clientHeight - 16) / natH); };
 let zoomed = false;                 // until the reader zooms, the graph follows the pane's size
 new ResizeObserver(() => zoomed || setZoom(Math.max(fit(), 0.75))).observe($("#graph"));
 const zoomTo = (z) => { zoomed = true; setZoom(z); show(cur); };

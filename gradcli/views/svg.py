@@ -118,7 +118,7 @@ def layout(snap):
 def to_svg(snap):
     """SVG text of the snapshot, laid out here (no Graphviz needed)."""
     width, height, pos, bx, ln = layout(snap)
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}pt" height="{height:.0f}pt" '
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}" '
            f'viewBox="0 0 {width:.0f} {height:.0f}" font-family="monospace" font-size="11">',
            '<g class="graph">']
     for a, b, dashed in ln:
