@@ -112,6 +112,35 @@ def test_own_layout_puts_every_input_above_its_consumer_without_overlaps(script)
                 assert x1 + w1 <= x2 or x2 + w2 <= x1
     assert all(0 <= x and x + w <= width and 0 <= y and y + h <= height for x, y, w, h in pos.values())
 
+SHARED = """import torch
+x = torch.tensor([2.0, -1.0, 0.5], requires_grad=True)
+w = torch.tensor([0.5, 3.0, -2.0], requires_grad=True)
+h = x * w
+s = h.tanh() + x
+loss = (s * s).sum()
+loss.backward()
+"""
+
+
+def test_gradients_the_page_shows_flowing_are_pytorchs(tmp_path):
+    import torch
+    out = tmp_path / "page.html"
+    page.explain_to_html(SHARED, "shared.py", str(out))
+    steps = [st for st in embedded(out.read_text())["steps"] if st["kind"] == "node"]
+    oracle = {"torch": torch}
+    exec(SHARED.replace("loss.backward()", "for t in (h, s, loss): t.retain_grad()\nloss.backward()"), oracle)
+    # as PyTorch prints each tensor's .grad (on one line)
+    grad = {name: " ".join(str(oracle[name].grad).split()) for name in ("h", "s", "loss", "x", "w")}
+    received = {st["name"]: st["grad_in"] for st in steps}
+    assert {name: received[name] for name in grad} == grad     # what reaches a node is its tensor's .grad
+    # and along each edge: TanhBackward0 sends h its gradient; the two paths into x add up
+    sent = {(st["title"].split(" #")[0], o["title"]): o["grad"] for st in steps for o in st["out"]}
+    h_node = next(st["title"] for st in steps if st["name"] == "h")
+    assert sent[("TanhBackward0", h_node)] == grad["h"]
+    into_x = [numbers(v) for (_, to), v in sent.items() if to == "x"]
+    assert len(into_x) == 2 and [a + b for a, b in zip(*into_x)] == pytest.approx(numbers(grad["x"]), abs=2e-4)
+
+
 # ----------------------------------------------------------------------------- in the browser
 
 

@@ -113,8 +113,8 @@ def _steps(trace, narr, snap, log):
             if isinstance(node, E.AccumulateGrad):
                 before, after = updates.get(id(node.variable), (None, None))
                 initial.setdefault(nid, _brief(before))
-                if s.update is not None:
-                    step["grad_in"] = s.update.delta
+                if s.update is not None:       # (what arrived: the change of .grad)
+                    step["grad_in"] = _brief(after if before is None else (after - before).astype(after.dtype))
                     step["update"] = {"leaf": s.name, "before": s.update.before, "after": s.update.after,
                                       "brief": _brief(after)}
             elif queue and queue[0][0] is node:
