@@ -87,13 +87,34 @@ def _names(trace):
     return {**end_tensor, **by_tensor}, {**end_node, **by_node}
 
 
-def _title(n):
-    return G.node_title(n)
+def _node_step(node, s, snap, updates, applied):
+    """The step of one node a call ran: narrate's Step s, with the gradients the node received
+    and sent (applied: its log entry) or, for a leaf, the change of its .grad."""
+    nid = snap.node_ids[id(node)]
+    step = {"kind": "node", "node": nid, "title": G.node_title(snap.nodes[nid]), "line": s.line, "text": s.text,
+            "name": s.name, "failed": s.failed, "out": [],
+            "needs": [{"slot": n.slot, "what": n.what, "state": n.state, "freed_now": n.freed_now, "kept": n.kept,
+                       "freed_by_line": n.freed_by_line, "reason": n.reason, "version": n.version,
+                       "saved_version": n.saved_version} for n in s.needs]}
+    if isinstance(node, E.AccumulateGrad):
+        before, after = updates.get(id(node.variable), (None, None))
+        if s.update is not None:               # (what arrived: the change of .grad)
+            step["grad_in"] = _brief(after if before is None else (after - before).astype(after.dtype))
+            step["update"] = {"leaf": s.name, "before": s.update.before, "after": s.update.after,
+                              "brief": _brief(after)}
+    elif applied is not None:
+        _, grad_in, outs = applied
+        step["grad_in"] = _brief(grad_in)
+        for (nxt, _), g in zip(node.next_functions, outs or ()):
+            if nxt is not None and g is not None:
+                to = snap.node_ids[id(nxt)]
+                step["out"].append({"to": to, "title": G.node_title(snap.nodes[to]), "grad": _brief(g)})
+    return step
 
 
 def _steps(trace, narr, snap, log):
-    """One step per node each call ran; the calls on the timeline with their first and last step."""
-    ids = snap.node_ids
+    """One step per node each call ran; the calls on the timeline with their first and last step;
+    each leaf's .grad before the first call that changed it."""
     queue = deque(log)
     steps, calls, initial = [{"kind": "start"}], [], {}
     for call, story in zip(trace.calls, narr.calls):
@@ -103,28 +124,10 @@ def _steps(trace, narr, snap, log):
         for node in call.executed:
             if node.op is E.GRAPH_ROOT:
                 continue
-            s = next(stories)
-            nid = ids.get(id(node))
-            step = {"kind": "node", "call": len(calls), "node": nid, "title": _title(snap.nodes[nid]),
-                    "line": s.line, "text": s.text, "name": s.name, "failed": s.failed, "out": [],
-                    "needs": [{"slot": n.slot, "what": n.what, "state": n.state, "freed_now": n.freed_now,
-                               "kept": n.kept, "freed_by_line": n.freed_by_line, "reason": n.reason,
-                               "version": n.version, "saved_version": n.saved_version} for n in s.needs]}
-            if isinstance(node, E.AccumulateGrad):
-                before, after = updates.get(id(node.variable), (None, None))
-                initial.setdefault(nid, _brief(before))
-                if s.update is not None:       # (what arrived: the change of .grad)
-                    step["grad_in"] = _brief(after if before is None else (after - before).astype(after.dtype))
-                    step["update"] = {"leaf": s.name, "before": s.update.before, "after": s.update.after,
-                                      "brief": _brief(after)}
-            elif queue and queue[0][0] is node:
-                _, grad_in, outs = queue.popleft()
-                step["grad_in"] = _brief(grad_in)
-                for nxt, g in zip(node.next_functions, outs or ()):
-                    if nxt[0] is not None and g is not None:
-                        to = ids[id(nxt[0])]
-                        step["out"].append({"to": to, "title": _title(snap.nodes[to]), "grad": _brief(g)})
-            steps.append(step)
+            applied = queue.popleft() if queue and queue[0][0] is node else None
+            steps.append({**_node_step(node, next(stories), snap, updates, applied), "call": len(calls)})
+            if isinstance(node, E.AccumulateGrad) and id(node.variable) in updates:
+                initial.setdefault(steps[-1]["node"], _brief(updates[id(node.variable)][0]))
         calls.append({"index": call.index, "kind": call.kind, "line": call.line, "text": call.text,
                       "retain_graph": call.retain_graph, "failed": call.failed,
                       "error": None if call.event.error is None else list(call.event.error),
@@ -143,7 +146,7 @@ def page_data(narr, trace, log):
     # starts before any backward, every buffer alive and each .grad as it was: the script sets both.
     snap = G.snapshot(_roots(trace, by_node), by_node, by_tensor)
     steps, calls, initial = _steps(trace, narr, snap, log)
-    nodes = {nid: {"title": _title(n), "kind": n.kind, "line": n.line, "grad": initial.get(nid, n.grad),
+    nodes = {nid: {"title": G.node_title(n), "kind": n.kind, "line": n.line, "grad": initial.get(nid, n.grad),
                    "saved": {s.slot: f"alive v{s.saved_version}" if s.state == "freed" else s.state_text()
                              for s in n.tensor_slots()}}
              for nid, n in snap.nodes.items()}
