@@ -19,6 +19,7 @@ import contextlib
 import io
 import linecache
 import shlex
+from html import escape
 
 from . import engine as E
 from . import origin as O
@@ -186,16 +187,9 @@ def _cell_options(line):
 def report_output(report, args, cells):
     """What a %%gradcli cell shows: the report (HTML, or text with --plain/--json), then with
     --explain the story of its calls."""
-    if args.json_:
-        from .views import json_view
-        out = io.StringIO()
-        json_view.render(report, out)
-        return Html(f"<pre>{_escape(out.getvalue())}</pre>", out.getvalue())
-    if args.plain:
-        from .views import plain
-        out = io.StringIO()
-        plain.render(report, out, out, report.filename)
-        return Html(f"<pre>{_escape(out.getvalue())}</pre>", out.getvalue())
+    if args.json_ or args.plain:
+        text = _text(report, args.json_)
+        return Html(f"<pre>{escape(text)}</pre>", text)
     from .views import rich_view
     console = _console()
     rich_view.render(report, console)
@@ -204,19 +198,19 @@ def report_output(report, args, cells):
         from . import narrate
         console.print(Rule("explain", style="dim"))
         console.print(narrate.layout(cells.story()))
-    return Html(_html(console), _plain(report))
+    return Html(_html(console), _text(report))
 
 
-def _plain(report):
-    from .views import plain
+def _text(report, json_=False):
+    """`gradcli run --json`'s output, or `--plain`'s (stdout and stderr together)."""
+    from .views import json_view, plain
     out = io.StringIO()
-    plain.render(report, out, out, report.filename)
+    if json_:
+        json_view.render(report, out)
+    else:
+        plain.render(report, out, out, report.filename)
     return out.getvalue()
 
-
-def _escape(text):
-    from html import escape
-    return escape(text)
 
 # ----------------------------------------------------------------------------- plain cells
 
@@ -268,9 +262,9 @@ def _custom_exc(shell, etype, value, tb, tb_offset=None):
     from rich.console import Console
     from .views.rich_view import error_panel
     out = io.StringIO()
-    Console(file=out, width=100, force_terminal=True, force_jupyter=False, color_system="standard",
-            highlight=False).print(
-        error_panel(explain_exception(value, tb)))
+    console = Console(file=out, width=100, force_terminal=True, force_jupyter=False, color_system="standard",
+                      highlight=False)
+    console.print(error_panel(explain_exception(value, tb)))
     stb = [out.getvalue().rstrip("\n")]
     shell._showtraceback(etype, value, stb)
     return stb
@@ -291,7 +285,7 @@ def load_ipython_extension(shell):
             try:
                 args, values = _cell_options(line)
             except ValueError as e:
-                return Html(f'<pre style="color:#c00">gradcli: {_escape(str(e))}</pre>', f"gradcli: {e}")
+                return Html(f'<pre style="color:#c00">gradcli: {escape(str(e))}</pre>', f"gradcli: {e}")
             report = self.cells.run(cell, args, values)
             return report_output(report, args, self.cells)
 
@@ -313,7 +307,7 @@ def load_ipython_extension(shell):
                 console = _console()
                 console.print(narrate.layout(lines))
                 return Html(_html(console), console.export_text())
-            return Html(f"<pre>{_escape(USAGE)}</pre>", USAGE)
+            return Html(f"<pre>{escape(USAGE)}</pre>", USAGE)
 
         def graph(self, names):
             ns = self.cells.session.globals
@@ -322,7 +316,7 @@ def load_ipython_extension(shell):
             for name in names:
                 t = ns.get(name, user.get(name))
                 if not isinstance(t, E.Tensor):
-                    return Html(f'<pre style="color:#c00">gradcli: {_escape(name)} is not a tensor</pre>',
+                    return Html(f'<pre style="color:#c00">gradcli: {escape(name)} is not a tensor</pre>',
                                 f"{name} is not a tensor")
                 roots[name] = t
             return graph(roots, {**user, **ns})
