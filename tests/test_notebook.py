@@ -38,15 +38,28 @@ CELLS = {
 }
 
 
-def run_notebook(cells):
+@pytest.fixture(scope="module")
+def kernel(tmp_path_factory):
+    """A kernel spec for this interpreter (a user's own `python3` spec may name another Python)."""
+    root = tmp_path_factory.mktemp("jupyter")
+    (root / "kernels" / "gradcli-tests").mkdir(parents=True)
+    (root / "kernels" / "gradcli-tests" / "kernel.json").write_text(json.dumps(
+        {"argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+         "display_name": "gradcli tests", "language": "python"}))
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("JUPYTER_PATH", str(root))
+        yield "gradcli-tests"
+
+
+def run_notebook(cells, kernel):
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
-    NotebookClient(nb, timeout=120, kernel_name="python3", allow_errors=True).execute()
+    NotebookClient(nb, timeout=120, kernel_name=kernel, allow_errors=True).execute()
     return nb
 
 
 @pytest.fixture(scope="module")
-def outputs():
-    nb = run_notebook(CELLS.values())
+def outputs(kernel):
+    nb = run_notebook(CELLS.values(), kernel)
     return dict(zip(CELLS, (cell.outputs for cell in nb.cells)))
 
 
@@ -153,10 +166,10 @@ def test_gradcli_run_never_imports_ipython():
     assert done.stderr.splitlines()[-1] == "[] 1"
 
 
-def test_example_notebook_runs_to_its_end_and_explains_each_failure():
+def test_example_notebook_runs_to_its_end_and_explains_each_failure(kernel):
     nb = nbformat.read(REPO / "examples" / "seed_questions.ipynb", as_version=4)
     # only the cell tagged raises-exception may raise (nbclient stops on any other error)
-    NotebookClient(nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(REPO)}}).execute()
+    NotebookClient(nb, timeout=120, kernel_name=kernel, resources={"metadata": {"path": str(REPO)}}).execute()
     magic = [c for c in nb.cells if c.cell_type == "code" and c.source.startswith("%%gradcli")]
     shown = [words(text_of(data(c.outputs, "text/html"))) for c in magic]
     assert not any("internal error" in s for s in shown)
