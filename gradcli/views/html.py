@@ -130,10 +130,11 @@ def _steps(trace, narr, snap, log):
                 initial.setdefault(steps[-1]["node"], _brief(updates[id(node.variable)][0]))
         calls.append({"index": call.index, "kind": call.kind, "line": call.line, "text": call.text,
                       "retain_graph": call.retain_graph, "failed": call.failed,
+                      "fatal": call.failed and call.error is trace.exception,     # it ended the script
                       "error": None if call.event.error is None else list(call.event.error),
                       "explanation": explanation(findings=story.findings) if call.failed else None,
                       "first": first, "last": len(steps) - 1})
-    if not (steps[-1].get("failed") and trace.report.error is not None):
+    if not (calls and calls[-1]["fatal"]):
         steps.append({"kind": "end"})
     return steps, calls, initial
 

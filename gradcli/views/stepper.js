@@ -148,8 +148,7 @@ function needText(n) {
 // A failed call's error and explanation: the report's, for the error that ended the script.
 function failure(s) {
   const c = D.calls[s.call];
-  if (D.error && s.call === D.calls.length - 1) return D.error;
-  return { type: c.error[0], message: c.error[1], ...c.explanation };
+  return c.fatal ? D.error : { type: c.error[0], message: c.error[1], ...c.explanation };
 }
 
 function errorPanel(e) {
