@@ -81,6 +81,30 @@ def test_page_is_one_file_that_fetches_nothing(script, tmp_path):
     assert html.count("<svg") == 1 and "<?xml" not in html
 
 
+CAUGHT = """import torch
+a = torch.tensor([1., 2.], requires_grad=True)
+b = (a * a).sum()
+b.backward()
+try:
+    b.backward()
+except RuntimeError:
+    print("caught")
+print(undefined_name)
+"""
+
+
+def test_a_caught_failure_keeps_its_own_explanation_and_the_later_error_ends_the_page(tmp_path):
+    out = tmp_path / "page.html"
+    assert page.explain_to_html(CAUGHT, "caught.py", str(out)) == 1
+    data = embedded(out.read_text())
+    first, caught = data["calls"]
+    assert (first["failed"], caught["failed"], caught["fatal"]) == (False, True, False)
+    assert caught["error"][0] == "RuntimeError" and caught["explanation"]["created_line"] == 3
+    assert caught["explanation"]["freed_line"] == 4 and "failed at MulBackward0" in caught["explanation"]["why"]
+    assert data["steps"][caught["last"]]["failed"] and data["steps"][-1] == {"kind": "end"}
+    assert (data["error"]["type"], data["error"]["line"]) == ("NameError", 9)
+
+
 def test_without_graphviz_the_page_draws_the_graph_with_its_own_layout(tmp_path, monkeypatch):
     monkeypatch.setattr(graphview.shutil, "which", lambda name: None)
     out = tmp_path / "page.html"
