@@ -69,6 +69,14 @@ def test_page_holds_the_json_report_of_the_same_run_and_one_step_per_node_run(sc
         assert (call["line"], call["failed"]) == (event["line"], event["failed"])
 
 
+def test_html_is_a_view_of_its_own_and_an_unwritable_path_is_one_line(tmp_path):
+    both = gradcli("explain", FAILING[0], "--html", str(tmp_path / "p.html"), "--plain")
+    assert (both.returncode, both.stderr) == (2, "gradcli: --html cannot be used with --plain or --json\n")
+    nowhere = gradcli("explain", FAILING[0], "--html", str(tmp_path / "missing" / "p.html"))
+    assert nowhere.returncode == 2 and nowhere.stdout == ""
+    assert nowhere.stderr == f"gradcli: cannot write {tmp_path / 'missing' / 'p.html'}: No such file or directory\n"
+
+
 @pytest.mark.parametrize("script", FAILING)
 def test_page_is_one_file_that_fetches_nothing(script, tmp_path):
     path, _ = page_of(script, tmp_path)
