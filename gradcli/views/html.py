@@ -115,7 +115,9 @@ def _node_step(node, s, snap, updates, applied):
 def _steps(trace, narr, snap, log):
     """One step per node each call ran; the calls on the timeline with their first and last step;
     each leaf's .grad before the first call that changed it."""
-    queue = deque(log)
+    applied_by = {}                              # node -> its log entries, in the order it ran
+    for entry in log:
+        applied_by.setdefault(entry[0], deque()).append(entry)
     steps, calls, initial = [{"kind": "start"}], [], {}
     for call, story in zip(trace.calls, narr.calls):
         first = len(steps)
@@ -124,7 +126,7 @@ def _steps(trace, narr, snap, log):
         for node in call.executed:
             if node.op is E.GRAPH_ROOT:
                 continue
-            applied = queue.popleft() if queue and queue[0][0] is node else None
+            applied = applied_by[node].popleft() if applied_by.get(node) else None
             steps.append({**_node_step(node, next(stories), snap, updates, applied), "call": len(calls)})
             if isinstance(node, E.AccumulateGrad) and id(node.variable) in updates:
                 initial.setdefault(steps[-1]["node"], _brief(updates[id(node.variable)][0]))
