@@ -25,6 +25,8 @@ def explain(file: Optional[str] = typer.Argument(None, metavar="FILE", help="The
             strict: bool = STRICT,
             plain: bool = typer.Option(False, "--plain", help="Plain text without colours; paragraphs wrap at 100 columns."),
             json_: bool = typer.Option(False, "--json", help="The narrative's facts as JSON."),
+            html: Optional[str] = typer.Option(None, "--html", metavar="PATH",
+                                               help="Write a page that steps through each backward to PATH."),
             timeout: Optional[float] = TIMEOUT,
             max_elements: int = MAX_ELEMENTS,
             max_memory: float = MAX_MEMORY,
@@ -37,6 +39,8 @@ def explain(file: Optional[str] = typer.Argument(None, metavar="FILE", help="The
       gradcli explain examples/seed000_block1.py
 
       gradcli explain -c "f = x+y; z = 2*f; y1 = z**2; y2 = z**3; backward y1; backward y2"
+
+      gradcli explain examples/seed000_block1.py --html seed000.html
     """
     from .runner import parse_set, UsageError
     if plain and json_:
@@ -47,6 +51,10 @@ def explain(file: Optional[str] = typer.Argument(None, metavar="FILE", help="The
         values = parse_set(set_)
     except UsageError as e:
         _usage(str(e))
+    if html is not None:
+        from .views.html import command
+        raise typer.Exit(command(source, name, html, values, plain or json_, debug, strict=strict, timeout=timeout,
+                                 max_elements=max_elements, max_memory=int(max_memory * 2 ** 30)))
     try:
         from .narrate import run_and_explain
         status = run_and_explain(source, name, values, strict=strict, timeout=timeout, max_elements=max_elements,

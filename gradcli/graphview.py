@@ -111,6 +111,7 @@ class GraphSnapshot:
     line: Optional[int] = None                    # the script line the snapshot was taken at
     hidden: int = 0                               # nodes left out by condense()
     condensed: bool = False
+    node_ids: dict = field(default_factory=dict)  # id(engine node) -> node id, for views that replay a run
 
     def children(self, nid):
         return [b for a, b in self.edges if a == nid]
@@ -145,7 +146,7 @@ def _saved_facts(node, by_node, by_tensor):
 
 
 def snapshot(roots, by_node=None, by_tensor=None, line=None) -> GraphSnapshot:
-    """Copy the graphs behind `roots` ({name: Tensor}) into plain data, as they are now."""
+    """Copy the graphs behind `roots` ({name: Tensor or Node}) into plain data, as they are now."""
     by_node = by_node or {}
     by_tensor = by_tensor or {}
     snap = GraphSnapshot(line=line)
@@ -161,7 +162,7 @@ def snapshot(roots, by_node=None, by_tensor=None, line=None) -> GraphSnapshot:
                 nid = f"leaf{leaf_count}"
             else:
                 nid = f"n{fn.seq}"
-            ids[fn] = nid
+            ids[fn] = snap.node_ids[id(fn)] = nid
         return nid
 
     def add(fn):
@@ -183,9 +184,10 @@ def snapshot(roots, by_node=None, by_tensor=None, line=None) -> GraphSnapshot:
 
     for k, (name, t) in enumerate(roots.items()):
         oid = f"out{k + 1}"
-        snap.nodes[oid] = GNode(oid, "output", name, name, value=_brief(t._data))
+        tensor = isinstance(t, E.Tensor)       # or a node: the graph of a call's unnamed output
+        snap.nodes[oid] = GNode(oid, "output", name, name, value=_brief(t._data) if tensor else None)
         snap.outputs.append(oid)
-        first = t._edge() if isinstance(t, E.Tensor) else None
+        first = t._edge() if tensor else t
         if first is None:
             continue
         nid, new = add(first)
@@ -676,12 +678,12 @@ GRAPHVIZ_HINT = ("the Graphviz `dot` program is needed for svg/png output and wa
                  "dnf install graphviz or conda install graphviz), or use --format dot|mermaid|tree")
 
 
-def render(snap, fmt, timeout=60):
-    """SVG (text) or PNG (bytes) made by Graphviz's `dot` from to_dot(snap, legend=True)."""
+def render(snap, fmt, timeout=60, legend=True):
+    """SVG (text) or PNG (bytes) made by Graphviz's `dot` from to_dot(snap, legend)."""
     dot = shutil.which("dot")
     if dot is None:
         raise GraphvizMissing(GRAPHVIZ_HINT)
-    done = subprocess.run([dot, f"-T{fmt}"], input=to_dot(snap, legend=True).encode(), capture_output=True,
+    done = subprocess.run([dot, f"-T{fmt}"], input=to_dot(snap, legend).encode(), capture_output=True,
                           timeout=timeout)
     if done.returncode != 0:
         raise RuntimeError(f"dot failed: {done.stderr.decode(errors='replace').strip()}")

@@ -315,8 +315,13 @@ def test_every_library_gradcli_imports_is_a_declared_dependency():
     import ast
     from importlib.metadata import packages_distributions
     declared = {_requirement_name(r) for r in _pyproject()["project"]["dependencies"]}
-    imported = set()
+    # the Jupyter extension runs in a kernel: what it alone imports comes with the notebook extra
+    notebook = {_requirement_name(r) for r in _pyproject()["project"]["optional-dependencies"]["notebook"]}
+    imported, in_kernel = set(), set()
     for path in (REPO / "gradcli").rglob("*.py"):
+        if path == REPO / "gradcli" / "notebook.py":
+            in_kernel |= {n.split(".")[0] for n in re.findall(r"^\s*(?:from|import) (\w+)", path.read_text(), re.M)}
+            continue
         tree = ast.parse(path.read_text())
         optional = set()            # `try: import regex / except ImportError:` uses it only when there
         for node in ast.walk(tree):
@@ -337,6 +342,9 @@ def test_every_library_gradcli_imports_is_a_declared_dependency():
     missing = {m: distributions.get(m) for m in third_party
                if not {_requirement_name(d) for d in distributions.get(m, [m])} & declared}
     assert missing == {}, "imported by gradcli but not in pyproject.toml's dependencies"
+    kernel_only = in_kernel - imported - set(sys.stdlib_module_names) - provided
+    assert {m for m in kernel_only if not {_requirement_name(d) for d in distributions.get(m, [m])} & notebook} \
+        == set(), "imported by gradcli/notebook.py but not in the notebook extra"
 
 
 def test_installed_console_script_runs_concise_script(installed):
