@@ -51,6 +51,6 @@ class Adagrad(Optimizer):
                     grad = K.add(grad, p._data, wd)
                 clr = lr / (1 + (step - 1) * group["lr_decay"])
                 write(state_sum, K.addcmul(state_sum._data, grad, grad, 1))
-                std = np.sqrt(state_sum._data) + state_sum._data.dtype.type(eps)
+                std = K.sqrt(state_sum._data) + state_sum._data.dtype.type(eps)
                 write(p, K.addcdiv(p._data, grad, std, -clr))
         return loss

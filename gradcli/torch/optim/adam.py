@@ -68,9 +68,9 @@ class Adam(Optimizer):
                 if group["amsgrad"]:
                     max_sq = state["max_exp_avg_sq"]
                     write(max_sq, np.maximum(max_sq._data, exp_avg_sq._data))
-                    denom = np.sqrt(max_sq._data) / dt.type(bias_correction2_sqrt) + dt.type(eps)
+                    denom = K.sqrt(max_sq._data) / dt.type(bias_correction2_sqrt) + dt.type(eps)
                 else:
-                    denom = np.sqrt(exp_avg_sq._data) / dt.type(bias_correction2_sqrt) + dt.type(eps)
+                    denom = K.sqrt(exp_avg_sq._data) / dt.type(bias_correction2_sqrt) + dt.type(eps)
                 write(p, K.addcdiv(p._data, exp_avg._data, denom, -step_size))
         return loss
 

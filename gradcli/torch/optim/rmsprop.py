@@ -49,9 +49,9 @@ class RMSprop(Optimizer):
                 if group["centered"]:
                     grad_avg = state["grad_avg"]
                     write(grad_avg, K.lerp(grad_avg._data, grad, 1 - alpha))
-                    avg = np.sqrt(K.addcmul(square_avg._data, grad_avg._data, grad_avg._data, -1))
+                    avg = K.sqrt(K.addcmul(square_avg._data, grad_avg._data, grad_avg._data, -1))
                 else:
-                    avg = np.sqrt(square_avg._data)
+                    avg = K.sqrt(square_avg._data)
                 avg = avg + avg.dtype.type(eps)
                 if momentum > 0:
                     buf = state["momentum_buffer"]
