@@ -93,22 +93,24 @@ _RSQRTPS_STEPS = (
     "5bN9k2fCHa3O/G79L+vjGGiQfHS/aB7Fk+f7celsfwdPRlw6ez9bl563ntbPzJOTtRg+gid5BPO9n4xmOdZC8qzG4vzI"
     "fxYhZ085eBbmdPGXeDenGsF+No8vm2fB+sYk4fW9fHS+0ZvnUCTnJ3xnHlzvZ/NtPnBY+YAKtC9+ORjONUiezSO5Hw7r"
     "5+XpfoG9P1HXHhbvjeR8NJ/dL9pv+cd6cFt+Nn9a/vT9rPsHj6Tf4w==")
-_rsqrtps_bits = None
+_rsqrtps_table = None
 
 
-def _rsqrtps(x_bits):
-    """The CPU's rsqrtps estimate for positive normal floats given as int64 bit patterns."""
-    global _rsqrtps_bits
-    if _rsqrtps_bits is None:
+def _rsqrtps(bits):
+    """The CPU's rsqrtps estimate of positive normal floats (their bits as int64), as float32.
+    The table is indexed by the bits' exponent parity and top mantissa bits; the estimate's
+    exponent is 190 - (e + 1) // 2 for the input's biased exponent e."""
+    global _rsqrtps_table
+    if _rsqrtps_table is None:
         import base64
         import zlib
         steps = np.frombuffer(zlib.decompress(base64.b64decode(_RSQRTPS_STEPS)), np.int8)
-        mantissa = np.concatenate(([4095], 4095 + np.cumsum(steps, dtype=np.int64)))
-        _rsqrtps_bits = (126 << 23) | (mantissa << 11)
-    exponent = (x_bits >> 23) - 127
-    odd = exponent & 1
-    y = _rsqrtps_bits[(odd << 12) | ((x_bits >> 11) & 0xFFF)] - (((exponent - odd) >> 1) << 23)
-    return y.astype(np.uint32).view(np.float32)
+        mantissa = np.concatenate(([4095], 4095 + np.cumsum(steps, dtype=np.int32)))
+        # [1, 2) has odd biased exponents, [2, 4) even ones: rolled so the parity bit indexes it
+        _rsqrtps_table = np.roll((190 << 23) | (mantissa << 11), 4096).astype(np.int32)
+    y = _rsqrtps_table.take((bits >> 11) & 0x1FFF)
+    y -= ((bits + 0x800000) >> 24 << 23).astype(np.int32)
+    return y.view(np.float32)
 
 
 def sqrt(x):
@@ -116,16 +118,24 @@ def sqrt(x):
     if x.dtype != np.float32:
         return np.sqrt(x)
     x = np.asarray(x)
-    bits = x.view(np.uint32).astype(np.int64)
-    fast = (bits >= 0x00800000) & (bits <= 0x7F7FF000)
-    everywhere = fast.all()
-    v = x if everywhere else np.where(fast, x, np.float32(1))
+    if not x.ndim:                          # (NumPy's 0-d arithmetic gives scalars: no out=)
+        return sqrt(x.reshape(1)).reshape(())
+    bits = x.view(np.int32)
+    if not x.size or bits.min() < 0x00800000 or bits.max() > 0x7F7FF000:
+        fast = (bits >= 0x00800000) & (bits <= 0x7F7FF000)
+        return np.where(fast, sqrt(np.where(fast, x, np.float32(1))), np.sqrt(x))
     half = np.float32(0.5)
-    y = _rsqrtps(bits if everywhere else bits * fast + 0x3F800000 * ~fast)
-    s = v * y
-    h = y * half
-    r = half - s * h
-    s = s + s * r
-    h = h + h * r
-    root = s + (v - s * s) * h
-    return root if everywhere else np.where(fast, root, np.sqrt(x))
+    h = _rsqrtps(bits.astype(np.int64))
+    s = x * h
+    h *= half
+    r = s * h                               # r = 0.5 - s*h
+    np.subtract(half, r, out=r)
+    t = s * r                               # s = s + s*r
+    s += t
+    np.multiply(h, r, out=r)                # h = h + h*r
+    h += r
+    np.multiply(s, s, out=r)                # s + (x - s*s)*h
+    np.subtract(x, r, out=r)
+    r *= h
+    r += s
+    return r

@@ -3,7 +3,7 @@ import numpy as np
 
 from ...errors import TorchValueError
 from . import _kernels as K
-from .optimizer import Optimizer, _no_grad_step, new_state, write
+from .optimizer import Optimizer, _no_grad_step, flat, new_state, write_flat
 
 
 class Adam(Optimizer):
@@ -42,37 +42,40 @@ class Adam(Optimizer):
     def step(self, closure=None):
         loss = self._closure_loss(closure)
         for group in self.param_groups:
-            beta1, beta2 = group["betas"]
-            lr, wd, eps = group["lr"], group["weight_decay"], group["eps"]
-            for p in group["params"]:
-                if p._grad is None:
-                    continue
-                state = self._init_state(p, group)
-                grad = -p._grad._data if group["maximize"] else p._grad._data
-                step_t = state["step"]
-                write(step_t, step_t._data + np.float32(1))
-                if wd != 0:
-                    if group["decoupled_weight_decay"]:
-                        write(p, K.mul(p._data, 1 - lr * wd))
-                    else:
-                        grad = K.add(grad, p._data, wd)
-                exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
-                write(exp_avg, K.lerp(exp_avg._data, grad, 1 - beta1))
-                write(exp_avg_sq, K.addcmul(K.mul(exp_avg_sq._data, beta2), grad, grad, 1 - beta2), bumps=2)
-                step = step_t._data.item()
-                bias_correction1 = 1 - beta1 ** step
-                bias_correction2 = 1 - beta2 ** step
-                step_size = lr / bias_correction1
-                bias_correction2_sqrt = bias_correction2 ** 0.5
-                dt = p._data.dtype
-                if group["amsgrad"]:
-                    max_sq = state["max_exp_avg_sq"]
-                    write(max_sq, np.maximum(max_sq._data, exp_avg_sq._data))
-                    denom = K.sqrt(max_sq._data) / dt.type(bias_correction2_sqrt) + dt.type(eps)
-                else:
-                    denom = K.sqrt(exp_avg_sq._data) / dt.type(bias_correction2_sqrt) + dt.type(eps)
-                write(p, K.addcdiv(p._data, exp_avg._data, denom, -step_size))
+            for params, states, step in self._batches(group):
+                self._update(params, states, group, step)
         return loss
+
+    def _update(self, params, states, group, step):
+        """PyTorch's _single_tensor_adam for each parameter, run on all of them at once."""
+        beta1, beta2 = group["betas"]
+        lr, wd, eps = group["lr"], group["weight_decay"], group["eps"]
+        param = flat(params)
+        grad = flat([p._grad for p in params])
+        if group["maximize"]:
+            grad = -grad
+        decoupled = wd != 0 and group["decoupled_weight_decay"]
+        if decoupled:
+            param = K.mul(param, 1 - lr * wd)
+        elif wd != 0:
+            grad = K.add(grad, param, wd)
+        exp_avgs = [state["exp_avg"] for state in states]
+        exp_avg_sqs = [state["exp_avg_sq"] for state in states]
+        exp_avg = K.lerp(flat(exp_avgs), grad, 1 - beta1)
+        write_flat(exp_avgs, exp_avg)
+        exp_avg_sq = K.addcmul(K.mul(flat(exp_avg_sqs), beta2), grad, grad, 1 - beta2)
+        write_flat(exp_avg_sqs, exp_avg_sq, bumps=2)
+        bias_correction1 = 1 - beta1 ** step
+        bias_correction2 = 1 - beta2 ** step
+        step_size = lr / bias_correction1
+        bias_correction2_sqrt = bias_correction2 ** 0.5
+        if group["amsgrad"]:
+            max_exp_avg_sqs = [state["max_exp_avg_sq"] for state in states]
+            exp_avg_sq = np.maximum(flat(max_exp_avg_sqs), exp_avg_sq)
+            write_flat(max_exp_avg_sqs, exp_avg_sq)
+        dt = param.dtype
+        denom = K.sqrt(exp_avg_sq) / dt.type(bias_correction2_sqrt) + dt.type(eps)
+        write_flat(params, K.addcdiv(param, exp_avg, denom, -step_size), bumps=2 if decoupled else 1)
 
 
 class AdamW(Adam):

@@ -40,6 +40,27 @@ def write(t, value, bumps=1):
     _ops._refresh_views(t)
 
 
+def flat(tensors):
+    """Every tensor's elements in turn, as one array (a single tensor's own array): an
+    element-wise kernel given it computes each element exactly as it would on its own tensor,
+    so a step runs each kernel once for all the parameters of a group that share its scalars."""
+    if len(tensors) == 1:
+        return tensors[0]._data
+    return np.concatenate([t._data.ravel() for t in tensors])
+
+
+def write_flat(tensors, values, bumps=1):
+    """write() for each tensor, its part of `values` (an array made by flat())."""
+    if len(tensors) == 1:
+        write(tensors[0], values, bumps)
+        return
+    start = 0
+    for t in tensors:
+        end = start + t._data.size
+        write(t, values[start:end].reshape(t._data.shape), bumps)
+        start = end
+
+
 def new_state(value):
     return Tensor(np.array(value))
 
@@ -142,6 +163,31 @@ class Optimizer:
 
     def step(self, closure=None):
         raise NotImplementedError
+
+    def _batches(self, group):
+        """The group's parameters that have a gradient, with their state (made on the first step)
+        and its step count advanced, in batches (params, states, step) that share the step count
+        and dtype, hence every scalar of the update (see flat())."""
+        params = [p for p in group["params"] if p._grad is not None]
+        if len({id(p) for p in params}) < len(params):     # one listed twice is updated twice, in turn
+            for p in params:
+                state = self._advance(p, group)
+                yield [p], [state], state["step"]._data.item()
+            return
+        batches = {}
+        for p in params:
+            state = self._advance(p, group)
+            batch = batches.setdefault((state["step"]._data.item(), p._data.dtype), ([], []))
+            batch[0].append(p)
+            batch[1].append(state)
+        for (step, _), (params, states) in batches.items():
+            yield params, states, step
+
+    def _advance(self, p, group):
+        state = self._init_state(p, group)
+        step_t = state["step"]
+        write(step_t, step_t._data + np.float32(1))
+        return state
 
     def _closure_loss(self, closure):
         if closure is None:
