@@ -49,7 +49,9 @@ def scalar(value, dtype):
 
 
 def add(self, other, alpha):
-    """self.add(other, alpha=alpha): other * alpha + self, fused."""
+    """self.add(other, alpha=alpha): other * alpha + self, fused (a plain sum when alpha is 1)."""
+    if alpha == 1:
+        return self + other
     return fma(other, scalar(alpha, self.dtype), self, self.dtype)
 
 

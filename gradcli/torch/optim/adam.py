@@ -3,7 +3,7 @@ import numpy as np
 
 from ...errors import TorchValueError
 from . import _kernels as K
-from .optimizer import Optimizer, _no_grad_step, flat, new_state, write_flat
+from .optimizer import Optimizer, _no_grad_step, flat, new_state, write, write_flat
 
 
 class Adam(Optimizer):
@@ -42,12 +42,22 @@ class Adam(Optimizer):
     def step(self, closure=None):
         loss = self._closure_loss(closure)
         for group in self.param_groups:
-            for params, states, step in self._batches(group):
-                self._update(params, states, group, step)
+            for params in self._batches(group, lambda p: self._advance(p, group)):
+                self._update(params, group)
         return loss
 
-    def _update(self, params, states, group, step):
+    def _advance(self, p, group):
+        """The step count's increment (the state is made on the first step); the update's
+        scalars depend on the count and the dtype."""
+        state = self._init_state(p, group)
+        step_t = state["step"]
+        write(step_t, step_t._data + np.float32(1))
+        return step_t._data.item(), p._data.dtype
+
+    def _update(self, params, group):
         """PyTorch's _single_tensor_adam for each parameter, run on all of them at once."""
+        states = [self.state[p] for p in params]
+        step = states[0]["step"]._data.item()
         beta1, beta2 = group["betas"]
         lr, wd, eps = group["lr"], group["weight_decay"], group["eps"]
         param = flat(params)

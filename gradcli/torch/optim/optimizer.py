@@ -49,16 +49,18 @@ def flat(tensors):
     return np.concatenate([t._data.ravel() for t in tensors])
 
 
-def write_flat(tensors, values, bumps=1):
-    """write() for each tensor, its part of `values` (an array made by flat())."""
+def parts(values, tensors):
+    """Each tensor's part of `values` (an array made by flat()), in its shape."""
     if len(tensors) == 1:
-        write(tensors[0], values, bumps)
-        return
-    start = 0
-    for t in tensors:
-        end = start + t._data.size
-        write(t, values[start:end].reshape(t._data.shape), bumps)
-        start = end
+        return [values]
+    ends = np.cumsum([t._data.size for t in tensors])
+    return [values[end - t._data.size:end].reshape(t._data.shape) for t, end in zip(tensors, ends.tolist())]
+
+
+def write_flat(tensors, values, bumps=1):
+    """write() for each tensor, its part of `values`."""
+    for t, part in zip(tensors, parts(values, tensors)):
+        write(t, part, bumps)
 
 
 def new_state(value):
@@ -164,30 +166,20 @@ class Optimizer:
     def step(self, closure=None):
         raise NotImplementedError
 
-    def _batches(self, group):
-        """The group's parameters that have a gradient, with their state (made on the first step)
-        and its step count advanced, in batches (params, states, step) that share the step count
-        and dtype, hence every scalar of the update (see flat())."""
+    def _batches(self, group, key):
+        """The group's parameters that have a gradient, in lists that share key(p) (which sees
+        every parameter in turn, before the list holding it is updated). The key names what
+        the update's scalars depend on: a list is updated at once (see flat())."""
         params = [p for p in group["params"] if p._grad is not None]
         if len({id(p) for p in params}) < len(params):     # one listed twice is updated twice, in turn
             for p in params:
-                state = self._advance(p, group)
-                yield [p], [state], state["step"]._data.item()
+                key(p)
+                yield [p]
             return
         batches = {}
         for p in params:
-            state = self._advance(p, group)
-            batch = batches.setdefault((state["step"]._data.item(), p._data.dtype), ([], []))
-            batch[0].append(p)
-            batch[1].append(state)
-        for (step, _), (params, states) in batches.items():
-            yield params, states, step
-
-    def _advance(self, p, group):
-        state = self._init_state(p, group)
-        step_t = state["step"]
-        write(step_t, step_t._data + np.float32(1))
-        return state
+            batches.setdefault(key(p), []).append(p)
+        yield from batches.values()
 
     def _closure_loss(self, closure):
         if closure is None:
