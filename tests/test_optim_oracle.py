@@ -68,11 +68,11 @@ def _digest(state_dict):
     return state_dict
 
 
-def train_on_given_gradients(lib, name, kwargs, seed, steps=50, dtype=np.float32):
+def train_on_given_gradients(lib, name, kwargs, seed, steps=50, dtype=np.float32, shapes=SHAPES):
     """Gradients that depend on the parameters (0.5 p + noise), set as .grad each step."""
     rng = np.random.default_rng(seed)
-    params = [lib.tensor(rng.standard_normal(s).astype(dtype), requires_grad=True) for s in SHAPES]
-    noise = [[rng.standard_normal(s).astype(dtype) for s in SHAPES] for _ in range(steps)]
+    params = [lib.tensor(rng.standard_normal(s).astype(dtype), requires_grad=True) for s in shapes]
+    noise = [[rng.standard_normal(s).astype(dtype) for s in shapes] for _ in range(steps)]
     opt = getattr(lib.optim, name)(params, **kwargs)
     trace = []
     for k in range(steps):
@@ -111,6 +111,14 @@ def test_fifty_steps_match_torch_bit_for_bit(name, kwargs):
         assert got[0] == expected[0]            # parameters after every step
         assert got[1] == expected[1]            # state and param_groups in state_dict()
         assert got[2] == expected[2]            # version counters of the parameters
+
+
+@pytest.mark.parametrize("name,kwargs", CONFIGS[1::3], ids=[n for n, _ in CONFIGS[1::3]])
+def test_large_parameters_match_torch(name, kwargs):
+    # large tensors are updated one by one, in chunks; small ones together
+    shapes = [(300, 400), (7,), (1, 70_000), (50, 3)]
+    expected = train_on_given_gradients(torch, name, kwargs, 6, steps=6, shapes=shapes)
+    assert train_on_given_gradients(G, name, kwargs, 6, steps=6, shapes=shapes) == expected
 
 
 @pytest.mark.parametrize("name,kwargs", CONFIGS[2::3], ids=[n for n, _ in CONFIGS[2::3]])

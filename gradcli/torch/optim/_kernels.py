@@ -6,16 +6,32 @@ rounded on its own. A float32 fused multiply-add is exact in float64 before its 
 import numpy as np
 
 
+_CHUNK = 1 << 15                    # elements per float64 temporary: it stays in the cache
+
+
 def fma(a, b, c, dtype):
     """a * b + c with a single rounding to dtype."""
     if dtype != np.float32:
         return _fma64(np.asarray(a, dtype), np.asarray(b, dtype), np.asarray(c, dtype))
+    shape = np.broadcast_shapes(np.shape(a), np.shape(b), np.shape(c))
+    size = int(np.prod(shape))
+    operands = a, b, c
+    if size <= _CHUNK or any(np.ndim(v) and np.size(v) != size for v in operands):
+        return _fma32(a, b, c)
+    out = np.empty(size, np.float32)
+    operands = [np.ravel(v) if np.ndim(v) else v for v in operands]
+    for i in range(0, size, _CHUNK):
+        out[i:i + _CHUNK] = _fma32(*(v[i:i + _CHUNK] if np.ndim(v) else v for v in operands))
+    return out.reshape(shape)
+
+
+def _fma32(a, b, c):
     r = np.multiply(a, b, dtype=np.float64)        # (the ufuncs cast their operands as they go)
     if type(r) is np.ndarray:
         np.add(r, c, out=r)
     else:                           # 0-d operands give a NumPy scalar
         r = r + c
-    return r.astype(dtype)
+    return r.astype(np.float32)
 
 
 def _split(a):

@@ -40,6 +40,9 @@ def write(t, value, bumps=1):
     _ops._refresh_views(t)
 
 
+_FLAT_MAX = 1 << 16                 # larger tensors are updated one by one (a copy costs more than a call)
+
+
 def flat(tensors):
     """Every tensor's elements in turn, as one array (a single tensor's own array): an
     element-wise kernel given it computes each element exactly as it would on its own tensor,
@@ -178,7 +181,7 @@ class Optimizer:
             return
         batches = {}
         for p in params:
-            batches.setdefault(key(p), []).append(p)
+            batches.setdefault((key(p), p._data.size <= _FLAT_MAX or id(p)), []).append(p)
         yield from batches.values()
 
     def _closure_loss(self, closure):
