@@ -3262,9 +3262,12 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
         if target._data.shape != shape:
             target = expand(target, shape)
     r = _reduction(reduction)
-    d = input._data - target._data
-    sq = d * d
-    out = sq if r == 0 else np.asarray(sq.mean() if r == 1 else sq.sum(), sq.dtype)
+    sq = np.asarray(input._data - target._data)     # (a 0-d difference is a NumPy scalar)
+    np.multiply(sq, sq, out=sq)
+    if r == 1 and sq.dtype.char in "fd":        # sq.mean() without its Python wrapper: the same sum and division
+        out = np.asarray(np.add.reduce(sq, axis=None) / np.intp(sq.size), sq.dtype)
+    else:
+        out = sq if r == 0 else np.asarray(sq.mean() if r == 1 else sq.sum(), sq.dtype)
     seq = _begin(input, target)
     return _record(TABLE["mse_loss"], seq, out, (input, target), attrs={"reduction": r})
 
