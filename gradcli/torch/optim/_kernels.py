@@ -138,12 +138,19 @@ def sqrt(x):
     x = np.asarray(x)
     if not x.ndim:                          # (NumPy's 0-d arithmetic gives scalars: no out=)
         return sqrt(x.reshape(1)).reshape(())
-    bits = x.view(np.int32)
-    if not x.size or bits.min() < 0x00800000 or bits.max() > 0x7F7FF000:
-        fast = (bits >= 0x00800000) & (bits <= 0x7F7FF000)
-        return np.where(fast, sqrt(np.where(fast, x, np.float32(1))), np.sqrt(x))
+    # zero, subnormal, the largest floats, inf, NaN and negative: MKL's exact path
+    exact = (x.view(np.int32) - 0x00800000).view(np.uint32) > 0x7EFFF000
+    if not exact.any():
+        return _refined_rsqrtps_root(x)
+    root = _refined_rsqrtps_root(np.where(exact, np.float32(1), x))
+    with np.errstate(invalid="ignore"):     # (a negative's root is NaN, silently)
+        np.sqrt(x, out=root, where=exact)
+    return root
+
+
+def _refined_rsqrtps_root(x):
     half = np.float32(0.5)
-    h = _rsqrtps(bits.astype(np.int64))
+    h = _rsqrtps(x.view(np.int32).astype(np.int64))
     s = x * h
     h *= half
     r = s * h                               # r = 0.5 - s*h

@@ -3,7 +3,7 @@ import numpy as np
 
 from ...errors import TorchValueError
 from . import _kernels as K
-from .optimizer import Optimizer, _no_grad_step, flat, new_state, write, write_flat
+from .optimizer import Optimizer, _no_grad_step, count_step, flat, new_state, write_flat
 
 
 class Adam(Optimizer):
@@ -49,10 +49,7 @@ class Adam(Optimizer):
     def _advance(self, p, group):
         """The step count's increment (the state is made on the first step); the update's
         scalars depend on the count and the dtype."""
-        state = self._init_state(p, group)
-        step_t = state["step"]
-        write(step_t, step_t._data + np.float32(1))
-        return step_t._data.item(), p._data.dtype
+        return count_step(self._init_state(p, group)), p._data.dtype
 
     def _update(self, params, group):
         """PyTorch's _single_tensor_adam for each parameter, run on all of them at once."""

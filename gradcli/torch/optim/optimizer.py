@@ -31,13 +31,15 @@ def _typename(obj):
 
 
 def write(t, value, bumps=1):
-    """An in-place update of t by `bumps` of PyTorch's in-place ops (each bumps t's version
-    counter once), as an optimizer step does it under no_grad."""
-    np.copyto(t._data, value, casting="unsafe")
+    """An in-place update of t by `bumps` (1 or 2) of PyTorch's in-place ops (each bumps t's
+    version counter once), as an optimizer step does it under no_grad."""
+    t._data[...] = value                # (np.copyto with casting="unsafe", without its dispatch)
     vc = t._version_counter
-    for _ in range(bumps):
+    vc.bump()
+    if bumps == 2:
         vc.bump()
-    _ops._refresh_views(t)
+    if getattr(vc, "views", None):      # (views of t's storage: see ops._refresh_views)
+        _ops._refresh_views(t)
 
 
 _FLAT_MAX = 1 << 16                 # larger tensors are updated one by one (a copy costs more than a call)
@@ -64,6 +66,13 @@ def write_flat(tensors, values, bumps=1):
     """write() for each tensor, its part of `values`."""
     for t, part in zip(tensors, parts(values, tensors)):
         write(t, part, bumps)
+
+
+def count_step(state):
+    """state["step"] += 1 (a float32 tensor, as PyTorch keeps it); the new count."""
+    step_t = state["step"]
+    write(step_t, step_t._data + np.float32(1))
+    return step_t._data.item()
 
 
 def new_state(value):
