@@ -13,11 +13,11 @@ def fma(a, b, c, dtype):
     """a * b + c with a single rounding to dtype."""
     if dtype != np.float32:
         return _fma64(np.asarray(a, dtype), np.asarray(b, dtype), np.asarray(c, dtype))
-    shape = np.broadcast_shapes(np.shape(a), np.shape(b), np.shape(c))
-    size = int(np.prod(shape))
     operands = a, b, c
+    size = max(getattr(v, "size", 1) for v in operands)
     if size <= _CHUNK or any(np.ndim(v) and np.size(v) != size for v in operands):
         return _fma32(a, b, c)
+    shape = np.broadcast_shapes(*map(np.shape, operands))
     out = np.empty(size, np.float32)
     operands = [np.ravel(v) if np.ndim(v) else v for v in operands]
     for i in range(0, size, _CHUNK):
@@ -115,7 +115,7 @@ _rsqrtps_table = None
 
 
 def _rsqrtps(bits):
-    """The CPU's rsqrtps estimate of positive normal floats (their bits as int64), as float32.
+    """The CPU's rsqrtps estimate of positive normal floats (their bits as int32), as float32.
     The table is indexed by the bits' exponent parity and top mantissa bits; the estimate's
     exponent is 190 - (e + 1) // 2 for the input's biased exponent e."""
     global _rsqrtps_table
@@ -126,8 +126,13 @@ def _rsqrtps(bits):
         mantissa = np.concatenate(([4095], 4095 + np.cumsum(steps, dtype=np.int32)))
         # [1, 2) has odd biased exponents, [2, 4) even ones: rolled so the parity bit indexes it
         _rsqrtps_table = np.roll((190 << 23) | (mantissa << 11), 4096).astype(np.int32)
-    y = _rsqrtps_table.take((bits >> 11) & 0x1FFF)
-    y -= ((bits + 0x800000) >> 24 << 23).astype(np.int32)
+    index = bits >> 11
+    index &= 0x1FFF
+    y = _rsqrtps_table.take(index)
+    exponent = bits + 0x800000              # (no overflow: the largest floats take the exact path)
+    exponent >>= 24
+    exponent <<= 23
+    y -= exponent
     return y.view(np.float32)
 
 
@@ -150,7 +155,7 @@ def sqrt(x):
 
 def _refined_rsqrtps_root(x):
     half = np.float32(0.5)
-    h = _rsqrtps(x.view(np.int32).astype(np.int64))
+    h = _rsqrtps(x.view(np.int32))
     s = x * h
     h *= half
     r = s * h                               # r = 0.5 - s*h

@@ -58,8 +58,13 @@ def parts(values, tensors):
     """Each tensor's part of `values` (an array made by flat()), in its shape."""
     if len(tensors) == 1:
         return [values]
-    ends = np.cumsum([t._data.size for t in tensors])
-    return [values[end - t._data.size:end].reshape(t._data.shape) for t, end in zip(tensors, ends.tolist())]
+    out = []
+    start = 0
+    for t in tensors:
+        end = start + t._data.size
+        out.append(values[start:end].reshape(t._data.shape))
+        start = end
+    return out
 
 
 def write_flat(tensors, values, bumps=1):
