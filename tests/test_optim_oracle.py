@@ -121,6 +121,29 @@ def test_large_parameters_match_torch(name, kwargs):
     assert train_on_given_gradients(G, name, kwargs, 6, steps=6, shapes=shapes) == expected
 
 
+def train_parameters_sharing_memory(lib, name, kwargs, steps=5):
+    """A leaf and a leaf view of its memory in one group: the second is updated from the
+    values the first one's update wrote."""
+    rng = np.random.default_rng(7)
+    a = lib.tensor(rng.standard_normal(6).astype(np.float32), requires_grad=True)
+    b = a.detach()[2:].requires_grad_()
+    c = lib.tensor(rng.standard_normal(3).astype(np.float32), requires_grad=True)
+    opt = getattr(lib.optim, name)([a, c, b], **kwargs)
+    trace = []
+    for _ in range(steps):
+        for p in (a, b, c):
+            p.grad = lib.tensor(p.detach().numpy() * np.float32(0.5) + np.float32(0.25))
+        opt.step()
+        trace.append([bits(p) for p in (a, b, c)])
+    return trace
+
+
+@pytest.mark.parametrize("name,kwargs", CONFIGS[1::4], ids=[n for n, _ in CONFIGS[1::4]])
+def test_parameters_sharing_memory_are_updated_in_turn(name, kwargs):
+    expected = train_parameters_sharing_memory(torch, name, kwargs)
+    assert train_parameters_sharing_memory(G, name, kwargs) == expected
+
+
 @pytest.mark.parametrize("name,kwargs", CONFIGS[2::3], ids=[n for n, _ in CONFIGS[2::3]])
 def test_float64_parameters_match_torch(name, kwargs):
     with correctly_rounded_float64_sqrt():

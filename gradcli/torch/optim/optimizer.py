@@ -188,7 +188,10 @@ class Optimizer:
         every parameter in turn, before the list holding it is updated). The key names what
         the update's scalars depend on: a list is updated at once (see flat())."""
         params = [p for p in group["params"] if p._grad is not None]
-        if len({id(p) for p in params}) < len(params):     # one listed twice is updated twice, in turn
+        # Parameters that may share memory (one listed twice, views of one array) are updated
+        # one after the other, each from the other's new values, as PyTorch's loop does.
+        storages = {id(p._data if p._data.base is None else p._data.base) for p in params}
+        if len(storages) < len(params):
             for p in params:
                 key(p)
                 yield [p]
