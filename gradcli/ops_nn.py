@@ -305,6 +305,8 @@ def addmm(bias, mat1, mat2, beta=1, alpha=1):
         np.add(b, out, out=out)             # b + out, into the product's buffer
     else:
         out = np.asarray(b + out, out.dtype)
+    if seq is None:
+        return Tensor(out)
     r1, r2 = mat1.requires_grad, mat2.requires_grad
     attrs = {"alpha": alpha, "beta": beta,
              "mat1_sym_sizes": tuple(mat1._data.shape), "mat1_sym_strides": O._strides(mat1) if r1 else (),
@@ -315,7 +317,8 @@ def addmm(bias, mat1, mat2, beta=1, alpha=1):
 def linear(input, weight, bias=None):
     """at::linear: addmm for a 2-D input with a bias; a contiguous input of other rank is
     flattened to 2-D, addmm'd and viewed back; otherwise matmul with weight.t() (+ bias in place)."""
-    _tensor_args("linear", input=input, weight=weight)
+    if type(input) is not Tensor or type(weight) is not Tensor:
+        _tensor_args("linear", input=input, weight=weight)
     nd = input._data.ndim
     if bias is not None and nd == 2:
         return addmm(bias, input, O.t_(weight))
