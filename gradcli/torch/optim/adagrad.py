@@ -3,7 +3,7 @@ import numpy as np
 
 from ...errors import TorchValueError
 from . import _kernels as K
-from .optimizer import Optimizer, _no_grad_step, count_step, flat, new_state, write_flat
+from .optimizer import Optimizer, _no_grad_step, count_step, flat, flat_param_and_grad, new_state, write_flat
 
 
 class Adagrad(Optimizer):
@@ -49,15 +49,10 @@ class Adagrad(Optimizer):
 
     def _update(self, params, group):
         """PyTorch's _single_tensor_adagrad for each parameter, run on all of them at once."""
-        lr, wd, eps = group["lr"], group["weight_decay"], group["eps"]
+        lr, eps = group["lr"], group["eps"]
         states = [self.state[p] for p in params]
         step = states[0]["step"]._data.item()
-        param = flat(params)
-        grad = flat([p._grad for p in params])
-        if group["maximize"]:
-            grad = -grad
-        if wd != 0:
-            grad = K.add(grad, param, wd)
+        param, grad = flat_param_and_grad(params, group)
         clr = lr / (1 + (step - 1) * group["lr_decay"])
         sums = [state["sum"] for state in states]
         state_sum = K.addcmul(flat(sums), grad, grad, 1)

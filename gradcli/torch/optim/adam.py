@@ -3,7 +3,7 @@ import numpy as np
 
 from ...errors import TorchValueError
 from . import _kernels as K
-from .optimizer import Optimizer, _no_grad_step, count_step, flat, new_state, write_flat
+from .optimizer import Optimizer, _no_grad_step, count_step, flat, flat_param_and_grad, new_state, write_flat
 
 
 class Adam(Optimizer):
@@ -57,15 +57,10 @@ class Adam(Optimizer):
         step = states[0]["step"]._data.item()
         beta1, beta2 = group["betas"]
         lr, wd, eps = group["lr"], group["weight_decay"], group["eps"]
-        param = flat(params)
-        grad = flat([p._grad for p in params])
-        if group["maximize"]:
-            grad = -grad
         decoupled = wd != 0 and group["decoupled_weight_decay"]
+        param, grad = flat_param_and_grad(params, group, weight_decay=not decoupled)
         if decoupled:
             param = K.mul(param, 1 - lr * wd)
-        elif wd != 0:
-            grad = K.add(grad, param, wd)
         exp_avgs = [state["exp_avg"] for state in states]
         exp_avg_sqs = [state["exp_avg_sq"] for state in states]
         exp_avg = K.lerp(flat(exp_avgs), grad, 1 - beta1)

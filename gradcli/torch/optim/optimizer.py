@@ -10,6 +10,7 @@ from ... import engine as _E
 from ... import ops as _ops
 from ...engine import Tensor
 from ...errors import TorchTypeError, TorchValueError
+from . import _kernels as K
 
 
 class _RequiredParameter:
@@ -52,6 +53,18 @@ def flat(tensors):
     if len(tensors) == 1:
         return tensors[0]._data
     return np.concatenate([t._data.ravel() for t in tensors])
+
+
+def flat_param_and_grad(params, group, weight_decay=True):
+    """flat() of the parameters and of their gradients, the gradient negated for `maximize`
+    and, with weight_decay (L2, not decoupled), plus weight_decay * parameter (add, fused)."""
+    param = flat(params)
+    grad = flat([p._grad for p in params])
+    if group["maximize"]:
+        grad = -grad
+    if weight_decay and group["weight_decay"] != 0:
+        grad = K.add(grad, param, group["weight_decay"])
+    return param, grad
 
 
 def parts(values, tensors):

@@ -3,7 +3,7 @@ import numpy as np
 
 from ...errors import TorchValueError
 from . import _kernels as K
-from .optimizer import Optimizer, _no_grad_step, count_step, flat, new_state, write_flat
+from .optimizer import Optimizer, _no_grad_step, count_step, flat, flat_param_and_grad, new_state, write_flat
 
 
 class RMSprop(Optimizer):
@@ -48,14 +48,9 @@ class RMSprop(Optimizer):
 
     def _update(self, params, group):
         """PyTorch's _single_tensor_rmsprop for each parameter, run on all of them at once."""
-        lr, alpha, eps, wd, momentum = (group[k] for k in ("lr", "alpha", "eps", "weight_decay", "momentum"))
+        lr, alpha, eps, momentum = (group[k] for k in ("lr", "alpha", "eps", "momentum"))
         states = [self.state[p] for p in params]
-        param = flat(params)
-        grad = flat([p._grad for p in params])
-        if group["maximize"]:
-            grad = -grad
-        if wd != 0:
-            grad = K.add(grad, param, wd)
+        param, grad = flat_param_and_grad(params, group)
         square_avgs = [state["square_avg"] for state in states]
         square_avg = K.addcmul(K.mul(flat(square_avgs), alpha), grad, grad, 1 - alpha)
         write_flat(square_avgs, square_avg, bumps=2)

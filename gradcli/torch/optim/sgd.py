@@ -4,7 +4,7 @@ import numpy as np
 from ...engine import Tensor
 from ...errors import TorchValueError
 from . import _kernels as K
-from .optimizer import Optimizer, _no_grad_step, flat, parts, write_flat
+from .optimizer import Optimizer, _no_grad_step, flat, flat_param_and_grad, parts, write_flat
 
 
 class SGD(Optimizer):
@@ -37,13 +37,8 @@ class SGD(Optimizer):
 
     def _update(self, params, group):
         """PyTorch's _single_tensor_sgd for each parameter, run on all of them at once."""
-        lr, momentum, wd = group["lr"], group["momentum"], group["weight_decay"]
-        param = flat(params)
-        grad = flat([p._grad for p in params])
-        if group["maximize"]:
-            grad = -grad
-        if wd != 0:
-            grad = K.add(grad, param, wd)
+        lr, momentum = group["lr"], group["momentum"]
+        param, grad = flat_param_and_grad(params, group)
         if momentum != 0:
             states = [self.state[p] for p in params]
             if "momentum_buffer" in states[0]:          # buf.mul_(momentum).add_(grad, alpha=1 - dampening)
