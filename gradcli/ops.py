@@ -24,6 +24,7 @@ import numpy as np
 np.seterr(all="ignore")
 
 from . import engine as E
+from . import vml
 from .engine import STATE, OpDef, Saved, Tensor, result_type, Size
 from .errors import TorchRuntimeError, TorchTypeError, TorchIndexError, TorchValueError
 from .errors import TorchNotImplementedError as TorchNotImplementedError_
@@ -1089,7 +1090,7 @@ tanh = _unary("tanh", _tanh)
 sigmoid = _unary("sigmoid", _rounded(_sigmoid))
 # PyTorch keeps x unless x < 0: relu(-0.) is -0. and relu(nan) is nan (np.maximum would give +0.)
 relu = _unary("relu", lambda a: np.where(a < 0, np.zeros((), a.dtype), a), float_only=False)
-sqrt = _unary("sqrt", np.sqrt)
+sqrt = _unary("sqrt", vml.sqrt)         # (MKL's float32 kernel, as PyTorch's)
 rsqrt = _unary("rsqrt", _rounded(lambda a: np.asarray(1 / np.sqrt(a), a.dtype)))
 abs = _unary("abs", np.abs, float_only=False)
 reciprocal = _unary("reciprocal", lambda a: np.asarray(1 / a, a.dtype))

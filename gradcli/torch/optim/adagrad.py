@@ -1,6 +1,7 @@
 """torch.optim.Adagrad, as PyTorch's single-tensor (CPU) implementation computes it."""
 import numpy as np
 
+from ... import vml
 from ...errors import TorchValueError
 from . import _kernels as K
 from .optimizer import Optimizer, _no_grad_step, count_step, flat, flat_param_and_grad, new_state, write_flat
@@ -57,5 +58,5 @@ class Adagrad(Optimizer):
         sums = [state["sum"] for state in states]
         state_sum = K.addcmul(flat(sums), grad, grad, 1)
         write_flat(sums, state_sum)
-        std = K.sqrt(state_sum) + state_sum.dtype.type(eps)
+        std = vml.sqrt(state_sum) + state_sum.dtype.type(eps)
         write_flat(params, K.addcdiv(param, grad, std, -clr))

@@ -1,6 +1,7 @@
 """torch.optim.Adam and AdamW, as PyTorch's single-tensor (CPU) implementation computes them."""
 import numpy as np
 
+from ... import vml
 from ...errors import TorchValueError
 from . import _kernels as K
 from .optimizer import Optimizer, _no_grad_step, count_step, flat, flat_param_and_grad, new_state, write_flat
@@ -76,7 +77,7 @@ class Adam(Optimizer):
             exp_avg_sq = np.maximum(flat(max_exp_avg_sqs), exp_avg_sq)
             write_flat(max_exp_avg_sqs, exp_avg_sq)
         dt = param.dtype
-        denom = K.sqrt(exp_avg_sq) / dt.type(bias_correction2_sqrt) + dt.type(eps)
+        denom = vml.sqrt(exp_avg_sq) / dt.type(bias_correction2_sqrt) + dt.type(eps)
         write_flat(params, K.addcdiv(param, exp_avg, denom, -step_size), bumps=2 if decoupled else 1)
 
 

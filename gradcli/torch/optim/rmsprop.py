@@ -1,6 +1,7 @@
 """torch.optim.RMSprop, as PyTorch's single-tensor (CPU) implementation computes it."""
 import numpy as np
 
+from ... import vml
 from ...errors import TorchValueError
 from . import _kernels as K
 from .optimizer import Optimizer, _no_grad_step, count_step, flat, flat_param_and_grad, new_state, write_flat
@@ -58,9 +59,9 @@ class RMSprop(Optimizer):
             grad_avgs = [state["grad_avg"] for state in states]
             grad_avg = K.lerp(flat(grad_avgs), grad, 1 - alpha)
             write_flat(grad_avgs, grad_avg)
-            avg = K.sqrt(K.addcmul(square_avg, grad_avg, grad_avg, -1))
+            avg = vml.sqrt(K.addcmul(square_avg, grad_avg, grad_avg, -1))
         else:
-            avg = K.sqrt(square_avg)
+            avg = vml.sqrt(square_avg)
         avg = avg + avg.dtype.type(eps)
         if momentum > 0:
             bufs = [state["momentum_buffer"] for state in states]
