@@ -6,7 +6,7 @@ import numpy as np
 # other than Intel's, MKL runs its SSE kernel: the CPU's estimate y = rsqrtps(x), one Newton step
 # on s = x*y and h = y/2, then one correction from the residual, every product and sum rounded to
 # float32 (no fused multiply-add). The result is up to 0.75 ulp off the correctly rounded root for
-# about a sixth of the inputs. Zero, subnormals, infinities, NaN, negatives and the largest floats
+# about a sixth of the inputs. Subnormals, infinities, NaN, negatives (-0 too) and the largest floats
 # take MKL's exact path.
 #
 # rsqrtps reads the exponent's parity and the top 12 bits of the mantissa: for x in [1, 4) it
@@ -50,9 +50,10 @@ def sqrt(x):
     x = np.asarray(x)
     if not x.ndim:                          # (NumPy's 0-d arithmetic gives scalars: no out=)
         return sqrt(x.reshape(1)).reshape(())
-    # zero, subnormal, the largest floats, inf, NaN and negative: MKL's exact path
-    exact = (x.view(np.int32) - 0x00800000).view(np.uint32) > 0x7EFFF000
-    if not exact.any():
+    # subnormal, the largest floats, inf, NaN and negative: MKL's exact path (+0 is exact either way)
+    bits = x.view(np.int32)
+    exact = (bits - 0x00800000).view(np.uint32) > 0x7EFFF000
+    if not exact.any() or not (exact & (bits != 0)).any():
         return _refined_rsqrtps_root(x)
     root = _refined_rsqrtps_root(np.where(exact, np.float32(1), x))
     np.sqrt(x, out=root, where=exact)
