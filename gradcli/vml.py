@@ -43,6 +43,9 @@ def _rsqrtps(bits):
     return y.view(np.float32)
 
 
+_CHUNK = 1 << 15                    # elements per step of a large array: its temporaries stay in the cache
+
+
 def sqrt(x):
     """PyTorch's CPU sqrt of a tensor's array (MKL's kernel for float32, above)."""
     if x.dtype != np.float32:
@@ -50,6 +53,16 @@ def sqrt(x):
     x = np.asarray(x)
     if not x.ndim:                          # (NumPy's 0-d arithmetic gives scalars: no out=)
         return sqrt(x.reshape(1)).reshape(())
+    if x.size <= _CHUNK:
+        return _sqrt(x)
+    flat = x.ravel()
+    out = np.empty(flat.shape, np.float32)
+    for i in range(0, flat.size, _CHUNK):
+        out[i:i + _CHUNK] = _sqrt(flat[i:i + _CHUNK])
+    return out.reshape(x.shape)
+
+
+def _sqrt(x):
     # subnormal, the largest floats, inf, NaN and negative: MKL's exact path (+0 is exact either way)
     bits = x.view(np.int32)
     exact = (bits - 0x00800000).view(np.uint32) > 0x7EFFF000
