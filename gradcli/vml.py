@@ -11,7 +11,8 @@ import numpy as np
 #
 # rsqrtps reads the exponent's parity and the top 12 bits of the mantissa: for x in [1, 4) it
 # returns one of 8,192 values in [0.5, 1) with a 12-bit mantissa. These are the steps between them
-# (each 0, -1 or -2 in the mantissa, starting from 4095), read from AMD EPYC's rsqrtps, compressed.
+# (each 0, -1 or -2 in the mantissa, starting from 4095), read from AMD EPYC's rsqrtps and
+# compressed by tools/rsqrtps_steps.py.
 _RSQRTPS_STEPS = (
     "eNrdlo2OwjAMg/3+D52cdAe39TeYpGmBMaWeP6eimkRUfz/4Kyo616o+Xp28V6Pj35/JhH3F313B+7jWaLQY/mqNYL7v"
     "FydTaDH81RrBfO3Lpe7foWb53RoWf5HdutrH4rxZH+vyfN7XCOaj/Q6Ppky0kHy2BstreamhcZjv5vFdF97NVedRGyOf"
