@@ -1,8 +1,9 @@
 """Where gradcli spends its time: `python -m benchmarks.profiling [w1|w2|w3|w5|w5-sgd|w5-adam] [--n N] [--size S] [--pyinstrument]`.
 
 cProfile of gradcli on one workload (after one untimed warm-up), printing the top
-functions by cumulative and by own time; with --pyinstrument, pyinstrument's call tree
-instead (pip install pyinstrument). cProfile's own overhead inflates per-call costs of
+functions by cumulative and by own CPU time (the thread's: with wall time, a busy machine
+charges its waits to whichever function was running); with --pyinstrument, pyinstrument's
+call tree instead (pip install pyinstrument). cProfile's own overhead inflates per-call costs of
 small functions: read the shares, not the absolute times.
 """
 from __future__ import annotations
@@ -82,7 +83,7 @@ def main(argv=None):
         prof.stop()
         print(prof.output_text(unicode=True, color=False, show_all=False))
         return 0
-    prof = cProfile.Profile()
+    prof = cProfile.Profile(time.thread_time)     # CPU time: a busy machine's waits are nobody's
     prof.enable()
     for _ in range(reps):
         step()

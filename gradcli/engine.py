@@ -19,6 +19,7 @@ from numpy import ndarray
 _ARRAYS = (ndarray, np.generic)        # what the engine keeps as a tensor's data
 
 from .errors import TorchRuntimeError, TorchTypeError, TorchAttributeError
+from . import vml
 
 # The backward writes into an array only when its reference count shows nothing else holds
 # it. From Python 3.14 the interpreter borrows references and counts can read lower than
@@ -1793,7 +1794,7 @@ def _np_pow(a, e):
     if e == 1:
         return a.copy()
     if e == 0.5:
-        return np.sqrt(a)
+        return vml.sqrt(a)                  # (PyTorch's pow runs its sqrt kernel: MKL's)
     if a.dtype.kind != "f":
         return np.power(a, e)
     if a.dtype.itemsize >= 4 and e in (-1, -2, -0.5):

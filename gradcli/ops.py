@@ -24,6 +24,7 @@ import numpy as np
 np.seterr(all="ignore")
 
 from . import engine as E
+from . import vml
 from .engine import STATE, OpDef, Saved, Tensor, result_type, Size
 from .errors import TorchRuntimeError, TorchTypeError, TorchIndexError, TorchValueError
 from .errors import TorchNotImplementedError as TorchNotImplementedError_
@@ -1089,7 +1090,7 @@ tanh = _unary("tanh", _tanh)
 sigmoid = _unary("sigmoid", _rounded(_sigmoid))
 # PyTorch keeps x unless x < 0: relu(-0.) is -0. and relu(nan) is nan (np.maximum would give +0.)
 relu = _unary("relu", lambda a: np.where(a < 0, np.zeros((), a.dtype), a), float_only=False)
-sqrt = _unary("sqrt", np.sqrt)
+sqrt = _unary("sqrt", vml.sqrt)         # (MKL's float32 kernel, as PyTorch's)
 rsqrt = _unary("rsqrt", _rounded(lambda a: np.asarray(1 / np.sqrt(a), a.dtype)))
 abs = _unary("abs", np.abs, float_only=False)
 reciprocal = _unary("reciprocal", lambda a: np.asarray(1 / a, a.dtype))
@@ -3262,9 +3263,12 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
         if target._data.shape != shape:
             target = expand(target, shape)
     r = _reduction(reduction)
-    d = input._data - target._data
-    sq = d * d
-    out = sq if r == 0 else np.asarray(sq.mean() if r == 1 else sq.sum(), sq.dtype)
+    sq = np.asarray(input._data - target._data)     # (a 0-d difference is a NumPy scalar)
+    np.multiply(sq, sq, out=sq)
+    if r == 1 and sq.dtype.char in "fd":        # sq.mean() without its Python wrapper: the same sum and division
+        out = np.asarray(np.add.reduce(sq, axis=None) / np.intp(sq.size), sq.dtype)
+    else:
+        out = sq if r == 0 else np.asarray(sq.mean() if r == 1 else sq.sum(), sq.dtype)
     seq = _begin(input, target)
     return _record(TABLE["mse_loss"], seq, out, (input, target), attrs={"reduction": r})
 

@@ -297,11 +297,16 @@ def addmm(bias, mat1, mat2, beta=1, alpha=1):
         raise TorchRuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({O._shape_str(mat1._data.shape)} and "
                                 f"{O._shape_str(mat2._data.shape)})")
     seq = _begin(bias, mat1, mat2)
-    prod = mat1._data @ mat2._data
+    out = mat1._data @ mat2._data
     if alpha != 1:
-        prod = prod * np.asarray(alpha, prod.dtype)
+        out *= np.asarray(alpha, out.dtype)
     b = bias._data if beta == 1 else bias._data * np.asarray(beta, bias._data.dtype)
-    out = np.asarray(b + prod, prod.dtype)
+    if b.dtype == out.dtype and b.ndim and b.shape == out.shape[-b.ndim:]:
+        np.add(b, out, out=out)             # b + out, into the product's buffer
+    else:
+        out = np.asarray(b + out, out.dtype)
+    if seq is None:
+        return Tensor(out)
     r1, r2 = mat1.requires_grad, mat2.requires_grad
     attrs = {"alpha": alpha, "beta": beta,
              "mat1_sym_sizes": tuple(mat1._data.shape), "mat1_sym_strides": O._strides(mat1) if r1 else (),
@@ -312,7 +317,8 @@ def addmm(bias, mat1, mat2, beta=1, alpha=1):
 def linear(input, weight, bias=None):
     """at::linear: addmm for a 2-D input with a bias; a contiguous input of other rank is
     flattened to 2-D, addmm'd and viewed back; otherwise matmul with weight.t() (+ bias in place)."""
-    _tensor_args("linear", input=input, weight=weight)
+    if type(input) is not Tensor or type(weight) is not Tensor:
+        _tensor_args("linear", input=input, weight=weight)
     nd = input._data.ndim
     if bias is not None and nd == 2:
         return addmm(bias, input, O.t_(weight))

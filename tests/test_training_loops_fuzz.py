@@ -3,17 +3,13 @@ optimizer with random options, an optional scheduler, zero_grad in different pla
 forgotten), optional retain_graph, detach and a stale graph whose backward after step() meets
 PyTorch's version error. What the loop prints (parameters' and gradients' bits, learning rates,
 versions, errors) must agree. (Loss values are not printed: a sum's reduction order is not
-PyTorch's, and only element-wise gradients reach the parameters.)
-
-The square root is the one operation taken as correctly rounded on the PyTorch side (see
-test_optim_oracle.correctly_rounded_sqrt)."""
+PyTorch's, and only element-wise gradients reach the parameters.)"""
 import pytest
 import torch
 from hypothesis import given, settings, strategies as st
 
 import gradcli.torch as G
 from snippet_oracle import run
-from test_optim_oracle import correctly_rounded_sqrt
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -105,6 +101,5 @@ def source(c):
 @given(loops())
 def test_random_training_loop_matches_torch(c):
     code = source(c)
-    with correctly_rounded_sqrt():
-        expected = run(torch, code)
+    expected = run(torch, code)
     assert run(G, code) == expected, code

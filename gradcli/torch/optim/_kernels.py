@@ -6,16 +6,32 @@ rounded on its own. A float32 fused multiply-add is exact in float64 before its 
 import numpy as np
 
 
+_CHUNK = 1 << 15                    # elements per float64 temporary: it stays in the cache
+
+
 def fma(a, b, c, dtype):
     """a * b + c with a single rounding to dtype."""
     if dtype != np.float32:
         return _fma64(np.asarray(a, dtype), np.asarray(b, dtype), np.asarray(c, dtype))
+    operands = a, b, c
+    size = max(getattr(v, "size", 1) for v in operands)
+    if size <= _CHUNK or any(np.ndim(v) and np.size(v) != size for v in operands):
+        return _fma32(a, b, c)
+    shape = np.broadcast_shapes(*map(np.shape, operands))
+    out = np.empty(size, np.float32)
+    operands = [np.ravel(v) if np.ndim(v) else v for v in operands]
+    for i in range(0, size, _CHUNK):
+        out[i:i + _CHUNK] = _fma32(*(v[i:i + _CHUNK] if np.ndim(v) else v for v in operands))
+    return out.reshape(shape)
+
+
+def _fma32(a, b, c):
     r = np.multiply(a, b, dtype=np.float64)        # (the ufuncs cast their operands as they go)
     if type(r) is np.ndarray:
         np.add(r, c, out=r)
     else:                           # 0-d operands give a NumPy scalar
         r = r + c
-    return r.astype(dtype)
+    return r.astype(np.float32)
 
 
 def _split(a):
@@ -49,7 +65,9 @@ def scalar(value, dtype):
 
 
 def add(self, other, alpha):
-    """self.add(other, alpha=alpha): other * alpha + self, fused."""
+    """self.add(other, alpha=alpha): other * alpha + self, fused (a plain sum when alpha is 1)."""
+    if alpha == 1:
+        return self + other
     return fma(other, scalar(alpha, self.dtype), self, self.dtype)
 
 

@@ -1,9 +1,10 @@
 """torch.optim.Adagrad, as PyTorch's single-tensor (CPU) implementation computes it."""
 import numpy as np
 
+from ... import vml
 from ...errors import TorchValueError
 from . import _kernels as K
-from .optimizer import Optimizer, _no_grad_step, new_state, write
+from .optimizer import Optimizer, _no_grad_step, count_step, flat, flat_param_and_grad, new_state, write_flat
 
 
 class Adagrad(Optimizer):
@@ -38,19 +39,24 @@ class Adagrad(Optimizer):
     def step(self, closure=None):
         loss = self._closure_loss(closure)
         for group in self.param_groups:
-            lr, wd, eps = group["lr"], group["weight_decay"], group["eps"]
-            for p in group["params"]:
-                if p._grad is None:
-                    continue
-                state = self.state[p] if p in self.state else self._init_state(p)
-                step_t, state_sum = state["step"], state["sum"]
-                write(step_t, step_t._data + np.float32(1))
-                step = step_t._data.item()
-                grad = -p._grad._data if group["maximize"] else p._grad._data
-                if wd != 0:
-                    grad = K.add(grad, p._data, wd)
-                clr = lr / (1 + (step - 1) * group["lr_decay"])
-                write(state_sum, K.addcmul(state_sum._data, grad, grad, 1))
-                std = np.sqrt(state_sum._data) + state_sum._data.dtype.type(eps)
-                write(p, K.addcdiv(p._data, grad, std, -clr))
+            for params in self._batches(group, self._advance):
+                self._update(params, group)
         return loss
+
+    def _advance(self, p):
+        """The step count's increment; the update's scalars depend on the count and the dtype."""
+        state = self.state[p] if p in self.state else self._init_state(p)
+        return count_step(state), p._data.dtype
+
+    def _update(self, params, group):
+        """PyTorch's _single_tensor_adagrad for each parameter, run on all of them at once."""
+        lr, eps = group["lr"], group["eps"]
+        states = [self.state[p] for p in params]
+        step = states[0]["step"]._data.item()
+        param, grad = flat_param_and_grad(params, group)
+        clr = lr / (1 + (step - 1) * group["lr_decay"])
+        sums = [state["sum"] for state in states]
+        state_sum = K.addcmul(flat(sums), grad, grad, 1)
+        write_flat(sums, state_sum)
+        std = vml.sqrt(state_sum) + state_sum.dtype.type(eps)
+        write_flat(params, K.addcdiv(param, grad, std, -clr))

@@ -1,9 +1,10 @@
 """torch.optim.Adam and AdamW, as PyTorch's single-tensor (CPU) implementation computes them."""
 import numpy as np
 
+from ... import vml
 from ...errors import TorchValueError
 from . import _kernels as K
-from .optimizer import Optimizer, _no_grad_step, new_state, write
+from .optimizer import Optimizer, _no_grad_step, count_step, flat, flat_param_and_grad, new_state, write_flat
 
 
 class Adam(Optimizer):
@@ -42,37 +43,42 @@ class Adam(Optimizer):
     def step(self, closure=None):
         loss = self._closure_loss(closure)
         for group in self.param_groups:
-            beta1, beta2 = group["betas"]
-            lr, wd, eps = group["lr"], group["weight_decay"], group["eps"]
-            for p in group["params"]:
-                if p._grad is None:
-                    continue
-                state = self._init_state(p, group)
-                grad = -p._grad._data if group["maximize"] else p._grad._data
-                step_t = state["step"]
-                write(step_t, step_t._data + np.float32(1))
-                if wd != 0:
-                    if group["decoupled_weight_decay"]:
-                        write(p, K.mul(p._data, 1 - lr * wd))
-                    else:
-                        grad = K.add(grad, p._data, wd)
-                exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
-                write(exp_avg, K.lerp(exp_avg._data, grad, 1 - beta1))
-                write(exp_avg_sq, K.addcmul(K.mul(exp_avg_sq._data, beta2), grad, grad, 1 - beta2), bumps=2)
-                step = step_t._data.item()
-                bias_correction1 = 1 - beta1 ** step
-                bias_correction2 = 1 - beta2 ** step
-                step_size = lr / bias_correction1
-                bias_correction2_sqrt = bias_correction2 ** 0.5
-                dt = p._data.dtype
-                if group["amsgrad"]:
-                    max_sq = state["max_exp_avg_sq"]
-                    write(max_sq, np.maximum(max_sq._data, exp_avg_sq._data))
-                    denom = np.sqrt(max_sq._data) / dt.type(bias_correction2_sqrt) + dt.type(eps)
-                else:
-                    denom = np.sqrt(exp_avg_sq._data) / dt.type(bias_correction2_sqrt) + dt.type(eps)
-                write(p, K.addcdiv(p._data, exp_avg._data, denom, -step_size))
+            for params in self._batches(group, lambda p: self._advance(p, group)):
+                self._update(params, group)
         return loss
+
+    def _advance(self, p, group):
+        """The step count's increment (the state is made on the first step); the update's
+        scalars depend on the count and the dtype."""
+        return count_step(self._init_state(p, group)), p._data.dtype
+
+    def _update(self, params, group):
+        """PyTorch's _single_tensor_adam for each parameter, run on all of them at once."""
+        states = [self.state[p] for p in params]
+        step = states[0]["step"]._data.item()
+        beta1, beta2 = group["betas"]
+        lr, wd, eps = group["lr"], group["weight_decay"], group["eps"]
+        decoupled = wd != 0 and group["decoupled_weight_decay"]
+        param, grad = flat_param_and_grad(params, group, weight_decay=not decoupled)
+        if decoupled:
+            param = K.mul(param, 1 - lr * wd)
+        exp_avgs = [state["exp_avg"] for state in states]
+        exp_avg_sqs = [state["exp_avg_sq"] for state in states]
+        exp_avg = K.lerp(flat(exp_avgs), grad, 1 - beta1)
+        write_flat(exp_avgs, exp_avg)
+        exp_avg_sq = K.addcmul(K.mul(flat(exp_avg_sqs), beta2), grad, grad, 1 - beta2)
+        write_flat(exp_avg_sqs, exp_avg_sq, bumps=2)
+        bias_correction1 = 1 - beta1 ** step
+        bias_correction2 = 1 - beta2 ** step
+        step_size = lr / bias_correction1
+        bias_correction2_sqrt = bias_correction2 ** 0.5
+        if group["amsgrad"]:
+            max_exp_avg_sqs = [state["max_exp_avg_sq"] for state in states]
+            exp_avg_sq = np.maximum(flat(max_exp_avg_sqs), exp_avg_sq)
+            write_flat(max_exp_avg_sqs, exp_avg_sq)
+        dt = param.dtype
+        denom = vml.sqrt(exp_avg_sq) / dt.type(bias_correction2_sqrt) + dt.type(eps)
+        write_flat(params, K.addcdiv(param, exp_avg, denom, -step_size), bumps=2 if decoupled else 1)
 
 
 class AdamW(Adam):

@@ -10,6 +10,7 @@ from ... import engine as _E
 from ... import ops as _ops
 from ...engine import Tensor
 from ...errors import TorchTypeError, TorchValueError
+from . import _kernels as K
 
 
 class _RequiredParameter:
@@ -31,13 +32,65 @@ def _typename(obj):
 
 
 def write(t, value, bumps=1):
-    """An in-place update of t by `bumps` of PyTorch's in-place ops (each bumps t's version
-    counter once), as an optimizer step does it under no_grad."""
-    np.copyto(t._data, value, casting="unsafe")
+    """An in-place update of t by `bumps` (1 or 2) of PyTorch's in-place ops (each bumps t's
+    version counter once), as an optimizer step does it under no_grad."""
+    t._data[...] = value                # (np.copyto with casting="unsafe", without its dispatch)
     vc = t._version_counter
-    for _ in range(bumps):
+    vc.bump()
+    if bumps == 2:
         vc.bump()
-    _ops._refresh_views(t)
+    if getattr(vc, "views", None):      # (views of t's storage: see ops._refresh_views)
+        _ops._refresh_views(t)
+
+
+_FLAT_MAX = 1 << 16                 # larger tensors are updated one by one (a copy costs more than a call)
+
+
+def flat(tensors):
+    """Every tensor's elements in turn, as one array (a single tensor's own array): an
+    element-wise kernel given it computes each element exactly as it would on its own tensor,
+    so a step runs each kernel once for all the parameters of a group that share its scalars."""
+    if len(tensors) == 1:
+        return tensors[0]._data
+    return np.concatenate([t._data.ravel() for t in tensors])
+
+
+def flat_param_and_grad(params, group, weight_decay=True):
+    """flat() of the parameters and of their gradients, the gradient negated for `maximize`
+    and, with weight_decay (L2, not decoupled), plus weight_decay * parameter (add, fused)."""
+    param = flat(params)
+    grad = flat([p._grad for p in params])
+    if group["maximize"]:
+        grad = -grad
+    if weight_decay and group["weight_decay"] != 0:
+        grad = K.add(grad, param, group["weight_decay"])
+    return param, grad
+
+
+def parts(values, tensors):
+    """Each tensor's part of `values` (an array made by flat()), in its shape."""
+    if len(tensors) == 1:
+        return [values]
+    out = []
+    start = 0
+    for t in tensors:
+        end = start + t._data.size
+        out.append(values[start:end].reshape(t._data.shape))
+        start = end
+    return out
+
+
+def write_flat(tensors, values, bumps=1):
+    """write() for each tensor, its part of `values`."""
+    for t, part in zip(tensors, parts(values, tensors)):
+        write(t, part, bumps)
+
+
+def count_step(state):
+    """state["step"] += 1 (a float32 tensor, as PyTorch keeps it); the new count."""
+    step_t = state["step"]
+    write(step_t, step_t._data + np.float32(1))
+    return step_t._data.item()
 
 
 def new_state(value):
@@ -142,6 +195,24 @@ class Optimizer:
 
     def step(self, closure=None):
         raise NotImplementedError
+
+    def _batches(self, group, key):
+        """The group's parameters that have a gradient, in lists that share key(p) (which sees
+        every parameter in turn, before the list holding it is updated). The key names what
+        the update's scalars depend on: a list is updated at once (see flat())."""
+        params = [p for p in group["params"] if p._grad is not None]
+        # Parameters that may share memory (one listed twice, views of one array) are updated
+        # one after the other, each from the other's new values, as PyTorch's loop does.
+        storages = {id(p._data if p._data.base is None else p._data.base) for p in params}
+        if len(storages) < len(params):
+            for p in params:
+                key(p)
+                yield [p]
+            return
+        batches = {}
+        for p in params:
+            batches.setdefault((key(p), p._data.size <= _FLAT_MAX or id(p)), []).append(p)
+        yield from batches.values()
 
     def _closure_loss(self, closure):
         if closure is None:

@@ -1,9 +1,10 @@
 """torch.optim.RMSprop, as PyTorch's single-tensor (CPU) implementation computes it."""
 import numpy as np
 
+from ... import vml
 from ...errors import TorchValueError
 from . import _kernels as K
-from .optimizer import Optimizer, _no_grad_step, new_state, write
+from .optimizer import Optimizer, _no_grad_step, count_step, flat, flat_param_and_grad, new_state, write_flat
 
 
 class RMSprop(Optimizer):
@@ -28,35 +29,44 @@ class RMSprop(Optimizer):
     def step(self, closure=None):
         loss = self._closure_loss(closure)
         for group in self.param_groups:
-            lr, alpha, eps, wd, momentum = (group[k] for k in ("lr", "alpha", "eps", "weight_decay", "momentum"))
-            for p in group["params"]:
-                if p._grad is None:
-                    continue
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = new_state(np.float32(0))
-                    state["square_avg"] = new_state(np.zeros_like(p._data))
-                    if momentum > 0:
-                        state["momentum_buffer"] = new_state(np.zeros_like(p._data))
-                    if group["centered"]:
-                        state["grad_avg"] = new_state(np.zeros_like(p._data))
-                grad = -p._grad._data if group["maximize"] else p._grad._data
-                write(state["step"], state["step"]._data + np.float32(1))
-                if wd != 0:
-                    grad = K.add(grad, p._data, wd)
-                square_avg = state["square_avg"]
-                write(square_avg, K.addcmul(K.mul(square_avg._data, alpha), grad, grad, 1 - alpha), bumps=2)
-                if group["centered"]:
-                    grad_avg = state["grad_avg"]
-                    write(grad_avg, K.lerp(grad_avg._data, grad, 1 - alpha))
-                    avg = np.sqrt(K.addcmul(square_avg._data, grad_avg._data, grad_avg._data, -1))
-                else:
-                    avg = np.sqrt(square_avg._data)
-                avg = avg + avg.dtype.type(eps)
-                if momentum > 0:
-                    buf = state["momentum_buffer"]
-                    write(buf, K.addcdiv(K.mul(buf._data, momentum), grad, avg, 1), bumps=2)
-                    write(p, K.add(p._data, buf._data, -lr))
-                else:
-                    write(p, K.addcdiv(p._data, grad, avg, -lr))
+            for params in self._batches(group, lambda p: self._advance(p, group)):
+                self._update(params, group)
         return loss
+
+    def _advance(self, p, group):
+        """The step count's increment (the state is made on the first step); the update's
+        scalars depend on the dtype."""
+        state = self.state[p]
+        if len(state) == 0:
+            state["step"] = new_state(np.float32(0))
+            state["square_avg"] = new_state(np.zeros_like(p._data))
+            if group["momentum"] > 0:
+                state["momentum_buffer"] = new_state(np.zeros_like(p._data))
+            if group["centered"]:
+                state["grad_avg"] = new_state(np.zeros_like(p._data))
+        count_step(state)
+        return p._data.dtype
+
+    def _update(self, params, group):
+        """PyTorch's _single_tensor_rmsprop for each parameter, run on all of them at once."""
+        lr, alpha, eps, momentum = (group[k] for k in ("lr", "alpha", "eps", "momentum"))
+        states = [self.state[p] for p in params]
+        param, grad = flat_param_and_grad(params, group)
+        square_avgs = [state["square_avg"] for state in states]
+        square_avg = K.addcmul(K.mul(flat(square_avgs), alpha), grad, grad, 1 - alpha)
+        write_flat(square_avgs, square_avg, bumps=2)
+        if group["centered"]:
+            grad_avgs = [state["grad_avg"] for state in states]
+            grad_avg = K.lerp(flat(grad_avgs), grad, 1 - alpha)
+            write_flat(grad_avgs, grad_avg)
+            avg = vml.sqrt(K.addcmul(square_avg, grad_avg, grad_avg, -1))
+        else:
+            avg = vml.sqrt(square_avg)
+        avg = avg + avg.dtype.type(eps)
+        if momentum > 0:
+            bufs = [state["momentum_buffer"] for state in states]
+            buf = K.addcdiv(K.mul(flat(bufs), momentum), grad, avg, 1)
+            write_flat(bufs, buf, bumps=2)
+            write_flat(params, K.add(param, buf, -lr))
+        else:
+            write_flat(params, K.addcdiv(param, grad, avg, -lr))

@@ -4,7 +4,7 @@ import numpy as np
 from ...engine import Tensor
 from ...errors import TorchValueError
 from . import _kernels as K
-from .optimizer import Optimizer, _no_grad_step, write
+from .optimizer import Optimizer, _no_grad_step, flat, flat_param_and_grad, parts, write_flat
 
 
 class SGD(Optimizer):
@@ -27,22 +27,27 @@ class SGD(Optimizer):
     def step(self, closure=None):
         loss = self._closure_loss(closure)
         for group in self.param_groups:
-            lr, momentum, wd = group["lr"], group["momentum"], group["weight_decay"]
-            for p in group["params"]:
-                if p._grad is None:
-                    continue
-                grad = p._grad._data
-                if group["maximize"]:
-                    grad = -grad
-                if wd != 0:
-                    grad = K.add(grad, p._data, wd)
-                if momentum != 0:
-                    state = self.state[p]
-                    buf = state.get("momentum_buffer")
-                    if buf is None:
-                        buf = state["momentum_buffer"] = Tensor(np.array(grad, copy=True))
-                    else:       # buf.mul_(momentum).add_(grad, alpha=1 - dampening)
-                        write(buf, K.add(K.mul(buf._data, momentum), grad, 1 - group["dampening"]), bumps=2)
-                    grad = K.add(grad, buf._data, momentum) if group["nesterov"] else buf._data
-                write(p, K.add(p._data, grad, -lr))
+            for params in self._batches(group, self._kind):
+                self._update(params, group)
         return loss
+
+    def _kind(self, p):
+        """What the update depends on: the dtype, and whether a momentum buffer is made."""
+        return p._data.dtype, "momentum_buffer" in self.state.get(p, ())
+
+    def _update(self, params, group):
+        """PyTorch's _single_tensor_sgd for each parameter, run on all of them at once."""
+        lr, momentum = group["lr"], group["momentum"]
+        param, grad = flat_param_and_grad(params, group)
+        if momentum != 0:
+            states = [self.state[p] for p in params]
+            if "momentum_buffer" in states[0]:          # buf.mul_(momentum).add_(grad, alpha=1 - dampening)
+                bufs = [state["momentum_buffer"] for state in states]
+                buf = K.add(K.mul(flat(bufs), momentum), grad, 1 - group["dampening"])
+                write_flat(bufs, buf, bumps=2)
+            else:                                       # the first step: a copy of the gradient
+                buf = grad
+                for state, part in zip(states, parts(buf, params)):
+                    state["momentum_buffer"] = Tensor(np.array(part, copy=True))
+            grad = K.add(grad, buf, momentum) if group["nesterov"] else buf
+        write_flat(params, K.add(param, grad, -lr))
