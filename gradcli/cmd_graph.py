@@ -109,7 +109,7 @@ def _graph(source, name, values, at, fmt, output, var, depth, full, strict, time
     if report.parse_failed:
         cli.show(report, "rich", name)
         return exit_status(report)
-    tensors = {k: v for k, v in trace.interp.globals.items() if type(v) is Tensor}
+    tensors = {k: v for k, v in trace.interp.globals.items() if isinstance(v, Tensor)}
     if var:
         missing = [v for v in var if v not in tensors]
         if missing:

@@ -34,7 +34,7 @@ def _tensor_args(name, **args):
     """PyTorch's argument parser's TypeError for a non-tensor where a tensor is expected
     (arguments given in their positional order; None is allowed for optional ones by not passing them)."""
     for pos, (arg, v) in enumerate(args.items(), 1):
-        if type(v) is not Tensor:
+        if not isinstance(v, Tensor):
             from .errors import TorchTypeError
             raise TorchTypeError(f"{name}(): argument '{arg}' (position {pos}) must be Tensor, not {type(v).__name__}")
 

@@ -852,7 +852,7 @@ def _install_methods():
 
     def binop(f):
         def method(self, other):
-            if not (type(other) is Tensor or isinstance(other, (_py_int, _py_float))):
+            if not (isinstance(other, Tensor) or isinstance(other, (_py_int, _py_float))):
                 return NotImplemented
             return f(self, other)
         return method
@@ -946,7 +946,7 @@ def _install_methods():
         run = inplace(f, name)
 
         def method(self, other):              # `x += 'a'`: Python's TypeError, as for `x + 'a'`
-            if not (type(other) is Tensor or isinstance(other, (_py_int, _py_float))):
+            if not (isinstance(other, Tensor) or isinstance(other, (_py_int, _py_float))):
                 return NotImplemented
             return run(self, other)
         return method
