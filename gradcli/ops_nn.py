@@ -1597,6 +1597,37 @@ O._NumpyMath.trilinear = staticmethod(_trilinear_np)
 O._TensorMath.trilinear = staticmethod(_trilinear)
 
 
+def _batch_norm_stats(x, threads):
+    """batch_norm_cpu_collect_stats: each channel's mean and sum of squared deviations, in
+    PyTorch's order. An input whose images are single values ((N, C), (N, C, 1, 1)) takes the
+    channels-last kernel: with more rows than threads, each thread adds up its block of rows
+    elementwise in the input's dtype (the squares fused into the sums, as its vectorised code is
+    compiled with FMA), and the threads' sums are added in double. Otherwise each channel is
+    summed in double, element after element (the squares in the input's dtype)."""
+    c = x.shape[1]
+    n = x.size // c
+    f64 = np.float64
+    if n == x.shape[0] and n > threads:
+        rows = x.reshape(n, c)
+        chunk = -(-n // threads)
+        blocks = [rows[start:start + chunk] for start in range(0, n, chunk)]
+        total = np.zeros(c, f64)
+        for b in blocks:
+            total += np.add.accumulate(b, axis=0, dtype=x.dtype)[-1]
+        mean = (total / n).astype(x.dtype)
+        total = np.zeros(c, f64)
+        for b in blocks:
+            acc = np.zeros(c, x.dtype)
+            for r in (b - mean).astype(f64):
+                acc = (acc + r * r).astype(x.dtype)
+            total += acc
+        return mean, total.astype(x.dtype)
+    per_channel = np.moveaxis(x, 1, 0).reshape(c, n)
+    mean = (np.add.accumulate(per_channel.astype(f64), axis=1)[:, -1] / n).astype(x.dtype)
+    d = per_channel - mean[:, None]
+    return mean, np.add.accumulate((d * d).astype(f64), axis=1)[:, -1].astype(x.dtype)
+
+
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):
     if training:
         size = input._data.shape
@@ -1605,17 +1636,20 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
             raise TorchValueError(f"Expected more than 1 value per channel when training, got input size "
                                   f"{Size(size)}")
     x = input._data
-    axes = _bn_axes(x)
     n = x.size // x.shape[1]
-    if training:        # batch_norm_cpu_collect_stats: sums in double, the mean and the sum of squares stored
-        f64 = np.float64
-        mean = (x.astype(f64).sum(axis=axes) / n).astype(x.dtype)
-        d = x - _bn_shape(mean, x)
-        var_sum = (d * d).astype(f64).sum(axis=axes).astype(x.dtype).astype(f64)
-        invstd = (1 / np.sqrt(var_sum / n + eps)).astype(x.dtype)
+    if training:
+        from .torch import get_num_threads
+        mean, var_sum = _batch_norm_stats(x, get_num_threads())
+        dt = x.dtype.type
+        # batch_norm_cpu_update_stats_template: var_sum / n in the input's dtype, the transform in
+        # double; the running mean updated in the input's dtype, the running variance in double but
+        # for (1 - momentum) * running_var
+        invstd = (1 / np.sqrt((var_sum / dt(n)).astype(np.float64) + eps)).astype(x.dtype)
         if running_mean is not None:
-            running_mean._data[...] = momentum * mean.astype(f64) + (1 - momentum) * running_mean._data.astype(f64)
-            running_var._data[...] = momentum * (var_sum / (n - 1)) + (1 - momentum) * running_var._data.astype(f64)
+            m = dt(momentum)
+            running_mean._data[...] = m * mean + (dt(1) - m) * running_mean._data
+            unbiased = (var_sum / dt(n - 1)).astype(np.float64)
+            running_var._data[...] = np.float64(m) * unbiased + ((dt(1) - m) * running_var._data).astype(np.float64)
             running_mean._version_counter.bump()
             running_var._version_counter.bump()
         save_mean, save_invstd = mean, invstd
@@ -1623,9 +1657,12 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         mean = running_mean._data
         invstd = (1 / np.sqrt(running_var._data.astype(np.float64) + eps)).astype(x.dtype)
         save_mean = save_invstd = np.zeros(0, x.dtype)
-    alpha = invstd if weight is None else invstd * weight._data       # output = input * alpha + beta
-    beta = -mean * alpha if bias is None else bias._data - mean * alpha
-    y = x * _bn_shape(alpha, x) + _bn_shape(beta, x)
+    # batch_norm_cpu_collect_linear_and_constant_terms, then output = input * alpha + beta; the kernel
+    # file is compiled with FMA, which fuses both multiply-adds (rounded once: through double here)
+    alpha = invstd if weight is None else invstd * weight._data
+    bias64 = 0.0 if bias is None else bias._data.astype(np.float64)
+    beta = (bias64 - mean.astype(np.float64) * alpha).astype(x.dtype)
+    y = x.astype(np.float64) * _bn_shape(alpha, x) + _bn_shape(beta, x)
     return _record(ROWS["native_batch_norm"], _begin(input, weight, bias), np.asarray(y, x.dtype),
                    (input, weight, bias),
                    extra={"input": input, "weight": weight, "running_mean": running_mean, "running_var": running_var,

@@ -1,0 +1,80 @@
+"""BatchNorm's batch statistics and running statistics, bit for bit against real PyTorch in float32,
+at one thread and at PyTorch's default thread count: PyTorch's CPU kernel sums (N, C) inputs per
+thread block in float32, so the thread count is part of the result. (In float64 its fused
+multiply-adds are not reproduced exactly: values agree to rounding there.)"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from nn_oracle import G, torch
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def _shapes(rng, count):
+    for k in range(count):
+        if k % 3 == 0:
+            yield (int(rng.integers(2, 70)), int(rng.integers(1, 12)))
+        elif k % 3 == 1:
+            yield (int(rng.integers(2, 6)), int(rng.integers(1, 5)), int(rng.integers(1, 7)))
+        else:
+            yield (int(rng.integers(1, 4)), int(rng.integers(1, 4)), int(rng.integers(1, 6)), int(rng.integers(1, 6)))
+
+
+def _run(lib, x_steps, c, dtype, momentum):
+    bn = (lib.nn.BatchNorm1d if len(x_steps[0].shape) < 4 else lib.nn.BatchNorm2d)(c, momentum=momentum)
+    bn = bn.double() if dtype == np.float64 else bn
+    outs = []
+    for x in x_steps:
+        y = bn(lib.tensor(x.tolist(), dtype=getattr(lib, np.dtype(dtype).name)))
+        outs.append(np.array(y.detach().tolist(), dtype))
+    stats = [np.array(t.tolist(), dtype) for t in (bn.running_mean, bn.running_var)]
+    return outs, stats, int(bn.num_batches_tracked)
+
+
+@pytest.fixture(params=[1, "default"])
+def threads(request):
+    before = torch.get_num_threads()
+    n = 1 if request.param == 1 else before
+    torch.set_num_threads(n)
+    G.set_num_threads(n)
+    yield n
+    torch.set_num_threads(before)
+    G.set_num_threads(before)
+
+
+def test_running_statistics_bit_exact(threads):
+    dtype = np.float32
+    rng = np.random.default_rng(threads)
+    for shape in _shapes(rng, 60):
+        if shape[0] * int(np.prod(shape[2:])) < 2:
+            continue
+        steps = [(rng.standard_normal(shape) * rng.uniform(0.1, 20) + rng.uniform(-8, 8)).astype(dtype)
+                 for _ in range(3)]
+        momentum = float(rng.choice([0.1, 0.3, 0.01]))
+        t_outs, t_stats, t_n = _run(torch, steps, shape[1], dtype, momentum)
+        g_outs, g_stats, g_n = _run(G, steps, shape[1], dtype, momentum)
+        assert g_n == t_n
+        for name, a, b in zip(("running_mean", "running_var"), g_stats, t_stats):
+            assert np.array_equal(a, b), f"{name} for input {shape} ({np.dtype(dtype).name}, {threads} threads):" \
+                                         f"\n gradcli {a.tolist()}\n torch   {b.tolist()}"
+        for step, (a, b) in enumerate(zip(g_outs, t_outs)):
+            assert np.array_equal(a, b), f"output of step {step} for input {shape}: {np.abs(a - b).max()}"
+
+
+def test_thread_count_functions_match_torch():
+    for bad in (0, -2, 1.5, True, "2"):
+        errors = []
+        for lib in (torch, G):
+            try:
+                lib.set_num_threads(bad)
+                errors.append(None)
+            except Exception as e:      # noqa: BLE001 (the error is the observed behaviour)
+                errors.append((type(e).__name__, str(e)))
+        assert errors[0] == errors[1]
+    before = torch.get_num_threads()
+    assert G.get_num_threads() == before
+    G.set_num_threads(3)
+    assert G.get_num_threads() == 3
+    G.set_num_threads(before)
