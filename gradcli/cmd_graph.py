@@ -120,7 +120,7 @@ def _graph(source, name, values, at, fmt, output, var, depth, full, strict, time
     else:
         roots = graphview.default_roots(tensors)
     by_tensor, by_node = trace.names()
-    snap = graphview.snapshot(roots, by_node, by_tensor, line=at)
+    snap = graphview.snapshot(roots, by_node, by_tensor, line=at, modules=trace.interp.modules())
     if not full:
         if depth is None:
             depth = graphview.TREE_DEPTH if fmt == "tree" else graphview.DEFAULT_DEPTH
