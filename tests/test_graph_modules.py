@@ -150,3 +150,19 @@ def test_a_module_no_variable_holds_draws_no_cluster():
         y = nn.Tanh()(x).sum()
     """)
     assert not snap.modules and "subgraph" not in graphview.to_dot(snap)
+
+
+def test_repl_graph_names_modules(tmp_path, monkeypatch):
+    import io
+    from rich.console import Console
+    from gradcli.repl import Session
+    monkeypatch.setenv("HOME", str(tmp_path))
+    out = io.StringIO()
+    s = Session(out=out, console=Console(file=out, width=200, highlight=False))
+    s.start(background=False)
+    for entry in ("import torch", "import torch.nn as nn", "torch.manual_seed(0)",
+                  "net = nn.Sequential(nn.Linear(3, 2), nn.Tanh())", "y = net(torch.ones(1, 3)).sum()", ":graph y"):
+        s.execute(entry)
+    text = out.getvalue()
+    assert "TanhBackward0" in text and "in net.1 (Tanh)" in text and "in net.0 (Linear)" in text
+    assert "net.0.weight (leaf)" in text
