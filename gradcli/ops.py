@@ -381,6 +381,8 @@ TABLE = {
     "flip": op("FlipBackward0", ("self",), attrs=("dims",), self=lambda m, g, dims: m.flip(g, dims)),
     "slice_backward": op("SliceBackwardBackward0", ("grad_output",), attrs=("dim", "end", "start", "step"),
                          grad_output=lambda m, g, dim, start, end, step: m.slice(g, dim, start, end, step)),
+    "select_backward": op("SelectBackwardBackward0", ("grad_output",), attrs=("dim", "index"),
+                          grad_output=lambda m, g, dim, index: m.select(g, dim, index)),
     # -- losses -------------------------------------------------------------------------
     "mse_loss": op("MseLossBackward0", ("self", "target"), saved=(("self", ALWAYS), ("target", ALWAYS)),
                    attrs=("reduction",),
@@ -1741,7 +1743,7 @@ def fill_(t, value):
 
 # Helpers whose other tensor arguments only select or place values (masks, indices): their
 # result is a constant whenever the incoming gradient is.
-_LINEAR_IN_GRAD = {"mask", "evenly_distribute", "value_selecting", "tie_split", "select_backward",
+_LINEAR_IN_GRAD = {"mask", "evenly_distribute", "value_selecting", "tie_split",
                    "slice_backward", "index_backward", "swapaxes", "permute", "zero_at", "take", "narrow",
                    "select", "as_strided_backward", "nll_backward"}
 
@@ -1880,6 +1882,11 @@ class _TensorMath:
         seq = _begin(g)
         return _record(TABLE["slice_backward"], seq, E.NUMPY_MATH.slice_backward(g._data, sizes, dim, start, end, step),
                        (g,), attrs={"dim": dim, "end": end, "start": start, "step": step})
+
+    @staticmethod
+    def select_backward(g, sizes, dim, index):
+        return _record(TABLE["select_backward"], _begin(g), E.NUMPY_MATH.select_backward(g._data, sizes, dim, index),
+                       (g,), attrs={"dim": dim, "index": index})
 
     @staticmethod
     def cumprod_backward_with_zeros(g, self, dim):

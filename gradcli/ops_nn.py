@@ -1111,10 +1111,73 @@ def _lstm_layer_forward(x, w_ih, w_hh, b, h, c, reverse):
     return out, h, c, gates, cells
 
 
+def _one_minus(t):
+    """C++'s `1 - t`: empty_like(t).fill_(1).sub_(t), a SubBackward0."""
+    return O.sub(Tensor(np.ones_like(t._data)), t)
+
+
+def _lstm_layer_differentiable_backward(node, grad_output, grad_hy, grad_cy):
+    """mkldnn_rnn_layer_differentiable_backward, PyTorch's backward of the oneDNN layer under
+    create_graph: the layer's gates recomputed with differentiable ops, then its backward op by op.
+    Returns the gradients of (input, weight0, weight1, weight2, weight3, hx_, cx_)."""
+    x, w0, w1, hx_, cx_, output = (node.unpack(s, True) for s in ("input", "weight0", "weight1", "hx_", "cx_",
+                                                                  "result0"))
+    attrs = node.attrs
+    reverse, hidden = attrs["reverse"], attrs["hidden_size"]
+    grad_output = grad_output if grad_output is not None else Tensor(np.zeros_like(output._data))
+    grad_hy = grad_hy if grad_hy is not None else Tensor(np.zeros_like(hx_._data))
+    grad_cy = grad_cy if grad_cy is not None else Tensor(np.zeros_like(cx_._data))
+    if attrs["has_biases"]:
+        bias_ih, bias_hh = node.unpack("weight2", True), node.unpack("weight3", True)
+    else:
+        bias_ih = bias_hh = Tensor(np.zeros(4 * hidden, w0._data.dtype))
+    P = _Places()
+    steps = x._data.shape[0]
+    gates = [None] * steps
+    states = [(hx_, cx_)]
+    for seq in range(1, steps + 1):
+        hx, cx = states[-1]
+        at = steps - seq if reverse else seq - 1
+        gate = P.inplace("add", P.linear(O.select(x, 0, at), w0, bias_ih), P.linear(hx, w1, bias_hh))
+        chunked = P.unsafe_chunk(gate, 4, 1)
+        i, f = P.inplace("sigmoid_", chunked[0]), P.inplace("sigmoid_", chunked[1])
+        g, o = P.inplace("tanh_", chunked[2]), P.inplace("sigmoid_", chunked[3])
+        gates[at] = (i, f, g, o)
+        cy = O.add(O.mul(f, cx), O.mul(i, g))
+        states.append((O.mul(o, O.tanh(cy)), cy))
+    layer_dx = [None] * steps
+    for seq in range(steps - 1, -1, -1):
+        at = steps - seq - 1 if reverse else seq
+        i, f, g, o = gates[at]
+        cy = states[seq + 1][1]
+        hx, cx = states[seq]
+        new_grad_hy = O.add(O.select(grad_output, 0, at), grad_hy)
+        d1 = O.add(grad_cy, O.mul(O.mul(new_grad_hy, o), _one_minus(O.mul(O.tanh(cy), O.tanh(cy)))))
+        dgp, dip, dprev_c, dfp = O.mul(d1, i), O.mul(d1, g), O.mul(d1, f), O.mul(d1, cx)
+        dop = O.mul(new_grad_hy, O.tanh(cy))
+        do_ = O.mul(O.mul(dop, o), _one_minus(o))
+        dg = O.mul(dgp, _one_minus(O.mul(g, g)))
+        df = O.mul(O.mul(dfp, f), _one_minus(f))
+        di = O.mul(O.mul(dip, i), _one_minus(i))
+        da = O.cat([di, df, dg, do_], 1)
+        db_ = O.sum(da, 0)
+        dx = O.unsqueeze(O.matmul(da, w0), 0)
+        dprev_h = O.matmul(da, w1)
+        dwx_ = O.matmul(O.transpose(da, 0, 1), O.select(x, 0, at))
+        dwh_ = O.matmul(O.transpose(da, 0, 1), hx)
+        if seq == steps - 1:
+            db, dwx, dwh = db_, dwx_, dwh_
+        else:
+            db, dwx, dwh = (O._inplace(a, O.add, b, name="add_") for a, b in ((db, db_), (dwx, dwx_), (dwh, dwh_)))
+        layer_dx[at] = dx
+        grad_hy, grad_cy = dprev_h, dprev_c
+    return [O.cat(layer_dx, 0), dwx, dwh, db, db, grad_hy, grad_cy]
+
+
 def _lstm_layer_backward(node, grad_out, create_graph):
     if create_graph:
-        raise O.TorchNotImplementedError_("create_graph=True through nn.LSTM's oneDNN layer is not supported by "
-                                          "gradcli yet; first-order gradients (create_graph=False) work")
+        side = node.attrs["_side"]
+        return _lstm_layer_differentiable_backward(node, grad_out, side.take(1), side.take(2))
     u = {s: node.unpack(s, False) for s in ("input", "weight0", "weight1", "hx_", "cx_", "result3")}
     x, w_ih, w_hh = (u[k].astype(np.float64) for k in ("input", "weight0", "weight1"))
     h0, c0 = u["hx_"].astype(np.float64), u["cx_"].astype(np.float64)

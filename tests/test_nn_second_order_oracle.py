@@ -90,3 +90,19 @@ def test_embedding_gradient_is_constant_under_create_graph():
     check_op(lambda t, w: t.nn.functional.embedding(t.tensor([[0, 2], [2, 3]]), w), (4, 3), second_order=True)
     check_op(lambda t, w: t.nn.functional.embedding(t.tensor([0, 2, 2]), w, padding_idx=2) * w.sum(), (4, 3),
              second_order=True)
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"bias": False}, {"bidirectional": True}, {"num_layers": 2}])
+def test_float32_lstm_second_order(kwargs):
+    check_module(lambda nn: nn.LSTM(2, 3, **kwargs), (4, 2, 2), call=lambda m, x: m(x)[0], second_order=True)
+
+
+def test_lstm_with_given_state_second_order():
+    check_module(lambda nn: nn.LSTM(2, 3), (3, 1, 2), (1, 1, 3), (1, 1, 3),
+                 call=lambda m, x, h, c: m(x, (h, c))[0], second_order=True)
+
+
+def test_select_gradient_is_differentiable():
+    # the LSTM selects its steps and its initial state: their gradients are SelectBackwardBackward0
+    check_op(lambda t, x: x[1] * x[1], (3, 2), second_order=True)
+    check_op(lambda t, x: x.select(1, 0).exp(), (3, 2), second_order=True)
