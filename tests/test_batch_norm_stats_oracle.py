@@ -64,7 +64,7 @@ def test_running_statistics_bit_exact(threads):
 
 
 def test_thread_count_functions_match_torch():
-    for bad in (0, -2, 1.5, True, "2"):
+    for bad in (0, -2, 1.5, True, "2", 2 ** 31, -2 ** 31, -2 ** 31 - 1, 2 ** 63):
         errors = []
         for lib in (torch, G):
             try:

@@ -71,6 +71,8 @@ def get_num_threads():
 def set_num_threads(n):
     if type(n) is not _py_int:
         raise TorchRuntimeError(f"set_num_threads expects an int, but got {type(n).__name__}")
+    if not -2 ** 31 <= n < 2 ** 31:         # a C int, read through a long long
+        raise TorchValueError("Overflow when unpacking long" + (" long" if not -2 ** 63 <= n < 2 ** 63 else ""))
     if n <= 0:
         raise TorchRuntimeError("set_num_threads expects a positive integer")
     _num_threads[:] = [n]
