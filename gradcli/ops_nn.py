@@ -2144,3 +2144,96 @@ _TM.layer_norm_backward_bias = staticmethod(
         "native_layer_norm_backward_bias", E.NUMPY_MATH.layer_norm_backward_bias(g._data, None, None,
                                                                                   normalized_shape),
         (g, x, weight), {"grad_out": g}))
+
+# -- the losses' gradients under create_graph (SmoothL1Loss/HuberLoss/BinaryCrossEntropy BackwardBackward0)
+
+
+def _reduced_grad_output(first_order, g, grad_output, x, y, reduction, param):
+    """*_loss_double_backward_grad_output: the loss's gradient is linear in grad_output; reduced,
+    it is a number, so its gradient is the sum of the first-order kernel at ones times g."""
+    if reduction == 0:
+        return first_order(g, x, y, reduction, param)
+    return np.asarray((first_order(np.ones_like(grad_output), x, y, reduction, param) * g).sum(), g.dtype)
+
+
+def _smooth_l1_double_backward(g, x, y, reduction, beta):
+    if beta == 0:
+        return np.zeros_like(g)
+    out = g * (np.abs(x - y) < beta) / beta
+    return out / x.size if reduction == 1 else out
+
+
+def _huber_double_backward(g, x, y, reduction, delta):
+    out = g * (np.abs(x - y) < delta)
+    return out / x.size if reduction == 1 else out
+
+
+_BCE_EPS = 1e-12
+
+
+def _weighted_mean(v, weight, reduction, n):
+    if weight is not None:
+        v = v * weight
+    return v / n if reduction == 1 else v
+
+
+def _bce_double_backward(grad_output, g, x, y, weight, reduction):
+    gi = (x * x - 2 * x * y + y) / ((x + _BCE_EPS) ** 2 * (1 - x + _BCE_EPS) ** 2) * (g * grad_output)
+    return _weighted_mean(gi, weight, reduction, x.size)
+
+
+def _bce_double_backward_grad_output(g, x, y, weight, reduction):
+    return _weighted_mean((x - y) / ((x + _BCE_EPS) * (1 - x + _BCE_EPS)) * g, weight, reduction, x.size)
+
+
+def _bce_double_backward_target(g, grad_output, x, y, weight, reduction):
+    res = _weighted_mean(-g * grad_output, weight, 0, 1)
+    res = res / np.maximum((1 - x) * x, _BCE_EPS)
+    return res / y.size if reduction == 1 else res
+
+
+_LOSS_SAVED = (("grad_output", ALWAYS), ("self", ALWAYS), ("target", ALWAYS))
+ROWS["smooth_l1_loss_backward"] = TABLE["nn.smooth_l1_loss_backward"] = op(
+    "SmoothL1LossBackwardBackward0", ("grad_output", "self", "target"), saved=_LOSS_SAVED, attrs=("beta", "reduction"),
+    grad_output=lambda m, g, grad_output, self, target, reduction, beta: m.smooth_l1_double_backward_grad_output(
+        g, grad_output, self, target, reduction, beta),
+    self=lambda m, g, grad_output, self, target, reduction, beta: m.smooth_l1_double_backward(
+        m.mul_g(g, grad_output), self, target, reduction, beta),
+    target=lambda m, g, grad_output, self, target, reduction, beta: m.neg_g(m.smooth_l1_double_backward(
+        m.mul_g(g, grad_output), self, target, reduction, beta)))
+ROWS["huber_loss_backward"] = TABLE["nn.huber_loss_backward"] = op(
+    "HuberLossBackwardBackward0", ("grad_output", "self", "target"), saved=_LOSS_SAVED, attrs=("delta", "reduction"),
+    grad_output=lambda m, g, grad_output, self, target, reduction, delta: m.huber_double_backward_grad_output(
+        g, grad_output, self, target, reduction, delta),
+    self=lambda m, g, grad_output, self, target, reduction, delta: m.huber_double_backward(
+        m.mul_g(g, grad_output), self, target, reduction, delta),
+    target=lambda m, g, grad_output, self, target, reduction, delta: m.neg_g(m.huber_double_backward(
+        m.mul_g(g, grad_output), self, target, reduction, delta)))
+ROWS["binary_cross_entropy_backward"] = TABLE["nn.binary_cross_entropy_backward"] = op(
+    "BinaryCrossEntropyBackwardBackward0", ("grad_output", "self", "target"),
+    saved=_LOSS_SAVED + (("weight", ALWAYS),), attrs=("reduction",),
+    grad_output=lambda m, g, self, target, weight, reduction: m.bce_double_backward_grad_output(
+        g, self, target, weight, reduction),
+    self=lambda m, g, grad_output, self, target, weight, reduction: m.bce_double_backward(
+        grad_output, g, self, target, weight, reduction),
+    target=lambda m, g, grad_output, self, target, weight, reduction: m.bce_double_backward_target(
+        g, grad_output, self, target, weight, reduction))
+
+for _name, _fn in (
+        ("smooth_l1_double_backward", _f64(_smooth_l1_double_backward)),
+        ("smooth_l1_double_backward_grad_output", lambda g, go, x, y, r, beta: _reduced_grad_output(
+            O._NumpyMath.smooth_l1_backward, g, go, x, y, r, beta)),
+        ("huber_double_backward", _f64(_huber_double_backward)),
+        ("huber_double_backward_grad_output", lambda g, go, x, y, r, delta: _reduced_grad_output(
+            O._NumpyMath.huber_backward, g, go, x, y, r, delta)),
+        ("bce_double_backward", _f64(_bce_double_backward)),
+        ("bce_double_backward_grad_output", _f64(_bce_double_backward_grad_output)),
+        ("bce_double_backward_target", _f64(_bce_double_backward_target))):
+    setattr(O._NumpyMath, _name, staticmethod(_fn))
+
+_TM.smooth_l1_backward = _recorded("smooth_l1_loss_backward", "smooth_l1_backward", (0, 1, 2), range(3),
+                                   attrs={"reduction": 3, "beta": 4})
+_TM.huber_backward = _recorded("huber_loss_backward", "huber_backward", (0, 1, 2), range(3),
+                               attrs={"reduction": 3, "delta": 4})
+_TM.bce_backward = _recorded("binary_cross_entropy_backward", "bce_backward", (0, 1, 2), range(4),
+                             saved={"weight": 3}, attrs={"reduction": 4})

@@ -5,9 +5,11 @@ them again must give PyTorch's second-order gradients."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, given, settings
 
 from nn_oracle import check_module
 from op_oracle import In, check_op
+from test_nn_fuzz_oracle import NORMS, _build, _target, models
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -106,3 +108,41 @@ def test_select_gradient_is_differentiable():
     # the LSTM selects its steps and its initial state: their gradients are SelectBackwardBackward0
     check_op(lambda t, x: x[1] * x[1], (3, 2), second_order=True)
     check_op(lambda t, x: x.select(1, 0).exp(), (3, 2), second_order=True)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("loss, kwargs", [("smooth_l1_loss", {}), ("smooth_l1_loss", {"beta": 0.5}),
+                                          ("smooth_l1_loss", {"beta": 0.0}), ("huber_loss", {"delta": 0.7})])
+def test_regression_loss_second_order(loss, kwargs, reduction):
+    check_op(lambda t, x, y: getattr(t.nn.functional, loss)(x, y, reduction=reduction, **kwargs),
+             In((4, 3), low=-2, high=2), In((4, 3), low=-2, high=2), second_order=True)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_binary_cross_entropy_second_order(reduction, weighted):
+    weight = (In((4, 3), rg=False, low=0.5, high=2),) if weighted else ()
+    check_op(lambda t, x, y, *w: t.nn.functional.binary_cross_entropy(x, y, *w, reduction=reduction),
+             In((4, 3), low=0.05, high=0.95), In((4, 3), rg=False, low=0, high=1), *weight, second_order=True)
+    check_op(lambda t, x, y: t.nn.functional.binary_cross_entropy(t.sigmoid(x), y, reduction=reduction),
+             (4, 3), In((4, 3), rg=False, low=0, high=1), second_order=True)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(models())
+def test_random_model_second_order(model):
+    """Random Sequential models and losses (tests/test_nn_fuzz_oracle's generator): the gradients of
+    the loss taken with create_graph, and the gradients of their sum."""
+    layers, features, loss_name, batch, _, reduction = model
+
+    def call(m, x, target):
+        lib_nn = type(m).__module__.startswith("torch") and __import__("torch").nn or __import__("gradcli.torch").torch.nn
+        out = m(x)
+        if loss_name == "NLLLoss":
+            out = lib_nn.functional.log_softmax(out, 1)
+        return getattr(lib_nn, loss_name)(reduction=reduction)(out, target)
+    double = any(spec[0] in dict(NORMS) for spec in layers)
+    dtype = "float64" if double else "float32"
+    check_module(_build(layers, double), In((batch, features[0]), dtype=dtype),
+                 _target(loss_name, batch, features[-1], dtype), call=call, weighted=False, second_order=True,
+                 desc=repr(model))
