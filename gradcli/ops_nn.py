@@ -1718,7 +1718,8 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         save_mean, save_invstd = mean, invstd
     else:
         mean = running_mean._data
-        invstd = (1 / np.sqrt(running_var._data.astype(np.float64) + eps)).astype(x.dtype)
+        dt = x.dtype.type               # (here in the input's dtype, eps too)
+        invstd = dt(1) / np.sqrt(running_var._data + dt(eps))
         save_mean = save_invstd = np.zeros(0, x.dtype)
     # batch_norm_cpu_collect_linear_and_constant_terms, then output = input * alpha + beta; the kernel
     # file is compiled with FMA, which fuses both multiply-adds (rounded once: through double here)

@@ -1,7 +1,7 @@
-"""BatchNorm's batch statistics and running statistics, bit for bit against real PyTorch in float32,
-at one thread and at PyTorch's default thread count: PyTorch's CPU kernel sums (N, C) inputs per
-thread block in float32, so the thread count is part of the result. (In float64 its fused
-multiply-adds are not reproduced exactly: values agree to rounding there.)"""
+"""BatchNorm's batch statistics, running statistics and outputs (training and eval), bit for bit
+against real PyTorch in float32, at one thread and at PyTorch's default thread count: PyTorch's
+CPU kernel sums (N, C) inputs per thread block in float32, so the thread count is part of the
+result. (In float64 its fused multiply-adds are not reproduced exactly: values agree to rounding.)"""
 from __future__ import annotations
 
 import numpy as np
@@ -26,9 +26,11 @@ def _run(lib, x_steps, c, dtype, momentum):
     bn = (lib.nn.BatchNorm1d if len(x_steps[0].shape) < 4 else lib.nn.BatchNorm2d)(c, momentum=momentum)
     bn = bn.double() if dtype == np.float64 else bn
     outs = []
-    for x in x_steps:
-        y = bn(lib.tensor(x.tolist(), dtype=getattr(lib, np.dtype(dtype).name)))
-        outs.append(np.array(y.detach().tolist(), dtype))
+    for train in (True, False):         # training steps, then the same inputs in eval mode
+        bn.train(train)
+        for x in x_steps:
+            y = bn(lib.tensor(x.tolist(), dtype=getattr(lib, np.dtype(dtype).name)))
+            outs.append(np.array(y.detach().tolist(), dtype))
     stats = [np.array(t.tolist(), dtype) for t in (bn.running_mean, bn.running_var)]
     return outs, stats, int(bn.num_batches_tracked)
 
