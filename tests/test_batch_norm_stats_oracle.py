@@ -1,7 +1,8 @@
 """BatchNorm's batch statistics, running statistics and outputs (training and eval), bit for bit
-against real PyTorch in float32, at one thread and at PyTorch's default thread count: PyTorch's
-CPU kernel sums (N, C) inputs per thread block in float32, so the thread count is part of the
-result. (In float64 its fused multiply-adds are not reproduced exactly: values agree to rounding.)"""
+against real PyTorch, at one thread and at PyTorch's default thread count: PyTorch's CPU kernel
+sums (N, C) inputs per thread block in the input's dtype, so the thread count is part of the
+result. In float64 only (N, C) inputs are compared bit for bit: PyTorch's float64 sum of squares
+over images differs in the last bit for about 1 input in 30 (an order not found)."""
 from __future__ import annotations
 
 import numpy as np
@@ -12,9 +13,9 @@ from nn_oracle import G, torch
 pytestmark = pytest.mark.timeout(120)
 
 
-def _shapes(rng, count):
+def _shapes(rng, count, dtype):
     for k in range(count):
-        if k % 3 == 0:
+        if k % 3 == 0 or dtype == np.float64:
             yield (int(rng.integers(2, 70)), int(rng.integers(1, 12)))
         elif k % 3 == 1:
             yield (int(rng.integers(2, 6)), int(rng.integers(1, 5)), int(rng.integers(1, 7)))
@@ -35,10 +36,10 @@ def _run(lib, x_steps, c, dtype, momentum):
     return outs, stats, int(bn.num_batches_tracked)
 
 
-@pytest.fixture(params=[1, "default"])
+@pytest.fixture(params=[1, 3, "default"])
 def threads(request):
     before = torch.get_num_threads()
-    n = 1 if request.param == 1 else before
+    n = before if request.param == "default" else request.param
     torch.set_num_threads(n)
     G.set_num_threads(n)
     yield n
@@ -46,10 +47,10 @@ def threads(request):
     G.set_num_threads(before)
 
 
-def test_running_statistics_bit_exact(threads):
-    dtype = np.float32
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_running_statistics_bit_exact(threads, dtype):
     rng = np.random.default_rng(threads)
-    for shape in _shapes(rng, 60):
+    for shape in _shapes(rng, 60, dtype):
         if shape[0] * int(np.prod(shape[2:])) < 2:
             continue
         steps = [(rng.standard_normal(shape) * rng.uniform(0.1, 20) + rng.uniform(-8, 8)).astype(dtype)
