@@ -491,7 +491,8 @@ def _install_random_methods(T):
                                lambda n, a, perm: _rng.bernoulli_scalar_values(gen, n, a.dtype, p))
 
     def bernoulli_method(self, p=None, *, generator=None):
-        return bernoulli(self, p, generator=generator)
+        # (the checked torch.bernoulli sees the arguments the script gave: no p is no p)
+        return bernoulli(self, generator=generator) if p is None else bernoulli(self, p, generator=generator)
 
     def exponential_(self, lambd=1.0, *, generator=None):
         gen = random._gen(generator)

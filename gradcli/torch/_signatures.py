@@ -410,10 +410,12 @@ def _bind(public, params, args, kwargs, method):
 
 def _unconvertible_number(args, kwargs, parsed):
     """The int past a Scalar's range that an overload taking exactly these arguments (their count
-    and keywords) reaches, in order, at a parameter that takes a number; or None."""
+    and keywords, none it requires missing) reaches, in order, at a parameter that takes a number;
+    or None."""
     for params in parsed:
         positional = [p for p in params if not p.keyword_only]
-        if len(args) > len(positional) or not set(kwargs) <= {p.name for p in params}:
+        if len(args) > len(positional) or not set(kwargs) <= {p.name for p in params} or any(
+                p.required and p.name not in kwargs for p in positional[len(args):]):
             continue
         for v, p in zip(args, positional):
             if not any(_accepts(t, v) for t in p.types):
