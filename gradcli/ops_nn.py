@@ -596,12 +596,15 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     mean over classes."""
     r = _reduction(reduction)
     class_dim = 0 if input._data.ndim == 1 else 1
-    logp = O.log_softmax(input, class_dim)
     if input._data.shape == target._data.shape:          # class probabilities
         if target._data.dtype.kind != "f":
             raise TorchRuntimeError(f"Expected floating point type for target with class probabilities, got "
                                     f"{O._SCALAR_NAME[target._data.dtype.name]}")
-        return _cross_entropy_probabilities(logp, target, weight, r, label_smoothing, class_dim)
+        if ignore_index >= 0:
+            raise TorchRuntimeError("ignore_index is not supported for floating point target")
+        return _cross_entropy_probabilities(O.log_softmax(input, class_dim), target, weight, r, label_smoothing,
+                                            class_dim)
+    logp = O.log_softmax(input, class_dim)
     if label_smoothing <= 0.0:
         return nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
     return _cross_entropy_label_smoothing(logp, target, weight, r, ignore_index, label_smoothing, class_dim)

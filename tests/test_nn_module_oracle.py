@@ -397,3 +397,24 @@ BACKWARD_HOOKS = """
 
 def test_full_backward_hooks_see_and_replace_gradients():
     same_output(BACKWARD_HOOKS)
+
+
+ARGUMENT_ORDER = """
+    x = torch.tensor([[0.5, -1.0], [2.0, 0.25]])
+    def attempt(f):
+        try:
+            f()
+            print("ok")
+        except Exception as e:
+            print(type(e).__name__, e)
+    attempt(lambda: F.cross_entropy(x, x > 0, x > 0))
+    attempt(lambda: F.cross_entropy(x, x.softmax(1), ignore_index=1))
+    attempt(lambda: F.mse_loss((), x, (), x))
+    attempt(lambda: F.mse_loss(x, [1.0], True, x))
+    attempt(lambda: torch.tensor(1.5).unbind())
+    attempt(lambda: x.bernoulli())
+"""
+
+
+def test_losses_check_arguments_in_pytorchs_order():
+    same_output(ARGUMENT_ORDER)

@@ -12,7 +12,7 @@ from .. import engine as _E
 from .. import ops as _ops
 from ..engine import Size, Tensor, STATE as _STATE
 from .. import errors as _errors
-from ..errors import TorchRuntimeError, TorchTypeError, TorchValueError
+from ..errors import TorchIndexError, TorchRuntimeError, TorchTypeError, TorchValueError
 
 # Freed large buffers stay in the heap for the next tensor instead of going back to the
 # system and page-faulting back in on first touch (a library user gets what `gradcli run` does).
@@ -39,6 +39,13 @@ def get_default_dtype():
 
 def is_tensor(obj):
     return isinstance(obj, Tensor)
+
+
+def _unbind_count(t, dim):
+    dim = _E._wrap_dim(dim, t._data.ndim)
+    if not t._data.ndim:
+        raise TorchIndexError("Dimension specified as 0 but tensor has no dimensions")
+    return t._data.shape[dim]
 
 
 def is_grad_enabled():
@@ -948,8 +955,7 @@ def _install_methods():
     T.view_as = lambda self, other: ops.view(self, other._data.shape)
     T.reshape_as = lambda self, other: ops.reshape(self, other._data.shape)
     T.where = lambda self, condition, other: ops.where(condition, self, other)
-    T.unbind = lambda self, dim=0: tuple(ops.select(self, dim, i)
-                                         for i in range(self._data.shape[_E._wrap_dim(dim, self._data.ndim)]))
+    T.unbind = lambda self, dim=0: tuple(ops.select(self, dim, i) for i in range(_unbind_count(self, dim)))
     T.zero_ = ops.zero_
     T.fill_ = ops.fill_
     T.t_ = ops.t_inplace
