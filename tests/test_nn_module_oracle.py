@@ -413,6 +413,10 @@ ARGUMENT_ORDER = """
     attempt(lambda: F.mse_loss(x, [1.0], True, x))
     attempt(lambda: torch.tensor(1.5).unbind())
     attempt(lambda: x.bernoulli())
+    attempt(lambda: nn.Parameter([1.0, 2.0]))
+    attempt(lambda: nn.Parameter(3.5, requires_grad=False))
+    attempt(lambda: nn.Parameter(x, "yes"))
+    attempt(lambda: nn.Parameter(x, 1))
 """
 
 

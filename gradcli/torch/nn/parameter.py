@@ -7,6 +7,7 @@ parameter itself.
 from __future__ import annotations
 
 from ...engine import Tensor
+from ...errors import TorchAttributeError, TorchTypeError
 
 
 class Parameter(Tensor):
@@ -18,6 +19,11 @@ class Parameter(Tensor):
         if data is None:
             from ... import torch
             data = torch.empty(0)
+        elif not isinstance(data, Tensor):        # PyTorch's path for other types calls data.detach()
+            raise TorchAttributeError(f"'{type(data).__name__}' object has no attribute 'detach'")
+        if type(requires_grad) is not bool:
+            raise TorchTypeError("_make_subclass(): argument 'require_grad' (position 3) must be bool, not "
+                                 + type(requires_grad).__name__)
         # PyTorch's `Tensor._make_subclass(cls, data.detach(), requires_grad)`
         super().__init__(data.detach()._data, version=data._version_counter)
         self._set_requires_grad(requires_grad, "Only Tensors of floating point and complex dtype can require gradients")
