@@ -1717,6 +1717,33 @@ def _batch_norm_stats(x, threads):
     return mean, np.add.accumulate((d * d).astype(f64), axis=1)[:, -1].astype(x.dtype)
 
 
+def _batch_norm_checks(input, running_mean, running_var, weight, bias, training, momentum):
+    """torch.batch_norm's argument parser, _batch_norm_impl_index's sizes, batch_norm_cpu's dtypes."""
+    if not isinstance(momentum, (int, float)):
+        from .errors import TorchTypeError
+        raise TorchTypeError(f"batch_norm(): argument 'momentum' (position 7) must be float, not "
+                             f"{type(momentum).__name__}")
+    features = input._data.shape[1]
+    params = (("running_mean", running_mean), ("running_var", running_var), ("weight", weight), ("bias", bias))
+    for name, t in params:
+        if t is None:
+            if not training and name.startswith("running"):
+                raise TorchRuntimeError(f"{name} must be defined in evaluation mode")
+        elif t._data.size != features:
+            raise TorchRuntimeError(f"{name} should contain {features} elements not {t._data.size}")
+    # is_mixed_type compares the first given of weight, bias, running_mean, running_var with the
+    # input; a mixed call needs float32 parameters (and a reduced-precision input), any other
+    # mismatch fails where the kernel reads that parameter as the input's dtype
+    given = [t._data.dtype for t in (weight, bias, running_mean, running_var) if t is not None]
+    dt = input._data.dtype
+    if given and given[0] != dt:
+        raise TorchRuntimeError("mixed dtype (CPU): " + ("expect parameter to have scalar type of Float"
+                                                         if set(given) - {_F32} else "all inputs must share same datatype."))
+    other = next((d for d in given if d != dt), None)
+    if other is not None:
+        raise TorchRuntimeError(f"expected scalar type {O._SCALAR_NAME[dt.name]} but found {O._SCALAR_NAME[other.name]}")
+
+
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):
     if training:
         size = input._data.shape
@@ -1724,6 +1751,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         if n == 1:
             raise TorchValueError(f"Expected more than 1 value per channel when training, got input size "
                                   f"{Size(size)}")
+    _batch_norm_checks(input, running_mean, running_var, weight, bias, training, momentum)
     x = input._data
     n = x.size // x.shape[1]
     if training:

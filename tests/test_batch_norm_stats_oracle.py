@@ -81,3 +81,34 @@ def test_thread_count_functions_match_torch():
     G.set_num_threads(3)
     assert G.get_num_threads() == 3
     G.set_num_threads(before)
+
+
+def _argument_outcomes(lib):
+    F = lib.nn.functional
+    dtypes = (None, lib.float32, lib.float64)
+
+    def make(dtype, n=3):
+        return None if dtype is None else lib.ones(n, dtype=dtype)
+    calls = [lambda: F.batch_norm(lib.ones(4, 3, dtype=xd), make(rd), make(rd), make(wd), make(bd), training=train)
+             for xd in dtypes[1:] for wd in dtypes for bd in dtypes for rd in dtypes for train in (True, False)]
+    calls += [lambda: F.batch_norm(lib.ones(4, 3), make(lib.float32), make(lib.float32), make(lib.float32),
+                                   make(lib.float32, 2), training=True),
+              lambda: F.batch_norm(lib.ones(4, 3), make(lib.float32, 2), make(lib.float32), training=False),
+              lambda: F.batch_norm(lib.ones(2, 3, 4), make(lib.float32), make(lib.float32, 4), training=False),
+              lambda: F.batch_norm(lib.ones(4, 3), make(lib.float32), None, training=False),
+              lambda: F.batch_norm(lib.ones(1, 3), make(lib.float32), make(lib.float32), training=True),
+              lambda: F.batch_norm(lib.ones(4, 3), None, None, training=True, momentum=None)]
+    outcomes = []
+    for call in calls:
+        try:
+            call()
+            outcomes.append("ok")
+        except Exception as e:      # noqa: BLE001 (the error is the observed behaviour)
+            outcomes.append(f"{type(e).__name__}: {e}")
+    return outcomes
+
+
+def test_argument_errors_in_pytorchs_order():
+    """Sizes of the running statistics and parameters, their presence in eval mode, and the mixed
+    dtype rules of PyTorch's CPU kernel (the first given parameter decides)."""
+    assert _argument_outcomes(G) == _argument_outcomes(torch)
