@@ -109,7 +109,7 @@ def _graph(source, name, values, at, fmt, output, var, depth, full, strict, time
     if report.parse_failed:
         cli.show(report, "rich", name)
         return exit_status(report)
-    tensors = {k: v for k, v in trace.interp.globals.items() if type(v) is Tensor}
+    tensors = {k: v for k, v in trace.interp.globals.items() if isinstance(v, Tensor)}
     if var:
         missing = [v for v in var if v not in tensors]
         if missing:
@@ -120,7 +120,7 @@ def _graph(source, name, values, at, fmt, output, var, depth, full, strict, time
     else:
         roots = graphview.default_roots(tensors)
     by_tensor, by_node = trace.names()
-    snap = graphview.snapshot(roots, by_node, by_tensor, line=at)
+    snap = graphview.snapshot(roots, by_node, by_tensor, line=at, modules=trace.interp.modules())
     if not full:
         if depth is None:
             depth = graphview.TREE_DEPTH if fmt == "tree" else graphview.DEFAULT_DEPTH

@@ -126,8 +126,8 @@ class Recorder:
         if not isinstance(target, Tensor):
             raise TypeError(f"graph needs a tensor, not {type(target).__name__}")
         by_tensor, by_node = self.session.names()
-        self.report.items.append(("graph", self.session.current_line(), graphview.snapshot({name: target}, by_node,
-                                                                                          by_tensor)))
+        self.report.items.append(("graph", self.session.current_line(), graphview.snapshot(
+            {name: target}, by_node, by_tensor, modules=self.session.modules())))
 
     def _passed(self, text):
         self.report.items.append(("expect", _line_of(text), True, _label(text)))
@@ -228,14 +228,21 @@ class Session:
                 by_tensor.setdefault(id(t), path)
         return by_tensor, by_node
 
-    def module_paths(self):
-        """{id(module): "net.fc1"} for every nn.Module the script's variables hold."""
+    def modules(self):
+        """{"net.fc1": module} for every nn.Module the script's variables hold."""
         out = {}
         for scope in self._scopes():
             for name, v in list(scope.items()):
                 if not name.startswith("_") and _is_module(v):
                     for path, m in v.named_modules(prefix=name):
-                        out.setdefault(id(m), path)
+                        out.setdefault(path, m)
+        return out
+
+    def module_paths(self):
+        """{id(module): "net.fc1"}: each module's first path in modules()."""
+        out = {}
+        for path, m in self.modules().items():
+            out.setdefault(id(m), path)
         return out
 
     def _scopes(self):

@@ -11,7 +11,9 @@ The views only format a snapshot:
 * `tree()`       a Rich tree for the terminal (also used by the `graph NAME` statement);
 * `to_dot()`     Graphviz DOT text, with torchviz's colours: blue = leaf requiring grad,
                  orange = saved tensor, green = output; freed buffers are white, dashed and grey;
-* `to_mermaid()` Mermaid flowchart text for Markdown;
+                 the nodes made in an nn.Module's forward, and its parameters, inside a cluster
+                 per module (nested as the modules are), labelled `fc1 (Linear)`;
+* `to_mermaid()` Mermaid flowchart text for Markdown, with the same clusters as subgraphs;
 * `render()`     SVG or PNG through Graphviz's `dot` program, written atomically.
 
 `condense()` keeps big graphs readable: a long run of repeating nodes made by the same
@@ -98,6 +100,8 @@ class GNode:
     count: int = 1                      # chain/more: how many nodes it stands for
     hidden: int = 0                     # chain: nodes of side branches hidden with it
     summary: dict = field(default_factory=dict)   # chain: saved-slot state -> count
+    module: Optional[str] = None        # op: the path of the nn.Module whose forward made it ("net.fc1");
+                                        # leaf: of the module holding it as a parameter
 
     def tensor_slots(self):
         return [s for s in self.saved if s.state != "none"]
@@ -112,6 +116,7 @@ class GraphSnapshot:
     hidden: int = 0                               # nodes left out by condense()
     condensed: bool = False
     node_ids: dict = field(default_factory=dict)  # id(engine node) -> node id, for views that replay a run
+    modules: dict = field(default_factory=dict)   # module path -> its class name, for the paths nodes name
 
     def children(self, nid):
         return [b for a, b in self.edges if a == nid]
@@ -145,13 +150,29 @@ def _saved_facts(node, by_node, by_tensor):
     return out
 
 
-def snapshot(roots, by_node=None, by_tensor=None, line=None) -> GraphSnapshot:
-    """Copy the graphs behind `roots` ({name: Tensor or Node}) into plain data, as they are now."""
+def snapshot(roots, by_node=None, by_tensor=None, line=None, modules=None) -> GraphSnapshot:
+    """Copy the graphs behind `roots` ({name: Tensor or Node}) into plain data, as they are now.
+    `modules` ({"net.fc1": nn.Module}) places nodes and parameters in their modules."""
     by_node = by_node or {}
     by_tensor = by_tensor or {}
+    modules = modules or {}
     snap = GraphSnapshot(line=line)
     ids = {}
     leaf_count = 0
+    path_of = {}
+    for path, m in modules.items():
+        path_of.setdefault(id(m), path)
+    params = {f"{path}.{name}": path for path, m in modules.items() for name, _ in m.named_parameters(recurse=False)}
+
+    def module_path(path):
+        """path, recording its class name and its ancestors' for the cluster labels."""
+        if path is not None:
+            parts = path.split(".")
+            for k in range(1, len(parts) + 1):
+                prefix = ".".join(parts[:k])
+                if prefix in modules:
+                    snap.modules.setdefault(prefix, type(modules[prefix]).__name__)
+        return path
 
     def node_id(fn):
         nonlocal leaf_count
@@ -171,15 +192,17 @@ def snapshot(roots, by_node=None, by_tensor=None, line=None) -> GraphSnapshot:
             return nid, False
         if isinstance(fn, E.AccumulateGrad):
             v = fn.variable
-            snap.nodes[nid] = GNode(nid, "leaf", by_tensor.get(id(v)) or "leaf", by_tensor.get(id(v)),
+            name = by_tensor.get(id(v))
+            snap.nodes[nid] = GNode(nid, "leaf", name or "leaf", name,
                                     grad=None if v._grad is None else _brief(v._grad._data),
-                                    value=_brief(v._data))
+                                    value=_brief(v._data), module=module_path(params.get(name)))
         else:
             origin = fn.origin
             snap.nodes[nid] = GNode(nid, "op", fn.op.name, by_node.get(fn), getattr(origin, "line", None),
                                     getattr(origin, "text", None), fn.seq,
                                     _saved_facts(fn, by_node, by_tensor),
-                                    {k: fmt_value(v) for k, v in public_attrs(fn).items()})
+                                    {k: fmt_value(v) for k, v in public_attrs(fn).items()},
+                                    module=module_path(path_of.get(id(getattr(origin, "module", None)))))
         return nid, True
 
     for k, (name, t) in enumerate(roots.items()):
@@ -320,7 +343,7 @@ def condense(snap, max_depth=DEFAULT_DEPTH, min_chain=DEFAULT_MIN_CHAIN, max_inp
                     summary[sv.state] = summary.get(sv.state, 0) + 1
             label = " + ".join(f"{c} × {k}" for k, c in kinds.items())
             nodes[cid] = GNode(cid, "chain", label, line=head.line, text=head.text, count=len(middle),
-                               summary=summary)
+                               summary=summary, module=head.module)
             first_next.add((run[period - 1], run[period]))
             new_edges += [(run[period - 1], cid), (cid, run[-period])]
         side = {}
@@ -411,7 +434,7 @@ def condense(snap, max_depth=DEFAULT_DEPTH, min_chain=DEFAULT_MIN_CHAIN, max_inp
             edges.append((a, mid))
         for n in deep:
             nodes.pop(n, None)
-    out = GraphSnapshot(nodes, edges, list(snap.outputs), snap.line, condensed=True)
+    out = GraphSnapshot(nodes, edges, list(snap.outputs), snap.line, condensed=True, modules=snap.modules)
     shown = sum(1 for n in nodes.values() if n.kind not in ("chain", "more"))
     out.hidden = total - shown
     return out
@@ -435,12 +458,19 @@ def node_title(n):
     return n.label
 
 
-def node_where(n):
+def module_label(snap, path):
+    """How a cluster names its module: the last part of its path and its class, `fc1 (Linear)`."""
+    return f"{path.rpartition('.')[2]} ({snap.modules[path]})"
+
+
+def node_where(n, snap=None):
     if n.kind not in ("op", "chain"):
         return None
     parts = []
     if n.name and n.kind == "op":
         parts.append(n.name)
+    if n.module and snap is not None:
+        parts.append(f"in {n.module} ({snap.modules[n.module]})")
     if n.line:
         parts.append(f"line {n.line}" + (f": {_short(n.text, 48)}" if n.text else ""))
     return " · ".join(parts) or None
@@ -498,7 +528,7 @@ def tree(snap, condensed=True, max_depth=TREE_DEPTH):
         style = {"op": "bold", "leaf": "bold blue", "output": "bold green", "chain": "magenta",
                  "more": "dim"}[n.kind]
         t.append(node_title(n), style=style)
-        where = node_where(n)
+        where = node_where(n, snap)
         if repeat:
             t.append("  (shown above)", style="dim")
             return t
@@ -549,6 +579,33 @@ def tree(snap, condensed=True, max_depth=TREE_DEPTH):
         heads.append(Text(f"({snap.hidden} nodes summarised: `--depth N` shows deeper levels, `--full` every node)",
                           style="dim"))
     return Group(*heads)
+
+# ----------------------------------------------------------------------------- clusters
+
+
+def _cluster_id(path):
+    return "cluster_" + "".join(c if c.isalnum() else "_" for c in path)
+
+
+def _clustered(snap, node_lines, cluster):
+    """Every node's lines (node_lines(nid, node)), those of a module's nodes inside cluster(path,
+    body lines, depth) for that module, nested inside its parents' clusters, at the place of
+    the module's first node."""
+    body = {}
+    for nid, n in snap.nodes.items():
+        body.setdefault(n.module, []).append((nid, n))
+    children = {}
+    for path in sorted(snap.modules, key=lambda p: p.count(".")):
+        parent = path.rpartition(".")[0] or None
+        children.setdefault(parent if parent in snap.modules else None, []).append(path)
+
+    def emit(path, indent):
+        pad = "  " * indent
+        lines = [pad + line for nid, n in body.get(path, ()) for line in node_lines(nid, n)]
+        for child in children.get(path, ()):
+            lines += cluster(child, emit(child, indent + 1), indent)
+        return lines
+    return emit(None, 1)
 
 # ----------------------------------------------------------------------------- DOT
 
@@ -603,7 +660,9 @@ def to_dot(snap, legend=False):
            '  graph [fontname="monospace", ranksep=0.3, nodesep=0.3];',
            f'  node [shape=box, style=filled, fillcolor="{COLOR_OP}", fontname="monospace", fontsize=10];',
            '  edge [fontname="monospace", fontsize=9];']
-    for nid, n in snap.nodes.items():
+    links = []
+
+    def node_lines(nid, n):
         attrs = ""
         if n.kind == "leaf":
             attrs = f', fillcolor="{COLOR_LEAF}"'
@@ -613,12 +672,23 @@ def to_dot(snap, legend=False):
             attrs = ', fillcolor="white", style="filled,rounded", peripheries=2'
         elif n.kind == "more":
             attrs = ', fillcolor="white", style="filled,dotted", shape=note'
-        out.append(f"  {nid} [label={_dot_str(_label(n))}{attrs}];")
+        lines = [f"{nid} [label={_dot_str(_label(n))}{attrs}];"]
         if n.kind == "op":
             for s in n.tensor_slots():
                 sid = f"{nid}_{s.slot}"
-                out.append(f"  {sid} [label={_dot_str(_saved_label(s))}, {_saved_attrs(s)}];")
-                out.append(f"  {sid} -> {nid} [dir=none, style=dashed];")
+                lines.append(f"{sid} [label={_dot_str(_saved_label(s))}, {_saved_attrs(s)}];")
+                links.append(f"  {sid} -> {nid} [dir=none, style=dashed];")
+        return lines
+
+    def cluster(path, body, indent):
+        pad = "  " * indent
+        return ([f"{pad}subgraph {_cluster_id(path)} {{",
+                 f'{pad}  label={_dot_str(module_label(snap, path))}; style="rounded,dashed"; color=gray50; '
+                 'fontname="monospace"; fontsize=10;']
+                + body + [f"{pad}}}"])
+
+    out += _clustered(snap, node_lines, cluster)
+    out += links
     for a, b in snap.edges:
         out.append(f"  {b} -> {a};")
     if legend:
@@ -653,15 +723,23 @@ def to_mermaid(snap):
            "  classDef output fill:#caff70,stroke:#333,color:#000",
            "  classDef more fill:#fff,stroke:#999,stroke-dasharray:2 2,color:#555"]
     links = []
-    for nid, n in snap.nodes.items():
+
+    def node_lines(nid, n):
         cls = {"op": "op", "leaf": "leaf", "output": "output", "chain": "more", "more": "more"}[n.kind]
-        out.append(f'  {nid}["{_mm(_label(n))}"]:::{cls}')
+        lines = [f'{nid}["{_mm(_label(n))}"]:::{cls}']
         if n.kind == "op":
             for s in n.tensor_slots():
                 sid = f"{nid}_{s.slot}"
                 scls = "freed" if s.state == "freed" else "modified" if s.modified else "saved"
-                out.append(f'  {sid}["{_mm(_saved_label(s))}"]:::{scls}')
+                lines.append(f'{sid}["{_mm(_saved_label(s))}"]:::{scls}')
                 links.append(f"  {sid} -.- {nid}")
+        return lines
+
+    def cluster(path, body, indent):
+        pad = "  " * indent
+        return [f'{pad}subgraph {_cluster_id(path)} ["{_mm(module_label(snap, path))}"]'] + body + [f"{pad}end"]
+
+    out += _clustered(snap, node_lines, cluster)
     for a, b in snap.edges:
         links.append(f"  {b} --> {a}")
     return "\n".join(out + links) + "\n"

@@ -51,7 +51,7 @@ def op(name, inputs=(), saved=(), attrs=(), doc="", cpp=False, **formulas):
 
 
 def _ndim(g):
-    return g._data.ndim if type(g) is Tensor else g.ndim
+    return g._data.ndim if isinstance(g, Tensor) else g.ndim
 
 
 # -- backward formulas longer than a line, each PyTorch's function of that name in
@@ -60,7 +60,7 @@ def _ndim(g):
 
 
 def _dtype_of(v):
-    return v._data.dtype if type(v) is Tensor else v.dtype
+    return v._data.dtype if isinstance(v, Tensor) else v.dtype
 
 
 def _unsqueeze_multiple(m, t, dim, ndim):
@@ -382,6 +382,8 @@ TABLE = {
     "flip": op("FlipBackward0", ("self",), attrs=("dims",), self=lambda m, g, dims: m.flip(g, dims)),
     "slice_backward": op("SliceBackwardBackward0", ("grad_output",), attrs=("dim", "end", "start", "step"),
                          grad_output=lambda m, g, dim, start, end, step: m.slice(g, dim, start, end, step)),
+    "select_backward": op("SelectBackwardBackward0", ("grad_output",), attrs=("dim", "index"),
+                          grad_output=lambda m, g, dim, index: m.select(g, dim, index)),
     # -- losses -------------------------------------------------------------------------
     "mse_loss": op("MseLossBackward0", ("self", "target"), saved=(("self", ALWAYS), ("target", ALWAYS)),
                    attrs=("reduction",),
@@ -461,7 +463,7 @@ def _begin(*operands):
     forward that raises still uses one, as in PyTorch), else None."""
     if STATE.grad_enabled:
         for t in operands:
-            if type(t) is Tensor and t._rg:
+            if isinstance(t, Tensor) and t._rg:
                 return STATE.next_seq()
     return None
 
@@ -502,7 +504,7 @@ def _save(plan, t, inputs, extra):
     for slot, src, when in plan:
         if when >= 0:
             v = inputs[when]
-            if not (type(v) is Tensor and v._rg):
+            if not (isinstance(v, Tensor) and v._rg):
                 saved[slot] = None
                 continue
         elif when == -2:
@@ -565,7 +567,7 @@ def _record(row, seq, out, inputs, extra=None, attrs=None, view_of=None):
     edges = []
     key = []
     for v in inputs:
-        if type(v) is Tensor:
+        if isinstance(v, Tensor):
             fn = v._fn
             if fn is None and v._rg:
                 fn = v._acc or v._accumulator()
@@ -593,7 +595,7 @@ def _record_binary(row, seq, out, a, b, attrs):
     if fa is None and a._rg:
         fa = a._acc or a._accumulator()
     da = a._data
-    if type(b) is Tensor:
+    if isinstance(b, Tensor):
         fb = b._fn
         if fb is None and b._rg:
             fb = b._acc or b._accumulator()
@@ -617,7 +619,7 @@ _wrapped = E.wrapped_number
 
 def _arr(v, dt):
     """The NumPy operand for a tensor or a Python number, in the computation dtype."""
-    if type(v) is Tensor:
+    if isinstance(v, Tensor):
         d = v._data
         return d if d.dtype == dt.np else d.astype(dt.np)
     return dt.np.type(v)
@@ -627,7 +629,7 @@ def _check_operand(v, what="other"):
     if type(v) is int and not -2 ** 63 <= v < 2 ** 63:
         from .errors import TorchOverflowError
         raise TorchOverflowError("int too big to convert")
-    if type(v) is Tensor or isinstance(v, (int, float, bool)):
+    if isinstance(v, Tensor) or isinstance(v, (int, float, bool)):
         return
     raise TorchTypeError(f"unsupported operand type for tensor operation: '{type(v).__name__}'")
 
@@ -650,7 +652,7 @@ def broadcast_shapes(a, b):
 
 
 def _binary(row, ufunc, a, b, dt=None, extra_attrs=None):
-    ta, tb = type(a) is Tensor, type(b) is Tensor
+    ta, tb = isinstance(a, Tensor), isinstance(b, Tensor)
     if not ta:
         _check_operand(a)
     if not (tb or type(b) is float):          # (a float needs no check)
@@ -846,7 +848,7 @@ _ALPHA_1 = {"alpha": 1}      # the attrs of every add/sub node with the default 
 
 
 def add(a, b, alpha=1):
-    if type(a) is not Tensor:                  # 2 + x: PyTorch calls x.__radd__(2) = add(x, 2)
+    if not isinstance(a, Tensor):                  # 2 + x: PyTorch calls x.__radd__(2) = add(x, 2)
         a, b = b, a
     if type(alpha) is int and alpha == 1:
         return _binary(_ADD, np.add, a, b, None, _ALPHA_1)
@@ -857,12 +859,12 @@ def add(a, b, alpha=1):
 
 def sub(a, b, alpha=1):
     alpha = _alpha("sub", alpha)
-    if type(a) is not Tensor:                  # 2 - x is rsub(x, 2)
+    if not isinstance(a, Tensor):                  # 2 - x is rsub(x, 2)
         return rsub(b, a, alpha)
-    if a._data.dtype == np.bool_ and (type(b) is bool or type(b) is Tensor and b._data.dtype == np.bool_):
+    if a._data.dtype == np.bool_ and (type(b) is bool or isinstance(b, Tensor) and b._data.dtype == np.bool_):
         raise TorchRuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
                                 "Use the `^` or `logical_xor()` operator instead.")
-    if a._data.dtype == np.bool_ or type(b) is Tensor and b._data.dtype == np.bool_:
+    if a._data.dtype == np.bool_ or isinstance(b, Tensor) and b._data.dtype == np.bool_:
         raise TorchRuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
                                 "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
     if type(alpha) is int and alpha == 1:
@@ -881,7 +883,7 @@ def rsub(t, number, alpha=1):
 
 
 def mul(a, b):
-    if type(a) is not Tensor:
+    if not isinstance(a, Tensor):
         a, b = b, a
     return _binary(_MUL, np.multiply, a, b)
 
@@ -895,7 +897,7 @@ def _operator_method(row, ufunc, attrs, general):
     W1's, runs here in one function; a tensor operand goes straight to _binary; an operand
     the op does not take gives NotImplemented, as Python's protocol wants."""
     def method(t, other):
-        if type(t) is Tensor:
+        if isinstance(t, Tensor):
             if type(other) is float:
                 da = t._data
                 c = _CONST32.get(other)
@@ -925,9 +927,9 @@ def _operator_method(row, ufunc, attrs, general):
                                            attrs or _EMPTY, meta, seq)
                 r._rg = True
                 return r
-            if type(other) is Tensor:
+            if isinstance(other, Tensor):
                 return _binary(row, ufunc, t, other, None, attrs)
-        if not (type(other) is Tensor or isinstance(other, (int, float))):
+        if not (isinstance(other, Tensor) or isinstance(other, (int, float))):
             return NotImplemented
         return general(t, other)
     method.__name__ = general.__name__ + "_method"
@@ -941,7 +943,7 @@ mul_method = _operator_method(_MUL, np.multiply, None, mul)
 def div(a, b, rounding_mode=None):
     if rounding_mode is not None:
         return floor_divide(a, b) if rounding_mode == "floor" else _nograd(np.trunc(true_div_data(a, b)))
-    if type(a) is not Tensor:                  # 2 / x is reciprocal(x) * 2: two nodes
+    if not isinstance(a, Tensor):                  # 2 / x is reciprocal(x) * 2: two nodes
         return mul(reciprocal(b), a)
     dt = result_type(a, b)
     if dt.kind != E.FLOAT:
@@ -956,8 +958,8 @@ def true_div_data(a, b):
 
 def _check_shapes(a, b, dt):
     """Broadcasting two operands the way PyTorch does: its error text, and the size limit."""
-    sa = a._data.shape if type(a) is Tensor else ()
-    sb = b._data.shape if type(b) is Tensor else ()
+    sa = a._data.shape if isinstance(a, Tensor) else ()
+    sb = b._data.shape if isinstance(b, Tensor) else ()
     if sa != sb:
         _check_broadcast(sa, sb, dt.np.itemsize)
 
@@ -998,14 +1000,14 @@ def _power(a, b):
 
 
 def pow(a, b):
-    if type(a) is not Tensor:                  # number ** tensor
+    if not isinstance(a, Tensor):                  # number ** tensor
         _check_operand(a)
         seq = _begin(b)
         dt = result_type(a, b)
         with np.errstate(all="ignore"):
             out = np.asarray(_power(_arr(a, dt), _arr(b, dt)), dt.np)
         return _record(TABLE["pow_scalar_base"], seq, out, (b,), attrs={"self": a})
-    if type(b) is Tensor:
+    if isinstance(b, Tensor):
         return _binary(TABLE["pow_tensor"], _power, a, b)
     _check_operand(b)
     dt = result_type(a, b)
@@ -1025,7 +1027,7 @@ def _unary(name, fn, float_only=True):
     row = TABLE[name]
 
     def forward(t):
-        if type(t) is not Tensor:
+        if not isinstance(t, Tensor):
             raise TorchTypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(t).__name__}")
         data = t._data
         if data.size > 65535:
@@ -1202,9 +1204,9 @@ def _shape_str(s):
 
 
 def matmul(a, b):
-    if type(a) is not Tensor or type(b) is not Tensor:
+    if not isinstance(a, Tensor) or not isinstance(b, Tensor):
         raise TorchTypeError(f"matmul(): argument 'other' (position 1) must be Tensor, not "
-                             f"{type(b if type(a) is Tensor else a).__name__}")
+                             f"{type(b if isinstance(a, Tensor) else a).__name__}")
     da, db = a._data.ndim, b._data.ndim
     if da == 0 or db == 0:
         raise TorchRuntimeError(f"both arguments to matmul need to be at least 1D, but they are {da}D and {db}D")
@@ -1339,7 +1341,7 @@ def _infer_shape(shape, numel, op="reshape"):
 
 def _compare(ufunc):
     def f(a, b):
-        if not (type(b) is Tensor or isinstance(b, (int, float, bool))):
+        if not (isinstance(b, Tensor) or isinstance(b, (int, float, bool))):
             return NotImplemented
         _check_operand(b)
         dt = result_type(a, b)
@@ -1414,7 +1416,7 @@ def _check_inplace(t, args):
     if not STATE.grad_enabled:
         return
     rg = t.requires_grad
-    if not (rg or any(type(a) is Tensor and a.requires_grad for a in args)):
+    if not (rg or any(isinstance(a, Tensor) and a.requires_grad for a in args)):
         return
     if t._base is not None:
         meta = _view_meta(t)
@@ -1442,9 +1444,9 @@ def _inplace(t, compute, *args, name, cast=False):
     _check_inplace(t, args)
     _check_writable(t)
     for a in args:
-        if type(a) is Tensor and _partial_overlap(t._data, a._data):
+        if isinstance(a, Tensor) and _partial_overlap(t._data, a._data):
             raise TorchRuntimeError(_PARTIAL_OVERLAP)
-    if not cast and args and (type(args[0]) is Tensor or isinstance(args[0], (int, float))):
+    if not cast and args and (isinstance(args[0], Tensor) or isinstance(args[0], (int, float))):
         # PyTorch checks the promoted type against t's before running the kernel
         promoted = result_type(t, args[0])
         if promoted.kind > E.dtype_of(t._data).kind:
@@ -1563,16 +1565,16 @@ def fresh_view(v):
 def fresh_views(values):
     """fresh_view for every view among values (and one container level inside them)."""
     for v in values:
-        if type(v) is Tensor:
+        if isinstance(v, Tensor):
             if v._base is not None:
                 fresh_view(v)
         elif isinstance(v, (list, tuple)):
             for w in v:
-                if type(w) is Tensor and w._base is not None:
+                if isinstance(w, Tensor) and w._base is not None:
                     fresh_view(w)
         elif isinstance(v, dict):
             for w in v.values():
-                if type(w) is Tensor and w._base is not None:
+                if isinstance(w, Tensor) and w._base is not None:
                     fresh_view(w)
 
 
@@ -1699,20 +1701,20 @@ def squeeze_(t, dim=None):
 
 
 def masked_fill(t, mask, value):
-    if type(mask) is not Tensor:
+    if not isinstance(mask, Tensor):
         raise TorchTypeError(f"masked_fill(): argument 'mask' (position 1) must be Tensor, not {type(mask).__name__}")
     if mask._data.dtype != np.bool_:
         raise TorchRuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
                                 f"{_C_NAME[mask._data.dtype.name]}")
-    if type(value) is Tensor and value._data.ndim:
+    if isinstance(value, Tensor) and value._data.ndim:
         raise TorchRuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                                 f"{value._data.ndim} dimension(s).")
-    if type(value) is not Tensor:
+    if not isinstance(value, Tensor):
         _check_operand(value, "value")
     broadcast_shapes(t._data.shape, mask._data.shape)
-    fill = value._data if type(value) is Tensor else value
+    fill = value._data if isinstance(value, Tensor) else value
     out = np.asarray(np.where(mask._data, fill, t._data)).astype(t._data.dtype, copy=False)
-    if type(value) is Tensor:
+    if isinstance(value, Tensor):
         return _record(TABLE["masked_fill_tensor"], _begin(t, value), out, (t, value), extra={"mask": mask})
     return _record(TABLE["masked_fill"], _begin(t), out, (t,), extra={"mask": mask})
 
@@ -1726,7 +1728,7 @@ def zero_(t):
 
 
 def fill_(t, value):
-    if type(value) is Tensor:                  # FillBackward3: the value's gradient is the sum
+    if isinstance(value, Tensor):                  # FillBackward3: the value's gradient is the sum
         if value._data.ndim:
             raise TorchRuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
                                     f"{value._data.ndim} dimensions.")
@@ -1742,7 +1744,7 @@ def fill_(t, value):
 
 # Helpers whose other tensor arguments only select or place values (masks, indices): their
 # result is a constant whenever the incoming gradient is.
-_LINEAR_IN_GRAD = {"mask", "evenly_distribute", "value_selecting", "tie_split", "select_backward",
+_LINEAR_IN_GRAD = {"mask", "evenly_distribute", "value_selecting", "tie_split",
                    "slice_backward", "index_backward", "swapaxes", "permute", "zero_at", "take", "narrow",
                    "select", "as_strided_backward", "nll_backward"}
 
@@ -1772,12 +1774,12 @@ class _TensorMath:
 
         def constant_or_refuse(*args):
             g = args[0]
-            others = [a for a in args[1:] if type(a) is Tensor and a._rg]
-            if (type(g) is Tensor and g._rg) or (others and name not in _LINEAR_IN_GRAD):
+            others = [a for a in args[1:] if isinstance(a, Tensor) and a._rg]
+            if (isinstance(g, Tensor) and g._rg) or (others and name not in _LINEAR_IN_GRAD):
                 raise TorchNotImplementedError_(
                     f"create_graph=True through this operation ({name}) is not supported by gradcli yet; "
                     "first-order gradients (create_graph=False) work")
-            out = helper(*[a._data if type(a) is Tensor else a for a in args])
+            out = helper(*[a._data if isinstance(a, Tensor) else a for a in args])
             return Tensor(np.asarray(out))
         return constant_or_refuse
 
@@ -1863,7 +1865,7 @@ class _TensorMath:
     cumprod = staticmethod(lambda a, d: cumprod(a, d))
     cumsum = staticmethod(lambda a, d: cumsum(a, d))
     flip = staticmethod(lambda a, dims: flip(a, dims))
-    masked_fill = staticmethod(lambda a, mask, v: masked_fill(a, mask if type(mask) is Tensor else Tensor(np.asarray(mask)), v))
+    masked_fill = staticmethod(lambda a, mask, v: masked_fill(a, mask if isinstance(mask, Tensor) else Tensor(np.asarray(mask)), v))
     sub_scalar = staticmethod(lambda a, s: _sub_scalar(a, s))
     pow = staticmethod(lambda a, b: pow(a, b))
     to = staticmethod(lambda a, dt: to_dtype(a, dt))
@@ -1881,6 +1883,11 @@ class _TensorMath:
         seq = _begin(g)
         return _record(TABLE["slice_backward"], seq, E.NUMPY_MATH.slice_backward(g._data, sizes, dim, start, end, step),
                        (g,), attrs={"dim": dim, "end": end, "start": start, "step": step})
+
+    @staticmethod
+    def select_backward(g, sizes, dim, index):
+        return _record(TABLE["select_backward"], _begin(g), E.NUMPY_MATH.select_backward(g._data, sizes, dim, index),
+                       (g,), attrs={"dim": dim, "index": index})
 
     @staticmethod
     def cumprod_backward_with_zeros(g, self, dim):
@@ -2070,7 +2077,7 @@ def _inverse_perm(dims):
 
 
 def _arr_of(v):
-    return v._data if type(v) is Tensor else v
+    return v._data if isinstance(v, Tensor) else v
 
 
 def _in_bounds(self, lo, hi):
@@ -2513,7 +2520,7 @@ def _slice_from(t, dim, start):
 
 
 def _is_advanced(i):
-    return type(i) is Tensor or isinstance(i, (list, np.ndarray)) or (isinstance(i, tuple) and False)
+    return isinstance(i, Tensor) or isinstance(i, (list, np.ndarray)) or (isinstance(i, tuple) and False)
 
 
 W_SEQUENCE_INDEX = ("Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed in "
@@ -2531,7 +2538,7 @@ def _index_tuple(index):
         return index
     if isinstance(index, list) and len(index) < 32:
         for i in index:
-            if type(i) is Tensor or isinstance(i, (list, tuple, slice)) or i is None or i is Ellipsis:
+            if isinstance(i, Tensor) or isinstance(i, (list, tuple, slice)) or i is None or i is Ellipsis:
                 E.warn_once(W_SEQUENCE_INDEX.format(359 if i is None or i is Ellipsis else 349))
                 return tuple(index)
     return (index,)
@@ -2593,14 +2600,14 @@ def getitem(t, index):
         return _slice(t, 0, index)
     index = _index_tuple(index)
     for i in index:
-        if not (i is None or i is Ellipsis or isinstance(i, (int, slice, list, tuple)) or type(i) is Tensor):
+        if not (i is None or i is Ellipsis or isinstance(i, (int, slice, list, tuple)) or isinstance(i, Tensor)):
             raise TorchIndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
                                   "are valid indices (got " + type(i).__name__ + ")")
     index = tuple(_sequence_index(i) if isinstance(i, (list, tuple)) else i for i in index)
     nd = t._data.ndim
     specified = 0
     for i in index:
-        if type(i) is Tensor:
+        if isinstance(i, Tensor):
             specified += i._data.ndim if _is_mask(i) else 1
         elif not (i is None or i is Ellipsis or isinstance(i, bool)):
             specified += 1
@@ -2719,7 +2726,7 @@ def setitem(t, index, value):
     if not advanced:
         _copy_to(sliced, value)
         return
-    if type(value) is Tensor:
+    if isinstance(value, Tensor):
         shape = _strip_leading_ones(value._data.shape)
         if shape != value._data.shape:
             value = view(value, shape)
@@ -2735,7 +2742,7 @@ def _setitem_view(t, index):
         raise TorchIndexError("an index can only have a single ellipsis ('...')")
     result, dim, advanced = t, 0, {}
     for i in index:
-        if type(i) is Tensor and i._data.ndim == 0 and i._data.dtype.kind in "iu":
+        if isinstance(i, Tensor) and i._data.ndim == 0 and i._data.dtype.kind in "iu":
             i = int(i._data)
         if i is Ellipsis:
             dim += t._data.ndim - n_real
@@ -2752,8 +2759,8 @@ def _setitem_view(t, index):
             if not whole:
                 result = _slice(result, dim, i)
             dim += 1
-        elif type(i) is Tensor or isinstance(i, list):
-            arr = i._data if type(i) is Tensor else np.array(i)
+        elif isinstance(i, Tensor) or isinstance(i, list):
+            arr = i._data if isinstance(i, Tensor) else np.array(i)
             if arr.dtype.kind not in "iub":
                 raise TorchIndexError("tensors used as indices must be long, int, byte or bool tensors")
             advanced[dim] = arr
@@ -2773,7 +2780,7 @@ def _strip_leading_ones(shape):
 def _copy_to(dst, value):
     """PyTorch's copy_to for assignment: equal sizes copy_, a number or 0-d tensor fill_, else the
     value (leading 1s dropped by a view) is expanded to the target and copied."""
-    if type(value) is not Tensor:
+    if not isinstance(value, Tensor):
         _check_operand(value, "value")
         return fill_(dst, Tensor(np.asarray(value, dst._data.dtype)))
     if value._data.shape == dst._data.shape:
@@ -2812,7 +2819,7 @@ def _index_put(t, idx, value):
     def compute(x, v):
         seq = _begin(x, v)
         out = x._data.copy()
-        src = v._data if type(v) is Tensor else v
+        src = v._data if isinstance(v, Tensor) else v
         try:
             out[idx] = src
         except IndexError as e:
@@ -2825,7 +2832,7 @@ def _index_put(t, idx, value):
         indices = SavedList([Tensor(np.asarray(i)) if isinstance(i, np.ndarray) else None for i in idx])
         return _record(TABLE["index_put"], seq, out, (x, v), extra={"indices": indices},
                        attrs={"accumulate": False, "_index": idx})
-    if type(value) is not Tensor:
+    if not isinstance(value, Tensor):
         _check_operand(value, "value")
     _inplace(t, compute, value, name="index_put_", cast=True)
 
@@ -2835,9 +2842,9 @@ def _tensor_list(tensors, name, empty_message):
     tensors = list(tensors)
     if not tensors:
         raise TorchRuntimeError(empty_message)
-    if not all(type(t) is Tensor for t in tensors):
+    if not all(isinstance(t, Tensor) for t in tensors):
         raise TorchTypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, not "
-                             + type(next(t for t in tensors if type(t) is not Tensor)).__name__)
+                             + type(next(t for t in tensors if not isinstance(t, Tensor))).__name__)
     _check_numel(_b.sum(t._data.size for t in tensors), tensors[0]._data.itemsize)
     return tensors
 
@@ -2939,7 +2946,7 @@ ReturnType = _ReturnTypes
 
 
 def _minmax(t, name, dim, keepdim, other=None):
-    if other is not None and type(other) is Tensor:
+    if other is not None and isinstance(other, Tensor):
         return (maximum if name == "max" else minimum)(t, other)
     if dim is None:
         if t._data.size == 0:
@@ -2965,13 +2972,13 @@ def _minmax(t, name, dim, keepdim, other=None):
 
 
 def max(t, dim=None, keepdim=False):
-    if type(dim) is Tensor:
+    if isinstance(dim, Tensor):
         return maximum(t, dim)
     return _minmax(t, "max", dim, keepdim)
 
 
 def min(t, dim=None, keepdim=False):
-    if type(dim) is Tensor:
+    if isinstance(dim, Tensor):
         return minimum(t, dim)
     return _minmax(t, "min", dim, keepdim)
 
@@ -3072,17 +3079,17 @@ def _min_keep(a, b):
 def clamp(t, min=None, max=None):
     if min is None and max is None:
         raise TorchRuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-    if type(min) is Tensor or type(max) is Tensor:
-        lo = min._data if type(min) is Tensor else min
-        hi = max._data if type(max) is Tensor else max
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        lo = min._data if isinstance(min, Tensor) else min
+        hi = max._data if isinstance(max, Tensor) else max
         out = t._data
         if lo is not None:
             out = _max_keep(out, lo)
         if hi is not None:
             out = _min_keep(out, hi)
-        seq = _begin(t, *(v for v in (min, max) if type(v) is Tensor))
+        seq = _begin(t, *(v for v in (min, max) if isinstance(v, Tensor)))
         return _record(TABLE["clamp_tensor"], seq, np.asarray(out, t._data.dtype),
-                       (t, min if type(min) is Tensor else None, max if type(max) is Tensor else None),
+                       (t, min if isinstance(min, Tensor) else None, max if isinstance(max, Tensor) else None),
                        extra={"min": min, "max": max})
     out = t._data
     if min is not None:
@@ -3104,7 +3111,7 @@ W_WHERE_UINT8 = ("where received a uint8 condition tensor. This behavior is depr
 
 
 def where(condition, input, other):
-    cond = condition._data if type(condition) is Tensor else np.asarray(condition)
+    cond = condition._data if isinstance(condition, Tensor) else np.asarray(condition)
     dt = result_type(input, other)
     seq = _begin(input, other)
     if cond.dtype == np.uint8:
@@ -3115,10 +3122,10 @@ def where(condition, input, other):
                                 f"{_SCALAR_NAME[cond.dtype.name]}")
     shape = cond.shape                      # broadcast condition, input, other in that order
     for v in (input, other):
-        shape = broadcast_shapes(shape, v._data.shape if type(v) is Tensor else ())
+        shape = broadcast_shapes(shape, v._data.shape if isinstance(v, Tensor) else ())
     _check_numel(_numel(shape), dt.np.itemsize)
     out = np.where(cond, _arr(input, dt), _arr(other, dt)).astype(dt.np, copy=False)
-    cond_t = condition if type(condition) is Tensor else Tensor(cond)
+    cond_t = condition if isinstance(condition, Tensor) else Tensor(cond)
     return _record(TABLE["where"], seq, out, (input, other), extra={"condition": cond_t})
 
 
@@ -3368,7 +3375,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
 
 
 def copy_(t, src, non_blocking=False):
-    if type(src) is not Tensor:
+    if not isinstance(src, Tensor):
         _check_operand(src, "src")
         src = Tensor(np.asarray(src))
 
@@ -3391,7 +3398,7 @@ def clamp_(t, min=None, max=None):
 def _bitwise(name, ufunc):
     """`&`, `|`, `^` and torch.bitwise_*: integer and bool tensors only (PyTorch's promotion)."""
     def f(a, b):
-        if not (type(b) is Tensor or isinstance(b, (int, float, bool))):
+        if not (isinstance(b, Tensor) or isinstance(b, (int, float, bool))):
             return NotImplemented
         if type(b) is int and not -2 ** 63 <= b < 2 ** 64:       # past what a Scalar holds
             from .errors import TorchOverflowError
@@ -3400,8 +3407,8 @@ def _bitwise(name, ufunc):
         _check_shapes(a, b, dt)
         if dt.kind == E.FLOAT:
             raise TorchNotImplementedError_(f'"{name}_cpu" not implemented for \'{_SCALAR_NAME[dt.np.name]}\'')
-        sa = a._data.shape if type(a) is Tensor else ()
-        sb = b._data.shape if type(b) is Tensor else ()
+        sa = a._data.shape if isinstance(a, Tensor) else ()
+        sb = b._data.shape if isinstance(b, Tensor) else ()
         if sa != sb:
             _check_broadcast(sa, sb, dt.np.itemsize)
         return Tensor(np.asarray(ufunc(_arr(a, dt), _arr(b, dt)), dt.np))
@@ -3429,7 +3436,7 @@ def invert(t):
 
 def _logical(ufunc):
     def f(a, b):
-        if type(b) is not Tensor:
+        if not isinstance(b, Tensor):
             raise TorchTypeError(f"{ufunc.__name__}(): argument 'other' (position 2) must be Tensor, not "
                                  f"{type(b).__name__}")
         if a._data.shape != b._data.shape:
@@ -3467,7 +3474,7 @@ def tensor_any(t, dim=None, keepdim=False):
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     """torch.allclose: a Python bool; same dtype required, shapes broadcast."""
     for k, v in ((1, a), (2, b)):
-        if type(v) is not Tensor:
+        if not isinstance(v, Tensor):
             raise TorchTypeError(f"allclose(): argument '{'input' if k == 1 else 'other'}' (position {k}) must be "
                                  f"Tensor, not {type(v).__name__}")
     x, y = a._data, b._data

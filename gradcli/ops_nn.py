@@ -34,7 +34,7 @@ def _tensor_args(name, **args):
     """PyTorch's argument parser's TypeError for a non-tensor where a tensor is expected
     (arguments given in their positional order; None is allowed for optional ones by not passing them)."""
     for pos, (arg, v) in enumerate(args.items(), 1):
-        if type(v) is not Tensor:
+        if not isinstance(v, Tensor):
             from .errors import TorchTypeError
             raise TorchTypeError(f"{name}(): argument '{arg}' (position {pos}) must be Tensor, not {type(v).__name__}")
 
@@ -602,12 +602,15 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     mean over classes."""
     r = _reduction(reduction)
     class_dim = 0 if input._data.ndim == 1 else 1
-    logp = O.log_softmax(input, class_dim)
     if input._data.shape == target._data.shape:          # class probabilities
         if target._data.dtype.kind != "f":
             raise TorchRuntimeError(f"Expected floating point type for target with class probabilities, got "
                                     f"{O._SCALAR_NAME[target._data.dtype.name]}")
-        return _cross_entropy_probabilities(logp, target, weight, r, label_smoothing, class_dim)
+        if ignore_index >= 0:
+            raise TorchRuntimeError("ignore_index is not supported for floating point target")
+        return _cross_entropy_probabilities(O.log_softmax(input, class_dim), target, weight, r, label_smoothing,
+                                            class_dim)
+    logp = O.log_softmax(input, class_dim)
     if label_smoothing <= 0.0:
         return nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
     return _cross_entropy_label_smoothing(logp, target, weight, r, ignore_index, label_smoothing, class_dim)
@@ -697,7 +700,17 @@ def _embedding_backward(g, indices, num_weights, padding_idx, scale_grad_by_freq
     return out
 
 
+def _embedding_double_backward(g, indices, padding_idx):
+    """embedding_dense_double_backward: g's rows at the indices, zero at the padding index (the
+    first backward's scale_grad_by_freq is not undone, as in PyTorch)."""
+    rows = g[indices.reshape(-1).astype(np.int64)]
+    if padding_idx is not None and padding_idx >= 0:
+        rows[indices.reshape(-1) == padding_idx] = 0
+    return rows.reshape(indices.shape + (-1,))
+
+
 O._NumpyMath.embedding_backward = staticmethod(_embedding_backward)
+O._NumpyMath.embedding_double_backward = staticmethod(_embedding_double_backward)
 
 ROWS.update({
     "embedding": op("EmbeddingBackward0", ("weight",), saved=(("indices", ALWAYS),),
@@ -711,12 +724,21 @@ ROWS.update({
                             attrs=("normalized_shape",),
                             input=lambda m, g, input, weight, result1, result2, normalized_shape:
                                 m.layer_norm_backward_input(g, input, weight, result1, result2, normalized_shape),
-                            weight=lambda m, g, input, result1, result2, normalized_shape:
-                                m.layer_norm_backward_weight(g, input, result1, result2, normalized_shape),
-                            bias=lambda m, g, normalized_shape: m.layer_norm_backward_bias(g, normalized_shape),
+                            weight=lambda m, g, input, weight, result1, result2, normalized_shape:
+                                m.layer_norm_backward_weight(g, input, weight, result1, result2, normalized_shape),
+                            bias=lambda m, g, input, weight, normalized_shape: m.layer_norm_backward_bias(
+                                g, input, weight, normalized_shape),
                             doc="saves the input, weight, bias, and each row's mean (result1) and 1/std (result2)"),
 })
-TABLE.update({"nn.embedding": ROWS["embedding"], "nn.native_layer_norm": ROWS["native_layer_norm"]})
+ROWS["embedding_dense_backward"] = op(
+    "EmbeddingDenseBackwardBackward0", ("grad_output",), saved=(("indices", ALWAYS),), attrs=("padding_idx",),
+    grad_output=lambda m, g, indices, padding_idx: m.embedding_double_backward(g, indices, padding_idx))
+TABLE.update({"nn." + k: ROWS[k] for k in ("embedding", "native_layer_norm", "embedding_dense_backward")})
+O._TensorMath.embedding_backward = staticmethod(
+    lambda g, indices, num_weights, padding_idx, scale_grad_by_freq: _record(
+        ROWS["embedding_dense_backward"], _begin(g),
+        _embedding_backward(g._data, indices._data, num_weights, padding_idx, scale_grad_by_freq), (g,),
+        extra={"indices": indices}, attrs={"padding_idx": padding_idx}))
 
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
@@ -827,7 +849,7 @@ def _layer_norm_backward_input(g, x, weight, mean, rstd, normalized_shape):
     return np.asarray(a * dyg + b * x + c, dt)
 
 
-def _layer_norm_backward_weight(g, x, mean, rstd, normalized_shape):
+def _layer_norm_backward_weight(g, x, weight, mean, rstd, normalized_shape):
     """dgamma = sum of dy * fma(rstd, x, -(mean * rstd)): PyTorch's kernel fuses that multiply-add."""
     lead = tuple(range(x.ndim - len(normalized_shape)))
     shift = (-(mean * rstd)).astype(np.float64)
@@ -837,8 +859,8 @@ def _layer_norm_backward_weight(g, x, mean, rstd, normalized_shape):
 
 O._NumpyMath.layer_norm_backward_input = staticmethod(_layer_norm_backward_input)
 O._NumpyMath.layer_norm_backward_weight = staticmethod(_layer_norm_backward_weight)
-O._NumpyMath.layer_norm_backward_bias = staticmethod(
-    lambda g, normalized_shape: g.sum(axis=tuple(range(g.ndim - len(normalized_shape)))).astype(g.dtype))
+O._NumpyMath.layer_norm_backward_bias = staticmethod(     # (input and weight: its node's edges, as above)
+    lambda g, input, weight, normalized_shape: g.sum(axis=tuple(range(g.ndim - len(normalized_shape)))).astype(g.dtype))
 
 # ----------------------------------------------------------------------------- recurrent layers
 # PyTorch's RNN.cpp, op for op: the cells (SimpleCell, LSTMCell, GRUCell), the full layer that
@@ -1098,10 +1120,73 @@ def _lstm_layer_forward(x, w_ih, w_hh, b, h, c, reverse):
     return out, h, c, gates, cells
 
 
+def _one_minus(t):
+    """C++'s `1 - t`: empty_like(t).fill_(1).sub_(t), a SubBackward0."""
+    return O.sub(Tensor(np.ones_like(t._data)), t)
+
+
+def _lstm_layer_differentiable_backward(node, grad_output, grad_hy, grad_cy):
+    """mkldnn_rnn_layer_differentiable_backward, PyTorch's backward of the oneDNN layer under
+    create_graph: the layer's gates recomputed with differentiable ops, then its backward op by op.
+    Returns the gradients of (input, weight0, weight1, weight2, weight3, hx_, cx_)."""
+    x, w0, w1, hx_, cx_, output = (node.unpack(s, True) for s in ("input", "weight0", "weight1", "hx_", "cx_",
+                                                                  "result0"))
+    attrs = node.attrs
+    reverse, hidden = attrs["reverse"], attrs["hidden_size"]
+    grad_output = grad_output if grad_output is not None else Tensor(np.zeros_like(output._data))
+    grad_hy = grad_hy if grad_hy is not None else Tensor(np.zeros_like(hx_._data))
+    grad_cy = grad_cy if grad_cy is not None else Tensor(np.zeros_like(cx_._data))
+    if attrs["has_biases"]:
+        bias_ih, bias_hh = node.unpack("weight2", True), node.unpack("weight3", True)
+    else:
+        bias_ih = bias_hh = Tensor(np.zeros(4 * hidden, w0._data.dtype))
+    P = _Places()
+    steps = x._data.shape[0]
+    gates = [None] * steps
+    states = [(hx_, cx_)]
+    for seq in range(1, steps + 1):
+        hx, cx = states[-1]
+        at = steps - seq if reverse else seq - 1
+        gate = P.inplace("add", P.linear(O.select(x, 0, at), w0, bias_ih), P.linear(hx, w1, bias_hh))
+        chunked = P.unsafe_chunk(gate, 4, 1)
+        i, f = P.inplace("sigmoid_", chunked[0]), P.inplace("sigmoid_", chunked[1])
+        g, o = P.inplace("tanh_", chunked[2]), P.inplace("sigmoid_", chunked[3])
+        gates[at] = (i, f, g, o)
+        cy = O.add(O.mul(f, cx), O.mul(i, g))
+        states.append((O.mul(o, O.tanh(cy)), cy))
+    layer_dx = [None] * steps
+    for seq in range(steps - 1, -1, -1):
+        at = steps - seq - 1 if reverse else seq
+        i, f, g, o = gates[at]
+        cy = states[seq + 1][1]
+        hx, cx = states[seq]
+        new_grad_hy = O.add(O.select(grad_output, 0, at), grad_hy)
+        d1 = O.add(grad_cy, O.mul(O.mul(new_grad_hy, o), _one_minus(O.mul(O.tanh(cy), O.tanh(cy)))))
+        dgp, dip, dprev_c, dfp = O.mul(d1, i), O.mul(d1, g), O.mul(d1, f), O.mul(d1, cx)
+        dop = O.mul(new_grad_hy, O.tanh(cy))
+        do_ = O.mul(O.mul(dop, o), _one_minus(o))
+        dg = O.mul(dgp, _one_minus(O.mul(g, g)))
+        df = O.mul(O.mul(dfp, f), _one_minus(f))
+        di = O.mul(O.mul(dip, i), _one_minus(i))
+        da = O.cat([di, df, dg, do_], 1)
+        db_ = O.sum(da, 0)
+        dx = O.unsqueeze(O.matmul(da, w0), 0)
+        dprev_h = O.matmul(da, w1)
+        dwx_ = O.matmul(O.transpose(da, 0, 1), O.select(x, 0, at))
+        dwh_ = O.matmul(O.transpose(da, 0, 1), hx)
+        if seq == steps - 1:
+            db, dwx, dwh = db_, dwx_, dwh_
+        else:
+            db, dwx, dwh = (O._inplace(a, O.add, b, name="add_") for a, b in ((db, db_), (dwx, dwx_), (dwh, dwh_)))
+        layer_dx[at] = dx
+        grad_hy, grad_cy = dprev_h, dprev_c
+    return [O.cat(layer_dx, 0), dwx, dwh, db, db, grad_hy, grad_cy]
+
+
 def _lstm_layer_backward(node, grad_out, create_graph):
     if create_graph:
-        raise O.TorchNotImplementedError_("create_graph=True through nn.LSTM's oneDNN layer is not supported by "
-                                          "gradcli yet; first-order gradients (create_graph=False) work")
+        side = node.attrs["_side"]
+        return _lstm_layer_differentiable_backward(node, grad_out, side.take(1), side.take(2))
     u = {s: node.unpack(s, False) for s in ("input", "weight0", "weight1", "hx_", "cx_", "result3")}
     x, w_ih, w_hh = (u[k].astype(np.float64) for k in ("input", "weight0", "weight1"))
     h0, c0 = u["hx_"].astype(np.float64), u["cx_"].astype(np.float64)
@@ -1291,8 +1376,8 @@ def _conv_backward_weight(g, x, w, stride, padding, dilation, groups):
 
 O._NumpyMath.conv_backward_input = staticmethod(_conv_backward_input)
 O._NumpyMath.conv_backward_weight = staticmethod(_conv_backward_weight)
-O._NumpyMath.conv_backward_bias = staticmethod(
-    lambda g: g.sum(axis=(0,) + tuple(range(2, g.ndim))).astype(g.dtype))
+O._NumpyMath.conv_backward_bias = staticmethod(     # (input and weight: the edges of its node under create_graph)
+    lambda g, input, weight: g.sum(axis=(0,) + tuple(range(2, g.ndim))).astype(g.dtype))
 
 
 def _pool_out(n, k, s, p, d, ceil_mode):
@@ -1383,7 +1468,7 @@ ROWS.update({
                           m.conv_backward_input(g, input, weight, stride, padding, dilation, groups),
                       weight=lambda m, g, input, weight, stride, padding, dilation, groups:
                           m.conv_backward_weight(g, input, weight, stride, padding, dilation, groups),
-                      bias=lambda m, g: m.conv_backward_bias(g),
+                      bias=lambda m, g, input, weight: m.conv_backward_bias(g, input, weight),
                       doc="saves the input and the weight: each one's gradient needs the other"),
     "max_pool2d": op("MaxPool2DWithIndicesBackward0", ("self",), saved=(("result1", ALWAYS), ("self", ALWAYS)),
                      attrs=("ceil_mode", "dilation", "kernel_size", "padding", "stride"),
@@ -1549,14 +1634,120 @@ ROWS.update({
         doc="saves the input, weight, running statistics and the batch's mean (result1) and 1/std (result2)"),
     "trilinear": op("TrilinearBackward0", ("i1", "i2", "i3"), saved=(("i1", ALWAYS), ("i2", ALWAYS), ("i3", ALWAYS)),
                     attrs=("expand1", "expand2", "expand3", "sumdim"),
-                    i1=lambda m, g, i2, i3: m.bilinear_backward(g, i2, i3, "bo,oij,bj->bi"),
-                    i2=lambda m, g, i1, i3: m.bilinear_backward(g, i1, i3, "bo,bi,bj->oij"),
-                    i3=lambda m, g, i1, i2: m.bilinear_backward(g, i1, i2, "bo,bi,oij->bj"),
+                    # _trilinear_backward: each gradient is a _trilinear with the roles of the dims swapped
+                    i1=lambda m, g, i2, i3, expand1, expand2, expand3, sumdim: m.trilinear(
+                        g, i2, i3, sumdim, expand2, expand3, expand1),
+                    i2=lambda m, g, i1, i3, expand1, expand2, expand3, sumdim: m.trilinear(
+                        i1, g, i3, expand1, sumdim, expand3, expand2),
+                    i3=lambda m, g, i1, i2, expand1, expand2, expand3, sumdim: m.trilinear(
+                        i1, i2, g, expand1, expand2, sumdim, expand3),
                     doc="x1^T W x2 per output feature: each input's gradient needs the other two"),
 })
 TABLE.update({"nn." + k: ROWS[k] for k in ("native_batch_norm", "trilinear")})
-O._NumpyMath.bilinear_backward = staticmethod(
-    lambda g, a, b, spec: np.einsum(spec, g.astype(np.float64), a, b).astype(g.dtype))
+
+
+def _trilinear_np(i1, i2, i3, expand1, expand2, expand3, sumdim):
+    """at::_trilinear: each input unsqueezed at its expand dims, their product summed over sumdim
+    (in float64, rounded once)."""
+    dims = "abcdefgh"[:i1.ndim + len(expand1)]
+
+    def spec(skip):
+        return "".join(d for k, d in enumerate(dims) if k not in skip)
+    y = np.einsum(f"{spec(expand1)},{spec(expand2)},{spec(expand3)}->{spec(sumdim)}",
+                  *(a.astype(np.float64) for a in (i1, i2, i3)))
+    return y.astype(i1.dtype)
+
+
+def _trilinear(i1, i2, i3, expand1, expand2, expand3, sumdim):
+    return _record(ROWS["trilinear"], _begin(i1, i2, i3), _trilinear_np(i1._data, i2._data, i3._data, expand1, expand2,
+                                                                        expand3, sumdim), (i1, i2, i3),
+                   extra={"i1": i1, "i2": i2, "i3": i3},
+                   attrs={"expand1": expand1, "expand2": expand2, "expand3": expand3, "sumdim": sumdim})
+
+
+O._NumpyMath.trilinear = staticmethod(_trilinear_np)
+O._TensorMath.trilinear = staticmethod(_trilinear)
+
+
+_SPLIT = 134217729.0       # 2**27 + 1: Dekker's splitting of a double into two halves
+
+
+def _fma(a, b, c):
+    """a * b + c rounded once, in a's dtype (a CPU's fused multiply-add): through double for
+    float32; for float64 the product's rounding error is recovered exactly (Dekker) and added
+    with the sum's (Knuth's two-sum)."""
+    dt = a.dtype
+    if dt != np.float64:
+        return (a.astype(np.float64) * b + c).astype(dt)
+    p = a * b
+    ah = _SPLIT * a
+    ah = ah - (ah - a)
+    bh = _SPLIT * b
+    bh = bh - (bh - b)
+    err = ((ah * bh - p) + ah * (b - bh) + (a - ah) * bh) + (a - ah) * (b - bh)
+    s = p + c
+    v = s - p
+    return s + (((p - (s - v)) + (c - v)) + err)
+
+
+def _batch_norm_stats(x, threads):
+    """batch_norm_cpu_collect_stats: each channel's mean and sum of squared deviations, in
+    PyTorch's order. An input whose images are single values ((N, C), (N, C, 1, 1)) takes the
+    channels-last kernel: the rows are split into one block per thread (one block when there are
+    no more rows than threads), each block's rows are added up elementwise in the input's dtype
+    (the squares fused into the sums, as its vectorised code is compiled with FMA), and the
+    blocks' sums are added in double. Images are summed per channel in double, element after
+    element, the squares in the input's dtype. (For float64 images PyTorch's sum of squares
+    differs from this in the last bit for about 1 input in 30.)"""
+    c = x.shape[1]
+    n = x.size // c
+    f64 = np.float64
+    if n == x.shape[0]:
+        rows = x.reshape(n, c)
+        chunk = -(-n // threads) if n > threads else n
+        blocks = [rows[start:start + chunk] for start in range(0, n, chunk)]
+        total = np.zeros(c, f64)
+        for b in blocks:
+            total += np.add.accumulate(b, axis=0, dtype=x.dtype)[-1]
+        mean = (total / n).astype(x.dtype)
+        total = np.zeros(c, f64)
+        for b in blocks:
+            acc = np.zeros(c, x.dtype)
+            for r in b - mean:
+                acc = _fma(r, r, acc)
+            total += acc
+        return mean, total.astype(x.dtype)
+    per_channel = np.moveaxis(x, 1, 0).reshape(c, n)
+    mean = (np.add.accumulate(per_channel.astype(f64), axis=1)[:, -1] / n).astype(x.dtype)
+    d = per_channel - mean[:, None]
+    return mean, np.add.accumulate((d * d).astype(f64), axis=1)[:, -1].astype(x.dtype)
+
+
+def _batch_norm_checks(input, running_mean, running_var, weight, bias, training, momentum):
+    """torch.batch_norm's argument parser, _batch_norm_impl_index's sizes, batch_norm_cpu's dtypes."""
+    if not isinstance(momentum, (int, float)):
+        from .errors import TorchTypeError
+        raise TorchTypeError(f"batch_norm(): argument 'momentum' (position 7) must be float, not "
+                             f"{type(momentum).__name__}")
+    features = input._data.shape[1]
+    params = (("running_mean", running_mean), ("running_var", running_var), ("weight", weight), ("bias", bias))
+    for name, t in params:
+        if t is None:
+            if not training and name.startswith("running"):
+                raise TorchRuntimeError(f"{name} must be defined in evaluation mode")
+        elif t._data.size != features:
+            raise TorchRuntimeError(f"{name} should contain {features} elements not {t._data.size}")
+    # is_mixed_type compares the first given of weight, bias, running_mean, running_var with the
+    # input; a mixed call needs float32 parameters (and a reduced-precision input), any other
+    # mismatch fails where the kernel reads that parameter as the input's dtype
+    given = [t._data.dtype for t in (weight, bias, running_mean, running_var) if t is not None]
+    dt = input._data.dtype
+    if given and given[0] != dt:
+        raise TorchRuntimeError("mixed dtype (CPU): " + ("expect parameter to have scalar type of Float"
+                                                         if set(given) - {_F32} else "all inputs must share same datatype."))
+    other = next((d for d in given if d != dt), None)
+    if other is not None:
+        raise TorchRuntimeError(f"expected scalar type {O._SCALAR_NAME[dt.name]} but found {O._SCALAR_NAME[other.name]}")
 
 
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):
@@ -1566,28 +1757,35 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         if n == 1:
             raise TorchValueError(f"Expected more than 1 value per channel when training, got input size "
                                   f"{Size(size)}")
+    _batch_norm_checks(input, running_mean, running_var, weight, bias, training, momentum)
     x = input._data
-    axes = _bn_axes(x)
     n = x.size // x.shape[1]
-    if training:        # batch_norm_cpu_collect_stats: sums in double, the mean and the sum of squares stored
-        f64 = np.float64
-        mean = (x.astype(f64).sum(axis=axes) / n).astype(x.dtype)
-        d = x - _bn_shape(mean, x)
-        var_sum = (d * d).astype(f64).sum(axis=axes).astype(x.dtype).astype(f64)
-        invstd = (1 / np.sqrt(var_sum / n + eps)).astype(x.dtype)
+    if training:
+        from .torch import get_num_threads
+        mean, var_sum = _batch_norm_stats(x, get_num_threads())
+        dt = x.dtype.type
+        # batch_norm_cpu_update_stats_template: var_sum / n in the input's dtype, the transform in
+        # double; the running mean updated in the input's dtype, the running variance in double but
+        # for (1 - momentum) * running_var
+        invstd = (1 / np.sqrt((var_sum / dt(n)).astype(np.float64) + eps)).astype(x.dtype)
         if running_mean is not None:
-            running_mean._data[...] = momentum * mean.astype(f64) + (1 - momentum) * running_mean._data.astype(f64)
-            running_var._data[...] = momentum * (var_sum / (n - 1)) + (1 - momentum) * running_var._data.astype(f64)
+            m = dt(momentum)
+            running_mean._data[...] = m * mean + (dt(1) - m) * running_mean._data
+            unbiased = (var_sum / dt(n - 1)).astype(np.float64)
+            running_var._data[...] = np.float64(m) * unbiased + ((dt(1) - m) * running_var._data).astype(np.float64)
             running_mean._version_counter.bump()
             running_var._version_counter.bump()
         save_mean, save_invstd = mean, invstd
     else:
         mean = running_mean._data
-        invstd = (1 / np.sqrt(running_var._data.astype(np.float64) + eps)).astype(x.dtype)
+        dt = x.dtype.type               # (here in the input's dtype, eps too)
+        invstd = dt(1) / np.sqrt(running_var._data + dt(eps))
         save_mean = save_invstd = np.zeros(0, x.dtype)
-    alpha = invstd if weight is None else invstd * weight._data       # output = input * alpha + beta
-    beta = -mean * alpha if bias is None else bias._data - mean * alpha
-    y = x * _bn_shape(alpha, x) + _bn_shape(beta, x)
+    # batch_norm_cpu_collect_linear_and_constant_terms, then output = input * alpha + beta; the kernel
+    # file is compiled with FMA, which fuses both multiply-adds
+    alpha = invstd if weight is None else invstd * weight._data
+    beta = _fma(-mean, alpha, np.zeros_like(alpha) if bias is None else bias._data)
+    y = _fma(x, _bn_shape(alpha, x), _bn_shape(beta, x))
     return _record(ROWS["native_batch_norm"], _begin(input, weight, bias), np.asarray(y, x.dtype),
                    (input, weight, bias),
                    extra={"input": input, "weight": weight, "running_mean": running_mean, "running_var": running_var,
@@ -1600,11 +1798,7 @@ def bilinear(input1, input2, weight, bias=None):
     lead = input1._data.shape[:-1]
     i1 = O.view(input1, (-1, input1._data.shape[-1]))
     i3 = O.view(input2, (-1, input2._data.shape[-1]))
-    y = np.einsum("bi,oij,bj->bo", i1._data.astype(np.float64), weight._data.astype(np.float64),
-                  i3._data.astype(np.float64))
-    out = _record(ROWS["trilinear"], _begin(i1, weight, i3), y.astype(input1._data.dtype), (i1, weight, i3),
-                  extra={"i1": i1, "i2": weight, "i3": i3},
-                  attrs={"expand1": (1, 3), "expand2": (0,), "expand3": (1, 2), "sumdim": (2, 3)})
+    out = _trilinear(i1, weight, i3, (1, 3), (0,), (1, 2), (2, 3))
     out = O.view(out, tuple(lead) + (weight._data.shape[0],))
     return O.add(out, bias) if bias is not None else out
 
@@ -1640,3 +1834,466 @@ O._TensorMath.nll_loss_w = staticmethod(_nll_loss_recorded)
 O._NumpyMath.nll_loss_w = staticmethod(
     lambda g, target, weight, ignore_index, reduction: _nll_forward(g, target.astype(np.int64), weight, ignore_index,
                                                                     reduction, 1)[0])
+
+# ----------------------------------------------------------------------------- layers' gradients under create_graph
+# Under create_graph a layer's backward kernel is a node of its own, as in PyTorch's double-backward
+# support (EluBackwardBackward0, ConvolutionBackwardBackward0, ...): its value is the first-order
+# kernel above, its formulas the kernel's own derivatives (FunctionsManual.cpp's *_double_backward).
+# PyTorch's multi-output kernels (convolution, batch and layer norm) give one node per gradient here,
+# each with the formulas of its own output: the kernels are linear in each of those outputs' upstream
+# gradients, so the sums the engine forms are PyTorch's.
+
+
+def _f64(fn):
+    """fn on float64 copies of its array arguments, the result in the first one's dtype."""
+    def f(*args):
+        dt = args[0].dtype
+        up = [a.astype(np.float64) if isinstance(a, np.ndarray) else a for a in args]
+        return np.asarray(fn(*up), dt)
+    return f
+
+
+def _elu_double_backward(g, grad_output, x, alpha, scale, input_scale, is_result):
+    below = (x < 0).astype(g.dtype)
+    if is_result:
+        return g * grad_output * input_scale * below
+    return _elu_backward_np(g * grad_output * input_scale, x, alpha, scale, input_scale, False) * below
+
+
+def _gelu_double_backward(g, grad_output, x, approximate):
+    if approximate == "tanh":
+        inner = _K_BETA * (x + _K_KAPPA * x ** 3)
+        tanh_inner = np.tanh(inner)
+        sech_inner = 1 / np.cosh(inner)
+        f = 0.5 * x
+        gt = 1 - tanh_inner * tanh_inner
+        h = _K_BETA * (1 + 3 * _K_KAPPA * x * x)
+        g_prime = (2 * sech_inner) * (-sech_inner * tanh_inner) * h
+        return g * grad_output * (gt * h + f * h * g_prime + f * gt * (6 * _K_KAPPA * x * _K_BETA))
+    pdf = _K_ALPHA * np.exp(-0.5 * x * x)
+    return g * grad_output * (2 * pdf - x * x * pdf)
+
+
+def _softplus_double_backward(g, x, beta, threshold):
+    z = x * beta
+    s = 1 / (1 + np.exp(-z))
+    return g * s * (1 - s) * (z < threshold) * beta
+
+
+def _max_pool_double_backward(g, indices):
+    planes = int(np.prod(indices.shape[:-2]))
+    flat = g.reshape(planes, -1)
+    return np.take_along_axis(flat, indices.reshape(planes, -1), 1).reshape(indices.shape)
+
+
+def _avg_pool2d(g, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    x = g[None] if g.ndim == 3 else g
+    y = _avg_pool_forward(x, kernel_size, stride or kernel_size, padding, ceil_mode, count_include_pad,
+                          divisor_override)
+    return y[0] if g.ndim == 3 else y
+
+
+def _conv(x, w, stride, padding, dilation, groups):
+    return _conv_forward(x, w, stride, padding, dilation, groups).astype(x.dtype)
+
+
+def _bias_double_backward(g, grad_output, lead):
+    """A bias gradient's upstream gradient g spread back over grad_output, whose dimensions from
+    `lead` on hold g's (a convolution's channels, a layer norm's normalized shape)."""
+    shape = (1,) * lead + g.shape + (1,) * (grad_output.ndim - lead - g.ndim)
+    return np.broadcast_to(g.reshape(shape), grad_output.shape).astype(g.dtype)
+
+
+def _stats_shape(v, x):
+    return v.reshape((1, -1) + (1,) * (x.ndim - 2))
+
+
+def _batchnorm_double_backward(x, gamma, ggI, ggG, ggB, gO, running_mean, running_var, training, eps, save_mean,
+                               save_invstd):
+    """FunctionsManual's batchnorm_double_backward: (gI, gG, ggO), None where undefined."""
+    axes = _bn_axes(x)
+    m = x.size // x.shape[1]
+    gamma_e = np.ones(()) if gamma is None else _stats_shape(gamma, x)
+    mu = _stats_shape(save_mean if training else running_mean, x)
+    xmu = x - mu
+    inv = _stats_shape(save_invstd if training else (running_var + eps) ** -0.5, x)
+    inv2, inv3 = inv ** 2, inv ** 3
+    xmu_inv3 = xmu * inv3
+
+    def total(t):
+        return t.sum(axis=axes, keepdims=True)
+
+    go_xmu, go_sum = total(gO * xmu), total(gO)
+    gI = None
+    if ggI is not None and training:
+        ggi_sum, ggi_xmu = total(ggI), total(ggI * xmu)
+        all_sub = ggi_sum * go_sum / m - total(gO * ggI) + inv2 * go_xmu * ggi_xmu * (3.0 / m)
+        gI = gamma_e * (xmu_inv3 * all_sub / m + ggi_xmu * inv3 / m * (go_sum / m - gO)
+                        + go_xmu * inv3 / m * (ggi_sum / m - ggI))
+    if gamma is not None and ggG is not None:
+        gg = _stats_shape(ggG, x)
+        term = (gg * (gO * inv - inv * go_sum / m - xmu_inv3 * go_xmu / m)) if training else gg * inv * gO
+        gI = term if gI is None else gI + term
+
+    def first_back(g, gam):
+        return gam * inv / m * (m * g - total(g) - xmu * inv2 * total(g * xmu))
+
+    gG = ggO = None
+    if gamma is not None and ggI is not None:
+        gG = (ggI * first_back(gO, 1.0) if training else ggI * gO * inv).sum(axis=axes)
+    if ggI is not None:
+        ggO = first_back(ggI, gamma_e) if training else ggI * inv * gamma_e
+    if ggG is not None:
+        term = _stats_shape(ggG, x) * xmu * inv
+        ggO = term if ggO is None else ggO + term
+    if ggB is not None:
+        term = np.broadcast_to(_stats_shape(ggB, x), x.shape)
+        ggO = term if ggO is None else ggO + term
+    return gI, gG, ggO
+
+
+def _layer_norm_double_backward(x, gamma, ggI, ggG, ggB, gO, mean, rstd, normalized_shape):
+    """FunctionsManual's layer_norm_double_backward over rows of N = prod(normalized_shape)."""
+    n = int(np.prod(normalized_shape))
+    rows = x.size // n
+    shape = x.shape
+    x, gO, mean, rstd = x.reshape(rows, n), gO.reshape(rows, n), mean.reshape(rows, 1), rstd.reshape(rows, 1)
+    gamma_e = np.ones((1,)) if gamma is None else gamma.reshape(1, n)
+    ggI = None if ggI is None else ggI.reshape(rows, n)
+    xmu = x - mean
+    inv2, inv3 = rstd ** 2, rstd ** 3
+    xmu_inv3 = xmu * inv3
+
+    def total(t):
+        return t.sum(axis=1, keepdims=True)
+
+    gI = None
+    if ggI is not None:
+        gxhat = gO * gamma_e
+        gxhat_xmu, gxhat_sum = total(gxhat * xmu), total(gxhat)
+        ggi_sum, ggi_xmu = total(ggI), total(ggI * xmu)
+        all_sub = ggi_sum * gxhat_sum / n - total(ggI * gxhat) + inv2 * gxhat_xmu * ggi_xmu * (3.0 / n)
+        gI = (xmu_inv3 * all_sub / n + ggi_xmu * inv3 / n * (gxhat_sum / n - gxhat)
+              + gxhat_xmu * inv3 / n * (ggi_sum / n - ggI))
+    if gamma is not None and ggG is not None:
+        gg = ggG.reshape(1, n)
+        term = gO * gg * rstd - rstd * total(gO * gg) / n - xmu_inv3 * total(gO * gg * xmu) / n
+        gI = term if gI is None else gI + term
+
+    def first_back(g, gam):
+        return gam * rstd / n * (n * g - total(g) - xmu * inv2 * total(g * xmu))
+
+    gG = ggO = None
+    if gamma is not None and ggI is not None:
+        gG = (gO * first_back(ggI, 1.0)).sum(axis=0).reshape(gamma.shape)
+    if ggI is not None:
+        ggO = first_back(ggI, gamma_e)
+    if ggG is not None:
+        term = xmu * rstd * ggG.reshape(1, n)
+        ggO = term if ggO is None else ggO + term
+    if ggB is not None:
+        term = np.broadcast_to(ggB.reshape(1, n), (rows, n))
+        ggO = term if ggO is None else ggO + term
+    return tuple(None if v is None else v.reshape(s) for v, s in
+                 ((gI, shape), (gG, None if gamma is None else gamma.shape), (ggO, shape)))
+
+
+def _norm_second(kernel, which, g, wanted, dtype, *args):
+    """One input's gradient from a norm's double backward, for the node of its first-order output
+    `which` (0 input, 1 weight, 2 bias) receiving g; `wanted` is 0 grad_out, 1 input, 2 weight."""
+    gg = [None, None, None]
+    gg[which] = g.astype(np.float64)
+    out = kernel(*args[:2], *gg, *args[2:])
+    v = out[(2, 0, 1)[wanted]]
+    return None if v is None else np.asarray(v, dtype)
+
+
+def _bn_second(which, wanted):
+    def formula(m, g, grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps):
+        up = [None if a is None else a.astype(np.float64) for a in
+              (input, weight, grad_out, running_mean, running_var, save_mean, save_invstd)]
+        return _norm_second(_batchnorm_double_backward, which, g, wanted, input.dtype,
+                            up[0], up[1], up[2], up[3], up[4], train, eps, up[5], up[6])
+    return formula
+
+
+def _ln_second(which, wanted):
+    def formula(m, g, grad_out, input, weight, mean, rstd, normalized_shape):
+        up = [None if a is None else a.astype(np.float64) for a in (input, weight, grad_out, mean, rstd)]
+        return _norm_second(_layer_norm_double_backward, which, g, wanted, input.dtype, *up, normalized_shape)
+    return formula
+
+
+_CONV_INPUTS = ("grad_output", "input", "weight")
+_CONV_ATTRS = ("dilation", "groups", "output_padding", "padding", "stride", "transposed")
+_BN_SAVED = tuple((s, ALWAYS) for s in ("grad_out", "input", "weight", "running_mean", "running_var", "save_mean",
+                                        "save_invstd"))
+_LN_SAVED = tuple((s, ALWAYS) for s in ("grad_out", "input", "weight", "mean", "rstd"))
+ROWS.update({
+    "leaky_relu_backward": op(
+        "LeakyReluBackwardBackward0", ("grad_output", "self"), saved=(("self", ALWAYS),), attrs=("negative_slope",),
+        grad_output=lambda m, g, self, negative_slope: m.leaky_relu_backward(g, self, negative_slope),
+        self=lambda m, g: m.zeros_like(g)),
+    "elu_backward": op(
+        "EluBackwardBackward0", ("grad_output", "self_or_result"),
+        saved=(("grad_output", ALWAYS), ("self_or_result", ALWAYS)),
+        attrs=("alpha", "input_scale", "is_result", "scale"),
+        grad_output=lambda m, g, self_or_result, alpha, scale, input_scale, is_result: m.elu_backward(
+            g, self_or_result, alpha, scale, input_scale, is_result),
+        self_or_result=lambda m, g, grad_output, self_or_result, alpha, scale, input_scale, is_result:
+            m.elu_double_backward(g, grad_output, self_or_result, alpha, scale, input_scale, is_result)),
+    "gelu_backward": op(
+        "GeluBackwardBackward0", ("grad_output", "self"), saved=(("grad_output", ALWAYS), ("self", ALWAYS)),
+        attrs=("approximate",),
+        grad_output=lambda m, g, self, approximate: m.gelu_backward(g, self, approximate),
+        self=lambda m, g, grad_output, self, approximate: m.gelu_double_backward(g, grad_output, self, approximate)),
+    "softplus_backward": op(
+        "SoftplusBackwardBackward0", ("grad_output", "self"), saved=(("grad_output", ALWAYS), ("self", ALWAYS)),
+        attrs=("beta", "threshold"),
+        grad_output=lambda m, g, self, beta, threshold: m.softplus_backward(g, self, beta, threshold),
+        self=lambda m, g, grad_output, self, beta, threshold: m.softplus_double_backward(
+            m.mul_g(g, grad_output), self, beta, threshold)),
+    "max_pool2d_backward": op(
+        "MaxPool2DWithIndicesBackwardBackward0", ("grad_output", "self"), saved=(("indices", ALWAYS),),
+        grad_output=lambda m, g, indices: m.max_pool_double_backward(g, indices),
+        self=lambda m, g: m.zeros_like(g)),
+    "avg_pool2d_backward": op(
+        "AvgPool2DBackwardBackward0", ("grad_output", "self"),
+        attrs=("ceil_mode", "count_include_pad", "divisor_override", "kernel_size", "padding", "stride"),
+        grad_output=lambda m, g, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override:
+            m.avg_pool2d(g, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override),
+        self=lambda m, g: m.zeros_like(g)),
+    # convolution's grad_input, grad_weight and grad_bias
+    "convolution_backward_input": op(
+        "ConvolutionBackwardBackward0", _CONV_INPUTS, saved=(("grad_output", ALWAYS), ("weight", ALWAYS)),
+        attrs=_CONV_ATTRS,
+        grad_output=lambda m, g, weight, stride, padding, dilation, groups: m.conv(g, weight, stride, padding,
+                                                                                   dilation, groups),
+        input=lambda m, g: None,
+        weight=lambda m, g, grad_output, weight, stride, padding, dilation, groups: m.conv_backward_weight(
+            grad_output, g, weight, stride, padding, dilation, groups)),
+    "convolution_backward_weight": op(
+        "ConvolutionBackwardBackward0", _CONV_INPUTS, saved=(("grad_output", ALWAYS), ("input", ALWAYS)),
+        attrs=_CONV_ATTRS,
+        grad_output=lambda m, g, input, stride, padding, dilation, groups: m.conv(input, g, stride, padding,
+                                                                                 dilation, groups),
+        input=lambda m, g, grad_output, input, stride, padding, dilation, groups: m.conv_backward_input(
+            grad_output, input, g, stride, padding, dilation, groups),
+        weight=lambda m, g: None),
+    "convolution_backward_bias": op(
+        "ConvolutionBackwardBackward0", _CONV_INPUTS, saved=(("grad_output", ALWAYS),), attrs=_CONV_ATTRS,
+        grad_output=lambda m, g, grad_output: m.bias_double_backward(g, grad_output, 1),
+        input=lambda m, g: None, weight=lambda m, g: None),
+})
+for _which, _key in enumerate(("input", "weight", "bias")):
+    ROWS["native_batch_norm_backward_" + _key] = op(
+        "NativeBatchNormBackwardBackward0", ("grad_out", "input", "weight"), saved=_BN_SAVED, attrs=("eps", "train"),
+        grad_out=_bn_second(_which, 0), input=_bn_second(_which, 1), weight=_bn_second(_which, 2))
+for _which, _key in enumerate(("input", "weight")):
+    ROWS["native_layer_norm_backward_" + _key] = op(
+        "NativeLayerNormBackwardBackward0", ("grad_out", "input", "weight"), saved=_LN_SAVED,
+        attrs=("normalized_shape",),
+        grad_out=_ln_second(_which, 0), input=_ln_second(_which, 1), weight=_ln_second(_which, 2))
+ROWS["native_layer_norm_backward_bias"] = op(
+    "NativeLayerNormBackwardBackward0", ("grad_out", "input", "weight"), saved=(("grad_out", ALWAYS),),
+    grad_out=lambda m, g, grad_out: m.bias_double_backward(g, grad_out, grad_out.ndim - g.ndim),
+    input=lambda m, g: None, weight=lambda m, g: None)
+TABLE.update({"nn." + k: v for k, v in ROWS.items() if k not in TABLE})
+
+for _name, _fn in (("elu_double_backward", _f64(_elu_double_backward)),
+                   ("gelu_double_backward", _f64(_gelu_double_backward)),
+                   ("softplus_double_backward", _f64(_softplus_double_backward)),
+                   ("max_pool_double_backward", _max_pool_double_backward), ("avg_pool2d", _avg_pool2d),
+                   ("conv", _conv), ("bias_double_backward", _bias_double_backward)):
+    setattr(O._NumpyMath, _name, staticmethod(_fn))
+
+
+def _kernel_node(key, value, inputs, saved=None, attrs=None):
+    """A first-order kernel's result `value` recorded as the node ROWS[key] on `inputs`."""
+    return _record(ROWS[key], _begin(*inputs), value, inputs, extra=saved, attrs=attrs)
+
+
+def _recorded(key, helper, inputs, arrays, saved=None, attrs=None):
+    """TENSOR_MATH's version of a NumPy kernel: its value, as a node of its own."""
+    def record(*args):
+        tensors = dict(zip(arrays, args))
+        value = getattr(E.NUMPY_MATH, helper)(*(a._data if isinstance(a, Tensor) else a for a in args))
+        return _kernel_node(key, value, tuple(tensors[i] for i in inputs),
+                            {s: tensors[i] for s, i in (saved or {}).items()},
+                            {a: args[i] for a, i in (attrs or {}).items()})
+    return staticmethod(record)
+
+
+_TM = O._TensorMath
+_TM.leaky_relu_backward = _recorded("leaky_relu_backward", "leaky_relu_backward", (0, 1), range(2),
+                                    attrs={"negative_slope": 2})
+_TM.elu_backward = _recorded("elu_backward", "elu_backward", (0, 1), range(2),
+                             saved={"grad_output": 0, "self_or_result": 1},
+                             attrs={"alpha": 2, "scale": 3, "input_scale": 4, "is_result": 5})
+_TM.gelu_backward = _recorded("gelu_backward", "gelu_backward", (0, 1), range(2), saved={"grad_output": 0},
+                              attrs={"approximate": 2})
+_TM.softplus_backward = _recorded("softplus_backward", "softplus_backward", (0, 1), range(2),
+                                  saved={"grad_output": 0}, attrs={"beta": 2, "threshold": 3})
+_TM.max_pool_backward = _recorded("max_pool2d_backward", "max_pool_backward", (0, 1), range(3),
+                                  saved={"indices": 2})
+_TM.avg_pool_backward = _recorded("avg_pool2d_backward", "avg_pool_backward", (0, 1), range(2),
+                                  attrs={"kernel_size": 2, "stride": 3, "padding": 4, "ceil_mode": 5,
+                                         "count_include_pad": 6, "divisor_override": 7})
+
+
+def _conv_attrs(stride, padding, dilation, groups):
+    return {"dilation": dilation, "groups": groups, "output_padding": (0,) * len(stride), "padding": padding,
+            "stride": stride, "transposed": False}
+
+
+def _conv_backward_input_recorded(g, input, weight, stride, padding, dilation, groups):
+    value = _conv_backward_input(g._data, input._data, weight._data, stride, padding, dilation, groups)
+    return _kernel_node("convolution_backward_input", value, (g, input, weight), {"grad_output": g, "weight": weight},
+                        _conv_attrs(stride, padding, dilation, groups))
+
+
+def _conv_backward_weight_recorded(g, input, weight, stride, padding, dilation, groups):
+    value = _conv_backward_weight(g._data, input._data, weight._data, stride, padding, dilation, groups)
+    return _kernel_node("convolution_backward_weight", value, (g, input, weight), {"grad_output": g, "input": input},
+                        _conv_attrs(stride, padding, dilation, groups))
+
+
+def _conv_backward_bias_recorded(g, input, weight):
+    nd = g._data.ndim - 2
+    return _kernel_node("convolution_backward_bias", E.NUMPY_MATH.conv_backward_bias(g._data, None, None),
+                        (g, input, weight),
+                        {"grad_output": g}, _conv_attrs((1,) * nd, (0,) * nd, (1,) * nd, 1))
+
+
+class _BatchNormGrads:
+    """batch_norm_backward under create_graph: each output, when a formula reads it, is recorded
+    as its own node."""
+
+    def __init__(self, *args):
+        self.args = args
+
+    def __getitem__(self, i):
+        g, x, weight, running_mean, running_var, save_mean, save_invstd, training, eps = self.args
+        value = _batch_norm_backward(*(a._data if isinstance(a, Tensor) else a for a in self.args))[i]
+        return _kernel_node("native_batch_norm_backward_" + ("input", "weight", "bias")[i], value, (g, x, weight),
+                            {"grad_out": g, "input": x, "weight": weight, "running_mean": running_mean,
+                             "running_var": running_var, "save_mean": save_mean, "save_invstd": save_invstd},
+                            {"eps": eps, "train": training})
+
+
+def _layer_norm_node(which, value, g, x, weight, mean, rstd, normalized_shape):
+    return _kernel_node("native_layer_norm_backward_" + which, value, (g, x, weight),
+                        {"grad_out": g, "input": x, "weight": weight, "mean": mean, "rstd": rstd},
+                        {"normalized_shape": normalized_shape})
+
+
+_TM.conv_backward_input = staticmethod(_conv_backward_input_recorded)
+_TM.conv_backward_weight = staticmethod(_conv_backward_weight_recorded)
+_TM.conv_backward_bias = staticmethod(_conv_backward_bias_recorded)
+_TM.batch_norm_backward = staticmethod(_BatchNormGrads)
+_TM.layer_norm_backward_input = staticmethod(
+    lambda g, x, weight, mean, rstd, normalized_shape: _layer_norm_node(
+        "input", _layer_norm_backward_input(g._data, x._data, None if weight is None else weight._data, mean._data,
+                                            rstd._data, normalized_shape), g, x, weight, mean, rstd, normalized_shape))
+_TM.layer_norm_backward_weight = staticmethod(
+    lambda g, x, weight, mean, rstd, normalized_shape: _layer_norm_node(
+        "weight", _layer_norm_backward_weight(g._data, x._data, None, mean._data, rstd._data, normalized_shape),
+        g, x, weight, mean, rstd, normalized_shape))
+_TM.layer_norm_backward_bias = staticmethod(
+    lambda g, x, weight, normalized_shape: _kernel_node(
+        "native_layer_norm_backward_bias", E.NUMPY_MATH.layer_norm_backward_bias(g._data, None, None,
+                                                                                  normalized_shape),
+        (g, x, weight), {"grad_out": g}))
+
+# -- the losses' gradients under create_graph (SmoothL1Loss/HuberLoss/BinaryCrossEntropy BackwardBackward0)
+
+
+def _reduced_grad_output(first_order, g, grad_output, x, y, reduction, param):
+    """*_loss_double_backward_grad_output: the loss's gradient is linear in grad_output; reduced,
+    it is a number, so its gradient is the sum of the first-order kernel at ones times g."""
+    if reduction == 0:
+        return first_order(g, x, y, reduction, param)
+    return np.asarray((first_order(np.ones_like(grad_output), x, y, reduction, param) * g).sum(), g.dtype)
+
+
+def _smooth_l1_double_backward(g, x, y, reduction, beta):
+    if beta == 0:
+        return np.zeros_like(g)
+    out = g * (np.abs(x - y) < beta) / beta
+    return out / x.size if reduction == 1 else out
+
+
+def _huber_double_backward(g, x, y, reduction, delta):
+    out = g * (np.abs(x - y) < delta)
+    return out / x.size if reduction == 1 else out
+
+
+_BCE_EPS = 1e-12
+
+
+def _weighted_mean(v, weight, reduction, n):
+    if weight is not None:
+        v = v * weight
+    return v / n if reduction == 1 else v
+
+
+def _bce_double_backward(grad_output, g, x, y, weight, reduction):
+    gi = (x * x - 2 * x * y + y) / ((x + _BCE_EPS) ** 2 * (1 - x + _BCE_EPS) ** 2) * (g * grad_output)
+    return _weighted_mean(gi, weight, reduction, x.size)
+
+
+def _bce_double_backward_grad_output(g, x, y, weight, reduction):
+    return _weighted_mean((x - y) / ((x + _BCE_EPS) * (1 - x + _BCE_EPS)) * g, weight, reduction, x.size)
+
+
+def _bce_double_backward_target(g, grad_output, x, y, weight, reduction):
+    res = _weighted_mean(-g * grad_output, weight, 0, 1)
+    res = res / np.maximum((1 - x) * x, _BCE_EPS)
+    return res / y.size if reduction == 1 else res
+
+
+_LOSS_SAVED = (("grad_output", ALWAYS), ("self", ALWAYS), ("target", ALWAYS))
+ROWS["smooth_l1_loss_backward"] = TABLE["nn.smooth_l1_loss_backward"] = op(
+    "SmoothL1LossBackwardBackward0", ("grad_output", "self", "target"), saved=_LOSS_SAVED, attrs=("beta", "reduction"),
+    grad_output=lambda m, g, grad_output, self, target, reduction, beta: m.smooth_l1_double_backward_grad_output(
+        g, grad_output, self, target, reduction, beta),
+    self=lambda m, g, grad_output, self, target, reduction, beta: m.smooth_l1_double_backward(
+        m.mul_g(g, grad_output), self, target, reduction, beta),
+    target=lambda m, g, grad_output, self, target, reduction, beta: m.neg_g(m.smooth_l1_double_backward(
+        m.mul_g(g, grad_output), self, target, reduction, beta)))
+ROWS["huber_loss_backward"] = TABLE["nn.huber_loss_backward"] = op(
+    "HuberLossBackwardBackward0", ("grad_output", "self", "target"), saved=_LOSS_SAVED, attrs=("delta", "reduction"),
+    grad_output=lambda m, g, grad_output, self, target, reduction, delta: m.huber_double_backward_grad_output(
+        g, grad_output, self, target, reduction, delta),
+    self=lambda m, g, grad_output, self, target, reduction, delta: m.huber_double_backward(
+        m.mul_g(g, grad_output), self, target, reduction, delta),
+    target=lambda m, g, grad_output, self, target, reduction, delta: m.neg_g(m.huber_double_backward(
+        m.mul_g(g, grad_output), self, target, reduction, delta)))
+ROWS["binary_cross_entropy_backward"] = TABLE["nn.binary_cross_entropy_backward"] = op(
+    "BinaryCrossEntropyBackwardBackward0", ("grad_output", "self", "target"),
+    saved=_LOSS_SAVED + (("weight", ALWAYS),), attrs=("reduction",),
+    grad_output=lambda m, g, self, target, weight, reduction: m.bce_double_backward_grad_output(
+        g, self, target, weight, reduction),
+    self=lambda m, g, grad_output, self, target, weight, reduction: m.bce_double_backward(
+        grad_output, g, self, target, weight, reduction),
+    target=lambda m, g, grad_output, self, target, weight, reduction: m.bce_double_backward_target(
+        g, grad_output, self, target, weight, reduction))
+
+for _name, _fn in (
+        ("smooth_l1_double_backward", _f64(_smooth_l1_double_backward)),
+        ("smooth_l1_double_backward_grad_output", lambda g, go, x, y, r, beta: _reduced_grad_output(
+            O._NumpyMath.smooth_l1_backward, g, go, x, y, r, beta)),
+        ("huber_double_backward", _f64(_huber_double_backward)),
+        ("huber_double_backward_grad_output", lambda g, go, x, y, r, delta: _reduced_grad_output(
+            O._NumpyMath.huber_backward, g, go, x, y, r, delta)),
+        ("bce_double_backward", _f64(_bce_double_backward)),
+        ("bce_double_backward_grad_output", _f64(_bce_double_backward_grad_output)),
+        ("bce_double_backward_target", _f64(_bce_double_backward_target))):
+    setattr(O._NumpyMath, _name, staticmethod(_fn))
+
+_TM.smooth_l1_backward = _recorded("smooth_l1_loss_backward", "smooth_l1_backward", (0, 1, 2), range(3),
+                                   attrs={"reduction": 3, "beta": 4})
+_TM.huber_backward = _recorded("huber_loss_backward", "huber_backward", (0, 1, 2), range(3),
+                               attrs={"reduction": 3, "delta": 4})
+_TM.bce_backward = _recorded("binary_cross_entropy_backward", "bce_backward", (0, 1, 2), range(4),
+                             saved={"weight": 3}, attrs={"reduction": 4})

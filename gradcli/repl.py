@@ -456,7 +456,8 @@ class Session:
             roots[name] = v
         from . import graphview
         by_tensor, by_node = self.interp._names()
-        self.console.print(graphview.tree(graphview.snapshot(roots, by_node, by_tensor)))
+        self.console.print(graphview.tree(graphview.snapshot(roots, by_node, by_tensor,
+                                                             modules=self.interp.modules())))
 
     def cmd_explain(self, arg):
         if not self.traces and self.last_error is None:

@@ -249,6 +249,71 @@ SNIPPETS = {
         print(m(torch.tensor([2.0, 1.0])))
         m.weight = torch.ones(1, 2)
     """,
+    "parameter_is_its_own_type": """
+        names = lambda *xs: print(*(type(x).__name__ for x in xs))
+        p = nn.Parameter(torch.tensor([1.0, 2.0]))
+        print(type(p) is nn.Parameter, type(p) is torch.Tensor, issubclass(nn.Parameter, torch.Tensor))
+        print(torch.is_tensor(p), p.type(), isinstance(p, torch.FloatTensor), isinstance(p, torch.DoubleTensor))
+        names(p * 2, p + p, -p, p.data, p.detach(), p[0], p.clone(), p.view(2), p.t(), p.sum(), torch.add(p, p))
+        names(p.float(), p.to(torch.float32), p.contiguous(), p.requires_grad_(), nn.Parameter(p))
+        with torch.no_grad():
+            names(p.add_(1), p.mul(1))
+        print(f"{p}", str(p), [p], sep="\n")
+        print(nn.Parameter(), nn.Parameter(torch.ones(1), False), sep="\n")
+        with torch.no_grad():
+            print(nn.Parameter(torch.ones(1)).requires_grad)
+        x = torch.ones(2, requires_grad=True)
+        q = nn.Parameter(x * 2)
+        print(q, q.is_leaf, q.grad_fn, (q * 1).is_leaf)
+        (q * 3).sum().backward()
+        names(q.grad); print(q.grad, x.grad)
+        torch.zeros(p)
+    """,
+    "parameter_copies": """
+        import copy
+        names = lambda *xs: print(*(type(x).__name__ for x in xs))
+        p = nn.Parameter(torch.tensor([1.0, 2.0]))
+        p.grad = torch.ones(2)
+        d, c = copy.deepcopy(p), copy.copy(p)
+        names(d, c)
+        print(d, d.grad, d.requires_grad, d.data_ptr() == p.data_ptr(), c.data_ptr() == p.data_ptr())
+        frozen = copy.deepcopy(nn.Parameter(torch.ones(1), requires_grad=False))
+        names(frozen); print(frozen)
+        both = copy.deepcopy([p, p])
+        print(both[0] is both[1])
+    """,
+    "state_dict_values_are_tensors": """
+        lin = sync(nn.Linear(2, 1))
+        names = lambda *xs: print(*(type(x).__name__ for x in xs))
+        sd = lin.state_dict()
+        names(sd["weight"], lin.state_dict(keep_vars=True)["weight"], lin.weight)
+        print(sd["weight"].requires_grad, sd["weight"].is_leaf)
+        w = lin.weight
+        print(lin.load_state_dict({"weight": torch.tensor([[3.0, 4.0]]), "bias": torch.tensor([5.0])}))
+        print(lin.weight is w, lin.weight)
+        print(lin.load_state_dict({"weight": torch.tensor([[6.0, 7.0]]), "bias": torch.tensor([8.0])}, assign=True))
+        names(lin.weight); print(lin.weight is w, lin.weight)
+        lin.bias.requires_grad_(False)
+        lin.load_state_dict({"weight": nn.Parameter(torch.tensor([[1.0, 1.0]])),
+                             "bias": nn.Parameter(torch.tensor([2.0]))}, assign=True)
+        names(lin.weight, lin.bias); print(lin.weight.requires_grad, lin.bias.requires_grad)
+    """,
+    "optimizer_parameter_checks": """
+        p = nn.Parameter(torch.tensor([1.0, 2.0]))
+        def attempt(make):
+            try:
+                opt = make()
+                print([type(q).__name__ for g in opt.param_groups for q in g["params"]])
+            except Exception as e:
+                print(type(e).__name__, e)
+        attempt(lambda: torch.optim.SGD([p, torch.ones(2)], lr=0.1))
+        attempt(lambda: torch.optim.SGD(p, lr=0.1))
+        attempt(lambda: torch.optim.SGD([p * 2], lr=0.1))
+        attempt(lambda: torch.optim.SGD([], lr=0.1))
+        attempt(lambda: torch.optim.Adam([{"params": [p]}, {"params": [p]}], lr=0.1))
+        opt = torch.optim.SGD([p], lr=0.1)
+        opt.add_param_group({"params": p})
+    """,
     "non_leaf_parameter": """
         m = nn.Linear(2, 1)
         w = torch.ones(2, requires_grad=True)
@@ -332,3 +397,28 @@ BACKWARD_HOOKS = """
 
 def test_full_backward_hooks_see_and_replace_gradients():
     same_output(BACKWARD_HOOKS)
+
+
+ARGUMENT_ORDER = """
+    x = torch.tensor([[0.5, -1.0], [2.0, 0.25]])
+    def attempt(f):
+        try:
+            f()
+            print("ok")
+        except Exception as e:
+            print(type(e).__name__, e)
+    attempt(lambda: F.cross_entropy(x, x > 0, x > 0))
+    attempt(lambda: F.cross_entropy(x, x.softmax(1), ignore_index=1))
+    attempt(lambda: F.mse_loss((), x, (), x))
+    attempt(lambda: F.mse_loss(x, [1.0], True, x))
+    attempt(lambda: torch.tensor(1.5).unbind())
+    attempt(lambda: x.bernoulli())
+    attempt(lambda: nn.Parameter([1.0, 2.0]))
+    attempt(lambda: nn.Parameter(3.5, requires_grad=False))
+    attempt(lambda: nn.Parameter(x, "yes"))
+    attempt(lambda: nn.Parameter(x, 1))
+"""
+
+
+def test_losses_check_arguments_in_pytorchs_order():
+    same_output(ARGUMENT_ORDER)

@@ -12,7 +12,7 @@ from .. import engine as _E
 from .. import ops as _ops
 from ..engine import Size, Tensor, STATE as _STATE
 from .. import errors as _errors
-from ..errors import TorchRuntimeError, TorchTypeError, TorchValueError
+from ..errors import TorchIndexError, TorchRuntimeError, TorchTypeError, TorchValueError
 
 # Freed large buffers stay in the heap for the next tensor instead of going back to the
 # system and page-faulting back in on first touch (a library user gets what `gradcli run` does).
@@ -41,8 +41,48 @@ def is_tensor(obj):
     return isinstance(obj, Tensor)
 
 
+def _unbind_count(t, dim):
+    dim = _E._wrap_dim(dim, t._data.ndim)
+    if not t._data.ndim:
+        raise TorchIndexError("Dimension specified as 0 but tensor has no dimensions")
+    return t._data.shape[dim]
+
+
 def is_grad_enabled():
     return _STATE.grad_enabled
+
+
+_num_threads = []       # the count torch.set_num_threads gave, once given
+
+
+def _physical_cores():
+    try:
+        with open("/proc/cpuinfo") as f:
+            cores = {line.split(":")[1].strip() for line in f if line.startswith("core id")}
+        return len(cores) or None
+    except OSError:
+        return None
+
+
+def get_num_threads():
+    """PyTorch's intra-op thread count (its CPU kernels split some reductions by it): set_num_threads's,
+    else OMP_NUM_THREADS or MKL_NUM_THREADS, else the physical cores."""
+    if not _num_threads:
+        import os
+        env = os.environ.get("OMP_NUM_THREADS") or os.environ.get("MKL_NUM_THREADS")
+        _num_threads.append(_py_int(env) if env and env.isdigit() and _py_int(env) > 0
+                            else _physical_cores() or os.cpu_count() or 1)
+    return _num_threads[0]
+
+
+def set_num_threads(n):
+    if type(n) is not _py_int:
+        raise TorchRuntimeError(f"set_num_threads expects an int, but got {type(n).__name__}")
+    if not -2 ** 31 <= n < 2 ** 31:         # a C int, read through a long long
+        raise TorchValueError("Overflow when unpacking long" + (" long" if not -2 ** 63 <= n < 2 ** 63 else ""))
+    if n <= 0:
+        raise TorchRuntimeError("set_num_threads expects a positive integer")
+    _num_threads[:] = [n]
 
 # ----------------------------------------------------------------------------- grad mode
 
@@ -458,7 +498,8 @@ def _install_random_methods(T):
                                lambda n, a, perm: _rng.bernoulli_scalar_values(gen, n, a.dtype, p))
 
     def bernoulli_method(self, p=None, *, generator=None):
-        return bernoulli(self, p, generator=generator)
+        # (the checked torch.bernoulli sees the arguments the script gave: no p is no p)
+        return bernoulli(self, generator=generator) if p is None else bernoulli(self, p, generator=generator)
 
     def exponential_(self, lambd=1.0, *, generator=None):
         gen = random._gen(generator)
@@ -852,7 +893,7 @@ def _install_methods():
 
     def binop(f):
         def method(self, other):
-            if not (type(other) is Tensor or isinstance(other, (_py_int, _py_float))):
+            if not (isinstance(other, Tensor) or isinstance(other, (_py_int, _py_float))):
                 return NotImplemented
             return f(self, other)
         return method
@@ -914,8 +955,7 @@ def _install_methods():
     T.view_as = lambda self, other: ops.view(self, other._data.shape)
     T.reshape_as = lambda self, other: ops.reshape(self, other._data.shape)
     T.where = lambda self, condition, other: ops.where(condition, self, other)
-    T.unbind = lambda self, dim=0: tuple(ops.select(self, dim, i)
-                                         for i in range(self._data.shape[_E._wrap_dim(dim, self._data.ndim)]))
+    T.unbind = lambda self, dim=0: tuple(ops.select(self, dim, i) for i in range(_unbind_count(self, dim)))
     T.zero_ = ops.zero_
     T.fill_ = ops.fill_
     T.t_ = ops.t_inplace
@@ -946,7 +986,7 @@ def _install_methods():
         run = inplace(f, name)
 
         def method(self, other):              # `x += 'a'`: Python's TypeError, as for `x + 'a'`
-            if not (type(other) is Tensor or isinstance(other, (_py_int, _py_float))):
+            if not (isinstance(other, Tensor) or isinstance(other, (_py_int, _py_float))):
                 return NotImplemented
             return run(self, other)
         return method

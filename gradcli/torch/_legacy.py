@@ -128,7 +128,7 @@ class _LegacyTensorType(type):
     isinstance checks the dtype."""
 
     def __instancecheck__(cls, obj):
-        return type(obj) is Tensor and obj.dtype is cls.dtype
+        return isinstance(obj, Tensor) and obj.dtype is cls.dtype
 
     def __call__(cls, *args, **kwargs):
         return legacy_new(cls.dtype, "new", *args, **kwargs)
@@ -166,7 +166,7 @@ def legacy_new(dtype, name, *args, device=None, _any_dtype=False, **kwargs):
         raise TorchTypeError(f"{name}() received an invalid combination of arguments - got ({got}), but expected "
                              "one of:\n" + _NEW_SIGNATURES.format(kw=", ".join(kwargs)))
     check_device(device)
-    if len(args) == 1 and type(args[0]) is Tensor:
+    if len(args) == 1 and isinstance(args[0], Tensor):
         t = args[0]
         if t.dtype is not dtype and not _any_dtype:
             raise TorchTypeError(f"expected {_options(dtype)} (got {_options(t.dtype)})")
@@ -191,7 +191,7 @@ def _size_list(args):
     """Sizes as separate arguments: a leading int, then ints, bools or 0-d integer tensors (PyTorch's
     parser reads the rest as it reads a list of ints)."""
     def integer(a):
-        return isinstance(a, builtins.int) or (type(a) is Tensor and a._data.ndim == 0 and a._data.dtype.kind in "iu")
+        return isinstance(a, builtins.int) or (isinstance(a, Tensor) and a._data.ndim == 0 and a._data.dtype.kind in "iu")
     return (isinstance(args[0], builtins.int) and not isinstance(args[0], builtins.bool)
             and builtins.all(integer(a) for a in args))
 
@@ -280,7 +280,7 @@ def to(self, *args, dtype=None, device=None, non_blocking=False, copy=False, mem
             dtype = a
         elif isinstance(a, (str, globals()["device"])):
             device = a
-        elif type(a) is Tensor:
+        elif isinstance(a, Tensor):
             dtype = a.dtype
     check_device(device)
     out = self if dtype is None else _ops.to_dtype(self, dtype)

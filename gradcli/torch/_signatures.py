@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..engine import DType, Size, Tensor
+from ..engine import DType, Size, Tensor, _make_grads
 from ..errors import (ScriptError, TorchAssertionError, TorchAttributeError, TorchOverflowError, TorchRuntimeError, TorchTypeError,
                       TorchValueError)
 
@@ -156,7 +156,7 @@ SIGNATURES = {
 # Tensor methods whose signature is not the function's minus `input` (or that have no function).
 METHOD_SIGNATURES = {
     # (torch.autograd's Python code reads these: its own errors, see Outputs)
-    "Tensor.backward": "Tensor self, Any gradient=None, Index? retain_graph=None, Index create_graph=False, "
+    "Tensor.backward": "Outputs self, Any gradient=None, Index? retain_graph=None, Index create_graph=False, "
                        "Any inputs=None",
     "Tensor.register_hook": "Tensor self, Any hook",
     "Tensor.requires_grad_": "Tensor self, bool requires_grad=True",
@@ -366,7 +366,7 @@ def _bind(public, params, args, kwargs, method):
                               + ", ".join(f'"{m}"' for m in missing))
     outputs = [p for p in params if p.types == ["Outputs"] and p.name in values]
     if outputs:
-        problem = _autograd_outputs(values[outputs[0].name], values)
+        problem = _autograd_outputs(values[outputs[0].name], values, public)
         if problem is not None:
             return problem
     for i, p in enumerate(params):
@@ -410,10 +410,12 @@ def _bind(public, params, args, kwargs, method):
 
 def _unconvertible_number(args, kwargs, parsed):
     """The int past a Scalar's range that an overload taking exactly these arguments (their count
-    and keywords) reaches, in order, at a parameter that takes a number; or None."""
+    and keywords, none it requires missing) reaches, in order, at a parameter that takes a number;
+    or None."""
     for params in parsed:
         positional = [p for p in params if not p.keyword_only]
-        if len(args) > len(positional) or not set(kwargs) <= {p.name for p in params}:
+        if len(args) > len(positional) or not set(kwargs) <= {p.name for p in params} or any(
+                p.required and p.name not in kwargs for p in positional[len(args):]):
             continue
         for v, p in zip(args, positional):
             if not any(_accepts(t, v) for t in p.types):
@@ -423,12 +425,16 @@ def _unconvertible_number(args, kwargs, parsed):
     return None
 
 
-def _autograd_outputs(outputs, values):
+def _autograd_outputs(outputs, values, call):
     """torch.autograd.backward/grad's own reading of the outputs and their gradients (Python code
-    that runs before the engine parses anything): tuple() of each, then zip of the two."""
-    grads = values.get("grad_tensors", values.get("grad_outputs"))
-    for v in (outputs, values.get("inputs") if "grad_outputs" in values or "inputs" in values else None, grads):
-        if (v is not None or v is outputs) and not isinstance(v, Tensor) and not hasattr(v, "__iter__"):
+    that runs before the engine parses anything): tuple() of each (an empty `inputs` refused
+    first), then zip of the two into _make_grads."""
+    grads = values.get("grad_tensors", values.get("grad_outputs", values.get("gradient")))
+    inputs = values.get("inputs")
+    for k, v in enumerate((outputs, inputs, grads)):
+        if k == 2 and inputs is not None and not isinstance(inputs, Tensor) and not tuple(inputs):
+            return TorchRuntimeError(f"`inputs` argument to `{call}()` cannot be empty.")
+        if (v is not None or k == 0) and not isinstance(v, Tensor) and not hasattr(v, "__iter__"):
             return TorchTypeError(f"'{_type_name(v)}' object is not iterable")
     outs = (outputs,) if isinstance(outputs, Tensor) else tuple(outputs)
     grads = (None,) * len(outs) if grads is None else (grads,) if isinstance(grads, Tensor) else tuple(grads)
@@ -437,10 +443,17 @@ def _autograd_outputs(outputs, values):
             return TorchAssertionError("Expected output to be a torch.Tensor")
         if grad is not None and not isinstance(grad, Tensor):
             return TorchTypeError(f"gradients can be either Tensors or None, but got {type(grad).__name__}")
+    if not values.get("is_grads_batched"):
+        try:                            # _make_grads: shapes, and implicit gradients of scalars only
+            _make_grads([o for o, _ in zip(outs, grads)], grads, False)
+        except TorchRuntimeError as e:
+            return e
     for flag in ("retain_graph", "create_graph"):     # the engine parses these as C ints before counting
         v = values.get(flag)
         if v is not None and not isinstance(v, (bool, int, np.integer)):
             return TorchTypeError(f"'{_type_name(v)}' object cannot be interpreted as an integer")
+        if isinstance(v, int) and not -_LONG <= v < _LONG:
+            return TorchOverflowError("Python int too large to convert to C long")
     if len(grads) != len(outs):
         return TorchRuntimeError(f"got {len(outs)} tensors and {len(grads)} gradients")
     return None
@@ -453,7 +466,7 @@ def _type_name(v):
     if isinstance(v, DType):
         return "torch.dtype"
     t = type(v)
-    return t.__name__ if t.__module__ in ("builtins", "gradcli.engine") else f"{t.__module__.split('.')[0]}.{t.__name__}"
+    return t.__name__ if isinstance(v, Tensor) or t.__module__ in ("builtins", "gradcli.engine") else f"{t.__module__.split('.')[0]}.{t.__name__}"
 
 
 _LONG = 2 ** 63

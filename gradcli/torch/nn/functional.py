@@ -1,7 +1,7 @@
 """`torch.nn.functional`: the functional forms of layers, activations and losses."""
 from ... import ops as _ops
 from ... import ops_nn as _nn
-from ...engine import STATE as _STATE
+from ...engine import STATE as _STATE, Tensor as _Tensor
 from ...errors import TorchValueError as _TorchValueError
 
 linear = _nn.linear
@@ -46,6 +46,10 @@ def _valid_reduction(reduction):
 
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    if not (isinstance(input, _Tensor) and isinstance(target, _Tensor)):
+        # PyTorch compares the operands' sizes before it reads size_average/reduce: the checked
+        # loss raises what that comparison raises
+        return _mse_loss(input, target, reduction=reduction)
     return _mse_loss(input, target, reduction=_legacy_reduction(size_average, reduce, reduction))
 
 

@@ -6,7 +6,7 @@ import itertools
 from collections import OrderedDict, namedtuple
 
 from ....engine import Tensor, STATE as _STATE
-from ..parameter import Parameter, is_parameter
+from ..parameter import Parameter
 
 __all__ = ["Module"]
 
@@ -137,7 +137,7 @@ class Module:
             raise KeyError(f"attribute '{name}' already exists")
         if param is None:
             self._parameters[name] = None
-        elif not is_parameter(param):
+        elif not isinstance(param, Parameter):
             raise TypeError(f"cannot assign '{_typename(param)}' object to parameter '{name}' "
                             "(torch.nn.Parameter or None required)")
         elif param.grad_fn is not None:
@@ -181,7 +181,7 @@ class Module:
         if not hasattr(mod, param_name):
             raise AttributeError(mod._get_name() + " has no attribute `" + param_name + "`")
         param = getattr(mod, param_name)
-        if not is_parameter(param):
+        if not isinstance(param, Parameter):
             raise AttributeError("`" + param_name + "` is not an nn.Parameter")
         return param
 
@@ -215,7 +215,7 @@ class Module:
                         d.discard(name)
 
         params = self.__dict__.get("_parameters")
-        if is_parameter(value):
+        if isinstance(value, Parameter):
             if params is None:
                 raise AttributeError("cannot assign parameters before Module.__init__() call")
             remove_from(self.__dict__, self._buffers, self._modules, self._non_persistent_buffers_set)
@@ -557,8 +557,8 @@ class Module:
                 try:
                     with torch.no_grad():
                         if assign:
-                            if is_parameter(param):
-                                if not is_parameter(input_param):
+                            if isinstance(param, Parameter):
+                                if not isinstance(input_param, Parameter):
                                     input_param = Parameter(input_param, requires_grad=param.requires_grad)
                                 else:
                                     input_param.requires_grad_(param.requires_grad)
