@@ -354,10 +354,12 @@ SNIPPETS = {
         g_loss.backward()
         print(g_loss, G_net[0].bias.grad)
     """,
+    # float64: PyTorch's float32 LSTM is oneDNN's kernel, whose last bits gradcli does not
+    # reproduce (see test_float32_lstm_gradients_are_not_pytorchs_last_bits)
     "lstm_carried_state_detached": """
-        lstm = sync(nn.LSTM(2, 3))
+        lstm = sync(nn.LSTM(2, 3).double())
         state = None
-        x = torch.tensor([[[0.5, -1.0]], [[1.5, 0.25]]])
+        x = torch.tensor([[[0.5, -1.0]], [[1.5, 0.25]]], dtype=torch.float64)
         for step in range(3):
             out, state = lstm(x, state)
             out.pow(2).mean().backward()
@@ -373,6 +375,23 @@ SNIPPETS = {
 @pytest.mark.parametrize("name", sorted(SNIPPETS))
 def test_module_snippet_prints_like_torch(name):
     same_output(SNIPPETS[name])
+
+
+@pytest.mark.xfail(strict=True, reason="float32 nn.LSTM is oneDNN's kernel in PyTorch; gradcli's gradients "
+                                      "agree to float32 rounding, not to the last bit (README: Not reproduced)")
+def test_float32_lstm_gradients_are_not_pytorchs_last_bits():
+    # seed 0 is one of the ~1 in 4 initialisations whose printed weight gradient differs
+    same_output("""
+        torch.manual_seed(0)
+        lstm = nn.LSTM(2, 3)
+        state = None
+        x = torch.tensor([[[0.5, -1.0]], [[1.5, 0.25]]])
+        for step in range(3):
+            out, state = lstm(x, state)
+            out.pow(2).mean().backward()
+            state = tuple(s.detach() for s in state)
+        print(out, state[0], lstm.weight_hh_l0.grad)
+    """)
 
 
 BACKWARD_HOOKS = """
