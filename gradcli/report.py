@@ -108,11 +108,38 @@ class ErrorInfo:
         self.why = why            # the cause in plain words
         self.fix = fix            # what to change
         self.frames = []          # [(line, function)] of the script's frames, outermost first
+        self.explanation = None   # explain.Why: the facts behind `why`, and the ranked fixes
+        self.trial = None         # fixes.Trial: how to try the fixes (once, when a view first asks)
+
+    def explained(self):
+        """The Why, with its mechanical fixes tried on copies of the script (the first time)."""
+        if self.explanation is not None and self.trial is not None:
+            from . import explain, fixes
+            trial, self.trial = self.trial, None
+            fixes.try_fixes(self.explanation, trial)
+            self.trial_done = trial
+            self.fix = explain.fix_text(self.explanation.fixes)
+        return self.explanation
 
     def as_json(self):
-        return {"type": self.type, "message": self.message, "line": self.line, "column": self.col,
-                "hint": self.hint, "cause": self.cause, "why": self.why, "fix": self.fix,
-                "frames": [{"line": line, "function": name} for line, name in self.frames]}
+        why = self.explained()
+        out = {"type": self.type, "message": self.message, "line": self.line, "column": self.col,
+               "hint": self.hint, "cause": self.cause, "why": self.why, "fix": self.fix,
+               "frames": [{"line": line, "function": name} for line, name in self.frames]}
+        if why is not None:
+            from dataclasses import asdict
+            facts = asdict(why)
+            out["fixes"] = [_fix_json(f) for f in facts.pop("fixes") if f["tried"] is False or f["works"]]
+            facts.pop("text")
+            out["facts"] = facts
+        return out
+
+
+def _fix_json(f):
+    edit = f["edit"]
+    return {"title": f["title"], "advice": f["advice"], "effect": f["effect"],
+            "edit": None if edit is None else edit["changes"], "tried": f["tried"],
+            "outcome": f["outcome"], "grads": f["grads"], "differs": f["differs"], "oracle": f["oracle"]}
 
 
 class Report:

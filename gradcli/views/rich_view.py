@@ -82,12 +82,12 @@ def error_panel(err):
     body = Text(err.message)
     if err.hint and err.type == "NameError":
         body.append("\n" + err.hint, style="yellow")
-    if err.why:
+    why = err.explained() if hasattr(err, "explained") else None
+    if why is not None:
+        body.append_text(why_text(why))
+    elif err.why:
         body.append("\n\nWhy: ", style="bold")
         body.append(err.why)
-    if err.fix:
-        body.append("\nFix: ", style="bold green")
-        body.append(err.fix)
     if err.type == "SyntaxError" and err.text is not None:
         caret = " " * max((err.col or 1) - 1, 0) + "^"
         body = Text(f"{err.text}\n{caret}\n", style="none") + body
@@ -105,6 +105,26 @@ def error_panel(err):
         if err.text and err.type != "SyntaxError":
             title += f": {err.text.strip()}"
     return Panel(body, title=Text(title), title_align="left", border_style="red", expand=False)
+
+
+_STYLES = {"why": "", "note": "dim", "fix": "green", "result": "dim green", "advice": "yellow"}
+
+
+def why_text(why):
+    """The explanation's lines (explain.lines) under "Why:" and "Fixes:"."""
+    from ..explain import lines
+    out = Text()
+    heads = {"why": "\n\nWhy: ", "fix": "\nFixes (each tried on a copy of the script):"}
+    for kind, text in lines(why):
+        if kind in heads:
+            out.append(heads.pop(kind), style="bold" if kind == "why" else "bold green")
+            heads.pop("why", None)
+        if kind == "advice" and "fix" in heads:
+            out.append("\nFixes:", style="bold green")
+            heads.pop("fix")
+        indent = "" if kind == "why" else "\n  " if kind in ("note", "fix", "advice") else "\n     "
+        out.append(indent + text, style=_STYLES[kind])
+    return out
 
 
 def leaves_line(leaves):
