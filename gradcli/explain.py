@@ -86,7 +86,11 @@ class _Ctx:
             if tb.tb_frame.f_code.co_filename == filename:
                 self.scope = {**tb.tb_frame.f_globals, **tb.tb_frame.f_locals}
             tb = tb.tb_next
-        self.stmt = statement_at(self.tree, info.line) if info.line else None
+        self.stmt = None
+        if info.line and self.sm is not None:
+            self.stmt = self.sm.statement(info.line, info.col - 1 if info.col else None)
+            if self.stmt is not None and self.stmt.lineno != info.line:
+                self.stmt = statement_at(self.tree, info.line)
 
     def text(self, st):
         return self.sm.text(st) if st is not None and self.sm is not None else None
@@ -157,6 +161,15 @@ def explain_error(info, exc, interp):
     info.fix = fix_text(why.fixes)
 
 
+def explain_exception(exc, interp, line, text):
+    """The Why of an error a script caught (the narrative explains those calls too)."""
+    from .report import ErrorInfo
+    info = ErrorInfo(type(exc).__name__, str(exc), line, None, text)
+    if getattr(interp, "filename", None) is None:
+        return None
+    return diagnose(_Ctx(info, exc, interp))
+
+
 def diagnose(ctx) -> Optional[Why]:
     exc, msg = ctx.exc, str(ctx.exc)
     if isinstance(exc, E.BackwardTwiceError):
@@ -209,7 +222,7 @@ def _freed(ctx):
         shared = [lp for lp in ctx.loops_around(by_line) if lp in ctx.loops_around(fail_line)]
         if shared and by_line >= fail_line:
             why.loop_line, why.previous_iteration = shared[-1].lineno, True
-    what = " and ".join(f"`{s}`" for s in slots) or "its saved tensors"
+    what = " and ".join(_slot_text(ctx, node, s) for s in slots) or "its saved tensors"
     freed = (f"{_ref(by_text, by_line)}" + (f" in the previous iteration of the loop on line {why.loop_line}"
                                               if why.previous_iteration else "")) if record else "an earlier backward"
     made = f"made by {_ref(text, line)}" + (f" in {module}" if module else "") + (f" ({var})" if var and var != text else "")
@@ -221,6 +234,10 @@ def _freed(ctx):
     else:
         why.text = (f"{who} reached {node.name()}, {made}. It needs its saved {what}, which {freed} freed "
                     "(a backward without retain_graph=True frees the saved tensors of every node it runs).")
+    constants = [s for s in slots if getattr(node.saved.get(s), "constant", None) is not None]
+    if constants:
+        why.notes.append(f"A Python number in `*` or `/` is saved as a tensor: that is why {_q(text) if text else 'it'} "
+                         "holds one.")
     boundary = _boundary(ctx, node, failing) if not reading else None
     if boundary is not None:
         b_line, b_text, b_var, _ = ctx.where(boundary.origin)
@@ -240,6 +257,20 @@ def _freed(ctx):
                          f"save{'s' * (innocent == 1)} nothing: not the problem.")
     why.fixes = _freed_fixes(ctx, why, node, record, failing, boundary)
     return why
+
+
+def _slot_text(ctx, node, slot):
+    """`other` (the constant 2, saved as a 0-d tensor) / `self` (x) / `result` (its own output)."""
+    s = node.saved.get(slot)
+    if slot == "fn":
+        return "`fn` (the node of the in-place operation it applies)"
+    if slot == "result" or getattr(s, "is_output", False):
+        return f"`{slot}` (its own output)"
+    if getattr(s, "constant", None) is not None:
+        return f"`{slot}` (the constant {s.constant!r}, saved as a 0-d tensor)"
+    from .tracing import saved_what
+    name = saved_what(node, slot, ctx.by_node, ctx.by_tensor).name
+    return f"`{slot}` ({name})" if name else f"`{slot}`"
 
 
 def _graph_path(root, target):
@@ -277,7 +308,7 @@ def _boundary(ctx, node, failing):
 
 def _live_roots(ctx, failing):
     """The engine node(s) the failing call started from, found by the call's statement."""
-    st = statement_at(ctx.tree, failing.line)
+    st = ctx.stmt if failing.line == ctx.info.line else statement_at(ctx.tree, failing.line)
     out = []
     for call in method_calls(st, "backward"):
         t = ctx.value(call.func.value)
@@ -444,7 +475,7 @@ def _leaf_tensors(node):
 def _retain_edit(ctx, record):
     if record is None:
         return None
-    st = statement_at(ctx.tree, getattr(record.origin, "line", None))
+    st = getattr(record.origin, "stmt", None)
     calls = method_calls(st, "backward") or call_named(st, "grad") or call_named(st, "backward")
     if not calls:
         return None
@@ -489,10 +520,9 @@ def _detach_at_use(ctx, record, boundary, var):
     users = []
     for ev in ctx.calls[:-1]:
         if ev.line == getattr(record.origin, "line", None):
-            users = [n.line for n in ev.executed if n.line]
-    for line in dict.fromkeys(users):
-        st = statement_at(ctx.tree, line)
-        if st is None or line == getattr(boundary.origin, "line", None):
+            users = [n.origin.stmt for n in ev.executed if n.origin is not None and n.origin.stmt is not None]
+    for st in dict.fromkeys(users):
+        if st is getattr(boundary.origin, "stmt", None):
             continue
         uses = [n for n in ast.walk(st) if isinstance(n, ast.Name) and n.id == var and isinstance(n.ctx, ast.Load)]
         if not uses:
@@ -543,6 +573,11 @@ def _version(ctx):
                 f"{s.saved_version}; {changer} then changed that tensor in place, so its version is now {s.version.v}"
                 + (f" ({times} in-place changes; the latest is named)" if times > 1 else "")
                 + ". Backward needs the old value, which is gone, so it refuses the tensor.")
+    m = re.search(r"which is output 0 of ([\w:]+)", str(exc))
+    if m:
+        why.notes.append(f"PyTorch's message says \"output 0 of {m.group(1)}\": " + (
+            "the node that made the saved output." if s.is_output else
+            "for a modified input it names the tensor's grad_fn now, the in-place operation itself."))
     mod = getattr(changed, "module", None)
     c_stmt = getattr(changed, "stmt", None)
     if c_stmt is not None and method_calls(c_stmt, "step") and _optimizers(ctx):
@@ -1156,7 +1191,8 @@ _BY_MESSAGE = [
 
 def lines(why):
     """The Why and its shown fixes as (kind, text) lines: kind is "why", "note", "fix", "result"
-    or "advice". Every view lays these out; none words them again."""
+    (what the tried fix gave), "advice" (untried) or "rejected" (the fixes that did not remove the
+    error when tried). Every view lays these out; none words them again."""
     out = [("why", why.text)]
     out += [("note", n) for n in why.notes]
     shown = [f for f in why.fixes if f.shown]
@@ -1176,7 +1212,7 @@ def lines(why):
             out.append(("advice", f"untried: {f.advice}" + (f": {f.effect}" if f.effect else ".")))
     failed = [f for f in why.fixes if f.tried and not f.works]
     if failed:
-        out.append(("note", f"Not shown: {len(failed)} fix{'es' * (len(failed) != 1)} that did not remove the error "
+        out.append(("rejected", f"Not shown: {len(failed)} fix{'es' * (len(failed) != 1)} that did not remove the error "
                             f"when tried ({'; '.join(f.advice + ' → ' + f.outcome for f in failed)})."))
     return out
 

@@ -107,7 +107,7 @@ def error_panel(err):
     return Panel(body, title=Text(title), title_align="left", border_style="red", expand=False)
 
 
-_STYLES = {"why": "", "note": "dim", "fix": "green", "result": "dim green", "advice": "yellow"}
+_STYLES = {"why": "", "note": "dim", "fix": "green", "result": "dim green", "advice": "yellow", "rejected": "dim"}
 
 
 def why_text(why):
@@ -122,7 +122,7 @@ def why_text(why):
         if kind == "advice" and "fix" in heads:
             out.append("\nFixes:", style="bold green")
             heads.pop("fix")
-        indent = "" if kind == "why" else "\n  " if kind in ("note", "fix", "advice") else "\n     "
+        indent = "" if kind == "why" else "\n     " if kind == "result" else "\n  "
         out.append(indent + text, style=_STYLES[kind])
     return out
 
