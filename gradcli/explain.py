@@ -1220,3 +1220,9 @@ def lines(why):
 def _one_line(text, limit=60):
     text = "None" if text is None else " ".join(text.split())
     return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def text_lines(why):
+    """The same lines as plain text, labelled (for `gradcli test` failures and other plain output)."""
+    label = {"why": "Why: ", "note": "  ", "fix": "Fix ", "result": "    ", "advice": "Advice, ", "rejected": "  "}
+    return [label[k] + t for k, t in lines(why)]

@@ -290,3 +290,27 @@ def fixed_script(why, trial, n):
     if not 1 <= n <= len(shown):
         return None
     return apply(trial.source, O.source_map(trial.filename).tree, shown[n - 1].edit)
+
+
+def confirm_with_torch(why, trial):
+    """Run each fix that worked under real PyTorch too (the oracle), and note what it said:
+    the error gone, and the same leaf gradients and prints as gradcli's fixed run."""
+    from . import oracle
+    from . import origin as O
+    tree = O.source_map(trial.filename).tree
+    for i, fix in enumerate(why.fixes, 1):
+        if not (fix.tried and fix.works):
+            continue
+        text = apply(trial.source, tree, fix.edit)
+        report, _, _ = run_fixed(trial, text, f"fix {i}")
+        try:
+            torch_facts = oracle.run_torch(text, f"{trial.filename} [fix {i}, torch]")
+        except Exception as e:                  # the oracle itself failed: say so, claim nothing
+            fix.oracle = f"PyTorch could not run it ({type(e).__name__}: {e})"
+            continue
+        err = torch_facts["error"]
+        if err is not None:
+            fix.oracle = f"PyTorch still raises {err['type']}: {_short(err['message'])}"
+            continue
+        diffs = oracle.differences(torch_facts, oracle.gradcli_facts(report))
+        fix.oracle = "PyTorch agrees: runs to its end" + ("" if not diffs else f", but differs: {_short(diffs[0])}")

@@ -382,6 +382,10 @@ def _error_finding(exc, trace, line, text):
     if why is None:
         message = getattr(exc, "message", None) or str(exc)
         return Finding("error", f"{getattr(exc, 'pytype', type(exc).__name__)}: {message}")
+    return _finding_of(why)
+
+
+def _finding_of(why):
     import dataclasses
     from .explain import lines as why_lines
     facts = dataclasses.asdict(why)
@@ -543,7 +547,7 @@ def layout(entries):
 
 
 def run_and_explain(source, name, values=None, *, strict=False, timeout=None, max_elements=None, max_memory=None,
-                    mode="rich", width=None, show_run=False):
+                    mode="rich", width=None, show_run=False, fix=None, output=None, oracle=None):
     """`gradcli explain` (and `run --explain`, show_run=True: first what `run` shows): run the
     script, print its narrative in mode "rich", "plain" or "json", return the exit status
     (0 ok, 1 the script raised, 2 it could not be parsed). Typer-free, for run's fast path."""
@@ -555,6 +559,13 @@ def run_and_explain(source, name, values=None, *, strict=False, timeout=None, ma
     if report.parse_failed:
         show(report, "plain" if mode == "plain" else "rich", name)
         return exit_status(report)
+    why = report.error.explained() if report.error is not None else None
+    if oracle == "torch" and why is not None and getattr(report.error, "trial_done", None) is not None:
+        from .fixes import confirm_with_torch
+        confirm_with_torch(why, report.error.trial_done)
+        _refresh(narr)
+    if fix is not None:
+        return _write_fix(report, why, fix, output)
     if show_run:
         show(report, mode, name)
         sys.stdout.flush()
@@ -575,6 +586,43 @@ def run_and_explain(source, name, values=None, *, strict=False, timeout=None, ma
     else:
         console(width=width).print(render_rich(narr))
     return exit_status(report)
+
+
+def _refresh(narr):
+    """Rebuild the error's finding after the fixes learnt more (the oracle's word)."""
+    for c in narr.calls:
+        c.findings = [_error_finding_again(f) for f in c.findings]
+    if narr.error_finding is not None:
+        narr.error_finding = _error_finding_again(narr.error_finding)
+
+
+def _error_finding_again(f):
+    if f.why is None:
+        return f
+    g = _finding_of(f.why)
+    g.facts = f.facts
+    return g
+
+
+def _write_fix(report, why, n, output):
+    """`--fix N [-o PATH]`: the script with the N-th working fix applied; exit 0 when written."""
+    import sys
+    from .fixes import fixed_script
+    trial = getattr(report.error, "trial_done", None) if report.error is not None else None
+    text = fixed_script(why, trial, n) if why is not None and trial is not None else None
+    if text is None:
+        count = sum(1 for f in why.fixes if f.shown and f.edit is not None) if why is not None and trial else 0
+        sys.stderr.write(f"gradcli: --fix {n}: " + ("the script raised no error it can fix" if why is None else
+                                                    f"there {'is' if count == 1 else 'are'} {count} tried fix"
+                                                    f"{'es' * (count != 1)} that worked") + "\n")
+        return 2
+    if output is None:
+        sys.stdout.write(text)
+    else:
+        from .atomic import write_atomic
+        write_atomic(output, text)
+        sys.stderr.write(f"gradcli: wrote {output} (fix {n})\n")
+    return 0
 
 
 def explain_source(source, filename="<script>", **kwargs):
