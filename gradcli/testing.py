@@ -522,7 +522,7 @@ def _judge(script, options, result):
         return
 
     plain_text = plain_output(report, name)
-    json_obj = json_output(report)
+    json_obj = json_output(report) if os.path.exists(json_path) or options.update else None   # (it tries fixes)
     if options.update and not never:
         targets = [p for p in (out_path, json_path) if os.path.exists(p)]
         if not targets and script.explicit:
