@@ -60,6 +60,9 @@ FAMILIES = {
     "numpy_requires_grad": "numpy() on a tensor that requires grad",
     "integer_requires_grad": "requires_grad on an integer tensor",
     "grad_is_none": "an operation on .grad while it is still None",
+    # surprises: no error, but not what it seems
+    "nonleaf_grad": ".grad of a non-leaf tensor is None (with PyTorch's warning)",
+    "accumulated": "gradients accumulating across a loop's steps without zero_grad()",
 }
 
 # ----------------------------------------------------------------------------- context
@@ -1226,3 +1229,116 @@ def text_lines(why):
     """The same lines as plain text, labelled (for `gradcli test` failures and other plain output)."""
     label = {"why": "Why: ", "note": "  ", "fix": "Fix ", "result": "    ", "advice": "Advice, ", "rejected": "  "}
     return [label[k] + t for k, t in lines(why)]
+
+# ----------------------------------------------------------------------------- silent surprises
+
+NONLEAF_WARNING = "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed"
+
+
+def surprises(report):
+    """What ran without an error but is not what it seems: a Why for each (tried fixes, once)."""
+    if report.noted is None:
+        report.noted = _surprises(report)
+        from .fixes import try_fixes
+        for why in report.noted:
+            if report.trial is not None:
+                try_fixes(why, report.trial, goal=lambda r, w=why: not any(
+                    (s.family, s.variable) == (w.family, w.variable) for s in _surprises(r)))
+    return report.noted
+
+
+def _surprises(report):
+    sm = O.source_map(report.filename)
+    if sm is None or report.parse_failed:
+        return []
+    view = _View(sm)
+    out = [w for item in report.items if item[0] == "warn" and item[2].startswith(NONLEAF_WARNING)
+           for w in [_nonleaf_grad(view, report, item[1])] if w is not None]
+    return out + _accumulated(view, report)
+
+
+class _View:
+    """What a surprise reads after the run: the script's tree and its statements' text."""
+
+    def __init__(self, sm):
+        self.sm, self.tree = sm, sm.tree
+
+    def text(self, st):
+        return self.sm.text(st) if st is not None else None
+
+    definition = _Ctx.definition
+    loops_around = _Ctx.loops_around
+
+
+def _nonleaf_grad(view, report, line):
+    st = statement_at(view.tree, line)
+    attrs = [n for n in ast.walk(st) if isinstance(n, ast.Attribute) and n.attr == "grad"
+             and isinstance(n.value, ast.Name)] if st is not None else []
+    if not attrs:
+        return None
+    name = attrs[0].value.id
+    d = view.definition(name, line)
+    node = (report.tensors.get(name) or {}).get("grad_fn")
+    why = Why("nonleaf_grad", "", node=node, line=getattr(d, "lineno", None), expression=view.text(d), variable=name,
+              by_line=line, by_text=view.text(st))
+    why.text = (f"`{name}.grad` is None on line {line}: `{name}` is not a leaf"
+                + (f" — {_ref(why.expression, why.line)} made it" + (f" ({node})" if node else "") if d else "")
+                + " — and backward stores .grad only in leaves (tensors made with requires_grad=True, not computed "
+                  f"from others). The gradient passed through `{name}` on its way to the leaves.")
+    fixes = []
+    if d is not None:
+        stmt = ast.parse(f"{name}.retain_grad()").body[0]
+        e = replace_in(view, d, None, wrap=lambda stmts: stmts + [stmt])
+        fixes.append(Fix("keep the gradient of the non-leaf", f"add `{name}.retain_grad()` after line {d.lineno}", e,
+                         effect=f"`{name}.grad` holds its gradient after each backward (one more tensor per backward)."))
+    why.fixes = fixes
+    return why
+
+
+def _accumulated(view, report):
+    """Leaves whose .grad a loop's backward kept adding to while the same loop stepped with it."""
+    last, runs = {}, {}                     # leaf -> its last .grad; (line, leaf) -> calls that added to it
+    for ev in report.events:
+        for u in ev.updates:
+            before = u._before
+            prev = last.get(u.name)
+            if before is not None and prev is not None and before.shape == prev.shape and (before == prev).all() \
+                    and before.any():
+                runs.setdefault((ev.line, ev.text), []).append(u.name)
+            last[u.name] = u._after
+    out = []
+    for (line, text), names in runs.items():
+        loops = view.loops_around(line) if line else []
+        steps = [c for c in method_calls(loops[-1], "step")] if loops else []
+        manual = [n for n in ast.walk(loops[-1]) if isinstance(n, ast.AugAssign)
+                  and any(isinstance(a, ast.Attribute) and a.attr == "grad" for a in ast.walk(n.value))] if loops else []
+        if not (steps or manual):
+            continue                        # adding up on purpose (micro-batches): nothing steps in between
+        leaves = sorted(set(names))
+        calls = len(names) // len(leaves) + 1
+        loop = loops[-1]
+        stepper = steps[0] if steps else manual[0]
+        why = Why("accumulated", "", line=line, expression=text, variable=leaves[0], by_line=stepper.lineno,
+                  by_text=view.text(statement_at(view.tree, stepper.lineno)), loop_line=loop.lineno, leaves=leaves)
+        why.text = (f"{_names_of(['.'.join([n, 'grad']) for n in leaves])} summed the gradients of {calls} calls of "
+                    f"`{text}` (line {line}) in the loop on line {loop.lineno}: nothing set them to zero or None in "
+                    f"between, while the loop steps with them ({_ref(why.by_text, why.by_line)}). Each step uses the "
+                    "sum of every gradient so far, not this iteration's.")
+        why.fixes = _zero_grad_fixes(view, statement_at(view.tree, line), steps, leaves)
+        out.append(why)
+    return out
+
+
+def _zero_grad_fixes(view, backward, steps, leaves):
+    if backward is None:
+        return []
+    if steps and isinstance(steps[0].func.value, ast.Name):
+        owner = steps[0].func.value.id
+    else:
+        owner = leaves[0].split(".")[0] if "." in leaves[0] else None
+    call = f"{owner}.zero_grad()" if owner else "; ".join(f"{n}.grad = None" for n in leaves)
+    new = ast.parse(call).body
+    e = replace_in(view, backward, None, wrap=lambda stmts: new + stmts)
+    return [Fix("zero the gradients each iteration", f"`{call}` before `{view.text(backward)}` (line {backward.lineno})",
+                e, effect="each step uses this iteration's gradient only; if summing over iterations was meant "
+                          "(accumulating micro-batches), keep the script and step only every few iterations.")]

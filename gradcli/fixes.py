@@ -213,14 +213,15 @@ class Trial:
     max_memory: Optional[int]
 
 
-def attach(info, source, filename, values, strict, timeout, max_elements, max_memory):
-    """Remember how to try the fixes of an explained error (tried when a view first asks)."""
-    if getattr(info, "explanation", None) is not None:
-        info.trial = Trial(source, filename, values, strict, timeout, max_elements, max_memory)
+def trial_of(fields):
+    """A Trial from the fields the executor keeps on a report (a tuple, so that a run that never
+    needs a fix imports nothing for it)."""
+    return Trial(*fields) if fields is not None and not isinstance(fields, Trial) else fields
 
 
-def run_fixed(trial, text, tag):
-    """Run `text` as the script would run: (Report, {leaf: grad text}, Session)."""
+def run_fixed(trial, text, tag, goal=None):
+    """Run `text` as the script would run: (Report, {leaf: grad text}, whether it reached the goal:
+    by default, running to its end)."""
     from . import origin as O
     from .executor import Recorder, Session
     from .report import Report
@@ -230,7 +231,7 @@ def run_fixed(trial, text, tag):
     try:
         session.run(text, report, timeout=trial.timeout or TRIAL_TIMEOUT, max_elements=trial.max_elements,
                     max_memory=trial.max_memory)
-        return report, leaf_grads(session), session
+        return report, leaf_grads(session), report.error is None and (goal is None or goal(report))
     finally:
         O._SOURCES.pop(name, None)
 
@@ -252,8 +253,10 @@ def leaf_grads(session):
             for k, g in out.items()}
 
 
-def try_fixes(why, trial):
-    """Run each mechanical fix on a copy of the script; keep what happened."""
+def try_fixes(why, trial, goal=None):
+    """Run each mechanical fix on a copy of the script; keep what happened. A fix works when the
+    copy runs to its end (and reaches `goal(report)`, for a surprise: it is gone)."""
+    trial = trial_of(trial)
     from . import origin as O
     sm = O.source_map(trial.filename)
     tree = sm.tree if sm is not None else None
@@ -264,15 +267,15 @@ def try_fixes(why, trial):
             continue
         try:
             text = apply(trial.source, tree, fix.edit)
-            report, grads, _ = run_fixed(trial, text, f"fix {i}")
+            report, grads, works = run_fixed(trial, text, f"fix {i}", goal)
         except (SyntaxError, ValueError, RecursionError):
             continue                       # the edit itself could not be made: the fix stays untried advice
         fix.tried = True
         fix.grads = grads
         err = report.error
-        fix.works = err is None
-        fix.outcome = "runs to its end" if err is None else f"{err.type}: {_short(err.message)}" + (
-            f" (line {err.line})" if err.line else "")
+        fix.works = works
+        fix.outcome = ("runs to its end" + ("" if works else f", but {why.family.replace('_', ' ')} remains")
+                       if err is None else f"{err.type}: {_short(err.message)}" + (f" (line {err.line})" if err.line else ""))
     shown = [f for f in why.fixes if f.tried and f.works]
     for f in shown:
         f.differs = sorted(k for k in f.grads if len({g.grads.get(k) for g in shown}) > 1)
@@ -286,6 +289,7 @@ def _short(message, limit=90):
 def fixed_script(why, trial, n):
     """The script with the n-th shown fix applied (1-based)."""
     from . import origin as O
+    trial = trial_of(trial)
     shown = [f for f in why.fixes if f.shown and f.edit is not None]
     if not 1 <= n <= len(shown):
         return None
@@ -297,12 +301,13 @@ def confirm_with_torch(why, trial):
     the error gone, and the same leaf gradients and prints as gradcli's fixed run."""
     from . import oracle
     from . import origin as O
+    trial = trial_of(trial)
     tree = O.source_map(trial.filename).tree
     for i, fix in enumerate(why.fixes, 1):
         if not (fix.tried and fix.works):
             continue
         text = apply(trial.source, tree, fix.edit)
-        report, _, _ = run_fixed(trial, text, f"fix {i}")
+        report, _, _ = run_fixed(trial, text, f"fix {i}")  # (gradcli's own facts of the fixed script)
         try:
             torch_facts = oracle.run_torch(text, f"{trial.filename} [fix {i}, torch]")
         except Exception as e:                  # the oracle itself failed: say so, claim nothing

@@ -114,9 +114,10 @@ class Narrative:
     error: Any = None                              # the report's ErrorInfo
     error_finding: Optional[Finding] = None        # an error outside any call
     parse_failed: bool = False
+    surprises: list = field(default_factory=list)  # Finding "surprise": no error, but not what it seems
 
     def findings(self, kind=None):
-        out = [f for c in self.calls for f in c.findings]
+        out = [f for c in self.calls for f in c.findings] + self.surprises
         if self.error_finding is not None:
             out.append(self.error_finding)
         return [f for f in out if kind is None or f.kind == kind]
@@ -194,6 +195,7 @@ def build(trace) -> Narrative:
         story = _story(call, trace.calls[:i], ran_by, by_record, trace)
         narr.calls.append(story)
         ran_by.append(set(call.executed))
+    narr.surprises = [_finding_of(w) for w in report.surprises()]
     exc = trace.exception
     failing_calls = [c for c in trace.calls if c.failed and c.error is exc]
     if exc is not None and not failing_calls:
@@ -390,8 +392,8 @@ def _finding_of(why):
     from .explain import lines as why_lines
     facts = dataclasses.asdict(why)
     facts.pop("fixes")
-    kind = {"freed": "freed", "version": "inplace", "optimizer_step": "inplace",
-            "inplace_activation": "inplace"}.get(why.family, "error")
+    kind = {"freed": "freed", "version": "inplace", "optimizer_step": "inplace", "inplace_activation": "inplace",
+            "nonleaf_grad": "surprise", "accumulated": "surprise"}.get(why.family, "error")
     body, fixes = [], []
     for k, t in why_lines(why):
         if k in ("why", "note"):
@@ -479,6 +481,10 @@ def lines(narr: Narrative):
             add(2, "updated: no leaf", "dim")
         for f in c.findings:
             _finding_lines(f, add)
+    for f in narr.surprises:
+        add(0, "")
+        add(0, f"note (line {f.why.by_line if f.why.family == 'nonleaf_grad' else f.why.line})", "bold yellow")
+        _finding_lines(f, add)
     if narr.error_finding is not None:
         add(0, "")
         add(0, f"error (line {narr.error.line if narr.error else '?'})", "bold red")
@@ -491,7 +497,8 @@ def lines(narr: Narrative):
 
 def _finding_lines(f, add):
     title = {"freed": "Why it failed", "inplace": "Why it failed", "worked": "Why it worked",
-             "partial": "Leaves updated before the failure", "error": "Error"}[f.kind]
+             "partial": "Leaves updated before the failure", "error": "Why it failed",
+             "surprise": "Not what it seems"}[f.kind]
     add(2, f"{title}:", "bold")
     add(4, f.text)
     if f.fixes:
@@ -560,9 +567,9 @@ def run_and_explain(source, name, values=None, *, strict=False, timeout=None, ma
         show(report, "plain" if mode == "plain" else "rich", name)
         return exit_status(report)
     why = report.error.explained() if report.error is not None else None
-    if oracle == "torch" and why is not None and getattr(report.error, "trial_done", None) is not None:
+    if oracle == "torch" and why is not None and report.trial is not None:
         from .fixes import confirm_with_torch
-        confirm_with_torch(why, report.error.trial_done)
+        confirm_with_torch(why, report.trial)
         _refresh(narr)
     if fix is not None:
         return _write_fix(report, why, fix, output)
@@ -592,6 +599,7 @@ def _refresh(narr):
     """Rebuild the error's finding after the fixes learnt more (the oracle's word)."""
     for c in narr.calls:
         c.findings = [_error_finding_again(f) for f in c.findings]
+    narr.surprises = [_error_finding_again(f) for f in narr.surprises]
     if narr.error_finding is not None:
         narr.error_finding = _error_finding_again(narr.error_finding)
 
@@ -608,7 +616,7 @@ def _write_fix(report, why, n, output):
     """`--fix N [-o PATH]`: the script with the N-th working fix applied; exit 0 when written."""
     import sys
     from .fixes import fixed_script
-    trial = getattr(report.error, "trial_done", None) if report.error is not None else None
+    trial = report.trial
     text = fixed_script(why, trial, n) if why is not None and trial is not None else None
     if text is None:
         count = sum(1 for f in why.fixes if f.shown and f.edit is not None) if why is not None and trial else 0

@@ -110,11 +110,11 @@ def error_panel(err):
 _STYLES = {"why": "", "note": "dim", "fix": "green", "result": "dim green", "advice": "yellow", "rejected": "dim"}
 
 
-def why_text(why):
+def why_text(why, first="\n\nWhy: "):
     """The explanation's lines (explain.lines) under "Why:" and "Fixes:"."""
     from ..explain import lines
     out = Text()
-    heads = {"why": "\n\nWhy: ", "fix": "\nFixes (each tried on a copy of the script):"}
+    heads = {"why": first, "fix": "\nFixes (each tried on a copy of the script):"}
     for kind, text in lines(why):
         if kind in heads:
             out.append(heads.pop(kind), style="bold" if kind == "why" else "bold green")
@@ -149,5 +149,13 @@ def render(report, console: Console):
         elif kind == "graph":
             from ..graphview import tree
             console.print(tree(item[2]))
+    for why in report.surprises():
+        console.print(surprise_panel(why))
     if report.error is not None:
         console.print(error_panel(report.error))
+
+
+def surprise_panel(why):
+    """No error, but not what it seems (explain.surprises): the same Why and tried fixes."""
+    title = Text(f"Note ─ line {why.by_line if why.family == 'nonleaf_grad' else why.line}")
+    return Panel(why_text(why, first="Why: "), title=title, title_align="left", border_style="yellow", expand=False)
