@@ -114,13 +114,13 @@ def why_text(why, first="\n\nWhy: "):
     """The explanation's lines (explain.lines) under "Why:" and "Fixes:"."""
     from ..explain import lines
     out = Text()
-    heads = {"why": first, "fix": "\nFixes (each tried on a copy of the script):"}
+    heads = {"why": first, "fix": "\nFix: (most likely meant first; each tried on a copy of the script)"}
     for kind, text in lines(why):
         if kind in heads:
             out.append(heads.pop(kind), style="bold" if kind == "why" else "bold green")
             heads.pop("why", None)
         if kind == "advice" and "fix" in heads:
-            out.append("\nFixes:", style="bold green")
+            out.append("\nFix:", style="bold green")
             heads.pop("fix")
         indent = "" if kind == "why" else "\n     " if kind == "result" else "\n  "
         out.append(indent + text, style=_STYLES[kind])
