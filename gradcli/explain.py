@@ -63,6 +63,7 @@ FAMILIES = {
     # surprises: no error, but not what it seems
     "nonleaf_grad": ".grad of a non-leaf tensor is None (with PyTorch's warning)",
     "accumulated": "gradients accumulating across a loop's steps without zero_grad()",
+    "data_inplace": "an in-place change through .data of a tensor a node saved (no version bump, no error)",
 }
 
 # ----------------------------------------------------------------------------- context
@@ -1235,6 +1236,11 @@ def text_lines(why):
 NONLEAF_WARNING = "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed"
 
 
+def shown_line(why):
+    """The line a surprise is shown at: where it happens (the read, the change, the backward)."""
+    return why.by_line if why.family in ("nonleaf_grad", "data_inplace") else why.line
+
+
 def surprises(report):
     """What ran without an error but is not what it seems: a Why for each (tried fixes, once)."""
     if report.noted is None:
@@ -1254,7 +1260,7 @@ def _surprises(report):
     view = _View(sm)
     out = [w for item in report.items if item[0] == "warn" and item[2].startswith(NONLEAF_WARNING)
            for w in [_nonleaf_grad(view, report, item[1])] if w is not None]
-    return out + _accumulated(view, report)
+    return out + _accumulated(view, report) + _data_changes(view, report)
 
 
 class _View:
@@ -1342,3 +1348,51 @@ def _zero_grad_fixes(view, backward, steps, leaves):
     return [Fix("zero the gradients each iteration", f"`{call}` before `{view.text(backward)}` (line {backward.lineno})",
                 e, effect="each step uses this iteration's gradient only; if summing over iterations was meant "
                           "(accumulating micro-batches), keep the script and step only every few iterations.")]
+
+
+def _data_target(st):
+    """`x` of `x.data.mul_(2)`, `x.data *= 2`, `x.data[0] = 1`: a change through .data."""
+    if isinstance(st, ast.AugAssign):
+        t = st.target
+    elif isinstance(st, ast.Assign) and isinstance(st.targets[0], ast.Subscript):
+        t = st.targets[0]
+    elif isinstance(st, ast.Expr) and isinstance(st.value, ast.Call) and isinstance(st.value.func, ast.Attribute) \
+            and st.value.func.attr.endswith("_") and not st.value.func.attr.startswith("_"):
+        t = st.value.func.value
+    else:
+        return None
+    while isinstance(t, ast.Subscript):
+        t = t.value
+    if isinstance(t, ast.Attribute) and t.attr == "data" and isinstance(t.value, ast.Name):
+        return t.value.id
+    return None
+
+
+def _data_changes(view, report):
+    """A tensor changed in place through `.data` after a node saved it, and a backward then ran that
+    node: `.data` has its own version counter, so PyTorch raises nothing and the gradient is
+    computed from the changed value."""
+    out = []
+    for st in ast.walk(view.tree):
+        name = _data_target(st) if isinstance(st, ast.stmt) else None
+        if name is None:
+            continue
+        users = [n for ev in report.events for n in ev.executed if n.saved and n.origin is not None
+                 and n.origin.stmt is not None and n.origin.line < st.lineno
+                 and any(isinstance(m, ast.Name) and m.id == name for m in ast.walk(n.origin.stmt))]
+        later = [ev for ev in report.events if ev.line and ev.line > st.lineno]
+        if not users or not later:
+            continue
+        node = users[0]
+        why = Why("data_inplace", "", node=node.grad_fn, line=node.line, expression=node.text, variable=name,
+                  saved=list(node.saved), by_line=st.lineno, by_text=view.text(st))
+        why.text = (f"{_ref(why.by_text, st.lineno)} changes `{name}` in place through `.data`, after "
+                    f"{node.grad_fn} ({_ref(node.text, node.line)}) saved it, and {_ref(later[0].text, later[0].line)} "
+                    f"then ran that node. `.data` shares the storage but not the version counter, so no error is "
+                    f"raised: the gradient is computed from the changed value, silently.")
+        why.fixes = [Fix("change it where autograd sees it", f"make the change after the backward, or write "
+                         f"`with torch.no_grad(): {ast.unparse(st).replace('.data', '', 1)}` so that the version "
+                         "counter moves and a conflict raises", None,
+                         effect="a backward that needs the old value fails loudly instead of giving a wrong gradient.")]
+        out.append(why)
+    return out

@@ -393,7 +393,7 @@ def _finding_of(why):
     facts = dataclasses.asdict(why)
     facts.pop("fixes")
     kind = {"freed": "freed", "version": "inplace", "optimizer_step": "inplace", "inplace_activation": "inplace",
-            "nonleaf_grad": "surprise", "accumulated": "surprise"}.get(why.family, "error")
+            "nonleaf_grad": "surprise", "accumulated": "surprise", "data_inplace": "surprise"}.get(why.family, "error")
     body, fixes = [], []
     for k, t in why_lines(why):
         if k in ("why", "note"):
@@ -440,7 +440,7 @@ def lines(narr: Narrative):
         outcome = f"FAILED ({c.error_type})" if c.failed else "ok"
         add(0, "")
         add(0, f"{c.kind} {c.index} of {total}: {c.title}  (line {c.line}) — {outcome}; {mode}", "bold")
-        for s in c.steps:
+        for s, repeats in _folded(c.steps):
             if s.leaf:
                 u = s.update
                 if u is None:
@@ -449,8 +449,9 @@ def lines(narr: Narrative):
                     add(2, f"{s.order}. {s.name}.grad: {u.before or 'None'} → {u.after}  (added {u.delta})", "green")
                 continue
             where = " · ".join(x for x in (s.name, f"line {s.line}: {s.text}" if s.line else None) if x)
-            add(2, f"{s.order}. {s.grad_fn} #{s.seq}" + (f"  {where}" if where else ""),
-                "bold red" if s.failed else "bold")
+            head = (f"{s.order}. {s.grad_fn} #{s.seq}" if not repeats else
+                    f"{s.order}. {len(repeats) + 1} × {s.grad_fn} #{s.seq}, " + ", ".join(f"#{r.seq}" for r in repeats))
+            add(2, head + (f"  {where}" if where else ""), "bold red" if s.failed else "bold")
             if not s.holds_tensors:
                 attrs = _attrs_text(s.attrs)
                 add(6, "saves no tensors" + (f" (only {attrs})" if attrs else "") + ": nothing to need or free", "dim")
@@ -483,7 +484,8 @@ def lines(narr: Narrative):
             _finding_lines(f, add)
     for f in narr.surprises:
         add(0, "")
-        add(0, f"note (line {f.why.by_line if f.why.family == 'nonleaf_grad' else f.why.line})", "bold yellow")
+        from .explain import shown_line
+        add(0, f"note (line {shown_line(f.why)})", "bold yellow")
         _finding_lines(f, add)
     if narr.error_finding is not None:
         add(0, "")
@@ -492,6 +494,28 @@ def lines(narr: Narrative):
     elif narr.error is not None and not any(c.failed for c in narr.calls):
         add(0, "")
         add(0, f"{narr.error.type} (line {narr.error.line}): {narr.error.message}", "bold red")
+    return out
+
+
+def _fold_key(s):
+    """Steps a loop repeats: the same node class, statement and saved-tensor states."""
+    return (s.grad_fn, s.line, s.text, s.name, tuple((n.slot, n.state, n.freed_now, n.kept) for n in s.needs),
+            tuple(s.attrs.items()) if all(isinstance(v, (int, float, str, bool, tuple)) for v in s.attrs.values()) else id(s),
+            tuple(s.earlier))
+
+
+def _folded(steps):
+    """(step, [the later steps folded into it]) in order: a loop's repeated nodes once, with a count."""
+    out, first = [], {}
+    for s in steps:
+        key = None if s.leaf or s.failed else _fold_key(s)
+        if key is not None and key in first:
+            first[key][1].append(s)
+            continue
+        entry = (s, [])
+        if key is not None:
+            first[key] = entry
+        out.append(entry)
     return out
 
 

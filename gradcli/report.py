@@ -160,7 +160,8 @@ class Report:
         """Cheap: could explain.surprises find something (a non-leaf .grad read, a leaf's .grad
         added to by a later call)? Views ask before importing the explainer."""
         return any(i[0] == "warn" and i[2].startswith("The .grad attribute of a Tensor that is not a leaf")
-                   or i[0] == "call" and any(u._before is not None for u in i[1].updates) for i in self.items)
+                   or i[0] == "call" and any(u._before is not None for u in i[1].updates) for i in self.items) \
+            or ".data" in self.source
 
     def surprises(self):
         if not self.may_surprise():

@@ -33,6 +33,17 @@ def _join(parts, sep):
     return out
 
 
+def _folded(nodes):
+    """[(node, count)]: a loop's repeated nodes (same class, line and module) once, in first-run order."""
+    counts, first = {}, []
+    for n in nodes:
+        key = (n.grad_fn, n.line, n.name, getattr(n, "module", None))
+        if key not in counts:
+            first.append((key, n))
+        counts[key] = counts.get(key, 0) + 1
+    return [(n, counts[key]) for key, n in first]
+
+
 def call_block(ev):
     """A backward/grad call: the nodes it ran, the grads it changed, the buffers it freed."""
     head = Text("  ▸ ", style="bold magenta")
@@ -42,9 +53,10 @@ def call_block(ev):
     if ev.retain_graph:
         head.append("   (retain_graph: nothing freed)", style="green")
     rows = []
-    ran = [n for n in ev.executed if n.grad_fn != "AccumulateGrad"]
+    ran = _folded([n for n in ev.executed if n.grad_fn != "AccumulateGrad"])
     if ran:
-        rows.append(("ran", _join([_node(n) for n in ran], " → ")))
+        rows.append(("ran", _join([_node(n) if k == 1 else Text(f"{k} × ").append_text(_node(n)) for n, k in ran],
+                                  " → ")))
     if ev.updates:
         parts = []
         for u in ev.updates:
@@ -157,5 +169,6 @@ def render(report, console: Console):
 
 def surprise_panel(why):
     """No error, but not what it seems (explain.surprises): the same Why and tried fixes."""
-    title = Text(f"Note ─ line {why.by_line if why.family == 'nonleaf_grad' else why.line}")
+    from ..explain import shown_line
+    title = Text(f"Note ─ line {shown_line(why)}")
     return Panel(why_text(why, first="Why: "), title=title, title_align="left", border_style="yellow", expand=False)
