@@ -345,3 +345,144 @@ def test_json_md_describes_the_facts_and_fixes_keys():
                                                                        for k in c}
     assert keys - documented == set()
     assert set(err["facts"]["family"] for _ in [0]) <= documented
+
+# ----------------------------------------------------------------------------- silent surprises
+
+SURPRISES = {
+    "non-leaf .grad read": dict(
+        source="""\
+            import torch
+            x = torch.tensor([1., 2.], requires_grad=True)
+            z = x * 3
+            loss = (z * z).sum()
+            loss.backward()
+            print(z.grad)
+            """,
+        facts=dict(family="nonleaf_grad", node="MulBackward0", line=3, expression="z = x * 3", variable="z",
+                   by_line=6, by_text="print(z.grad)"),
+        fixes=["keep the gradient of the non-leaf"]),
+    "gradients accumulating across steps": dict(
+        example="forgot_zero_grad.py",
+        facts=dict(family="accumulated", line=14, expression="loss.backward()", variable="model.bias",
+                   leaves=["model.bias", "model.weight"], loop_line=12, by_line=17, by_text="opt.step()"),
+        fixes=["zero the gradients each iteration"]),
+    "a manual update without zeroing": dict(
+        source="""\
+            import torch
+            w = torch.tensor([1., -1.], requires_grad=True)
+            x = torch.tensor([0.5, 2.0])
+            for step in range(3):
+                loss = ((w * x).sum() - 1.0) ** 2
+                loss.backward()
+                with torch.no_grad():
+                    w -= 0.1 * w.grad
+            print(w)
+            """,
+        facts=dict(family="accumulated", line=6, variable="w", leaves=["w"], loop_line=4, by_line=8),
+        fixes=["zero the gradients each iteration"]),
+    "an in-place change through .data": dict(
+        source="""\
+            import torch
+            x = torch.tensor([1., 2.], requires_grad=True)
+            y = (x * x).sum()
+            x.data.mul_(2)
+            y.backward()
+            print(x.grad)
+            """,
+        facts=dict(family="data_inplace", node="MulBackward0", line=3, variable="x", by_line=4,
+                   by_text="x.data.mul_(2)"),
+        fixes=["change it where autograd sees it"]),
+}
+
+
+def _surprise(case):
+    source, name = _source(case)
+    report = run_source(source, name)
+    assert report.error is None
+    (why,) = report.surprises()
+    return source, name, report, why
+
+
+@pytest.mark.parametrize("name", SURPRISES)
+def test_surprise_states_the_facts_and_ranks_its_fixes(name):
+    case = SURPRISES[name]
+    _, _, _, why = _surprise(case)
+    assert {k: getattr(why, k) for k in case["facts"]} == case["facts"]
+    assert [f.title for f in why.fixes if f.shown] == case["fixes"]
+
+
+@pytest.mark.parametrize("name", [n for n in SURPRISES if n != "an in-place change through .data"])
+def test_a_tried_surprise_fix_removes_it_and_pytorch_agrees(name):
+    source, filename, _, why = _surprise(SURPRISES[name])
+    (fix,) = [f for f in why.fixes if f.tried]
+    assert fix.works
+    text = fixes.apply(source, O.source_map(filename).tree, fix.edit)
+    fixed = run_source(text, "fixed.py")
+    assert fixed.error is None and fixed.surprises() == []
+    torch_facts = oracle.run_torch(text, "fixed.py")
+    assert torch_facts["error"] is None
+    assert oracle.differences(torch_facts, oracle.gradcli_facts(fixed)) == []
+
+
+def test_accumulating_micro_batches_on_purpose_is_not_a_surprise():
+    report = run_source((EXAMPLES / "accumulation_micro_batches.py").read_text(), "accumulation_micro_batches.py")
+    assert report.error is None and report.surprises() == []
+
+# ----------------------------------------------------------------------------- the same facts everywhere
+
+
+def _cli(*args, cwd):
+    import subprocess
+    import sys
+    return subprocess.run([sys.executable, "-m", "gradcli", *args], capture_output=True, text=True, cwd=cwd,
+                          timeout=240, env={**__import__("os").environ, "COLUMNS": "200", "NO_COLOR": "1"})
+
+
+def test_explain_fix_writes_the_fixed_script_and_oracle_confirms_it(tmp_path):
+    script = tmp_path / "labels.py"
+    script.write_text((EXAMPLES / "labels_from_parameters.py").read_text())
+    r = _cli("explain", "labels.py", "--fix", "1", "-o", "fixed.py", "--oracle", "torch", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "wrote fixed.py (fix 1)" in r.stderr
+    fixed = (tmp_path / "fixed.py").read_text()
+    assert "Y = (X @ true_w + true_b).detach()" in fixed and fixed.count("\n") == script.read_text().count("\n")
+    assert oracle.run_torch(fixed, "fixed.py")["error"] is None
+    r = _cli("explain", "labels.py", "--plain", "--oracle", "torch", cwd=tmp_path)
+    assert r.returncode == 1 and " ".join(r.stdout.split()).count("PyTorch agrees: runs to its end") == 3
+
+
+def test_explain_fix_refuses_what_it_cannot_do(tmp_path):
+    (tmp_path / "n.py").write_text((EXAMPLES / "nonscalar_backward.py").read_text())
+    r = _cli("explain", "n.py", "--fix", "3", cwd=tmp_path)
+    assert r.returncode == 2 and "there are 2 tried fixes that worked" in r.stderr
+    r = _cli("explain", "n.py", "-o", "x.py", cwd=tmp_path)
+    assert r.returncode == 2 and "-o PATH needs --fix N" in r.stderr
+    r = _cli("explain", "n.py", "--fix", "2", cwd=tmp_path)
+    assert r.returncode == 0 and "y.mean().backward()" in r.stdout and not (tmp_path / "x.py").exists()
+
+
+def test_panel_json_and_test_output_carry_the_same_why_and_fixes(tmp_path):
+    import json
+    (tmp_path / "t.py").write_text((EXAMPLES / "tensor_from_tensors.py").read_text())
+    source, name, report, why = _explained(dict(example="tensor_from_tensors.py"))
+    panel = _cli("run", "t.py", cwd=tmp_path).stdout
+    squashed = " ".join(panel.replace("│", " ").split())
+    assert "Why: " + " ".join(why.text.split()) in squashed
+    assert "Fix: (most likely meant first" in squashed and "1. `v = torch.stack([p * 2, q ** 2])` on line 7" in squashed
+    err = json.loads(_cli("run", "t.py", "--json", cwd=tmp_path).stdout)["error"]
+    assert err["why"] == why.text and err["facts"]["cause"] == "tensor" and err["facts"]["cause_line"] == 7
+    (fix,) = err["fixes"]
+    assert (fix["tried"], fix["outcome"]) == (True, "runs to its end")
+    assert fix["edit"] == [{"line": 7, "end_line": 7, "col": 0, "before": "v = torch.tensor([p * 2, q ** 2])",
+                            "after": "v = torch.stack([p * 2, q ** 2])"}]
+    out = _cli("test", "t.py", cwd=tmp_path).stdout
+    assert "Why: " + why.text in out and "Fix 1. `v = torch.stack([p * 2, q ** 2])` on line 7" in out
+
+
+def test_a_loops_repeated_nodes_are_folded():
+    from gradcli import narrate
+    narr, _ = narrate.explain_source((EXAMPLES / "rnn_hidden_state_carried.py").read_text(), "rnn.py")
+    text = narrate.render_text(narr, width=None)
+    assert "5 × AddBackward0 #28, #22, #16, #10, #4  line 16: h = cell(x.unsqueeze(0), h)" in text
+    panel = _cli("run", str(EXAMPLES / "rnn_hidden_state_carried.py"), cwd=ROOT).stdout
+    assert "10 × AddmmBackward0 (cell (RNNCell), line 16)" in " ".join(panel.replace("│", " ").split())
