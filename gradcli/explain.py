@@ -155,8 +155,10 @@ def explain_error(info, exc, interp):
     """Fill info.explanation (a Why), info.cause, info.why and info.fix for an autograd error."""
     if interp is None or getattr(interp, "filename", None) is None:
         return
-    ctx = _Ctx(info, exc, interp)
-    why = diagnose(ctx)
+    try:
+        why = diagnose(_Ctx(info, exc, interp))
+    except Exception:           # an explanation gradcli cannot build never hides the script's own error
+        return
     if why is None:
         return
     info.explanation = why
@@ -1244,7 +1246,10 @@ def shown_line(why):
 def surprises(report):
     """What ran without an error but is not what it seems: a Why for each (tried fixes, once)."""
     if report.noted is None:
-        report.noted = _surprises(report)
+        try:
+            report.noted = _surprises(report)
+        except Exception:       # a surprise gradcli cannot explain is left out, never an internal error
+            report.noted = []
         from .fixes import try_fixes
         for why in report.noted:
             if report.trial is not None:

@@ -267,10 +267,14 @@ def try_fixes(why, trial, goal=None):
             continue
         try:
             text = apply(trial.source, tree, fix.edit)
-            report, grads, works = run_fixed(trial, text, f"fix {i}", goal)
         except (SyntaxError, ValueError, RecursionError):
             continue                       # the edit itself could not be made: the fix stays untried advice
         fix.tried = True
+        try:
+            report, grads, works = run_fixed(trial, text, f"fix {i}", goal)
+        except Exception as e:             # gradcli itself failed on the copy: not shown as a fix that works
+            fix.works, fix.outcome = False, f"gradcli could not run it ({type(e).__name__})"
+            continue
         fix.grads = grads
         err = report.error
         fix.works = works
