@@ -231,7 +231,7 @@ def _freed(ctx):
     what = " and ".join(_slot_text(ctx, node, s) for s in slots) or "its saved tensors"
     freed = (f"{_ref(by_text, by_line)}" + (f" in the previous iteration of the loop on line {why.loop_line}"
                                               if why.previous_iteration else "")) if record else "an earlier backward"
-    made = f"made by {_ref(text, line)}" + (f" in {module}" if module else "") + (f" ({var})" if var and var != text else "")
+    made = f"made by {_ref(text, line)}" + (f" in {module}" if module else "") + (f" ({var})" if var and not re.match(rf"\s*{re.escape(var)}\s*=", text or "") else "")
     if reading:
         why.cause = "saved_tensors_read"
         why.text = (f"{who} read the saved tensors of {node.name()}, {made}, after {freed} ran that node "
@@ -249,10 +249,13 @@ def _freed(ctx):
         b_line, b_text, b_var, _ = ctx.where(boundary.origin)
         b_var = ctx.by_node.get(boundary) or b_var
         why.leaves = _leaves_behind(ctx, boundary)
-        why.notes.append(f"The graph of this call enters the part an earlier backward already ran at "
-                         f"{boundary.name()} ({_ref(b_text, b_line)}"
-                         + (f", `{b_var}`" if b_var else "") + ")"
-                         + (f"; through it, gradient flows into {_names_of(why.leaves)}" if why.leaves else "") + ".")
+        if boundary is not node:
+            why.notes.append(f"The graph of this call enters the part an earlier backward already ran at "
+                             f"{boundary.name()} ({_ref(b_text, b_line)}"
+                             + (f", `{b_var}`" if b_var else "") + ")"
+                             + (f"; through it, gradient flows into {_names_of(why.leaves)}" if why.leaves else "") + ".")
+        elif why.leaves:
+            why.notes.append(f"Through {_q(b_var) if b_var else 'that node'}, gradient flows into {_names_of(why.leaves)}.")
         loops = ctx.loops_around(fail_line) if fail_line else []
         if why.previous_iteration and loops and b_line is not None and not (loops[-1].lineno <= b_line <= loops[-1].end_lineno):
             why.notes.append(f"`{b_var or b_text}` is computed once, on line {b_line}, before the loop on line "
@@ -1218,8 +1221,9 @@ def lines(why):
             out.append(("advice", f"untried: {f.advice}" + (f": {f.effect}" if f.effect else ".")))
     failed = [f for f in why.fixes if f.tried and not f.works]
     if failed:
-        out.append(("rejected", f"Not shown: {len(failed)} fix{'es' * (len(failed) != 1)} that did not remove the error "
-                            f"when tried ({'; '.join(f.advice + ' → ' + f.outcome for f in failed)})."))
+        out.append(("rejected", f"Tried and not shown (the error stayed, or another came): "
+                                + ", ".join(f"`{f.edit.after.strip().splitlines()[0]}` (line {f.edit.line})"
+                                            for f in failed) + "."))
     return out
 
 

@@ -5,16 +5,16 @@ statement, script variable), what each needed from its saved tensors and in what
 they were, what the call freed, and which leaves it updated and by how much. Then the
 true cause of what happened:
 
-* a backward that fails on a freed buffer: the node, the saved slot, the earlier call that
-  freed it, and the three fixes (retain_graph=True on that call, recompute the forward,
-  detach the shared part);
+* a failing call (or an error outside any call): the error's one explanation, explain.py's
+  Why, with the fixes gradcli tried on copies of the script;
 * a repeated backward that works: every node it shares with earlier calls saves no
   tensors (or was only run with retain_graph=True), and every node that does hold
   tensors had never been run by a non-retaining call;
 * a failing call that had already updated leaves: which, and why (execution order by
   sequence number; AccumulateGrad runs as soon as it is ready);
-* an in-place error: which statement changed which saved tensor, with the versions.
+* what ran without an error but is not what it seems (explain.surprises).
 
+A loop's repeated nodes are shown once, with a count.
 Every sentence is built from facts recorded by the engine (tracing.py) and the op
 table (node.op): nothing here knows what a particular op saves.
 """

@@ -486,3 +486,9 @@ def test_a_loops_repeated_nodes_are_folded():
     assert "5 × AddBackward0 #28, #22, #16, #10, #4  line 16: h = cell(x.unsqueeze(0), h)" in text
     panel = _cli("run", str(EXAMPLES / "rnn_hidden_state_carried.py"), cwd=ROOT).stdout
     assert "10 × AddmmBackward0 (cell (RNNCell), line 16)" in " ".join(panel.replace("│", " ").split())
+
+
+def test_every_family_has_a_case_here():
+    from gradcli.explain import FAMILIES
+    covered = {c["facts"]["family"] for c in CASES.values()} | {c["facts"]["family"] for c in SURPRISES.values()}
+    assert covered == set(FAMILIES)

@@ -96,7 +96,7 @@ def error_panel(err):
         body.append("\n" + err.hint, style="yellow")
     why = err.explained() if hasattr(err, "explained") else None
     if why is not None:
-        body.append_text(why_text(why))
+        body = Group(body, Text(""), why_block(why))
     elif err.why:
         body.append("\n\nWhy: ", style="bold")
         body.append(err.why)
@@ -108,7 +108,7 @@ def error_panel(err):
         trail = Text("in ", style="dim")
         trail.append(" → ".join(f"{'the script' if name == '<module>' else name} (line {line})"
                                 for line, name in frames), style="dim")
-        body = trail + Text("\n") + body
+        body = Group(trail, body)
     title = f"{err.type}"
     if err.line:
         title += f" ─ line {err.line}"
@@ -122,21 +122,22 @@ def error_panel(err):
 _STYLES = {"why": "", "note": "dim", "fix": "green", "result": "dim green", "advice": "yellow", "rejected": "dim"}
 
 
-def why_text(why, first="\n\nWhy: "):
-    """The explanation's lines (explain.lines) under "Why:" and "Fixes:"."""
+def why_block(why):
+    """The explanation's lines (explain.lines): "Why:", its notes, then "Fix:" and the fixes, each
+    wrapped under its own indentation."""
+    from rich.padding import Padding
     from ..explain import lines
-    out = Text()
-    heads = {"why": first, "fix": "\nFix: (most likely meant first; each tried on a copy of the script)"}
+    parts, fix_head = [], False
     for kind, text in lines(why):
-        if kind in heads:
-            out.append(heads.pop(kind), style="bold" if kind == "why" else "bold green")
-            heads.pop("why", None)
-        if kind == "advice" and "fix" in heads:
-            out.append("\nFix:", style="bold green")
-            heads.pop("fix")
-        indent = "" if kind == "why" else "\n     " if kind == "result" else "\n  "
-        out.append(indent + text, style=_STYLES[kind])
-    return out
+        if kind == "why":
+            parts.append(Text.assemble(("Why: ", "bold"), text))
+            continue
+        if kind in ("fix", "advice") and not fix_head:
+            fix_head = True
+            parts.append(Text.assemble(("Fix:", "bold green"), (" (most likely meant first; each tried on a copy "
+                                                                "of the script)" if kind == "fix" else "", "dim")))
+        parts.append(Padding(Text(text, style=_STYLES[kind]), (0, 0, 0, 5 if kind == "result" else 2)))
+    return Group(*parts)
 
 
 def leaves_line(leaves):
@@ -171,4 +172,4 @@ def surprise_panel(why):
     """No error, but not what it seems (explain.surprises): the same Why and tried fixes."""
     from ..explain import shown_line
     title = Text(f"Note ─ line {shown_line(why)}")
-    return Panel(why_text(why, first="Why: "), title=title, title_align="left", border_style="yellow", expand=False)
+    return Panel(why_block(why), title=title, title_align="left", border_style="yellow", expand=False)
