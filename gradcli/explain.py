@@ -231,7 +231,8 @@ def _freed(ctx):
     what = " and ".join(_slot_text(ctx, node, s) for s in slots) or "its saved tensors"
     freed = (f"{_ref(by_text, by_line)}" + (f" in the previous iteration of the loop on line {why.loop_line}"
                                               if why.previous_iteration else "")) if record else "an earlier backward"
-    made = f"made by {_ref(text, line)}" + (f" in {module}" if module else "") + (f" ({var})" if var and not re.match(rf"\s*{re.escape(var)}\s*=", text or "") else "")
+    named = var and not re.match(rf"\s*{re.escape(var)}\s*=", text or "")     # (a variable the statement shows)
+    made = f"made by {_ref(text, line)}" + (f" in {module}" if module else "") + (f" ({var})" if named else "")
     if reading:
         why.cause = "saved_tensors_read"
         why.text = (f"{who} read the saved tensors of {node.name()}, {made}, after {freed} ran that node "
@@ -242,7 +243,8 @@ def _freed(ctx):
                     "(a backward without retain_graph=True frees the saved tensors of every node it runs).")
     constants = [s for s in slots if getattr(node.saved.get(s), "constant", None) is not None]
     if constants:
-        why.notes.append(f"A Python number in `*` or `/` is saved as a tensor: that is why {_q(text) if text else 'it'} "
+        why.notes.append("A Python number in `*` or `/` is saved as a tensor: that is why "
+                         f"{_q(text) if text else 'it'} "
                          "holds one.")
     boundary = _boundary(ctx, node, failing) if not reading else None
     if boundary is not None:
@@ -253,11 +255,14 @@ def _freed(ctx):
             why.notes.append(f"The graph of this call enters the part an earlier backward already ran at "
                              f"{boundary.name()} ({_ref(b_text, b_line)}"
                              + (f", `{b_var}`" if b_var else "") + ")"
-                             + (f"; through it, gradient flows into {_names_of(why.leaves)}" if why.leaves else "") + ".")
+                             + (f"; through it, gradient flows into {_names_of(why.leaves)}" if why.leaves else "")
+                             + ".")
         elif why.leaves:
-            why.notes.append(f"Through {_q(b_var) if b_var else 'that node'}, gradient flows into {_names_of(why.leaves)}.")
+            why.notes.append(f"Through {_q(b_var) if b_var else 'that node'}, gradient flows into "
+                             f"{_names_of(why.leaves)}.")
         loops = ctx.loops_around(fail_line) if fail_line else []
-        if why.previous_iteration and loops and b_line is not None and not (loops[-1].lineno <= b_line <= loops[-1].end_lineno):
+        before_loop = loops and b_line is not None and not loops[-1].lineno <= b_line <= loops[-1].end_lineno
+        if why.previous_iteration and before_loop:
             why.notes.append(f"`{b_var or b_text}` is computed once, on line {b_line}, before the loop on line "
                              f"{loops[-1].lineno}, and every iteration builds on the same graph.")
     innocent = _innocent(ctx, record, node, failing)
@@ -338,18 +343,7 @@ def _live_roots(ctx, failing):
 
 def _leaves_behind(ctx, node):
     """Names of the leaves a node's graph reaches (its AccumulateGrads)."""
-    out, stack, seen = [], [node], set()
-    while stack:
-        fn = stack.pop()
-        if fn is None or fn in seen:
-            continue
-        seen.add(fn)
-        if isinstance(fn, E.AccumulateGrad):
-            name = ctx.tensor_name(fn.variable)
-            if name and name not in out:
-                out.append(name)
-        stack.extend(n for n, _ in fn.next_functions)
-    return sorted(out)
+    return sorted({name for t in _leaf_tensors(node) for name in [ctx.tensor_name(t)] if name})
 
 
 def _innocent(ctx, record, node, failing):
@@ -406,7 +400,8 @@ def _freed_fixes(ctx, why, node, record, failing, boundary):
     retain_fix = Fix("keep the graph", f"`{retain.after.strip()}` on line {retain.line}" if retain else
                      "pass retain_graph=True to the first backward", retain,
                      effect=("keeps every saved tensor of that graph alive until the last backward"
-                             + (f", and keeps sending gradient into {_names_of(leaves)}{through}{every}" if leaves else "")
+                             + (f", and keeps sending gradient into {_names_of(leaves)}{through}{every}"
+                                if leaves else "")
                              + (" (time and memory grow with each iteration)" if why.previous_iteration else "") + "."))
     d_def = Fix("detach where it is made", f"detach `{b_var}` where it is made: `{detach_def.after.strip()}` "
                 f"on line {detach_def.line}" if detach_def else "", detach_def,
@@ -418,7 +413,8 @@ def _freed_fixes(ctx, why, node, record, failing, boundary):
     d_use = Fix("detach where the first backward uses it",
                 f"`{detach_use.after.strip()}` on line {detach_use.line}", detach_use,
                 effect=f"{_q(why.by_text) if why.by_text else 'the first backward'} no longer sends gradient into "
-                       f"{_names_of(leaves) or 'the shared part'}{through}; {_q(failing.text) if failing and failing.text else 'the failing call'} "
+                       f"{_names_of(leaves) or 'the shared part'}{through}; "
+                       f"{_q(failing.text) if failing and failing.text else 'the failing call'} "
                        "still does.") if detach_use else None
     d_carry = Fix("detach the carried state", f"start each iteration of the loop on line {carried.line} with "
                   f"`{carried.after.strip().splitlines()[0]}`", carried,
@@ -501,7 +497,7 @@ def _retain_edit(ctx, record):
 def _detach_definition(ctx, boundary, var):
     """`v = (expr).detach()` on the statement that made the boundary node."""
     st = getattr(getattr(boundary, "origin", None), "stmt", None)
-    if not isinstance(st, ast.Assign) or not var or not any(isinstance(t, ast.Name) and t.id == var for t in st.targets):
+    if not (isinstance(st, ast.Assign) and var and any(isinstance(t, ast.Name) and t.id == var for t in st.targets)):
         return None
 
     def edit(n):
@@ -575,7 +571,8 @@ def _version(ctx):
     times = s.version.v - s.saved_version
     made = f"made by {_ref(text, line)}" + (f" in {module}" if module else "")
     changer = (f"{_ref(c_text, c_line)}" + (f" (in {c_module})" if c_module else "")
-               + (f" in the previous iteration of the loop on line {why.loop_line}" if why.previous_iteration else "")) \
+               + (f" in the previous iteration of the loop on line {why.loop_line}"
+                  if why.previous_iteration else "")) \
         if changed is not None else "an in-place operation"
     shown = (tensor if tensor.startswith(("the output of", "a view of")) else _q(tensor)) if tensor else "a tensor"
     why.text = (f"{node.name()}, {made}, saved `{slot}` ({shown}) at version "
@@ -649,19 +646,26 @@ def _alias_definition(ctx, c_stmt, c_line):
     return None
 
 
-def _receiver_name(st):
-    """The variable a statement changes in place: `c` of `c += 1`, `c.zero_()`, `c[0] = 1`."""
+def _changed(st):
+    """What a statement changes in place (`c` of `c += 1`, `c.zero_()`, `c[0] = 1`; `x.data` of
+    `x.data.mul_(2)`), subscripts stripped, or None."""
     if isinstance(st, ast.AugAssign):
         t = st.target
     elif isinstance(st, ast.Assign) and isinstance(st.targets[0], ast.Subscript):
         t = st.targets[0]
     elif isinstance(st, ast.Expr) and isinstance(st.value, ast.Call) and isinstance(st.value.func, ast.Attribute) \
-            and st.value.func.attr.endswith("_"):
+            and st.value.func.attr.endswith("_") and not st.value.func.attr.startswith("_"):
         t = st.value.func.value
     else:
         return None
     while isinstance(t, ast.Subscript):
         t = t.value
+    return t
+
+
+def _receiver_name(st):
+    """The variable a statement changes in place."""
+    t = _changed(st)
     return t.id if isinstance(t, ast.Name) else None
 
 
@@ -760,7 +764,7 @@ def _inplace_module_fixes(ctx, why, mod):
     kind = type(mod).__name__
     target = None
     for call in ast.walk(ctx.tree):
-        if isinstance(call, ast.Call) and (getattr(call.func, "attr", None) == kind or getattr(call.func, "id", None) == kind) \
+        if isinstance(call, ast.Call) and kind in (getattr(call.func, "attr", None), getattr(call.func, "id", None)) \
                 and any(k.arg == "inplace" for k in call.keywords):
             target = call
             break
@@ -773,9 +777,8 @@ def _inplace_module_fixes(ctx, why, mod):
                 return with_fields(n, keywords=[k for k in n.keywords if k.arg != "inplace"])
             return n
         e = replace_in(ctx, st, edit)
-        if e is not None:
-            fixes.append(Fix("build the activation out of place", f"`{e.after.strip()}` on line {e.line}", e,
-                             effect=f"{kind} keeps its input: one more tensor of memory per call."))
+        fixes.append(_shown_edit("build the activation out of place", e,
+                                 f"{kind} keeps its input: one more tensor of memory per call."))
     fixes.append(Fix("clone before the activation", f"pass a `.clone()` of the input to {why.module or kind}", None,
                      effect="the saved tensor keeps its value."))
     return fixes
@@ -815,7 +818,8 @@ def _leaf_inplace(ctx, view=False):
     ng = Fix("do it under no_grad", f"wrap {_q(info.text)} (line {info.line}) in `with torch.no_grad():`", no_grad,
              effect=f"the change happens but is not recorded: `{leaf_name}` stays a leaf, and gradients ignore "
                     "the change." if not updating else
-             f"the update is not recorded: `{leaf_name}` stays a leaf and keeps receiving gradients.") if no_grad else None
+             f"the update is not recorded: `{leaf_name}` stays a leaf and keeps receiving gradients.") \
+        if no_grad else None
     fixes = []
     if view and base is not None:
         d = ctx.definition(name, info.line)
@@ -823,9 +827,8 @@ def _leaf_inplace(ctx, view=False):
         def clone(n):
             return ast.Call(ast.Attribute(n, "clone", ast.Load()), [], []) if n is d.value else n
         e = replace_in(ctx, d, clone) if isinstance(d, ast.Assign) else None
-        if e is not None:
-            fixes.append(Fix("work on a copy", f"`{e.after.strip()}` on line {e.line}", e,
-                             effect=f"`{name}` becomes a separate tensor that tracks gradient; `{leaf_name}` itself is "
+        fixes.append(_shown_edit("work on a copy", e, f"`{name}` becomes a separate tensor that tracks gradient; "
+                                                      f"`{leaf_name}` itself is "
                                     "not changed."))
         fixes.append(ng)
     elif updating:
@@ -888,10 +891,9 @@ def _nonscalar(ctx):
                     f"torch.ones_like({ast.unparse(expr)})", mode="eval").body)])
             return n
         e = replace_in(ctx, st, edit)
-        if e is not None:
-            fixes.append(Fix("give grad_outputs", f"`{e.after.strip()}` on line {e.line}", e,
-                             effect="weights every element of the output by 1: the gradient of its sum."))
-    why.fixes = fixes
+        fixes.append(_shown_edit("give grad_outputs", e,
+                                 "weights every element of the output by 1: the gradient of its sum."))
+    why.fixes = [f for f in fixes if f is not None]
     return why
 
 
@@ -928,8 +930,10 @@ def _no_grad_fn(ctx):
     why.cause, why.cause_line, why.cause_text = kind, d.lineno, ctx.text(d)
     why.variable = var
     reason = {"no_grad": f"it was computed under `{detail}`, which records no graph",
-              "requires_grad": "it was created without requires_grad=True, and nothing it is computed from requires grad",
-              "grad_result": "it is a gradient computed by autograd.grad without create_graph=True, which is a constant",
+              "requires_grad": "it was created without requires_grad=True, and nothing it is computed from "
+                               "requires grad",
+              "grad_result": "it is a gradient computed by autograd.grad without create_graph=True, which is a "
+                             "constant",
               "cast": f"`{detail}(...)` turns a tensor into a Python number: the graph ends there",
               }.get(kind) or _LOSES.get(kind, "the graph ends there")
     why.text = lead + f": {_q(var)} was made by {_ref(why.cause_text, d.lineno)}, and {reason}."
@@ -951,7 +955,7 @@ def _no_grad_fn(ctx):
     if kind in ("long", "int", "argmax", "round", "cast", "numpy", "from_numpy"):
         fixes.append(Fix("stay in torch", f"compute {_q(var)} with torch operations on floating-point tensors, "
                          "without leaving torch", None, effect="the graph is kept."))
-    why.fixes = fixes
+    why.fixes = [f for f in fixes if f is not None]
     return why
 
 
@@ -973,7 +977,7 @@ def _lost_at(ctx, expr, line, seen, depth=0):
             continue
         hit = _loss_in(ctx, d, name)
         value = d.value if isinstance(d, (ast.Assign, ast.AugAssign, ast.AnnAssign)) else None
-        connected = value is not None and any(isinstance(ctx.scope.get(n.id), E.Tensor) and ctx.scope[n.id].requires_grad
+        connected = value is not None and any(getattr(ctx.scope.get(n.id), "requires_grad", False) is True
                                               for n in ast.walk(value) if isinstance(n, ast.Name))
         deeper = _lost_at(ctx, value, d.lineno, seen, depth + 1) if value is not None and not connected else []
         if hit is not None or deeper:
@@ -987,10 +991,16 @@ def _has_tensor_arg(ctx, call):
     return any(isinstance(ctx.scope.get(n.id), E.Tensor) for n in ast.walk(call) if isinstance(n, ast.Name))
 
 
+def _shown_edit(title, e, effect):
+    """A fix whose advice is its edit, "`the new statement` on line N"; None without an edit."""
+    return Fix(title, f"`{e.after.strip()}` on line {e.line}", e, effect=effect) if e is not None else None
+
+
 def _add_keyword(ctx, st, target, kw, value):
     def edit(n):
         if n is target:
-            return with_fields(n, keywords=[k for k in n.keywords if k.arg != kw] + [ast.keyword(kw, ast.Constant(value))])
+            return with_fields(n, keywords=[k for k in n.keywords if k.arg != kw]
+                               + [ast.keyword(kw, ast.Constant(value))])
         return n
     return replace_in(ctx, st, edit)
 
@@ -1024,7 +1034,8 @@ def _loss_in(ctx, d, name):
         if attr in ("tensor", "as_tensor") and len(n.args) == 1 and not isinstance(n.args[0], (ast.List, ast.Tuple)) \
                 and any(isinstance(m, ast.Name) for m in ast.walk(n.args[0])):
             return "tensor", d, name, None, replace_in(ctx, d, lambda m, n=n: m.args[0] if m is n else m)
-        if attr in ("tensor", "as_tensor", "Tensor", "FloatTensor") and n.args and isinstance(n.args[0], (ast.List, ast.Tuple)) \
+        if attr in ("tensor", "as_tensor", "Tensor", "FloatTensor") and n.args \
+                and isinstance(n.args[0], (ast.List, ast.Tuple)) \
                 and _has_tensor_arg(ctx, n.args[0]):
             def stack(m, n=n):
                 if m is n:
@@ -1054,10 +1065,9 @@ def _grad_unused(ctx):
     fixes = []
     if call is not None:
         e = _add_keyword(ctx, st, call, "allow_unused", True)
-        if e is not None:
-            fixes.append(Fix("allow unused inputs", f"`{e.after.strip()}` on line {e.line}", e,
-                             effect=f"the gradient for {_q(name) if name else 'that input'} comes back as None."))
-        if inputs and len(inputs) > 1 and isinstance(call.args[1] if len(call.args) > 1 else None, (ast.List, ast.Tuple)):
+        fixes.append(_shown_edit("allow unused inputs", e,
+                                 f"the gradient for {_q(name) if name else 'that input'} comes back as None."))
+        if inputs and len(inputs) > 1 and len(call.args) > 1 and isinstance(call.args[1], (ast.List, ast.Tuple)):
             lst = call.args[1]
 
             def drop(n):
@@ -1068,7 +1078,7 @@ def _grad_unused(ctx):
             if e is not None and not isinstance(st, ast.Assign):
                 fixes.append(Fix("leave it out", f"`{e.after.strip()}` on line {e.line}", e,
                                  effect="one gradient fewer comes back."))
-    why.fixes = fixes
+    why.fixes = [f for f in fixes if f is not None]
     return why
 
 
@@ -1098,9 +1108,7 @@ def _grad_input_no_grad(ctx):
         if isinstance(v, ast.Call) and getattr(v.func, "attr", None) in ("tensor", "ones", "zeros", "randn", "rand",
                                                                             "full", "arange", "linspace", "empty"):
             e = _add_keyword(ctx, d, v, "requires_grad", True)
-            if e is not None:
-                fixes.append(Fix("create it requiring grad", f"`{e.after.strip()}` on line {e.line}", e,
-                                 effect=f"`{bad.id}` is tracked from its creation on."))
+            fixes.append(_shown_edit("create it requiring grad", e, f"`{bad.id}` is tracked from its creation on."))
         if d is not None:
             stmt = ast.parse(f"{bad.id}.requires_grad_()").body[0]
             e = replace_in(ctx, d, None, wrap=lambda stmts: stmts + [stmt])
@@ -1108,7 +1116,7 @@ def _grad_input_no_grad(ctx):
                 fixes.append(Fix("require grad after creating it", f"add `{bad.id}.requires_grad_()` after line "
                                  f"{d.lineno}", e, effect=f"`{bad.id}` is tracked from then on (only a leaf can be "
                                                           "switched)."))
-    why.fixes = fixes
+    why.fixes = [f for f in fixes if f is not None]
     return why
 
 
@@ -1129,10 +1137,8 @@ def _numpy(ctx):
                                                                   [], []), "numpy", ast.Load()))
             return n
         e = replace_in(ctx, st, edit)
-        if e is not None:
-            fixes.append(Fix("detach first", f"`{e.after.strip()}` on line {e.line}", e,
-                             effect="the array holds the values; no gradient flows through it."))
-    why.fixes = fixes
+        fixes.append(_shown_edit("detach first", e, "the array holds the values; no gradient flows through it."))
+    why.fixes = [f for f in fixes if f is not None]
     return why
 
 
@@ -1146,10 +1152,8 @@ def _integer(ctx):
     calls = [c for c in ast.walk(st) if isinstance(c, ast.Call) and any(k.arg == "requires_grad" for k in c.keywords)] \
         if st is not None else []
     e = replace_in(ctx, st, lambda n: _set_dtype(n, calls[0])) if calls else None
-    if e is not None:
-        fixes.append(Fix("make it floating point", f"`{e.after.strip()}` on line {e.line}", e,
-                         effect="the values become float32."))
-    why.fixes = fixes
+    fixes.append(_shown_edit("make it floating point", e, "the values become float32."))
+    why.fixes = [f for f in fixes if f is not None]
     return why
 
 
@@ -1175,8 +1179,8 @@ def _grad_none(ctx):
     why = Why("grad_is_none", "", line=info.line, expression=info.text, variable=owner)
     why.text = (f"`{owner}.grad` is None: no backward has reached `{owner}` yet (.grad is created by the first "
                 "backward that reaches a leaf), so there is nothing to change.")
-    guard = replace_in(ctx, st, None, wrap=lambda stmts: [ast.If(ast.parse(f"{owner}.grad is not None", mode="eval").body,
-                                                                stmts, [])])
+    test = ast.parse(f"{owner}.grad is not None", mode="eval").body
+    guard = replace_in(ctx, st, None, wrap=lambda stmts: [ast.If(test, stmts, [])])
     why.fixes = [Fix("skip it while .grad is None", f"run {_q(info.text)} only `if {owner}.grad is not None:`", guard,
                      effect="the first iteration has nothing to reset; later ones do.")] if guard else []
     return why
@@ -1221,7 +1225,7 @@ def lines(why):
             out.append(("advice", f"untried: {f.advice}" + (f": {f.effect}" if f.effect else ".")))
     failed = [f for f in why.fixes if f.tried and not f.works]
     if failed:
-        out.append(("rejected", f"Tried and not shown (the error stayed, or another came): "
+        out.append(("rejected", "Tried and not shown (the error stayed, or another came): "
                                 + ", ".join(f"`{f.edit.after.strip().splitlines()[0]}` (line {f.edit.line})"
                                             for f in failed) + "."))
     return out
@@ -1305,8 +1309,9 @@ def _nonleaf_grad(view, report, line):
         stmt = ast.parse(f"{name}.retain_grad()").body[0]
         e = replace_in(view, d, None, wrap=lambda stmts: stmts + [stmt])
         fixes.append(Fix("keep the gradient of the non-leaf", f"add `{name}.retain_grad()` after line {d.lineno}", e,
-                         effect=f"`{name}.grad` holds its gradient after each backward (one more tensor per backward)."))
-    why.fixes = fixes
+                         effect=f"`{name}.grad` holds its gradient after each backward (one more tensor per "
+                                "backward)."))
+    why.fixes = [f for f in fixes if f is not None]
     return why
 
 
@@ -1326,7 +1331,8 @@ def _accumulated(view, report):
         loops = view.loops_around(line) if line else []
         steps = [c for c in method_calls(loops[-1], "step")] if loops else []
         manual = [n for n in ast.walk(loops[-1]) if isinstance(n, ast.AugAssign)
-                  and any(isinstance(a, ast.Attribute) and a.attr == "grad" for a in ast.walk(n.value))] if loops else []
+                  and any(isinstance(a, ast.Attribute) and a.attr == "grad" for a in ast.walk(n.value))] \
+            if loops else []
         if not (steps or manual):
             continue                        # adding up on purpose (micro-batches): nothing steps in between
         leaves = sorted(set(names))
@@ -1354,24 +1360,15 @@ def _zero_grad_fixes(view, backward, steps, leaves):
     call = f"{owner}.zero_grad()" if owner else "; ".join(f"{n}.grad = None" for n in leaves)
     new = ast.parse(call).body
     e = replace_in(view, backward, None, wrap=lambda stmts: new + stmts)
-    return [Fix("zero the gradients each iteration", f"`{call}` before `{view.text(backward)}` (line {backward.lineno})",
+    return [Fix("zero the gradients each iteration",
+                f"`{call}` before `{view.text(backward)}` (line {backward.lineno})",
                 e, effect="each step uses this iteration's gradient only; if summing over iterations was meant "
                           "(accumulating micro-batches), keep the script and step only every few iterations.")]
 
 
 def _data_target(st):
     """`x` of `x.data.mul_(2)`, `x.data *= 2`, `x.data[0] = 1`: a change through .data."""
-    if isinstance(st, ast.AugAssign):
-        t = st.target
-    elif isinstance(st, ast.Assign) and isinstance(st.targets[0], ast.Subscript):
-        t = st.targets[0]
-    elif isinstance(st, ast.Expr) and isinstance(st.value, ast.Call) and isinstance(st.value.func, ast.Attribute) \
-            and st.value.func.attr.endswith("_") and not st.value.func.attr.startswith("_"):
-        t = st.value.func.value
-    else:
-        return None
-    while isinstance(t, ast.Subscript):
-        t = t.value
+    t = _changed(st)
     if isinstance(t, ast.Attribute) and t.attr == "data" and isinstance(t.value, ast.Name):
         return t.value.id
     return None

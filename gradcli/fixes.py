@@ -87,7 +87,8 @@ def statement_at(tree, line):
 def enclosing(tree, line):
     """The compound statements around `line`, outermost first."""
     out = [st for st in _statements(tree) if line is not None and st.lineno < line <= st.end_lineno
-           and any(getattr(st, f, None) for f in ("body", "orelse", "finalbody", "handlers"))] if tree is not None else []
+           and any(getattr(st, f, None) for f in ("body", "orelse", "finalbody", "handlers"))] \
+        if tree is not None else []
     return sorted(out, key=lambda st: (st.lineno, -st.end_lineno))
 
 
@@ -249,7 +250,8 @@ def leaf_grads(session):
         elif hasattr(v, "named_parameters") and callable(v.named_parameters) and hasattr(v, "_modules"):
             for path, p in v.named_parameters(prefix=name):
                 out.setdefault(path, p.grad)
-    return {k: None if g is None else format_tensor(g._data, g._data.dtype.name if g._data.dtype.kind != "b" else "bool")
+    return {k: None if g is None else
+            format_tensor(g._data, g._data.dtype.name if g._data.dtype.kind != "b" else "bool")
             for k, g in out.items()}
 
 
@@ -279,7 +281,8 @@ def try_fixes(why, trial, goal=None):
         err = report.error
         fix.works = works
         fix.outcome = ("runs to its end" + ("" if works else f", but {why.family.replace('_', ' ')} remains")
-                       if err is None else f"{err.type}: {_short(err.message)}" + (f" (line {err.line})" if err.line else ""))
+                       if err is None else
+                       f"{err.type}: {_short(err.message)}" + (f" (line {err.line})" if err.line else ""))
     shown = [f for f in why.fixes if f.tried and f.works]
     for f in shown:
         f.differs = sorted(k for k in f.grads if len({g.grads.get(k) for g in shown}) > 1)

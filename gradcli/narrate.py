@@ -450,7 +450,8 @@ def lines(narr: Narrative):
                 continue
             where = " · ".join(x for x in (s.name, f"line {s.line}: {s.text}" if s.line else None) if x)
             head = (f"{s.order}. {s.grad_fn} #{s.seq}" if not repeats else
-                    f"{s.order}. {len(repeats) + 1} × {s.grad_fn} #{s.seq}, " + ", ".join(f"#{r.seq}" for r in repeats))
+                    f"{s.order}. {len(repeats) + 1} × {s.grad_fn} #{s.seq}, "
+                    + ", ".join(f"#{r.seq}" for r in repeats))
             add(2, head + (f"  {where}" if where else ""), "bold red" if s.failed else "bold")
             if not s.holds_tensors:
                 attrs = _attrs_text(s.attrs)
@@ -500,7 +501,8 @@ def lines(narr: Narrative):
 def _fold_key(s):
     """Steps a loop repeats: the same node class, statement and saved-tensor states."""
     return (s.grad_fn, s.line, s.text, s.name, tuple((n.slot, n.state, n.freed_now, n.kept) for n in s.needs),
-            tuple(s.attrs.items()) if all(isinstance(v, (int, float, str, bool, tuple)) for v in s.attrs.values()) else id(s),
+            tuple(s.attrs.items()) if all(isinstance(v, (int, float, str, bool, tuple)) for v in s.attrs.values())
+            else id(s),
             tuple(s.earlier))
 
 
