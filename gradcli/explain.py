@@ -60,6 +60,7 @@ FAMILIES = {
     "numpy_requires_grad": "numpy() on a tensor that requires grad",
     "integer_requires_grad": "requires_grad on an integer tensor",
     "grad_is_none": "an operation on .grad while it is still None",
+    "grad_shape": "a gradient for backward whose shape is not the output's",
     # surprises: no error, but not what it seems
     "nonleaf_grad": ".grad of a non-leaf tensor is None (with PyTorch's warning)",
     "accumulated": "gradients accumulating across a loop's steps without zero_grad()",
@@ -1186,6 +1187,33 @@ def _grad_none(ctx):
     return why
 
 
+def _grad_shape(ctx):
+    st, info = ctx.stmt, ctx.info
+    expr, call = _root_expr(st)
+    name = ast.unparse(expr) if expr is not None else None
+    m = re.search(r"grad_output\[(\d+)\] has a shape of torch.Size\((\[.*?\])\) and output\[\d+\] has a shape of "
+                  r"torch.Size\((\[.*?\])\)", str(ctx.exc))
+    given, wanted = (m.group(2), m.group(3)) if m else (None, None)
+    why = Why("grad_shape", "", line=info.line, expression=info.text, variable=name, cause=given)
+    why.text = (f"{_q(info.text)} gives a gradient of shape {given} for `{name}`, of shape {wanted}: the gradient "
+                "passed to backward is the weight of each element of the output, so it must have the output's shape.")
+    grad = None
+    if call is not None and isinstance(call.func, ast.Attribute) and call.func.attr == "backward":
+        grad = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "gradient"), None)
+    elif call is not None:
+        grad = call.args[2] if len(call.args) > 2 else next((k.value for k in call.keywords if k.arg == "grad_outputs"),
+                                                           None)
+    fixes = []
+    if grad is not None and expr is not None:
+        ones = ast.parse(f"torch.ones_like({name})", mode="eval").body
+        e = replace_in(ctx, st, lambda n: ones if n is grad else n)
+        fixes.append(_shown_edit("a gradient of the output's shape", e,
+                                 "weights every element by 1 (the gradient of the sum); keep your own weights by "
+                                 f"giving them the shape {wanted}."))
+    why.fixes = [f for f in fixes if f is not None]
+    return why
+
+
 _BY_MESSAGE = [
     ("a leaf Variable that requires grad is being used in an in-place operation", lambda c: _leaf_inplace(c)),
     ("a view of a leaf Variable that requires grad is being used in an in-place operation",
@@ -1197,6 +1225,7 @@ _BY_MESSAGE = [
     ("Can't call numpy() on Tensor that requires grad", _numpy),
     ("Only Tensors of floating point and complex dtype can require gradients", _integer),
     ("'NoneType' object has no attribute", _grad_none),
+    ("Mismatch in shape: grad_output[", _grad_shape),
 ]
 
 # ----------------------------------------------------------------------------- one text for every view

@@ -206,6 +206,15 @@ CASES = {
             """,
         facts=dict(family="integer_requires_grad", line=2, variable="n"),
         fixes=["make it floating point"]),
+    "a gradient of the wrong shape": dict(
+        source="""\
+            import torch
+            x = torch.tensor([1., 2.], requires_grad=True)
+            y = x * 2
+            y.backward(torch.ones(3))
+            """,
+        facts=dict(family="grad_shape", line=4, variable="y", cause="[3]"),
+        fixes=["a gradient of the output's shape"]),
     ".grad.zero_() before any backward": dict(
         source="""\
             import torch
