@@ -146,6 +146,12 @@ def _ref(text, line):
     return f"`{text}` on line {line}" if text else (f"line {line}" if line else "an earlier statement")
 
 
+def _made(text, line, module):
+    """"made by `return self.fc2(h)` in net.fc2 (Linear) on line 11"."""
+    inside = f" in {module}" if module else ""
+    return f"made by `{text}`{inside} on line {line}" if text else f"made{inside} on line {line}"
+
+
 def _names_of(leaves):
     return ", ".join(f"`{n}`" for n in leaves)
 
@@ -233,7 +239,7 @@ def _freed(ctx):
     freed = (f"{_ref(by_text, by_line)}" + (f" in the previous iteration of the loop on line {why.loop_line}"
                                               if why.previous_iteration else "")) if record else "an earlier backward"
     named = var and not re.match(rf"\s*{re.escape(var)}\s*=", text or "")     # (a variable the statement shows)
-    made = f"made by {_ref(text, line)}" + (f" in {module}" if module else "") + (f" ({var})" if named else "")
+    made = _made(text, line, module) + (f" ({var})" if named else "")
     if reading:
         why.cause = "saved_tensors_read"
         why.text = (f"{who} read the saved tensors of {node.name()}, {made}, after {freed} ran that node "
@@ -570,7 +576,7 @@ def _version(ctx):
         if shared and c_line >= fail_line:
             why.loop_line, why.previous_iteration = shared[-1].lineno, True
     times = s.version.v - s.saved_version
-    made = f"made by {_ref(text, line)}" + (f" in {module}" if module else "")
+    made = _made(text, line, module)
     changer = (f"{_ref(c_text, c_line)}" + (f" (in {c_module})" if c_module else "")
                + (f" in the previous iteration of the loop on line {why.loop_line}"
                   if why.previous_iteration else "")) \
