@@ -65,6 +65,7 @@ FAMILIES = {
     "nonleaf_grad": ".grad of a non-leaf tensor is None (with PyTorch's warning)",
     "accumulated": "gradients accumulating across a loop's steps without zero_grad()",
     "data_inplace": "an in-place change through .data of a tensor a node saved (no version bump, no error)",
+    "shared_grad": "two leaves' .grad share memory (after stack/cat/expand): accumulating into one changes the other",
 }
 
 # ----------------------------------------------------------------------------- context
@@ -1283,7 +1284,7 @@ NONLEAF_WARNING = "The .grad attribute of a Tensor that is not a leaf Tensor is 
 
 def shown_line(why):
     """The line a surprise is shown at: where it happens (the read, the change, the backward)."""
-    return why.by_line if why.family in ("nonleaf_grad", "data_inplace") else why.line
+    return why.by_line if why.family in ("nonleaf_grad", "data_inplace", "shared_grad") else why.line
 
 
 def surprises(report):
@@ -1308,7 +1309,7 @@ def _surprises(report):
     view = _View(sm)
     out = [w for item in report.items if item[0] == "warn" and item[2].startswith(NONLEAF_WARNING)
            for w in [_nonleaf_grad(view, report, item[1])] if w is not None]
-    return out + _accumulated(view, report) + _data_changes(view, report)
+    return out + _accumulated(view, report) + _data_changes(view, report) + _shared_grads(view, report)
 
 
 class _View:
@@ -1436,4 +1437,42 @@ def _data_changes(view, report):
                          "counter moves and a conflict raises", None,
                          effect="a backward that needs the old value fails loudly instead of giving a wrong gradient.")]
         out.append(why)
+    return out
+
+
+def _shared_grads(view, report):
+    """Two leaves whose .grad are one memory (AccumulateGrad kept a view of one gradient for each),
+    and a later backward that added to one of them, and so to the other."""
+    import numpy as np
+    session = getattr(report.describe, "__self__", None)
+    scope = getattr(session, "globals", {})
+    leaves = {k: v for k, v in scope.items() if not k.startswith("_") and isinstance(v, E.Tensor) and v.is_leaf
+              and v.grad is not None}
+    out, seen = [], set()
+    for a, ta in leaves.items():
+        for b, tb in leaves.items():
+            if a >= b or not np.shares_memory(ta.grad._data, tb.grad._data):
+                continue
+            made = next((ev for ev in report.events if {a, b} <= {u.name for u in ev.updates}
+                         and all(u._before is None for u in ev.updates if u.name in (a, b))), None)
+            moved = next((ev for ev in report.events[report.events.index(made) + 1:] if made is not None
+                          and len({a, b} & {u.name for u in ev.updates}) == 1), None)
+            if made is None or moved is None or (a, b) in seen:
+                continue
+            seen.add((a, b))
+            added = next(u.name for u in moved.updates if u.name in (a, b))
+            other = b if added == a else a
+            why = Why("shared_grad", "", line=made.line, expression=made.text, variable=other, leaves=[a, b],
+                      by_line=moved.line, by_text=moved.text)
+            why.text = (f"`{a}.grad` and `{b}.grad` are one memory: {_ref(made.text, made.line)} gave both leaves "
+                        "views of one gradient, and AccumulateGrad keeps such a gradient as the leaf's .grad "
+                        f"without copying it. {_ref(moved.text, moved.line)} then added to `{added}.grad` in place, "
+                        f"so `{other}.grad` changed too, although no gradient reached `{other}`.")
+            st = statement_at(view.tree, made.line)
+            stmt = ast.parse(f"{other}.grad = {other}.grad.clone()").body[0]
+            e = replace_in(view, st, None, wrap=lambda stmts, stmt=stmt: stmts + [stmt]) if st is not None else None
+            why.fixes = [Fix("give it its own memory", f"add `{ast.unparse(stmt)}` after line {made.line}", e,
+                             effect=f"`{other}.grad` keeps the gradient it got; a later accumulation into "
+                                    f"`{added}.grad` leaves it alone.")]
+            out.append(why)
     return out

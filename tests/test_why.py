@@ -389,6 +389,19 @@ SURPRISES = {
             """,
         facts=dict(family="accumulated", line=6, variable="w", leaves=["w"], loop_line=4, by_line=8),
         fixes=["zero the gradients each iteration"]),
+    "two leaves' .grad sharing memory after stack": dict(
+        source="""\
+            import torch
+            a = torch.tensor([1., 2.], requires_grad=True)
+            b = torch.tensor([3., 4.], requires_grad=True)
+            torch.stack([a, b]).sum(0).exp().sum().backward()
+            print(a.grad, b.grad)
+            (b * 1).sum().backward()
+            print(a.grad, b.grad)
+            """,
+        facts=dict(family="shared_grad", line=4, variable="a", leaves=["a", "b"], by_line=6,
+                   by_text="(b * 1).sum().backward()"),
+        fixes=["give it its own memory"]),
     "an in-place change through .data": dict(
         source="""\
             import torch
