@@ -27,6 +27,12 @@ def explain(file: Optional[str] = typer.Argument(None, metavar="FILE", help="The
             json_: bool = typer.Option(False, "--json", help="The narrative's facts as JSON."),
             html: Optional[str] = typer.Option(None, "--html", metavar="PATH",
                                                help="Write a page that steps through each backward to PATH."),
+            fix: Optional[int] = typer.Option(None, "--fix", metavar="N",
+                                              help="Write the script with the error's N-th fix applied (one that was tried and worked)."),
+            output: Optional[str] = typer.Option(None, "-o", "--output", metavar="PATH",
+                                                 help="Where --fix writes the fixed script (default: standard output)."),
+            oracle: Optional[str] = typer.Option(None, "--oracle", metavar="torch",
+                                                 help="Also run each working fix under real PyTorch and say what it gave."),
             timeout: Optional[float] = TIMEOUT,
             max_elements: int = MAX_ELEMENTS,
             max_memory: float = MAX_MEMORY,
@@ -41,10 +47,19 @@ def explain(file: Optional[str] = typer.Argument(None, metavar="FILE", help="The
       gradcli explain -c "f = x+y; z = 2*f; y1 = z**2; y2 = z**3; backward y1; backward y2"
 
       gradcli explain examples/seed000_block1.py --html seed000.html
+      gradcli explain examples/labels_from_parameters.py --fix 1 -o fixed.py --oracle torch
     """
     from .runner import parse_set, UsageError
     if plain and json_:
         _usage("--plain and --json cannot be used together")
+    if oracle not in (None, "torch"):
+        _usage(f"--oracle {oracle}: the only oracle is torch")
+    if output is not None and fix is None:
+        _usage("-o PATH needs --fix N")
+    if oracle == "torch":
+        from . import oracle as oracle_mod
+        if not oracle_mod.available():
+            _usage("--oracle torch: PyTorch is not importable here")
     check_limits(timeout, max_elements, max_memory)
     source, name = read_script(file, code)
     try:
@@ -58,8 +73,9 @@ def explain(file: Optional[str] = typer.Argument(None, metavar="FILE", help="The
     try:
         from .narrate import run_and_explain
         status = run_and_explain(source, name, values, strict=strict, timeout=timeout, max_elements=max_elements,
-                              max_memory=int(max_memory * 2 ** 30),
-                              mode="json" if json_ else "plain" if plain else "rich")
+                                 max_memory=int(max_memory * 2 ** 30),
+                                 mode="json" if json_ else "plain" if plain else "rich",
+                                 fix=fix, output=output, oracle=oracle)
     except KeyboardInterrupt:
         sys.stderr.write("gradcli: interrupted\n")
         raise typer.Exit(130)

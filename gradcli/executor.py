@@ -279,6 +279,10 @@ class Session:
             program.tree.body = [st for st in program.tree.body if st.lineno <= upto]
         self.execute(program, program.tree.body, report, timeout=timeout, max_elements=max_elements,
                      max_memory=max_memory)
+        if upto is None and not self.echo:    # how to try fixes on copies of the script (fixes.Trial's fields)
+            report.trial = (source, self.filename, self.values, self.strict, timeout, max_elements, max_memory)
+            if report.error is not None:
+                report.error.trial = report.trial
         return report
 
     def parse(self, source, report):

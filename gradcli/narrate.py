@@ -5,22 +5,21 @@ statement, script variable), what each needed from its saved tensors and in what
 they were, what the call freed, and which leaves it updated and by how much. Then the
 true cause of what happened:
 
-* a backward that fails on a freed buffer: the node, the saved slot, the earlier call that
-  freed it, and the three fixes (retain_graph=True on that call, recompute the forward,
-  detach the shared part);
+* a failing call (or an error outside any call): the error's one explanation, explain.py's
+  Why, with the fixes gradcli tried on copies of the script;
 * a repeated backward that works: every node it shares with earlier calls saves no
   tensors (or was only run with retain_graph=True), and every node that does hold
   tensors had never been run by a non-retaining call;
 * a failing call that had already updated leaves: which, and why (execution order by
   sequence number; AccumulateGrad runs as soon as it is ready);
-* an in-place error: which statement changed which saved tensor, with the versions.
+* what ran without an error but is not what it seems (explain.surprises).
 
+A loop's repeated nodes are shown once, with a count.
 Every sentence is built from facts recorded by the engine (tracing.py) and the op
 table (node.op): nothing here knows what a particular op saves.
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
@@ -85,6 +84,7 @@ class Finding:
     text: str
     facts: dict = field(default_factory=dict)
     fixes: list = field(default_factory=list)
+    why: Any = None                     # explain.Why, for an error
 
 
 @dataclass
@@ -114,9 +114,10 @@ class Narrative:
     error: Any = None                              # the report's ErrorInfo
     error_finding: Optional[Finding] = None        # an error outside any call
     parse_failed: bool = False
+    surprises: list = field(default_factory=list)  # Finding "surprise": no error, but not what it seems
 
     def findings(self, kind=None):
-        out = [f for c in self.calls for f in c.findings]
+        out = [f for c in self.calls for f in c.findings] + self.surprises
         if self.error_finding is not None:
             out.append(self.error_finding)
         return [f for f in out if kind is None or f.kind == kind]
@@ -129,8 +130,6 @@ def _tensor_text(a):
     return format_tensor(a, "bool" if a.dtype.kind == "b" else a.dtype.name)
 
 
-def _q(text):
-    return f"`{text}`" if text else "?"
 
 
 def _node_ref(node, by_node):
@@ -171,26 +170,6 @@ def _graph_nodes(start):
     return order
 
 
-def _reaches(nodes, targets):
-    """The nodes (of `nodes`) from which some target can be reached, targets included."""
-    memo = {t: True for t in targets}
-
-    def reach(fn):
-        stack = [(fn, False)]
-        while stack:
-            f, done = stack.pop()
-            if f in memo and not done:
-                continue
-            kids = [n for n, _ in f.next_functions if n is not None]
-            if done:
-                memo[f] = memo.get(f, False) or any(memo.get(k, False) for k in kids)
-                continue
-            memo.setdefault(f, False)
-            stack.append((f, True))
-            stack.extend((k, False) for k in kids if k not in memo)
-        return memo[fn]
-
-    return [n for n in nodes if reach(n)]
 
 
 def _leaf_name(acc, by_tensor):
@@ -213,17 +192,18 @@ def build(trace) -> Narrative:
     by_record = {c.record: c for c in trace.calls}
     ran_by = []                     # per earlier call: the set of nodes it ran
     for i, call in enumerate(trace.calls):
-        story = _story(call, trace.calls[:i], ran_by, by_record)
+        story = _story(call, trace.calls[:i], ran_by, by_record, trace)
         narr.calls.append(story)
         ran_by.append(set(call.executed))
+    narr.surprises = [_finding_of(w) for w in report.surprises()]
     exc = trace.exception
     failing_calls = [c for c in trace.calls if c.failed and c.error is exc]
     if exc is not None and not failing_calls:
-        narr.error_finding = _error_outside_call(exc, trace, by_record)
+        narr.error_finding = _error_finding(exc, trace, None, None)
     return narr
 
 
-def _story(call, earlier, ran_by, by_record):
+def _story(call, earlier, ran_by, by_record, trace):
     by_node, by_tensor = call.by_node, call.by_tensor
     story = CallStory(call.index, call.kind, call.line, call.text, call.retain_graph, call.failed,
                       getattr(call.error, "pytype", type(call.error).__name__) if call.error else None)
@@ -277,14 +257,8 @@ def _story(call, earlier, ran_by, by_record):
     for node in call.freed:
         story.freed.append((node.op.name, getattr(node.origin, "line", None), node.tensor_slots()))
 
-    if isinstance(call.error, E.BackwardTwiceError):
-        story.findings.append(_freed_finding(call.error.node, call.error.slot, call, by_record,
-                                             f"`{call.text}` (line {call.line})" if call.text else "This call",
-                                             by_node, by_tensor, root=_root_of(call)))
-    elif isinstance(call.error, E.VersionError):
-        story.findings.append(_inplace_finding(call.error, call, by_node, by_tensor))
-    elif call.error is not None:
-        story.findings.append(Finding("error", f"The call failed: {getattr(call.error, 'message', call.error)}"))
+    if call.error is not None:
+        story.findings.append(_error_finding(call.error, trace, call.line, call.text))
     if call.failed and call.updates:
         story.findings.append(_partial_finding(call, story, failed_node, by_tensor))
     if not call.failed and any(s.earlier for s in story.steps if not s.leaf):
@@ -292,11 +266,6 @@ def _story(call, earlier, ran_by, by_record):
     return story
 
 
-def _roots(node):
-    """The output nodes a call started from (GraphRoot stands for several)."""
-    if node.op is E.GRAPH_ROOT:
-        return frozenset(n for n, _ in node.next_functions if n is not None)
-    return frozenset((node,))
 
 
 def _root_of(call):
@@ -305,152 +274,6 @@ def _root_of(call):
     return None
 
 # ----------------------------------------------------------------------------- the findings
-
-
-def _freed_finding(node, slot, call, by_record, who, by_node, by_tensor, root=None):
-    """A node needed a saved tensor that an earlier call freed."""
-    line = getattr(node.origin, "line", None)
-    text = getattr(node.origin, "text", None)
-    var = by_node.get(node)
-    what, kind = _what_phrase(node, slot, by_node, by_tensor)
-    fb = by_record.get(node.freed_by)
-    freed_line = fb.line if fb else getattr(getattr(node.freed_by, "origin", None), "line", None)
-    freed_text = fb.text if fb else getattr(getattr(node.freed_by, "origin", None), "text", None)
-    freed_ref = f"`{freed_text}` on line {freed_line}" if freed_text else "an earlier backward"
-    made = f"made by `{text}` on line {line}" if text else "made earlier"
-    slot_desc = f"its saved `{slot}` ({what})" if what not in ("its input",) else f"its saved `{slot}`"
-    sentences = [
-        f"{who} failed at {node.op.name} #{node.seq}, {made}{f' ({var})' if var else ''}. "
-        f"To run, that node needs {slot_desc}, and {freed_ref} had already run this node without "
-        f"retain_graph=True, which freed that buffer.",
-        "A backward fails exactly when it reaches a node whose saved tensors an earlier non-retaining "
-        "backward freed; nodes that save no tensors can be run any number of times."
-        if slot != "fn" else
-        "A CopySlices node (an in-place write into a view) lets its wrapped operation go when a "
-        "backward without retain_graph=True runs it, even if that operation saved no tensors, so "
-        "it can run only once."]
-    if kind == "constant":
-        sentences.append(f"(A Python number in `*` or `/` is saved as a tensor: that is why "
-                         f"`{text}` holds one.)")
-    facts = {"grad_fn": node.op.name, "seq": node.seq, "line": line, "text": text, "var": var,
-             "slot": slot, "freed_by_line": freed_line, "freed_by_text": freed_text}
-    fixes = []
-    fixed = _retain_fix(freed_text)
-    if fixed:
-        fixes.append(f"keep the buffers: `{fixed}` on line {freed_line};")
-        facts["fix_retain"] = fixed
-    # Recompute: every statement between the root and the nodes an earlier call freed.
-    recompute = []
-    if root is not None:
-        graph = _graph_nodes(root)
-        bad = [n for n in graph if n.freed_by is not None and n.freed_by is not call.record
-               and n.holds_tensors()]
-        path = _reaches(graph, bad or [node])
-        seen = set()
-        for n in sorted(path, key=lambda n: (getattr(n.origin, "line", 0) or 0, n.seq)):
-            t, l = getattr(n.origin, "text", None), getattr(n.origin, "line", None)
-            if t and (l, t) not in seen and not isinstance(n, E.AccumulateGrad) and n.op is not E.GRAPH_ROOT:
-                seen.add((l, t))
-                recompute.append((l, t))
-    if recompute:
-        stmts = ", ".join(f"`{t}` (line {l})" for l, t in recompute)
-        fixes.append(f"recompute the forward: run {stmts} again before {call.text and _q(call.text) or 'this call'}, "
-                     "so that it gets fresh nodes with fresh buffers;")
-        facts["recompute_lines"] = [l for l, _ in recompute]
-    else:
-        fixes.append("recompute the forward pass before this call, so that it gets fresh buffers;")
-    # Detach: only when the freed node is shared by two different outputs' graphs.
-    facts["detach"] = None
-    shared_part = fb is not None and root is not None and fb.executed and _roots(fb.executed[0]) != _roots(root)
-    if shared_part:
-        leaves = sorted({_leaf_name(n, by_tensor) for n in _graph_nodes(node) if isinstance(n, E.AccumulateGrad)})
-        shared = f"`{var}.detach()`" if var else f"a `.detach()`ed copy of what {node.op.name} #{node.seq} computes"
-        consumer, rewrite = "the later computation", None
-        users = [n for n in call.executed if any(nxt is node for nxt, _ in n.next_functions)] if call else []
-        if users:
-            u = users[0]
-            u_text = getattr(u.origin, "text", None)
-            u_var = by_node.get(u)
-            consumer = f"`{u_var}`" if u_var else f"the expression on line {getattr(u.origin, 'line', '?')}"
-            m = re.match(r"(\s*[^=]+=\s*)(.*)$", u_text or "")
-            if var and m and re.search(rf"\b{re.escape(var)}\b", m.group(2)):
-                rewrite = m.group(1) + re.sub(rf"\b{re.escape(var)}\b", f"{var}.detach()", m.group(2))
-        fixes.append(f"detach the shared part: build {consumer} from {shared}"
-                     + (f" (`{rewrite}`)" if rewrite else "")
-                     + f", if its gradient does not need to flow back through {var or 'it'}"
-                     + (f"; then this call gives {', '.join(leaves)} nothing through {var or 'it'}" if leaves else "")
-                     + ".")
-        facts["detach"] = var or node.op.name
-        facts["detach_rewrite"] = rewrite
-    # Nodes that ran in the freeing call but hold nothing: not the problem.
-    innocent = []
-    if fb is not None and root is not None:
-        for n in _graph_nodes(root):
-            if (not isinstance(n, E.AccumulateGrad) and n.op is not E.GRAPH_ROOT and n in set(fb.executed)
-                    and not n.holds_tensors() and n is not node):
-                innocent.append(n)
-    if innocent:
-        parts = []
-        for n in innocent:
-            attrs = _attrs_text(public_attrs(n))
-            parts.append(f"{_node_ref(n, by_node)}" + (f", only {attrs}" if attrs else ""))
-        sentences.append(f"Not the problem: {'; '.join(parts)} — "
-                         f"{'it was' if len(innocent) == 1 else 'they were'} also run by line {freed_line} "
-                         f"but {'saves' if len(innocent) == 1 else 'save'} no tensors, so there was nothing "
-                         "to free.")
-        facts["innocent"] = [(n.op.name, getattr(n.origin, "line", None)) for n in innocent]
-    return Finding("freed", " ".join(sentences), facts, fixes)
-
-
-def _inplace_finding(err, call, by_node, by_tensor):
-    node, s = err.node, err.saved
-    slot = next((k for k, v in node.saved.items() if v is s), None)
-    what, kind = _what_phrase(node, slot, by_node, by_tensor)
-    line = getattr(node.origin, "line", None)
-    text = getattr(node.origin, "text", None)
-    changed = s.version.last
-    c_line, c_text = getattr(changed, "line", None), getattr(changed, "text", None)
-    times = s.version.v - s.saved_version
-    who = f"`{call.text}` (line {call.line})" if call.text else "This call"
-    tensor = what if kind != "output" else f"{what}"
-    by = f"`{c_text}` on line {c_line}" if c_text else "an in-place operation"
-    text_out = (f"{who} failed at {node.op.name} #{node.seq}, made by `{text}` on line {line}. "
-                f"It saved `{slot}` ({tensor}) at version {s.saved_version}; {by} then changed that tensor in "
-                f"place, so its version is now {s.version.v}"
-                + (f" ({times} in-place changes; the latest is the one named)" if times > 1 else "")
-                + ". A saved tensor whose version moved is refused: its old value, which the backward formula "
-                "needs, is gone.")
-    m = re.search(r"which is output 0 of ([\w:]+)", str(err))
-    if m:
-        text_out += (f" (PyTorch's message says \"output 0 of {m.group(1)}\": for a modified input it names the "
-                     "tensor's current grad_fn, the in-place op itself.)" if kind != "output" else
-                     f" (PyTorch's message says \"output 0 of {m.group(1)}\": the node that made the output.)")
-    if call.freed and not call.retain_graph:
-        names = ", ".join(f"{n.op.name} #{n.seq}" for n in call.freed)
-        text_out += (f" The nodes that ran before the failure were freed by this call ({names}): running it "
-                     "again raises the \"second time\" error instead.")
-    fixes = []
-    m2 = re.match(r"\s*([A-Za-z_]\w*)\s*([-+*/@]|\*\*|//)=\s*(.+)$", c_text or "")
-    m3 = re.match(r"\s*([A-Za-z_][\w.]*)\.(\w+)_\((.*)\)\s*$", c_text or "")
-    if m2:
-        v, op_, rhs = m2.groups()
-        fixes.append(f"make the change out of place: `{v} = {v} {op_} {rhs}` instead of `{c_text.strip()}` "
-                     f"(line {c_line}): the saved tensor keeps its value;")
-    elif m3:
-        v, meth, args = m3.groups()
-        fixes.append(f"make the change out of place: `{v} = {v}.{meth}({args})` instead of `{c_text.strip()}` "
-                     f"(line {c_line});")
-    else:
-        fixes.append(f"make the change out of place{f' (line {c_line})' if c_line else ''};")
-    name = what if kind in ("input", "extra") and what not in ("its input",) else None
-    if name:
-        fixes.append(f"or save a copy: use `{name}.clone()` in `{text}` (line {line}), so the in-place change "
-                     "does not touch what the node saved;")
-    fixes.append("or do the in-place change after the backward.")
-    facts = {"grad_fn": node.op.name, "seq": node.seq, "line": line, "slot": slot, "tensor": what,
-             "saved_version": s.saved_version, "version": s.version.v, "changed_line": c_line,
-             "changed_text": c_text}
-    return Finding("inplace", text_out, facts, fixes)
 
 
 def _partial_finding(call, story, failed_node, by_tensor):
@@ -550,19 +373,37 @@ def _worked_finding(call, story, earlier, ran_by, by_node):
     return Finding("worked", " ".join(parts), facts)
 
 
-def _error_outside_call(exc, trace, by_record):
+def _error_finding(exc, trace, line, text):
+    """The error's one explanation (explain.py): the script's error carries it; an error a
+    script caught is explained the same way here."""
     info = trace.report.error
-    where = f"`{info.text.strip()}` (line {info.line})" if info and info.text else "The script"
-    by_tensor, by_node = trace.names()
-    if isinstance(exc, E.BackwardTwiceError):
-        f = _freed_finding(exc.node, exc.slot, None, by_record, where, by_node, by_tensor)
-        f.text = f.text.replace("failed at", "read a saved tensor of", 1)
-        return f
-    text = f"{info.type}: {info.message}" if info else str(exc)
-    if info and info.why:
-        text += " Why: " + info.why
-    fixes = [info.fix] if info and info.fix else []
-    return Finding("error", text, {"type": info.type if info else None}, fixes)
+    why = info.explained() if info is not None and trace.exception is exc else None
+    if why is None:
+        from .explain import explain_exception
+        why = explain_exception(exc, trace.interp, line, text) if trace.interp is not None else None
+    if why is None:
+        message = getattr(exc, "message", None) or str(exc)
+        return Finding("error", f"{getattr(exc, 'pytype', type(exc).__name__)}: {message}")
+    return _finding_of(why)
+
+
+def _finding_of(why):
+    import dataclasses
+    from .explain import lines as why_lines
+    facts = dataclasses.asdict(why)
+    facts.pop("fixes")
+    kind = {"freed": "freed", "version": "inplace", "optimizer_step": "inplace", "inplace_activation": "inplace",
+            "nonleaf_grad": "surprise", "accumulated": "surprise", "data_inplace": "surprise"}.get(why.family, "error")
+    body, fixes = [], []
+    for k, t in why_lines(why):
+        if k in ("why", "note"):
+            body.append(t)
+        elif k == "result":
+            fixes[-1] += f" ({t})"
+        else:
+            fixes.append(t)
+    return Finding(kind, " ".join(body), facts, fixes, why)
+
 
 # ----------------------------------------------------------------------------- rendering
 
@@ -599,7 +440,7 @@ def lines(narr: Narrative):
         outcome = f"FAILED ({c.error_type})" if c.failed else "ok"
         add(0, "")
         add(0, f"{c.kind} {c.index} of {total}: {c.title}  (line {c.line}) — {outcome}; {mode}", "bold")
-        for s in c.steps:
+        for s, repeats in _folded(c.steps):
             if s.leaf:
                 u = s.update
                 if u is None:
@@ -608,8 +449,10 @@ def lines(narr: Narrative):
                     add(2, f"{s.order}. {s.name}.grad: {u.before or 'None'} → {u.after}  (added {u.delta})", "green")
                 continue
             where = " · ".join(x for x in (s.name, f"line {s.line}: {s.text}" if s.line else None) if x)
-            add(2, f"{s.order}. {s.grad_fn} #{s.seq}" + (f"  {where}" if where else ""),
-                "bold red" if s.failed else "bold")
+            head = (f"{s.order}. {s.grad_fn} #{s.seq}" if not repeats else
+                    f"{s.order}. {len(repeats) + 1} × {s.grad_fn} #{s.seq}, "
+                    + ", ".join(f"#{r.seq}" for r in repeats))
+            add(2, head + (f"  {where}" if where else ""), "bold red" if s.failed else "bold")
             if not s.holds_tensors:
                 attrs = _attrs_text(s.attrs)
                 add(6, "saves no tensors" + (f" (only {attrs})" if attrs else "") + ": nothing to need or free", "dim")
@@ -640,6 +483,11 @@ def lines(narr: Narrative):
             add(2, "updated: no leaf", "dim")
         for f in c.findings:
             _finding_lines(f, add)
+    for f in narr.surprises:
+        add(0, "")
+        from .explain import shown_line
+        add(0, f"note (line {shown_line(f.why)})", "bold yellow")
+        _finding_lines(f, add)
     if narr.error_finding is not None:
         add(0, "")
         add(0, f"error (line {narr.error.line if narr.error else '?'})", "bold red")
@@ -650,9 +498,33 @@ def lines(narr: Narrative):
     return out
 
 
+def _fold_key(s):
+    """Steps a loop repeats: the same node class, statement and saved-tensor states."""
+    return (s.grad_fn, s.line, s.text, s.name, tuple((n.slot, n.state, n.freed_now, n.kept) for n in s.needs),
+            tuple(s.attrs.items()) if all(isinstance(v, (int, float, str, bool, tuple)) for v in s.attrs.values())
+            else id(s),
+            tuple(s.earlier))
+
+
+def _folded(steps):
+    """(step, [the later steps folded into it]) in order: a loop's repeated nodes once, with a count."""
+    out, first = [], {}
+    for s in steps:
+        key = None if s.leaf or s.failed else _fold_key(s)
+        if key is not None and key in first:
+            first[key][1].append(s)
+            continue
+        entry = (s, [])
+        if key is not None:
+            first[key] = entry
+        out.append(entry)
+    return out
+
+
 def _finding_lines(f, add):
     title = {"freed": "Why it failed", "inplace": "Why it failed", "worked": "Why it worked",
-             "partial": "Leaves updated before the failure", "error": "Error"}[f.kind]
+             "partial": "Leaves updated before the failure", "error": "Why it failed",
+             "surprise": "Not what it seems"}[f.kind]
     add(2, f"{title}:", "bold")
     add(4, f.text)
     if f.fixes:
@@ -708,7 +580,7 @@ def layout(entries):
 
 
 def run_and_explain(source, name, values=None, *, strict=False, timeout=None, max_elements=None, max_memory=None,
-                    mode="rich", width=None, show_run=False):
+                    mode="rich", width=None, show_run=False, fix=None, output=None, oracle=None):
     """`gradcli explain` (and `run --explain`, show_run=True: first what `run` shows): run the
     script, print its narrative in mode "rich", "plain" or "json", return the exit status
     (0 ok, 1 the script raised, 2 it could not be parsed). Typer-free, for run's fast path."""
@@ -720,6 +592,13 @@ def run_and_explain(source, name, values=None, *, strict=False, timeout=None, ma
     if report.parse_failed:
         show(report, "plain" if mode == "plain" else "rich", name)
         return exit_status(report)
+    why = report.error.explained() if report.error is not None else None
+    if oracle == "torch" and why is not None and report.trial is not None:
+        from .fixes import confirm_with_torch
+        confirm_with_torch(why, report.trial)
+        _refresh(narr)
+    if fix is not None:
+        return _write_fix(report, why, fix, output)
     if show_run:
         show(report, mode, name)
         sys.stdout.flush()
@@ -740,6 +619,44 @@ def run_and_explain(source, name, values=None, *, strict=False, timeout=None, ma
     else:
         console(width=width).print(render_rich(narr))
     return exit_status(report)
+
+
+def _refresh(narr):
+    """Rebuild the error's finding after the fixes learnt more (the oracle's word)."""
+    for c in narr.calls:
+        c.findings = [_error_finding_again(f) for f in c.findings]
+    narr.surprises = [_error_finding_again(f) for f in narr.surprises]
+    if narr.error_finding is not None:
+        narr.error_finding = _error_finding_again(narr.error_finding)
+
+
+def _error_finding_again(f):
+    if f.why is None:
+        return f
+    g = _finding_of(f.why)
+    g.facts = f.facts
+    return g
+
+
+def _write_fix(report, why, n, output):
+    """`--fix N [-o PATH]`: the script with the N-th working fix applied; exit 0 when written."""
+    import sys
+    from .fixes import fixed_script
+    trial = report.trial
+    text = fixed_script(why, trial, n) if why is not None and trial is not None else None
+    if text is None:
+        count = sum(1 for f in why.fixes if f.shown and f.edit is not None) if why is not None and trial else 0
+        sys.stderr.write(f"gradcli: --fix {n}: " + ("the script raised no error it can fix" if why is None else
+                                                    f"there {'is' if count == 1 else 'are'} {count} tried fix"
+                                                    f"{'es' * (count != 1)} that worked") + "\n")
+        return 2
+    if output is None:
+        sys.stdout.write(text)
+    else:
+        from .atomic import write_atomic
+        write_atomic(output, text)
+        sys.stderr.write(f"gradcli: wrote {output} (fix {n})\n")
+    return 0
 
 
 def explain_source(source, filename="<script>", **kwargs):

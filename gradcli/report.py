@@ -108,11 +108,38 @@ class ErrorInfo:
         self.why = why            # the cause in plain words
         self.fix = fix            # what to change
         self.frames = []          # [(line, function)] of the script's frames, outermost first
+        self.explanation = None   # explain.Why: the facts behind `why`, and the ranked fixes
+        self.trial = None         # the report's trial: how to run a fixed copy of the script
+        self.tried = False        # the fixes were tried (once, when a view first asks)
+
+    def explained(self):
+        """The Why, with its mechanical fixes tried on copies of the script (the first time)."""
+        if self.explanation is not None and self.trial is not None and not self.tried:
+            from . import explain, fixes
+            self.tried = True
+            fixes.try_fixes(self.explanation, self.trial)
+            self.fix = explain.fix_text(self.explanation.fixes)
+        return self.explanation
 
     def as_json(self):
-        return {"type": self.type, "message": self.message, "line": self.line, "column": self.col,
-                "hint": self.hint, "cause": self.cause, "why": self.why, "fix": self.fix,
-                "frames": [{"line": line, "function": name} for line, name in self.frames]}
+        why = self.explained()
+        out = {"type": self.type, "message": self.message, "line": self.line, "column": self.col,
+               "hint": self.hint, "cause": self.cause, "why": self.why, "fix": self.fix,
+               "frames": [{"line": line, "function": name} for line, name in self.frames]}
+        if why is not None:
+            from dataclasses import asdict
+            facts = asdict(why)
+            out["fixes"] = [fix_json(f) for f in facts.pop("fixes") if f["tried"] is False or f["works"]]
+            facts.pop("text")
+            out["facts"] = facts
+        return out
+
+
+def fix_json(f):
+    edit = f["edit"]
+    return {"title": f["title"], "advice": f["advice"], "effect": f["effect"],
+            "edit": None if edit is None else edit["changes"], "tried": f["tried"],
+            "outcome": f["outcome"], "grads": f["grads"], "differs": f["differs"], "oracle": f["oracle"]}
 
 
 class Report:
@@ -126,6 +153,21 @@ class Report:
         self.describe = None          # () -> {name: JSON-ready description} of the tensors at the end
         self.parse_failed = False
         self.exception = None         # the exception that ended the script, for explanations
+        self.trial = None             # how to run a fixed copy of the script (fixes.trial_of)
+        self.noted = None             # explain.surprises(self), once asked
+
+    def may_surprise(self):
+        """Cheap: could explain.surprises find something (a non-leaf .grad read, a leaf's .grad
+        added to by a later call)? Views ask before importing the explainer."""
+        return any(i[0] == "warn" and i[2].startswith("The .grad attribute of a Tensor that is not a leaf")
+                   or i[0] == "call" and any(u._before is not None for u in i[1].updates) for i in self.items) \
+            or ".data" in self.source
+
+    def surprises(self):
+        if not self.may_surprise():
+            return []
+        from .explain import surprises
+        return surprises(self)
 
     @property
     def tensors(self):

@@ -522,7 +522,7 @@ def _judge(script, options, result):
         return
 
     plain_text = plain_output(report, name)
-    json_obj = json_output(report)
+    json_obj = json_output(report) if os.path.exists(json_path) or options.update else None   # (it tries fixes)
     if options.update and not never:
         targets = [p for p in (out_path, json_path) if os.path.exists(p)]
         if not targets and script.explicit:
@@ -574,7 +574,7 @@ def _judge(script, options, result):
         hint = "" if report.parse_failed else (
             f"an error ended the script. If it is expected, say so: `expect error \"...\"` on the line before "
             f"it (try/except in a .py script), or record it in {out_id}: gradcli test --update {script.id}")
-        result.problems.append(Problem("error", f"{err.type}: {err.message}", err.line,
+        result.problems.append(Problem("error", f"{err.type}: {err.message}" + _why(err), err.line,
                                        excerpt(source, err.line), hint=hint))
 
     if options.oracle == "torch" and script.path.endswith(".py"):
@@ -730,6 +730,15 @@ def progress_line(r: Result) -> str:
     if r.updated:
         line += "  (wrote " + ", ".join(r.updated) + ")"
     return line
+
+
+def _why(err):
+    """The error's explanation (explain.py) under its message, when it has one."""
+    why = err.explained() if hasattr(err, "explained") else None
+    if why is None:
+        return ""
+    from .explain import text_lines
+    return "".join("\n    " + line for line in text_lines(why))
 
 
 def failure_lines(r: Result, title=True):

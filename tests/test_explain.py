@@ -97,21 +97,20 @@ def test_seed000_block1_second_backward_fails_on_the_constant_saved_by_2f():
     assert second.failed and second.error_type == "RuntimeError"
     assert [s.grad_fn for s in second.steps if s.failed] == ["MulBackward0"]
     f = only(narr, "freed")
-    assert (f.facts["grad_fn"], f.facts["line"], f.facts["slot"], f.facts["freed_by_line"]) == \
-        ("MulBackward0", 5, "other", 8)
-    assert f.facts["var"] == "z"
+    assert (f.facts["node"], f.facts["line"], f.facts["saved"], f.facts["by_line"]) == \
+        ("MulBackward0", 5, ["other"], 8)
+    assert f.facts["variable"] == "z"
     assert "`z = 2*f` on line 5" in f.text and "`y1.backward()` on line 8" in f.text
     assert "constant 2" in f.text
-    # the three fixes
-    assert f.facts["fix_retain"] == "y1.backward(retain_graph=True)"
-    assert f.facts["recompute_lines"] == [5, 7]
-    assert f.facts["detach"] == "z" and f.facts["detach_rewrite"] == "y2 = z.detach()**3"
+    # two losses on one forward: keeping the graph first, then recomputing; both tried and working
+    assert [x.title for x in f.why.fixes if x.shown] == ["keep the graph", "recompute the forward"]
     fixes = " ".join(f.fixes)
     assert "`y1.backward(retain_graph=True)` on line 8" in fixes
-    assert "recompute" in fixes and "`z = 2*f` (line 5)" in fixes and "`y2 = z**3` (line 7)" in fixes
-    assert "`z.detach()`" in fixes
-    # x+y was run by the freeing call but saves nothing: named as innocent
-    assert f.facts["innocent"] == [("AddBackward0", 4)]
+    assert "recompute" in fixes and "`z = 2*f`, `y2 = z**3` again" in fixes
+    # detaching z leaves y2 (or y1) without a graph: tried, and not offered
+    assert "Tried and not shown (the error stayed, or another came): `y1 = z.detach() ** 2` (line 6), " \
+           "`z = (2 * f).detach()` (line 5)" in fixes
+    assert all("element 0 of tensors" in x.outcome for x in f.why.fixes if x.tried and not x.works)
 
 
 def test_seed000_block2_second_backward_works_for_the_real_reason():
@@ -144,8 +143,8 @@ def test_concise_dialect_seed000_same_facts_on_one_line():
                    values={"x": 2, "y": 3})
     assert [n for n, _ in narr.leaves] == ["x", "y"]
     f = only(narr, "freed")
-    assert (f.facts["grad_fn"], f.facts["slot"], f.facts["text"]) == ("MulBackward0", "other", "z = 2*f")
-    assert f.facts["fix_retain"] == "backward y1, retain_graph=True"
+    assert (f.facts["node"], f.facts["saved"], f.facts["expression"]) == ("MulBackward0", ["other"], "z = 2*f")
+    assert f.why.fixes[0].edit.after == "y1.backward(retain_graph=True)" and f.why.fixes[0].works
 
 
 def test_seed003_sum_backward_twice_saves_only_sizes():
@@ -159,12 +158,12 @@ def test_seed003_sum_backward_twice_saves_only_sizes():
 def test_seed004_pow_saves_x_so_the_second_backward_fails():
     narr = explain(SEED004)
     f = only(narr, "freed")
-    assert (f.facts["grad_fn"], f.facts["line"], f.facts["slot"], f.facts["freed_by_line"]) == \
-        ("PowBackward0", 3, "self", 5)
+    assert (f.facts["node"], f.facts["line"], f.facts["saved"], f.facts["by_line"]) == \
+        ("PowBackward0", 3, ["self"], 5)
     assert "saved `self` (x)" in f.text
-    assert f.facts["innocent"] == [("AddBackward0", 4)]
-    assert f.facts["fix_retain"] == "y.backward(torch.ones(2, 2), retain_graph=True)"
-    assert f.facts["detach"] is None        # one graph backwarded twice: no shared part to detach
+    assert "1 other node on the path saves nothing" in f.text
+    assert f.why.fixes[0].edit.after == "y.backward(torch.ones(2, 2), retain_graph=True)"
+    assert not any("detach" in x.title for x in f.why.fixes if x.shown)   # one graph twice: nothing to detach
 
 # ----------------------------------------------------------------------------- retain_graph
 
@@ -185,7 +184,7 @@ def test_retain_then_plain_then_third_call():
     w = only(narr, "worked")
     assert w.facts["kept"] == [("MulBackward0", 3)] and "with retain_graph=True" in w.text
     f = only(narr, "freed")
-    assert (f.facts["grad_fn"], f.facts["freed_by_line"]) == ("MulBackward0", 5)
+    assert (f.facts["node"], f.facts["by_line"]) == ("MulBackward0", 5)
     assert third.updates == []
 
 # ----------------------------------------------------------------------------- partial updates
@@ -211,7 +210,7 @@ def test_s2_failing_call_already_updated_x_because_of_sequence_numbers():
     assert "highest sequence number" in p.text and "as soon as" in p.text
     assert "SumBackward0 #2, created after MulBackward0 #0" in p.text
     assert "y.grad did not change" in p.text
-    assert only(narr, "freed").facts["slot"] in ("self", "other")
+    assert set(only(narr, "freed").facts["saved"]) <= {"self", "other"}
 
 
 def test_s1_created_in_the_other_order_updates_nothing():
@@ -239,7 +238,7 @@ def test_s8_wrapped_scalar_fails_after_y_was_updated():
     p = only(narr, "partial")
     assert p.facts["updated"] == ["y"] and p.facts["not_updated"] == {"x": [0]}
     f = only(narr, "freed")
-    assert (f.facts["grad_fn"], f.facts["slot"]) == ("MulBackward0", "other")
+    assert (f.facts["node"], f.facts["saved"]) == ("MulBackward0", ["other"])
     assert "constant 2" in f.text
 
 # ----------------------------------------------------------------------------- in-place
@@ -255,13 +254,13 @@ def test_inplace_on_a_saved_input_names_the_op_line_slot_and_versions():
         r.sum().backward()
         """)
     i = only(narr, "inplace")
-    assert (i.facts["grad_fn"], i.facts["line"], i.facts["slot"], i.facts["tensor"]) == ("SinBackward0", 4, "self", "a")
-    assert (i.facts["saved_version"], i.facts["version"]) == (0, 1)
-    assert (i.facts["changed_line"], i.facts["changed_text"]) == (5, "a.add_(1)")
+    assert (i.facts["node"], i.facts["line"], i.facts["saved"], i.facts["variable"]) == ("SinBackward0", 4, ["self"], "a")
+    assert (i.facts["expected_version"], i.facts["version"]) == (0, 1)
+    assert (i.facts["by_line"], i.facts["by_text"]) == (5, "a.add_(1)")
     assert "`a.add_(1)` on line 5" in i.text and "version 0" in i.text and "now 1" in i.text
     assert "output 0 of Add" in i.text          # PyTorch's message names the in-place op
     assert any("`a = a.add(1)`" in f for f in i.fixes)
-    assert any("`a.clone()`" in f for f in i.fixes)
+    assert any("`r = a.clone().sin()`" in f for f in i.fixes)
     sin = step(narr.calls[0], "SinBackward0")
     assert sin.failed and sin.needs[0].state == "modified"
 
@@ -276,8 +275,8 @@ def test_inplace_twice_on_a_saved_output():
         b.sum().backward()
         """)
     i = only(narr, "inplace")
-    assert (i.facts["grad_fn"], i.facts["slot"], i.facts["line"]) == ("ExpBackward0", "result", 3)
-    assert (i.facts["saved_version"], i.facts["version"], i.facts["changed_line"]) == (0, 2, 5)
+    assert (i.facts["node"], i.facts["saved"], i.facts["line"]) == ("ExpBackward0", ["result"], 3)
+    assert (i.facts["expected_version"], i.facts["version"], i.facts["by_line"]) == (0, 2, 5)
     assert "2 in-place changes" in i.text and "output 0 of Exp" in i.text
     assert any("`b = b * 2`" in f for f in i.fixes)
 
@@ -307,7 +306,7 @@ def test_reading_a_freed_saved_tensor_outside_backward():
         """)
     f = narr.error_finding
     assert f is not None and f.kind == "freed"
-    assert (f.facts["grad_fn"], f.facts["slot"], f.facts["freed_by_line"]) == ("MulBackward0", "other", 4)
+    assert (f.facts["node"], f.facts["saved"], f.facts["by_line"]) == ("MulBackward0", ["other"], 4)
 
 
 def test_no_calls_and_unrelated_errors():
@@ -334,20 +333,20 @@ nodes it runs
   freed: PowBackward0 (line 7): self
   updated: no leaf
   Why it failed:
-    `y2.backward()` (line 9) failed at MulBackward0 #1, made by `z = 2*f` on line 5 (z). To run,
-    that node needs its saved `other` (the constant 2, saved as a 0-d tensor), and `y1.backward()`
-    on line 8 had already run this node without retain_graph=True, which freed that buffer. A
-    backward fails exactly when it reaches a node whose saved tensors an earlier non-retaining
-    backward freed; nodes that save no tensors can be run any number of times. (A Python number in
-    `*` or `/` is saved as a tensor: that is why `z = 2*f` holds one.) Not the problem: AddBackward0
-    #0 (`f = x+y`, line 4), only alpha=1 — it was also run by line 8 but saves no tensors, so there
-    was nothing to free.
+    `y2.backward()` reached MulBackward0, made by `z = 2*f` on line 5. It needs its saved `other`
+    (the constant 2, saved as a 0-d tensor), which `y1.backward()` on line 8 freed (a backward
+    without retain_graph=True frees the saved tensors of every node it runs). A Python number in `*`
+    or `/` is saved as a tensor: that is why `z = 2*f` holds one. Through `z`, gradient flows into
+    `x`, `y`.
   Fixes:
-    - keep the buffers: `y1.backward(retain_graph=True)` on line 8;
-    - recompute the forward: run `z = 2*f` (line 5), `y2 = z**3` (line 7) again before
-      `y2.backward()`, so that it gets fresh nodes with fresh buffers;
-    - detach the shared part: build `y2` from `z.detach()` (`y2 = z.detach()**3`), if its gradient
-      does not need to flow back through z; then this call gives x, y nothing through z.
+    - 1. `y1.backward(retain_graph=True)` on line 8: keeps every saved tensor of that graph alive
+      until the last backward, and keeps sending gradient into `x`, `y` through `z`. (tried: runs to
+      its end)
+    - 2. recompute `z`: run `z = 2*f`, `y2 = z**3` again before `y2.backward()`: a fresh graph with
+      fresh saved tensors; the earlier backward's gradients stay, and random draws in it differ from
+      the first run. (tried: runs to its end)
+    - Tried and not shown (the error stayed, or another came): `y1 = z.detach() ** 2` (line 6), `z =
+      (2 * f).detach()` (line 5).
 """
 
 
@@ -364,7 +363,7 @@ def test_plain_text_has_every_step():
     text = narrate.render_text(explain(SEED000_BLOCK1))
     assert "  1. PowBackward0 #2  y1 · line 6: y1 = z**2" in text
     assert "  4. x.grad: None → tensor([40.])  (added tensor([40.]))" in text
-    assert "    - keep the buffers: `y1.backward(retain_graph=True)` on line 8;" in text
+    assert "    - 1. `y1.backward(retain_graph=True)` on line 8: keeps every saved tensor" in text
 
 
 def test_command_exit_statuses_and_json(tmp_path):

@@ -16,7 +16,17 @@ def as_dict(report) -> dict:
         "warnings": [{"line": i[1], "message": i[2]} for i in report.items if i[0] == "warn"],
         "leaves": [name for i in report.items if i[0] == "leaves" for name, _ in i[1]],
         "tensors": report.tensors,
+        "surprises": [surprise_json(w) for w in report.surprises()],
     }
+
+
+def surprise_json(why):
+    """A surprise as `error.facts` and `error.fixes` describe an error (docs/json.md)."""
+    from dataclasses import asdict
+    from ..report import fix_json
+    facts = asdict(why)
+    fixes = [fix_json(f) for f in facts.pop("fixes") if f["tried"] is False or f["works"]]
+    return {"why": facts.pop("text"), "facts": facts, "fixes": fixes}
 
 
 def render(report, out):

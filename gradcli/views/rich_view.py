@@ -34,32 +34,39 @@ def _join(parts, sep):
 
 
 def fold(parts, sep, limit=12, head=6, tail=3):
-    """A long list of labels as a reader takes it in: a block of up to 4 labels repeated in a
-    row is one entry (`3,333 × (A → B → C)`, a loop's nodes), and past `limit` entries the
-    middle is elided (a 10,000-line chain). The JSON view keeps every entry."""
+    """A long list of labels as a reader takes it in: a block of up to 8 labels repeated in a
+    row is one entry (`3,333 × (A → B → C)`, a simple loop's nodes); if that leaves more than
+    `limit`, each label once with its count, in first-run order (`10 × AddmmBackward0 (cell
+    (RNNCell), line 16)`: a loop whose branches interleave); past `limit` the middle is elided
+    (a 10,000-line chain). The JSON view keeps every entry."""
     keys = [p.plain for p in parts]
     entries, i, n = [], 0, len(parts)
     while i < n:
         period, reps = 1, 1
-        for p in range(1, 5):
+        for p in range(1, 9):
             r = 1
             while i + (r + 1) * p <= n and keys[i + r * p:i + (r + 1) * p] == keys[i:i + p]:
                 r += 1
             if r > 1 and r * p > period * reps:
                 period, reps = p, r
         block = parts[i:i + period]
-        if reps == 1:
-            entries.append(block[0])
-        else:
-            t = Text(f"{reps:,} × ", style="bold")
-            inner = _join(block, sep)
-            t.append_text(Text("(") + inner + Text(")") if period > 1 else inner)
-            entries.append(t)
+        entries.append(_times(reps, _join(block, sep) if period == 1 else Text("(") + _join(block, sep) + Text(")")))
         i += period * reps
+    if len(entries) > limit:
+        counts, first = {}, []
+        for k, part in zip(keys, parts):
+            if k not in counts:
+                first.append((k, part))
+            counts[k] = counts.get(k, 0) + 1
+        entries = [_times(counts[k], part) for k, part in first]
     if len(entries) > limit:
         hidden = len(entries) - head - tail
         entries = entries[:head] + [Text(f"… {hidden:,} more …", style="dim italic")] + entries[-tail:]
     return entries
+
+
+def _times(count, label):
+    return label if count == 1 else Text(f"{count:,} × ", style="bold") + label
 
 
 def call_block(ev):
@@ -111,12 +118,12 @@ def error_panel(err):
     body = Text(err.message)
     if err.hint and err.type == "NameError":
         body.append("\n" + err.hint, style="yellow")
-    if err.why:
+    why = err.explained() if hasattr(err, "explained") else None
+    if why is not None:
+        body = Group(body, Text(""), why_block(why))
+    elif err.why:
         body.append("\n\nWhy: ", style="bold")
         body.append(err.why)
-    if err.fix:
-        body.append("\nFix: ", style="bold green")
-        body.append(err.fix)
     if err.type == "SyntaxError" and err.text is not None:
         caret = " " * max((err.col or 1) - 1, 0) + "^"
         body = Text(f"{err.text}\n{caret}\n", style="none") + body
@@ -125,7 +132,7 @@ def error_panel(err):
         trail = Text("in ", style="dim")
         trail.append(" → ".join(f"{'the script' if name == '<module>' else name} (line {line})"
                                 for line, name in frames), style="dim")
-        body = trail + Text("\n") + body
+        body = Group(trail, body)
     title = f"{err.type}"
     if err.line:
         title += f" ─ line {err.line}"
@@ -134,6 +141,27 @@ def error_panel(err):
         if err.text and err.type != "SyntaxError":
             title += f": {err.text.strip()}"
     return Panel(body, title=Text(title), title_align="left", border_style="red", expand=False)
+
+
+_STYLES = {"why": "", "note": "dim", "fix": "green", "result": "dim green", "advice": "yellow", "rejected": "dim"}
+
+
+def why_block(why):
+    """The explanation's lines (explain.lines): "Why:", its notes, then "Fix:" and the fixes, each
+    wrapped under its own indentation."""
+    from rich.padding import Padding
+    from ..explain import lines
+    parts, fix_head = [], False
+    for kind, text in lines(why):
+        if kind == "why":
+            parts.append(Text.assemble(("Why: ", "bold"), text))
+            continue
+        if kind in ("fix", "advice") and not fix_head:
+            fix_head = True
+            parts.append(Text.assemble(("Fix:", "bold green"), (" (most likely meant first; each tried on a copy "
+                                                                "of the script)" if kind == "fix" else "", "dim")))
+        parts.append(Padding(Text(text, style=_STYLES[kind]), (0, 0, 0, 5 if kind == "result" else 2)))
+    return Group(*parts)
 
 
 def leaves_line(leaves):
@@ -158,5 +186,14 @@ def render(report, console: Console):
         elif kind == "graph":
             from ..graphview import tree
             console.print(tree(item[2]))
+    for why in report.surprises():
+        console.print(surprise_panel(why))
     if report.error is not None:
         console.print(error_panel(report.error))
+
+
+def surprise_panel(why):
+    """No error, but not what it seems (explain.surprises): the same Why and tried fixes."""
+    from ..explain import shown_line
+    title = Text(f"Note ─ line {shown_line(why)}")
+    return Panel(why_block(why), title=title, title_align="left", border_style="yellow", expand=False)

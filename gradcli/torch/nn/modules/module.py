@@ -6,6 +6,7 @@ import itertools
 from collections import OrderedDict, namedtuple
 
 from ....engine import Tensor, STATE as _STATE
+from ....errors import TorchAttributeError
 from ..parameter import Parameter
 
 __all__ = ["Module"]
@@ -203,7 +204,7 @@ class Module:
             return d["_buffers"][name]
         if "_modules" in d and name in d["_modules"]:
             return d["_modules"][name]
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+        raise TorchAttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")   # the script's error
 
     def __setattr__(self, name, value):
         def remove_from(*dicts_or_sets):
