@@ -308,7 +308,10 @@ def _explain(name, args, kwargs, error):
     problems = [_bind(public, _parsed(s), args, kwargs, method) for s in overloads]
     if None not in problems:
         if len(problems) == 1:
-            return problems[0]
+            # the same failure the call itself raised: that exception, so that the script and
+            # the call's event hold one object (whether the script caught it is read from that)
+            same = type(problems[0]) is type(error) and str(problems[0]) == str(error)
+            return error if same else problems[0]
         for problem in problems:                # the overload whose types fit, with a value too large
             if not isinstance(problem, TypeError) or "failed to unpack" in str(problem):
                 return problem
