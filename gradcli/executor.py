@@ -277,9 +277,11 @@ class Session:
             return report
         if upto is not None:
             program.tree.body = [st for st in program.tree.body if st.lineno <= upto]
+        whole = not self.started and not self.echo and upto is None   # the source is the whole script
         self.execute(program, program.tree.body, report, timeout=timeout, max_elements=max_elements,
                      max_memory=max_memory)
-        if upto is None and not self.echo:    # how to try fixes on copies of the script (fixes.Trial's fields)
+        if whole:       # how to try fixes on copies of the script (fixes.Trial's fields): not for a
+            # notebook cell or a REPL entry, whose graph earlier entries made
             report.trial = (source, self.filename, self.values, self.strict, timeout, max_elements, max_memory)
             if report.error is not None:
                 report.error.trial = report.trial
@@ -330,7 +332,11 @@ class Session:
             codes = [compile(ast.Module(body=body, type_ignores=[]), self.filename, "exec", dont_inherit=True)]
         if not self.started:                 # a new script: sequence numbers from 0, grad mode on, ...
             from .engine import STATE
+            # the run's own state from scratch; the hooks stay the host's (a notebook's plain cells
+            # keep their capture): _script_context installs this run's and puts the host's back
+            hooks = STATE.capture, STATE.observer, STATE.warn, STATE.origin
             STATE.reset()
+            STATE.capture, STATE.observer, STATE.warn, STATE.origin = hooks
             self.started = True
         leaves = [(n, v) for n, v in program.leaves if any(getattr(st, "leaf", None) == n for st in body)]
         with _script_context(self, recorder, report, timeout, max_elements, max_memory):

@@ -227,7 +227,9 @@ def _freed(ctx):
     failing = ctx.calls[-1] if ctx.calls and ctx.calls[-1].failed else None
     who = _q(failing.text) if failing is not None and failing.text else (
         _q(ctx.info.text) if ctx.info.text else "This call")
-    reading = failing is None or failing.line != ctx.info.line      # saved tensors read after backward
+    # saved tensors read after backward, not a backward reaching them (without a recorder, as in
+    # a notebook's plain cell, the traceback tells: did the engine's backward loop raise it?)
+    reading = failing.line != ctx.info.line if failing is not None else not _raised_by_backward(exc)
     why = Why("freed", "", node.name(), node.seq, line, text, var, module, slots,
               by_line=by_line, by_text=by_text)
     # the loop whose previous iteration freed it
@@ -254,7 +256,8 @@ def _freed(ctx):
         why.notes.append("A Python number in `*` or `/` is saved as a tensor: that is why "
                          f"{_q(text) if text else 'it'} "
                          "holds one.")
-    boundary = _boundary(ctx, node, failing) if not reading else None
+    # (without the calls' record, the node that needed the buffer is where the graph was entered)
+    boundary = None if reading else _boundary(ctx, node, failing) if failing is not None else node
     if boundary is not None:
         b_line, b_text, b_var, _ = ctx.where(boundary.origin)
         b_var = ctx.by_node.get(boundary) or b_var
@@ -279,6 +282,16 @@ def _freed(ctx):
                          f"save{'s' * (innocent == 1)} nothing: not the problem.")
     why.fixes = _freed_fixes(ctx, why, node, record, failing, boundary)
     return why
+
+
+def _raised_by_backward(exc):
+    tb = exc.__traceback__
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if code.co_name == "_run" and code.co_filename == E.__file__:
+            return True
+        tb = tb.tb_next
+    return False
 
 
 def _slot_text(ctx, node, slot):

@@ -234,25 +234,27 @@ class CellFiles:
         return True
 
 
-def explain_exception(exc, tb):
-    """An error gradcli raised in a plain cell as ErrorInfo: the cell line, the Why and the Fix."""
+def explain_exception(exc, tb, namespace):
+    """An error gradcli raised in a plain cell as ErrorInfo: the cell line, the Why and the Fix.
+    The explanation reads the failing cell's statements and the notebook's names (`namespace`)."""
     from . import explain
-    from .report import ErrorInfo, Report
+    from .executor import Session
+    from .report import ErrorInfo
 
-    class Context:                          # what explain.explain_error reads from a running script
-        report = Report()
-
-    line = text = None
+    line = text = cell = None
     while tb is not None:                   # the innermost frame of a cell
         filename = tb.tb_frame.f_code.co_filename
         if filename in getattr(E.STATE.capture, "filenames", ()):
-            line = tb.tb_lineno
+            line, cell = tb.tb_lineno, filename
             sm = O.source_map(filename)
             st = sm.statement(line) if sm is not None else None
             text = sm.text(st) if st is not None else None
         tb = tb.tb_next
     info = ErrorInfo(exc.pytype, exc.message, line, None, text, exc.hint)
-    explain.explain_error(info, exc, Context())
+    if cell is not None:
+        context = Session(cell)             # not running: its names are the namespace's
+        context.globals = namespace
+        explain.explain_error(info, exc, context)
     return info
 
 
@@ -264,7 +266,7 @@ def _custom_exc(shell, etype, value, tb, tb_offset=None):
     out = io.StringIO()
     console = Console(file=out, width=100, force_terminal=True, force_jupyter=False, color_system="standard",
                       highlight=False)
-    console.print(error_panel(explain_exception(value, tb)))
+    console.print(error_panel(explain_exception(value, tb, shell.user_ns)))
     stb = [out.getvalue().rstrip("\n")]
     shell._showtraceback(etype, value, stb)
     return stb

@@ -108,7 +108,7 @@ def test_a_caught_failure_keeps_its_own_explanation_and_the_later_error_ends_the
     first, caught = data["calls"]
     assert (first["failed"], caught["failed"], caught["fatal"]) == (False, True, False)
     assert caught["error"][0] == "RuntimeError" and caught["explanation"]["created_line"] == 3
-    assert caught["explanation"]["freed_line"] == 4 and "failed at MulBackward0" in caught["explanation"]["why"]
+    assert caught["explanation"]["freed_line"] == 4 and "reached MulBackward0" in caught["explanation"]["why"]
     assert data["steps"][caught["last"]]["failed"] and data["steps"][-1] == {"kind": "end"}
     assert (data["error"]["type"], data["error"]["line"]) == ("NameError", 9)
 
@@ -350,7 +350,7 @@ def test_an_in_place_change_stops_on_the_node_with_the_changing_line_highlighted
     press(chromium, Keys.END)
     last = dom_state(chromium)
     assert status == 1 and last["failed"] and last["running"].split(" #")[0] == cause["grad_fn"]
-    assert (last["created"], last["freeing"]) == ([cause["line"]], [finding["facts"]["changed_line"]])
+    assert (last["created"], last["freeing"]) == ([cause["line"]], [finding["facts"]["by_line"]])
     assert f"version {cause['version']}, saved at {cause['expected_version']}" in chromium.find_element(
         "id", "now").text
     assert chromium.find_elements("css selector", "#graph g.node.missing")

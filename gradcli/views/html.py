@@ -42,17 +42,22 @@ def edge_gradients(log):
 
 def explanation(error=None, findings=()):
     """The Why and the fixes of a failure, and the source lines they involve: the one place the
-    page reads gradcli's explanations (explain.py fills the report's ErrorInfo for the error that
-    ended the script; narrate.py's findings tell any failed call, also one the script caught)."""
-    found = [f for f in findings if f.kind in ("freed", "inplace")]
-    facts = found[0].facts if found else {}
-    out = {"why": " ".join(f.text for f in found) or None, "fixes": [x for f in found for x in f.fixes],
-           "created_line": facts.get("line"), "freed_line": facts.get("freed_by_line", facts.get("changed_line"))}
+    page reads gradcli's explanations (explain.Why: the error that ended the script, with its
+    fixes tried; a caught failure's Why from narrate's findings)."""
+    from .. import explain
+    found = [f.why for f in findings if f.why is not None]
+    why = error.explained() if error is not None else None
+    why = why if why is not None else (found[0] if found else None)
+    out = {"why": None, "fixes": [], "created_line": None, "freed_line": None}
+    if why is not None:
+        text = explain.lines(why)
+        out.update(why=" ".join(t for k, t in text if k in ("why", "note")),
+                   fixes=[t for k, t in text if k in ("fix", "advice")],
+                   created_line=why.line, freed_line=why.by_line)
     if error is not None:
-        cause = error.cause or {}
-        out.update(type=error.type, message=error.message, line=error.line, why=error.why,
-                   fixes=[error.fix] if error.fix else [], created_line=cause.get("line", out["created_line"]),
-                   freed_line=cause.get("freed_by", out["freed_line"]))
+        out.update(type=error.type, message=error.message, line=error.line)
+        if why is None:
+            out.update(why=error.why, fixes=[error.fix] if error.fix else [])
     return out
 
 
