@@ -374,7 +374,16 @@ class Tensor:
         its node rebuilt when read, as PyTorch does (`_fn` is the node as it is)."""
         if self._base is not None:
             FRESH(self)
-        return self._fn
+            if self._fn is not None and self._fn.op is INVALID and "_error" in self._fn.attrs:
+                raise TorchRuntimeError(self._fn.attrs["_error"])
+        fn = self._fn
+        return fn.fn if type(fn) is OutputEdge else fn
+
+    @property
+    def output_nr(self):
+        """Which output of its grad_fn this tensor is (0 for a leaf and a single-output node)."""
+        fn = self._fn
+        return fn.nr if type(fn) is OutputEdge else 0
 
     @grad_fn.setter
     def grad_fn(self, node):
@@ -450,12 +459,15 @@ class Tensor:
             raise TorchRuntimeError("can't retain_grad on Tensor that has requires_grad=False")
         if self._fn is not None and not self._retains_grad:
             self._retains_grad = True
-            self._fn.retained = (self._fn.retained or ()) + (self,)
+            fn = self.grad_fn                   # (for one output of several: its node, see _retain)
+            fn.retained = (fn.retained or ()) + (self,)
 
     def register_hook(self, hook):
         if not self.requires_grad:
             raise TorchRuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         owner = self._fn if self._fn is not None else self._accumulator()
+        if type(owner) is OutputEdge:           # a hook on one output of several: applied to its slot
+            owner, hook = owner.fn, OutputHook(owner.nr, hook)
         owner.hooks = (owner.hooks or ()) + (hook,)
         return _HookHandle(owner, hook)
 
@@ -469,8 +481,11 @@ class Tensor:
         """The graph edge a gradient for this tensor flows along (None: no gradient)."""
         if self._base is not None:
             FRESH(self)
-        if self._fn is not None:
-            return self._fn
+        fn = self._fn
+        if fn is not None:
+            if fn.op is INVALID and "_error" in fn.attrs:
+                raise TorchRuntimeError(fn.attrs["_error"])
+            return fn
         if self._rg:
             return self._accumulator()
         return None
@@ -559,7 +574,7 @@ class Tensor:
             FRESH(self)
         suffix = ()
         if self._fn is not None:
-            suffix = (f"grad_fn=<{self._fn.op.name}>",)
+            suffix = (f"grad_fn=<{self._fn.op.name}>",)     # (an OutputEdge's op is its node's)
         elif self.requires_grad:
             suffix = ("requires_grad=True",)
         return format_tensor(self._data, self._data.dtype.name if self._data.dtype != np.bool_ else "bool", suffix)
@@ -717,8 +732,8 @@ class Node:
     @property
     def next_functions(self):
         # Made on each read, as PyTorch's: one flat tuple per node is all the graph keeps.
-        # An input that is one output of a multi-output node names its output_nr (OutputPlace).
-        return tuple([(fn, getattr(meta[0], "output_nr", 0)) for fn, meta in zip(self.edges, self.input_meta)])
+        # An edge to one output of a multi-output node is an OutputEdge: (its node, its number).
+        return tuple([(e.fn, e.nr) if type(e) is OutputEdge else (e, 0) for e in self.edges])
 
     def name(self):
         return self.op.qualname
@@ -835,6 +850,57 @@ def _fake_address(obj):
     return "0x%012x" % (id(obj) & 0xFFFFFFFFFFFF)
 
 
+class MultiOutputNode(Node):
+    """A node whose forward made several outputs (split, unbind, a custom Function returning a
+    tuple...). Each output tensor holds its own OutputEdge as `_fn`; the engine gathers the
+    gradient of every output into one slot of a list (PyTorch's InputBuffer), a slot holding None
+    where that output got none, and runs the node once, with the list, when every edge into any
+    of its outputs has delivered."""
+
+    __slots__ = ("n_outputs",)
+
+
+class OutputEdge:
+    """PyTorch's Edge (function, input_nr) for output `nr` of a MultiOutputNode: what a consumer
+    of that output records as its edge, and what the output tensor keeps as `_fn` (its
+    grad_fn reads `fn`, its output_nr `nr`). Made once per output (output_edges), so the engine
+    may key its dependency counts and per-output gradient sums by it. To the engine it looks
+    like a node with one edge, to `fn`; it is never run, only delivered (_deliver)."""
+
+    __slots__ = ("fn", "nr", "_e0")
+    _n = 1
+    _saved = {}                 # (read by Tensor._version_counter: an output slot saves nothing here)
+
+    def __init__(self, fn, nr):
+        self.fn = self._e0 = fn
+        self.nr = nr
+
+    @property
+    def op(self):
+        return self.fn.op
+
+    @property
+    def edges(self):
+        return (self.fn,)
+
+
+def output_edges(node, n):
+    """The OutputEdges of node's n outputs (node: a MultiOutputNode)."""
+    node.n_outputs = n
+    return tuple([OutputEdge(node, k) for k in range(n)])
+
+
+class OutputHook:
+    """A tensor hook registered on output `nr` of a MultiOutputNode (PyTorch's tensor pre-hook
+    with its value_idx): it sees and may replace that output's slot; the node keeps the hooks of
+    all its outputs in one tuple, in registration order, as PyTorch does."""
+
+    __slots__ = ("nr", "hook")
+
+    def __init__(self, nr, hook):
+        self.nr, self.hook = nr, hook
+
+
 class AccumulateGrad(Node):
     """The node of a leaf that requires grad: it adds the incoming gradient into `.grad`."""
 
@@ -863,9 +929,9 @@ class OpDef:
     __slots__ = ("name", "inputs", "saved", "attrs", "formulas", "doc", "qualname", "plan", "compact",
                  "node_class", "table_formulas")
 
-    def __init__(self, name, inputs=(), saved=(), attrs=(), formulas=(), doc="", cpp=False):
+    def __init__(self, name, inputs=(), saved=(), attrs=(), formulas=(), doc="", cpp=False, multi=False):
         self.name = name
-        self.node_class = type(name, (Node,), {"__slots__": (), "__module__": "builtins"})
+        self.node_class = type(name, (MultiOutputNode if multi else Node,), {"__slots__": (), "__module__": "builtins"})
         self.qualname = "torch::autograd::" + name if cpp else name     # what node.name() returns
         self.plan = None            # ops._record's precomputed saved-slot plan
         self.compact = None         # ops._compact_saver's shortcut of it (False: none)
@@ -881,6 +947,10 @@ class OpDef:
 
 
 ACCUMULATE = OpDef("AccumulateGrad", cpp=True)
+# The grad_fn of a view whose grad_fn cannot be rebuilt after an in-place change (made under
+# no_grad, or one output of several): printed `grad_fn=<Invalid>`; `attrs["_error"]`, when set,
+# is PyTorch's error on reading it (ops.fresh_view)
+INVALID = OpDef("Invalid", doc="a view whose grad_fn cannot be rebuilt after an in-place change of its storage")
 GRAPH_ROOT = OpDef("GraphRoot", cpp=True)
 COPY_BACKWARDS = OpDef("CopyBackwards", ("self", "src"), cpp=True,
                        formulas=((lambda m, g: None, ()), (lambda m, g: g, ())))
@@ -928,7 +998,7 @@ def _version_error(node, s):
         fn = getattr(s, "name_fn", None) or node
         which = f", which is output 0 of {short_name(fn.op.name)},"
     elif s.tensor._fn is not None:
-        which = f", which is output 0 of {short_name(s.tensor._fn.op.name)},"
+        which = f", which is output {s.tensor.output_nr} of {short_name(s.tensor._fn.op.name)},"
     msg = (f"one of the variables needed for gradient computation has been modified by an inplace "
            f"operation: [torch.{dt.tensor_type} {_sizes(shape)}]{which} is at version "
            f"{s.version.v}; expected version {s.saved_version} instead. "
@@ -1180,10 +1250,14 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
         else:
             captures = targets
         wanted = needed | set(targets)
+        # an output wanted (captured, or retained) is seen when its node is popped: the node is too
+        wanted.update([e.fn for e in wanted if type(e) is OutputEdge])
         result = [None] * len(inputs)
 
     prev_mode = STATE.grad_enabled
     STATE.grad_enabled = create_graph
+    if type(root) is OutputEdge:            # backward from one output of several: into its slot
+        root = _deliver(root, buffers, deps)
     heap = [root]
     owned = set()           # nodes whose buffer is a sum this call made: add into it in place, keep it as .grad
     watched = STATE.observer is not None        # a report lists the nodes each call ran
@@ -1210,9 +1284,12 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
                 for t in fn.retained:
                     _retain(t, buf, create_graph)
             if not plain:
-                if captures is not None and fn in captures:
-                    for k in captures[fn]:
-                        result[k] = buf
+                if captures is not None:
+                    if fn in captures:
+                        for k in captures[fn]:
+                            result[k] = buf
+                    elif type(buf) is list:
+                        _capture_slots(fn, buf, captures, result)
                 if needed is not None and fn not in needed:
                     continue
                 if watched:
@@ -1262,6 +1339,9 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
                         if type(g) is np.ndarray:
                             owned.add(nxt)
                         d = deps[nxt] = deps[nxt] - 2
+                        if d == 0 and type(nxt) is OutputEdge:
+                            nxt = _deliver(nxt, buffers, deps)
+                            d = 0 if nxt is not None else 1
                         if d == 0:
                             if heap:
                                 _heap_push(heap, nxt)
@@ -1295,7 +1375,7 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
                             g = NUMPY_MATH.fit(g, shape, dtype)
                         old = buffers.get(nxt)
                         if old is None:
-                            if deps[nxt] == 1 and not heap and carry is None:
+                            if deps[nxt] == 1 and not heap and carry is None and type(nxt) is not OutputEdge:
                                 carry, cbuf = nxt, g    # its only gradient, and it runs next
                                 continue
                             buffers[nxt] = g
@@ -1304,6 +1384,10 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
                     d = deps[nxt] - 1
                     deps[nxt] = d
                     if d == 0:
+                        if type(nxt) is OutputEdge:
+                            nxt = _deliver(nxt, buffers, deps)
+                            if nxt is None:
+                                continue
                         if carry is not None:   # not alone after all: the carried node first, as it came
                             buffers[carry] = cbuf
                             heap.append(carry)
@@ -1352,6 +1436,10 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
                         _sum_into(buffers, owned, nxt, old, g)
                 d = deps[nxt] - 1
                 deps[nxt] = d
+                if d == 0 and type(nxt) is OutputEdge:
+                    nxt = _deliver(nxt, buffers, deps)
+                    if nxt is None:
+                        continue
                 if d == 0 and (wanted is None or nxt in wanted):
                     if heap:
                         _heap_push(heap, nxt)
@@ -1398,6 +1486,8 @@ def _hooked(fn, buf):
     """Run tensor hooks on the gradient flowing into fn; a hook may return a replacement."""
     if not fn.hooks or buf is None:
         return buf
+    if type(buf) is list:                   # a MultiOutputNode's slots: each hook sees its output's
+        return _hooked_slots(fn.hooks, buf)
     g = buf if isinstance(buf, Tensor) else Tensor(buf)
     for hook in fn.hooks:
         if not callable(hook):            # registering accepts anything; calling it fails, as in PyTorch
@@ -1408,7 +1498,50 @@ def _hooked(fn, buf):
     return g if isinstance(buf, Tensor) else g._data
 
 
+def _hooked_slots(hooks, slots):
+    """OutputHooks on the slots of a MultiOutputNode, in registration order. As in PyTorch, a
+    hook on an output that got no gradient is called with None."""
+    slots = list(slots)
+    for h in hooks:
+        if not callable(h.hook):
+            raise TorchTypeError(f"'{type(h.hook).__name__}' object is not callable")
+        g = slots[h.nr]
+        wrapped = g is not None and not isinstance(g, Tensor)
+        r = h.hook(Tensor(g) if wrapped else g)
+        if r is not None:
+            slots[h.nr] = r._data if wrapped or (g is None and not STATE.grad_enabled) else r
+    return slots
+
+
+def _capture_slots(fn, slots, captures, result):
+    """autograd.grad's inputs that are outputs of MultiOutputNode fn: their slots, after the hooks."""
+    for e, ks in captures.items():
+        if type(e) is OutputEdge and e.fn is fn:
+            for k in ks:
+                result[k] = slots[e.nr]
+
+
+def _deliver(e, buffers, deps):
+    """Every edge into output e.nr of a MultiOutputNode has run: its summed gradient goes into
+    that output's slot of the node's buffer. Returns the node once every output's edges have
+    delivered (it is then ready), else None."""
+    fn = e.fn
+    slots = buffers.get(fn)
+    if slots is None:
+        slots = buffers[fn] = [None] * fn.n_outputs
+    g = buffers.pop(e, None)
+    old = slots[e.nr]
+    slots[e.nr] = g if old is None or g is None else old + g
+    d = deps[fn] = deps[fn] - 1
+    return fn if d == 0 else None
+
+
 def _retain(t, buf, create_graph):
+    if type(buf) is list:                   # t is one output of a MultiOutputNode: its slot
+        e = t._fn
+        buf = buf[e.nr] if type(e) is OutputEdge else None
+        if buf is None:
+            return
     if t._grad is None:
         t._grad = Tensor(buf._data.copy() if isinstance(buf, Tensor) else buf.copy())
     else:
@@ -1622,30 +1755,6 @@ def _non_overlapping_and_dense(a):
     return True
 
 
-class OutputPlace(tuple):
-    """The input_meta shape of an input that is output `output_nr` of a node with several
-    outputs (unsafe_split, unbind: torch.nn's recurrent cells make them). The node's whole
-    output shape is this tuple; the input's gradient is placed at `index` of zeros of that
-    shape, so the node receives the sum of its outputs' gradients laid out as its output
-    (what PyTorch's engine gathers by output_nr)."""
-
-    def __new__(cls, shape, output_nr, index):
-        self = super().__new__(cls, shape)
-        self.output_nr, self.index = output_nr, index
-        return self
-
-    def place(self, g, dtype):
-        out = np.zeros(tuple(self), dtype)
-        out[self.index] = g
-        return out
-
-    def place_tensor(self, g, dtype):
-        """place() under create_graph: recorded (Tensor.__setitem__, a CopySlices node)."""
-        out = Tensor(np.zeros(tuple(self), dtype))
-        out[self.index] = g
-        return out
-
-
 class _NumpyMath:
     """Backward formulas run on plain arrays unless create_graph asks for a graph."""
 
@@ -1654,8 +1763,6 @@ class _NumpyMath:
     @staticmethod
     def fit(g, shape, dtype):
         """Sum a broadcast gradient back to its input's shape and dtype."""
-        if isinstance(shape, OutputPlace):
-            return shape.place(g, dtype)
         if g.shape != shape:
             g = _sum_to(g, shape)
         if g.dtype != dtype:
