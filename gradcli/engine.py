@@ -1235,8 +1235,10 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
             targets.setdefault(t._edge(), []).append(k)
         needed = set()
         reach = {}
+        # A node whose output is a target runs (for its hooks and captures): it counts as one too.
+        seen = targets.keys() | {e.fn for e in targets if type(e) is OutputEdge}
         for fn in reversed(_topological(root, deps)):
-            r = fn in targets
+            r = fn in seen
             for nxt in fn.edges:
                 if nxt is not None and reach[nxt]:
                     r = True
@@ -1659,7 +1661,7 @@ def _apply(fn, grad_out, create_graph, wanted):
     if custom is None:
         vals = _unpacked(fn, create_graph)
     edges = fn.edges
-    if grad_out is None and op not in RUNS_WITHOUT_GRAD:
+    if grad_out is None:
         return [None] * len(edges)
     m = TENSOR_MATH if create_graph else NUMPY_MATH
     if custom is not None:
@@ -1927,7 +1929,5 @@ NUMPY_MATH = _NumpyMath()     # extended by ops.py
 TENSOR_MATH = None            # set by ops.py: the same names, as differentiable tensor ops
 VARIADIC = {}                 # set by ops.py: backward of ops with a list of inputs
 CUSTOM_APPLY = {}             # set by ops.py: nodes whose backward is not a table formula (CopySlices)
-RUNS_WITHOUT_GRAD = set()     # custom ops that run even when their own buffer got no gradient (a custom
-                              # Function whose other outputs did: torch.autograd.function)
 TWINS = set()                 # set by ops.py: ops whose two formulas are one function of the other operand (mul)
 FRESH = None                  # set by ops.py: rebuild a view's grad_fn after its storage changed in place
