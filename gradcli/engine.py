@@ -1011,7 +1011,8 @@ def _version_error(node, s):
 class CallRecord:
     """What one backward() or autograd.grad() call did, in order."""
 
-    __slots__ = ("index", "kind", "origin", "retain_graph", "executed", "freed", "updates", "error")
+    # `counters`: id(array) -> (array, its Version) for the memory a kept .grad view shares (_grad_version)
+    __slots__ = ("index", "kind", "origin", "retain_graph", "executed", "freed", "updates", "error", "counters")
 
     def __init__(self, kind, retain_graph):
         STATE.calls += 1
@@ -1024,6 +1025,7 @@ class CallRecord:
         self.freed = []                  # nodes whose saved tensors this call released
         self.updates = []                # (leaf, grad values before or None, grad values after)
         self.error = None
+        self.counters = None
 
     def finish(self):
         """Hand the record to the observer, then drop the node references it holds."""
@@ -1149,7 +1151,7 @@ def _backward(tensors, grad_tensors, retain_graph, create_graph, inputs):
         for t in inputs:
             if not t.requires_grad:
                 raise TorchRuntimeError("can't retain_grad on Tensor that has requires_grad=False")
-    _run(tensors, grads, bool(retain_graph), bool(create_graph), inputs, accumulate=True)
+    _run(tensors, grads, bool(retain_graph), bool(create_graph), inputs, accumulate=True, given=grad_tensors)
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
@@ -1192,8 +1194,9 @@ def _grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unuse
     return tuple(result)
 
 
-def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
-    """The engine proper. Returns the captured gradients of `inputs` (autograd.grad)."""
+def _run(roots, grads, keep_graph, create_graph, inputs, accumulate, given=None):
+    """The engine proper. Returns the captured gradients of `inputs` (autograd.grad).
+    `given`: the user's gradient tensors, whose version counters a kept view of one shares."""
     starts = []
     for i, t in enumerate(roots):
         fn = t._edge()
@@ -1201,6 +1204,9 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
             raise TorchRuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
         starts.append(fn)
     record = CallRecord("backward" if accumulate else "grad", keep_graph)
+    if given:
+        record.counters = {id(_memory_owner(g._data)): (g._data, g._version_counter)
+                           for g in given if isinstance(g, Tensor)}
 
     if len(starts) == 1:
         root = starts[0]
@@ -1703,9 +1709,13 @@ def _accumulate(leaf, buf, create_graph, record, owned=False):
         data = buf._data if isinstance(buf, Tensor) else buf
         if leaf._grad is None:
             if owned and data.dtype == leaf._data.dtype and data.flags.writeable and _obeys_layout(data, leaf._data):
-                leaf._grad = Tensor(data)
+                leaf._grad = Tensor(data, version=None if data.base is None else _grad_version(record, data))
             else:
+                # PyTorch's clone_obey_contract: new_empty_strided(...).copy_(g), a copy at version 1,
+                # for a non-overlapping and dense variable, else clone(): version 0
                 leaf._grad = Tensor(np.array(data, dtype=leaf._data.dtype, copy=True))
+                if _non_overlapping_and_dense(leaf._data):
+                    leaf._grad._version_counter.v = 1
         else:
             g = leaf._grad
             np.add(g._data, data, out=g._data, casting="unsafe")
@@ -1725,6 +1735,31 @@ def _accumulate(leaf, buf, create_graph, record, owned=False):
             leaf._grad = leaf._grad + g
     if watched:
         record.updates.append((leaf, before, leaf._grad._data.copy()))
+
+
+def _grad_version(record, view):
+    """The version counter of a kept .grad that is a view: as in PyTorch, the one of its base, so
+    .grad tensors kept from views of one gradient (stack's, cat's) share it, and share the user's
+    tensor's when they are views of a `gradient=` argument (record.counters is seeded with them)."""
+    base = _memory_owner(view)
+    counters = record.counters
+    if counters is None:
+        counters = record.counters = {}
+    entry = counters.get(id(base))
+    if entry is None:
+        entry = counters[id(base)] = (base, Version())
+    return entry[1]
+
+
+def _memory_owner(a):
+    """The array that owns a's memory (NumPy's base chain, through as_strided's interface objects)."""
+    while True:
+        b = a.base
+        if b is not None and not isinstance(b, ndarray):
+            b = getattr(b, "base", None)
+        if not isinstance(b, ndarray):
+            return a
+        a = b
 
 
 def _data_unshared(buf):
