@@ -634,7 +634,9 @@ class Saved:
 
     # (`name_fn`, set only for the output of an in-place op on a view: the view's grad_fn when
     # saved, which E5 names, as PyTorch's SavedVariable does; released with the buffer)
-    __slots__ = ("tensor", "_data", "version", "saved_version", "is_output", "constant", "freed", "name_fn")
+    # (`output_nr`, set only for a saved output that is not its node's output 0: which one E5 names)
+    __slots__ = ("tensor", "_data", "version", "saved_version", "is_output", "constant", "freed", "name_fn",
+                 "output_nr")
 
     def __init__(self, tensor, is_output=False, constant=None):
         self.tensor = None if is_output else tensor   # inputs keep identity; outputs avoid a cycle
@@ -644,6 +646,8 @@ class Saved:
         self.is_output = is_output
         self.constant = constant        # the Python number, when a scalar was wrapped as a tensor
         self.freed = False              # a backward released the buffer; the facts stay for explanations
+        if is_output and type(tensor._fn) is OutputEdge:
+            self.output_nr = tensor._fn.nr
 
     @classmethod
     def number(cls, value, data):
@@ -996,7 +1000,7 @@ def _version_error(node, s):
         FRESH(s.tensor)                 # PyTorch reads the tensor's grad_fn, rebuilding a stale view's
     if s.is_output:
         fn = getattr(s, "name_fn", None) or node
-        which = f", which is output 0 of {short_name(fn.op.name)},"
+        which = f", which is output {getattr(s, 'output_nr', 0)} of {short_name(fn.op.name)},"
     elif s.tensor._fn is not None:
         which = f", which is output {s.tensor.output_nr} of {short_name(s.tensor._fn.op.name)},"
     msg = (f"one of the variables needed for gradient computation has been modified by an inplace "
