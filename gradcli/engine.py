@@ -12,6 +12,7 @@ so explanations are facts, never guesses after the fact.
 from __future__ import annotations
 
 import sys
+import weakref
 
 import numpy as np
 from numpy import ndarray
@@ -1272,6 +1273,7 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate, given=None)
         root = _deliver(root, buffers, deps)
     heap = [root]
     owned = set()           # nodes whose buffer is a sum this call made: add into it in place, keep it as .grad
+    adds = {}               # node -> the version PyTorch's sum in its buffer has (_sum_into)
     watched = STATE.observer is not None        # a report lists the nodes each call ran
     plain = captures is None and needed is None and not watched
     fast = plain and not create_graph
@@ -1291,7 +1293,7 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate, given=None)
             # Tensor pre-hooks (register_hook, retain_grad) run on every node popped, even
             # one that is only captured or not needed (the root), as in PyTorch.
             if fn.hooks:
-                buf = _hooked(fn, buf)
+                buf = _hooked(fn, buf, record)
             if fn.retained and buf is not None:
                 for t in fn.retained:
                     _retain(t, buf, create_graph)
@@ -1312,7 +1314,7 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate, given=None)
                     # count tells whether anything else holds it (PyTorch's use_count).
                     g = old = outs = s = None
                     alone = fn in owned or _getrefcount(buf) == 2 and _data_unshared(buf)
-                    _accumulate(fn.variable, buf, create_graph, record, alone)
+                    _accumulate(fn.variable, buf, create_graph, record, alone, adds.get(fn))
                 continue
             op = fn.op
             if op is GRAPH_ROOT:
@@ -1348,6 +1350,7 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate, given=None)
                         nxt = fn._e0
                         private = type(g) is np.ndarray and g.base is None and _getrefcount(g) == 2
                         g = buffers[nxt] = np.add(g, g, out=g) if private else g + g
+                        adds[nxt] = 1               # PyTorch: the second product added into the first
                         if type(g) is np.ndarray:
                             owned.add(nxt)
                         d = deps[nxt] = deps[nxt] - 2
@@ -1392,7 +1395,7 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate, given=None)
                                 continue
                             buffers[nxt] = g
                         else:
-                            _sum_into(buffers, owned, nxt, old, g)
+                            _sum_into(buffers, owned, nxt, old, g, adds)
                     d = deps[nxt] - 1
                     deps[nxt] = d
                     if d == 0:
@@ -1437,15 +1440,17 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate, given=None)
                         fn.freed_by = fn.freed_by or record
                 if STATE.anomaly and STATE.check_nan:     # after the release, as in PyTorch
                     _check_nan(fn, outs)
-            for nxt, g in zip(fn.edges, outs):
+            for i, nxt in enumerate(fn.edges):
                 if nxt is None:
                     continue
+                g = outs[i]
+                outs[i] = None          # (the buffer alone holds g: _sum_into reads its reference count)
                 if g is not None:
                     old = buffers.get(nxt)
                     if old is None:
                         buffers[nxt] = g
                     else:
-                        _sum_into(buffers, owned, nxt, old, g)
+                        _sum_into(buffers, owned, nxt, old, g, adds)
                 d = deps[nxt] - 1
                 deps[nxt] = d
                 if d == 0 and type(nxt) is OutputEdge:
@@ -1494,13 +1499,14 @@ def _check_nan(fn, outs):
                 raise TorchRuntimeError(f"Function '{fn.name()}' returned nan values in its {i}th output.")
 
 
-def _hooked(fn, buf):
-    """Run tensor hooks on the gradient flowing into fn; a hook may return a replacement."""
+def _hooked(fn, buf, record):
+    """Run tensor hooks on the gradient flowing into fn; a hook may return a replacement. The
+    tensor a hook sees shares its version counter with the .grad views a leaf keeps of it."""
     if not fn.hooks or buf is None:
         return buf
     if type(buf) is list:                   # a MultiOutputNode's slots: each hook sees its output's
-        return _hooked_slots(fn.hooks, buf)
-    g = buf if isinstance(buf, Tensor) else Tensor(buf)
+        return _hooked_slots(fn.hooks, buf, record)
+    g = buf if isinstance(buf, Tensor) else Tensor(buf, version=_grad_version(record, buf))
     for hook in fn.hooks:
         if not callable(hook):            # registering accepts anything; calling it fails, as in PyTorch
             raise TorchTypeError(f"'{type(hook).__name__}' object is not callable")
@@ -1510,7 +1516,7 @@ def _hooked(fn, buf):
     return g if isinstance(buf, Tensor) else g._data
 
 
-def _hooked_slots(hooks, slots):
+def _hooked_slots(hooks, slots, record):
     """OutputHooks on the slots of a MultiOutputNode, in registration order. As in PyTorch, a
     hook on an output that got no gradient is called with None."""
     slots = list(slots)
@@ -1519,7 +1525,7 @@ def _hooked_slots(hooks, slots):
             raise TorchTypeError(f"'{type(h.hook).__name__}' object is not callable")
         g = slots[h.nr]
         wrapped = g is not None and not isinstance(g, Tensor)
-        r = h.hook(Tensor(g) if wrapped else g)
+        r = h.hook(Tensor(g, version=_grad_version(record, g)) if wrapped else g)
         if r is not None:
             slots[h.nr] = r._data if wrapped or (g is None and not STATE.grad_enabled) else r
     return slots
@@ -1575,12 +1581,20 @@ def _topological(root, deps):
     return order
 
 
-def _sum_into(buffers, owned, nxt, old, g):
+def _sum_into(buffers, owned, nxt, old, g, adds):
     """A further gradient g for nxt, whose buffer holds old: added in place into a sum this
     call made (owned: nothing else sees it yet), or into g when g is a formula's own
     temporary (it owns its memory, and only the caller's `g`, this argument and
     getrefcount's refer to it), the same additions as `old + g`, one array fewer; else a new
-    sum, which the call then owns."""
+    sum, which the call then owns.
+
+    `adds[nxt]`: the version the sum has in PyTorch, whose InputBuffer adds into `old` itself
+    (old.add_(g), one version more) when nothing else holds old or its memory, else makes a
+    new sum (version 0); a .grad that keeps the sum shows it (_accumulate)."""
+    if nxt in owned or (type(old) is np.ndarray and old.base is None and _getrefcount(old) == 4):
+        adds[nxt] = (adds[nxt] if nxt in adds else _writes(old)) + 1
+    else:
+        adds.pop(nxt, None)
     if nxt in owned:
         np.add(old, g, out=old)
     elif (type(g) is np.ndarray and g.base is None and _getrefcount(g) == 3
@@ -1702,7 +1716,7 @@ def _apply(fn, grad_out, create_graph, wanted):
     return outs
 
 
-def _accumulate(leaf, buf, create_graph, record, owned=False):
+def _accumulate(leaf, buf, create_graph, record, owned=False, version=None):
     """AccumulateGrad, with PyTorch's rules for a first gradient: without create_graph it is
     kept as .grad itself ("stolen", a view included, so that .grad may share memory with
     other leaves' gradients or a tensor the user holds) when nothing else holds it (`owned`)
@@ -1713,7 +1727,14 @@ def _accumulate(leaf, buf, create_graph, record, owned=False):
         data = buf._data if isinstance(buf, Tensor) else buf
         if leaf._grad is None:
             if owned and data.dtype == leaf._data.dtype and data.flags.writeable and _obeys_layout(data, leaf._data):
-                leaf._grad = Tensor(data, version=None if data.base is None else _grad_version(record, data))
+                if data.base is not None or record.counters and id(data) in record.counters:
+                    leaf._grad = Tensor(data, version=_grad_version(record, data))
+                else:
+                    # the version PyTorch's kept gradient has: its in-place additions or writes
+                    leaf._grad = Tensor(data)
+                    version = _writes(data) if version is None else version
+                    if version:
+                        leaf._grad._version_counter.v = version
             else:
                 # PyTorch's clone_obey_contract: new_empty_strided(...).copy_(g), a copy at version 1,
                 # for a non-overlapping and dense variable, else clone(): version 0
@@ -1739,6 +1760,22 @@ def _accumulate(leaf, buf, create_graph, record, owned=False):
             leaf._grad = leaf._grad + g
     if watched:
         record.updates.append((leaf, before, leaf._grad._data.copy()))
+
+
+_WRITTEN = {}       # id(array) -> (weak reference, n): formula results PyTorch makes with n in-place writes
+
+
+def written(a, n):
+    """Mark a formula's result as made by n in-place writes in PyTorch (zeros then index_put_...):
+    a .grad that keeps it shows that version."""
+    key = id(a)
+    _WRITTEN[key] = (weakref.ref(a, lambda _: _WRITTEN.pop(key, None)), n)
+    return a
+
+
+def _writes(a):
+    entry = _WRITTEN.get(id(a))
+    return entry[1] if entry is not None and entry[0]() is a else 0
 
 
 def _grad_version(record, view):

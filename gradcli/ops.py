@@ -2236,12 +2236,12 @@ class _NumpyMath(E._NumpyMath):
     def index_backward(g, sizes, indices):
         z = np.zeros(tuple(sizes), g.dtype)
         np.add.at(z, indices, g)
-        return z
+        return E.written(z, 1)          # PyTorch: zeros, then index_put_
 
     @staticmethod
     def evenly_distribute(g, self, result):
         mask = self == result
-        return np.where(mask, g / mask.sum(), 0).astype(g.dtype)
+        return E.written(np.where(mask, g / mask.sum(), 0).astype(g.dtype), 1)     # PyTorch: a masked fill
 
     @staticmethod
     def value_selecting(g, dim, indices, sizes, keepdim):
@@ -2253,7 +2253,7 @@ class _NumpyMath(E._NumpyMath):
             indices = np.expand_dims(indices, dim)
         z = np.zeros(tuple(sizes), g.dtype)
         np.put_along_axis(z, indices, g, axis=dim)
-        return z
+        return E.written(z, 2)          # PyTorch's value_selecting_reduction_backward writes twice
 
     @staticmethod
     def softmax_backward(g, result, dim):

@@ -22,8 +22,9 @@ def _leaves(t, n=2, size=2):
 
 
 def _state(named):
-    """Printed values, and for each pair of tensors whether they share their first element."""
-    out = {k: repr(v) for k, v in named.items()}
+    """Printed values and versions (a kept .grad view shares its base's version counter), and for
+    each pair of tensors whether they share their first element."""
+    out = {k: (repr(v), v._version) for k, v in named.items()}
     names = sorted(named)
     out["shared"] = [(p, q) for i, p in enumerate(names) for q in names[i + 1:]
                      if named[p].data_ptr() == named[q].data_ptr()]
