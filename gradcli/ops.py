@@ -2903,7 +2903,7 @@ def cat(tensors, dim=0):
     for t in tensors[1:]:
         dt = E.promote_types(dt, t.dtype)
     parts = [t._data.astype(dt.np, copy=False) for t, s in zip(tensors, skip) if not s] or [ref._data.astype(dt.np)]
-    return _record_variadic(TABLE["cat"], seq, np.concatenate(parts, axis=d), tensors, {"dim": dim})
+    return _record_variadic(TABLE["cat"], seq, _concatenate(parts, d), tensors, {"dim": dim})
 
 
 def stack(tensors, dim=0):
@@ -2917,8 +2917,16 @@ def stack(tensors, dim=0):
     dt = tensors[0].dtype
     for t in tensors[1:]:
         dt = E.promote_types(dt, t.dtype)
-    out = np.stack([t._data.astype(dt.np, copy=False) for t in tensors], axis=d)
+    out = _concatenate([np.expand_dims(t._data.astype(dt.np, copy=False), d) for t in tensors], d)
     return _record_variadic(TABLE["stack"], seq, out, tensors, {"dim": dim})
+
+
+def _concatenate(arrays, axis):
+    """np.concatenate into a row-major result, as PyTorch's cat and stack make it (NumPy follows
+    its inputs' layout: columns of transposed inputs give a column-major result)."""
+    shape = list(arrays[0].shape)
+    shape[axis] = _b.sum(a.shape[axis] for a in arrays)
+    return np.concatenate(arrays, axis=axis, out=np.empty(shape, np.result_type(*arrays)))
 
 
 def _split_sizes(size, split_size):
@@ -2940,7 +2948,7 @@ def _split_backward(grads, split_sizes, dim, sizes):
             g = np.zeros(tuple(sizes[:dim]) + (n,) + tuple(sizes[dim + 1:]), dt)
             g = Tensor(g) if tensor else g
         parts.append(g)
-    return cat(parts, dim) if tensor else np.concatenate(parts, axis=dim)
+    return cat(parts, dim) if tensor else _concatenate(parts, dim)
 
 
 def _unbind_backward(grads, dim):
@@ -2950,7 +2958,10 @@ def _unbind_backward(grads, dim):
     a = like._data if tensor else like
     zeros = np.broadcast_to(np.zeros((), a.dtype), a.shape)
     parts = [g if g is not None else Tensor(zeros) if tensor else zeros for g in grads]
-    return stack(parts, dim) if tensor else np.stack(parts, axis=dim)
+    if tensor:
+        return stack(parts, dim)
+    d = dim % (a.ndim + 1)
+    return _concatenate([np.expand_dims(p, d) for p in parts], d)
 
 
 def _multi_output(row, t, arrays, attrs, view=True):
