@@ -25,7 +25,7 @@ np.seterr(all="ignore")
 
 from . import engine as E
 from .engine import STATE, OpDef, Saved, Tensor, result_type, Size
-from .errors import TorchRuntimeError, TorchTypeError, TorchIndexError, TorchValueError
+from .errors import TorchAttributeError, TorchRuntimeError, TorchTypeError, TorchIndexError, TorchValueError
 from .errors import TorchNotImplementedError as TorchNotImplementedError_
 
 _F32 = np.dtype(np.float32)
@@ -2994,9 +2994,26 @@ def _pieces(t, d, sizes):
     return out
 
 
-def split(t, split_size_or_sections, dim=0):
-    """torch.split / Tensor.split: a size per piece (SplitBackward0), or a list of sizes
-    (SplitWithSizesBackward0)."""
+def split(tensor, split_size_or_sections, dim=0):
+    """torch.split, PyTorch's Python function: the argument's own split method (a str's too)."""
+    if type(tensor) is Tensor:
+        return tensor.split(split_size_or_sections, dim)
+    try:
+        return tensor.split(split_size_or_sections, dim)
+    except AttributeError as e:
+        raise TorchAttributeError(str(e)) from None
+    except TypeError as e:
+        raise TorchTypeError(str(e)) from None
+
+
+def split_method(t, split_size_or_sections, dim=0):
+    """Tensor.split: a size per piece (SplitBackward0), or a list of sizes (SplitWithSizesBackward0);
+    a tensor is read as an int where it holds one, as PyTorch's Python method does."""
+    if type(split_size_or_sections) is Tensor:
+        try:
+            split_size_or_sections = int(split_size_or_sections)
+        except ValueError:
+            pass
     if not isinstance(split_size_or_sections, int):
         return split_with_sizes(t, split_size_or_sections, dim)
     nd = t._data.ndim
@@ -3035,6 +3052,7 @@ def chunk(t, chunks, dim=0):
     nd = t._data.ndim
     if nd == 0:
         raise TorchRuntimeError("chunk expects at least a 1-dimensional tensor")
+    chunks = _operator.index(chunks)
     if chunks <= 0:
         raise TorchRuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     size = t._data.shape[_norm_dim(dim, nd)]
@@ -3063,6 +3081,12 @@ def tensor_split(t, indices_or_sections, dim=0):
     size = t._data.shape[d]
     if type(indices_or_sections) is Tensor:
         v = indices_or_sections._data
+        if v.dtype != np.int64:
+            raise TorchRuntimeError("tensor_split expected tensor_indices_or_sections to have dtype of long, but got "
+                                    + _SCALAR_NAME[v.dtype.name])
+        if v.ndim > 1:
+            raise TorchRuntimeError("tensor_split expected tensor_indices_or_sections to be a zero-dimensional or "
+                                    f"one-dimensional tensor, but got a tensor with {v.ndim} dims")
         indices_or_sections = int(v) if v.ndim == 0 else [int(i) for i in v]
     if isinstance(indices_or_sections, int):
         n = indices_or_sections

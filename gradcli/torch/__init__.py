@@ -916,8 +916,11 @@ def _install_methods():
     T.view_as = lambda self, other: ops.view(self, other._data.shape)
     T.reshape_as = lambda self, other: ops.reshape(self, other._data.shape)
     T.where = lambda self, condition, other: ops.where(condition, self, other)
-    for name in ("split", "split_with_sizes", "chunk", "unbind", "tensor_split", "hsplit", "vsplit", "dsplit"):
+    for name in ("split_with_sizes", "chunk", "unbind", "tensor_split"):
         setattr(T, name, getattr(ops, name))
+    T.split = ops.split_method
+    for name in ("hsplit", "vsplit", "dsplit"):         # x.hsplit(1, 2): the indices one by one too
+        setattr(T, name, (lambda f: lambda self, *a: f(self, a[0] if len(a) == 1 else list(a)))(getattr(ops, name)))
     T.zero_ = ops.zero_
     T.fill_ = ops.fill_
     T.t_ = ops.t_inplace
