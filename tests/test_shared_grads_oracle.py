@@ -143,6 +143,63 @@ def hook_keeps_the_stacked_gradient(t):
     return _state({"a.grad": a.grad, "b.grad": b.grad, "kept": kept[0]})
 
 
+def cat_then_split_pieces(t):
+    a = t.tensor([1., 2., 3.], requires_grad=True)
+    b = t.tensor([4., 5.], requires_grad=True)
+    s = t.cat([a, b]).split(2)
+    (s[0].exp().sum() + s[2].sum()).backward()
+    first = _state({"a.grad": a.grad, "b.grad": b.grad})
+    (b * 1).sum().backward()                # a.grad and b.grad are views of one gradient: one version
+    return first, _state({"a.grad": a.grad, "b.grad": b.grad})
+
+
+def stack_then_unbind_some(t):
+    a, b, c = _leaves(t, 3)
+    u = t.stack([a, b, c], 1).unbind(0)
+    (u[0] * 2 + u[1]).sum().backward()
+    (c * 1).sum().backward()
+    return _state({"a.grad": a.grad, "b.grad": b.grad, "c.grad": c.grad})
+
+
+def chunks_of_stacked_leaves_retain_graph(t):
+    a, b = _leaves(t)
+    p, q = t.stack([a, b]).chunk(2)
+    y = (p.exp() + q * 3).sum()
+    y.backward(retain_graph=True)
+    first = _state({"a.grad": a.grad, "b.grad": b.grad})
+    y.backward()
+    return first, _state({"a.grad": a.grad, "b.grad": b.grad})
+
+
+def unbind_with_a_hook_keeping_a_slice(t):
+    a, b = _leaves(t)
+    kept = []
+    u = t.stack([a, b]).unbind()
+    u[1].register_hook(kept.append)
+    (u[0] * u[1]).sum().backward()
+    kept[0].mul_(2)
+    return _state({"a.grad": a.grad, "b.grad": b.grad, "kept": kept[0]})
+
+
+def function_backward_returning_views(t):
+    class ViewsPair(t.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, y):
+            return x * 2, y * 3
+
+        @staticmethod
+        def backward(ctx, ga, gb):
+            g = t.stack([ga * 2, gb * 3])
+            return g[0], g[1]
+
+    a, b = _leaves(t)
+    p, q = ViewsPair.apply(a, b)
+    (p.exp() + q).sum().backward()
+    first = _state({"a.grad": a.grad, "b.grad": b.grad})
+    a.grad.add_(1)
+    return first, _state({"a.grad": a.grad, "b.grad": b.grad})
+
+
 @pytest.mark.parametrize("hook", ["keeps", "returns None", "returns a new tensor"])
 def test_a_leaf_hook_decides_whether_its_gradient_is_kept(hook):
     def scenario(t):
@@ -159,12 +216,24 @@ def test_a_leaf_hook_decides_whether_its_gradient_is_kept(hook):
 SCENARIOS = [stack_sum_dim_then_backward_of_one, stack_sum_dim_retain_graph_twice, stack_without_reduction,
              stack_of_three_mean_dim, stack_full_sum, stack_dim1_sum_dim1, cat_rows_sum_dim0, cat_columns_sum_dim0,
              add_mul_sub, unbind_and_select, expand_and_index, gradient_argument_through_a_view,
-             gradient_argument_through_add_and_mul, hook_keeps_the_stacked_gradient]
+             gradient_argument_through_add_and_mul, hook_keeps_the_stacked_gradient, cat_then_split_pieces,
+             stack_then_unbind_some, chunks_of_stacked_leaves_retain_graph, unbind_with_a_hook_keeping_a_slice,
+             function_backward_returning_views]
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda f: f.__name__)
 def test_gradient_buffers_are_shared_exactly_when_pytorch_shares_them(scenario):
     assert scenario(gtorch) == scenario(torch)
+
+
+def test_gradients_kept_from_split_pieces_show_in_a_script_run():
+    oracle.assert_same("import torch\n"
+                       "a = torch.tensor([1., 2., 3.], requires_grad=True)\n"
+                       "b = torch.tensor([4., 5.], requires_grad=True)\n"
+                       "p, q, r = torch.cat([a, b]).split(2)\n"
+                       "(p.exp().sum() + r.sum()).backward()\n"
+                       "(b * 1).sum().backward()\n"
+                       "print(a.grad, b.grad, a.grad._version, b.grad._version)\n")
 
 
 def test_the_shared_gradients_show_in_a_script_run():
