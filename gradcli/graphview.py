@@ -186,6 +186,8 @@ def snapshot(roots, by_node=None, by_tensor=None, line=None) -> GraphSnapshot:
         snap.nodes[oid] = GNode(oid, "output", name, name, value=_brief(t._data))
         snap.outputs.append(oid)
         first = t._edge() if isinstance(t, E.Tensor) else None
+        if type(first) is E.OutputEdge:      # one output of a node with several: that node
+            first = first.fn
         if first is None:
             continue
         nid, new = add(first)
