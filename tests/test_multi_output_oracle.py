@@ -9,6 +9,9 @@ are one of several outputs may not be modified in place: PyTorch's errors, word 
 """
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
 import oracle
@@ -255,3 +258,16 @@ def test_a_split_in_a_script_run_matches_torch():
                        "y = x * 1\n"
                        "p, q = y.chunk(2)\n"
                        "q.add_(1)\n")
+
+
+def test_the_graph_of_a_later_piece_starts_at_its_split_node(tmp_path):
+    """`gradcli graph` of a tensor that is output 1 of a split draws the split node and its input."""
+    script = tmp_path / "pieces.py"
+    script.write_text("import torch\n"
+                      "x = torch.tensor([[1., 2., 3.], [4., 5., 6.]], requires_grad=True)\n"
+                      "a, b = x.split([2, 1], 1)\n"
+                      "del a\n")
+    out = subprocess.run([sys.executable, "-m", "gradcli", "graph", str(script)], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "graph of b" in out.stdout and "SplitWithSizesBackward0" in out.stdout and "x (leaf)" in out.stdout
