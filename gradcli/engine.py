@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import sys
 import weakref
+from types import MappingProxyType
 
 import numpy as np
 from numpy import ndarray
@@ -874,7 +875,7 @@ class OutputEdge:
 
     __slots__ = ("fn", "nr", "_e0")
     _n = 1
-    _saved = {}                 # (read by Tensor._version_counter: an output slot saves nothing here)
+    _saved = MappingProxyType({})       # (read by Tensor._version_counter: an output slot saves nothing here)
 
     def __init__(self, fn, nr):
         self.fn = self._e0 = fn

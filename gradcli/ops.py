@@ -2939,7 +2939,9 @@ def _split_sizes(size, split_size):
 def _split_backward(grads, split_sizes, dim, sizes):
     """PyTorch's split_with_sizes_backward: zeros for a piece that got no gradient, then cat."""
     dim %= len(sizes)
-    like = next(g for g in grads if g is not None)
+    like = next((g for g in grads if g is not None), None)
+    if like is None:                        # no piece got a gradient: none flows on
+        return None
     tensor = type(like) is Tensor
     dt = like._data.dtype if tensor else like.dtype
     parts = []
@@ -2953,7 +2955,9 @@ def _split_backward(grads, split_sizes, dim, sizes):
 
 def _unbind_backward(grads, dim):
     """PyTorch's unbind_backward: zeros (one zero expanded) for a slice that got no gradient, then stack."""
-    like = next(g for g in grads if g is not None)
+    like = next((g for g in grads if g is not None), None)
+    if like is None:
+        return None
     tensor = type(like) is Tensor
     a = like._data if tensor else like
     zeros = np.broadcast_to(np.zeros((), a.dtype), a.shape)
