@@ -1278,7 +1278,7 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate, given=None)
     watched = STATE.observer is not None        # a report lists the nodes each call ran
     plain = captures is None and needed is None and not watched
     fast = plain and not create_graph
-    ndarray, spare_min = np.ndarray, _SPARE_MIN         # (locals: read for every node)
+    ndarray, spare_min, output_edge = np.ndarray, _SPARE_MIN, OutputEdge      # (locals: read for every node)
     fn = None
     # `carry`: the node that runs next, with its gradient `cbuf`, when the fast path below
     # finds it ready with the heap empty (a chain): no round trip through buffers and heap.
@@ -1355,7 +1355,7 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate, given=None)
                         if type(g) is np.ndarray:
                             owned.add(nxt)
                         d = deps[nxt] = deps[nxt] - 2
-                        if d == 0 and type(nxt) is OutputEdge:
+                        if d == 0 and type(nxt) is output_edge:
                             nxt = _deliver(nxt, buffers, deps)
                             d = 0 if nxt is not None else 1
                         if d == 0:
@@ -1391,7 +1391,7 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate, given=None)
                             g = NUMPY_MATH.fit(g, shape, dtype)
                         old = buffers.get(nxt)
                         if old is None:
-                            if deps[nxt] == 1 and not heap and carry is None and type(nxt) is not OutputEdge:
+                            if deps[nxt] == 1 and not heap and carry is None and type(nxt) is not output_edge:
                                 carry, cbuf = nxt, g    # its only gradient, and it runs next
                                 continue
                             buffers[nxt] = g
@@ -1400,7 +1400,7 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate, given=None)
                     d = deps[nxt] - 1
                     deps[nxt] = d
                     if d == 0:
-                        if type(nxt) is OutputEdge:
+                        if type(nxt) is output_edge:
                             nxt = _deliver(nxt, buffers, deps)
                             if nxt is None:
                                 continue
@@ -1454,7 +1454,7 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate, given=None)
                         _sum_into(buffers, owned, nxt, old, g, adds)
                 d = deps[nxt] - 1
                 deps[nxt] = d
-                if d == 0 and type(nxt) is OutputEdge:
+                if d == 0 and type(nxt) is output_edge:
                     nxt = _deliver(nxt, buffers, deps)
                     if nxt is None:
                         continue
