@@ -3075,6 +3075,13 @@ def unbind(t, dim=0):
     return _multi_output(TABLE["unbind"], t, arrays, {"dim": dim})
 
 
+def tensor_iter(t):
+    """Tensor.__iter__: the slices of unbind(0), as PyTorch's Python method makes them."""
+    if t._data.ndim == 0:
+        raise TorchTypeError("iteration over a 0-d tensor")
+    return iter(unbind(t, 0))
+
+
 def tensor_split(t, indices_or_sections, dim=0):
     """PyTorch's tensor_split: one slice (SliceBackward0) per piece, by a number of sections or
     by indices (a list, or an int64 tensor of them)."""

@@ -41,6 +41,8 @@ OPS = {
     "pieces_used_twice": (lambda t, x: (lambda p: p[0] * p[2] + p[0])(x.chunk(3, 0)), (3, 2)),
     "some_slices_used": (lambda t, x: (lambda u: u[0].exp() + u[2])(x.unbind(1)), (2, 3)),
     "iteration_unbinds": (lambda t, x: [r * (i + 1) for i, r in enumerate(x)][1], (3, 2)),
+    "iteration_over_a_scalar": (lambda t, x: list(x), ()),
+    "iteration_over_an_empty_dim": (lambda t, x: list(x), (2, 0)),
     "split_of_a_result": (lambda t, x, y: (x * y).split([1, 2], 1)[1].sigmoid(), (2, 3), (2, 3)),
     "pieces_of_two_splits": (lambda t, x: (lambda a, b: a[0] * b[1] + a[1])(x.split(1, 0), x.split(1, 0)), (2, 3)),
     "split_then_stack": (lambda t, x: t.stack(x.unbind(0)[::-1], 1), (3, 2)),

@@ -910,7 +910,7 @@ def _install_methods():
     T.mT = property(ops.mT_property)
     T.__getitem__ = ops.getitem
     T.__setitem__ = ops.setitem
-    T.__iter__ = lambda self: iter(ops.unbind(self, 0)) if self._data.ndim else len(self)    # (len: the 0-d error)
+    T.__iter__ = ops.tensor_iter
     T.__abs__ = ops.abs
     T.expand_as = lambda self, other: ops.expand(self, other._data.shape)
     T.view_as = lambda self, other: ops.view(self, other._data.shape)
