@@ -3101,6 +3101,7 @@ def tensor_split(t, indices_or_sections, dim=0):
         indices_or_sections = int(v) if v.ndim == 0 else [int(i) for i in v]
     if isinstance(indices_or_sections, int):
         n = indices_or_sections
+        _check_operand(n)                   # (an int64, as PyTorch parses it: not 10**20 empty pieces)
         if n <= 0:
             raise TorchRuntimeError(f"number of sections must be larger than 0, got {n}")
         small, extra = divmod(size, n)
