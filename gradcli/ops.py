@@ -3141,6 +3141,17 @@ def _split_like(name, dim, min_dims):
 hsplit, vsplit, dsplit = _split_like("hsplit", 1, 1), _split_like("vsplit", 0, 2), _split_like("dsplit", 2, 3)
 
 
+def split_like_method(f):
+    """Tensor.hsplit/vsplit/dsplit: the indices may come one by one (x.hsplit(1, 2)); none at all is
+    the missing argument PyTorch's parser reports (the signature check words it)."""
+    def method(t, *indices_or_sections):
+        if not indices_or_sections:
+            raise TorchTypeError(f"{f.__name__}() missing its sections or indices")
+        return f(t, indices_or_sections[0] if len(indices_or_sections) == 1 else list(indices_or_sections))
+    method.__name__ = f.__name__
+    return method
+
+
 def _record_variadic(row, seq, out, tensors, attrs):
     t = Tensor(out)
     if seq is None:

@@ -919,8 +919,8 @@ def _install_methods():
     for name in ("split_with_sizes", "chunk", "unbind", "tensor_split"):
         setattr(T, name, getattr(ops, name))
     T.split = ops.split_method
-    for name in ("hsplit", "vsplit", "dsplit"):         # x.hsplit(1, 2): the indices one by one too
-        setattr(T, name, (lambda f: lambda self, *a: f(self, a[0] if len(a) == 1 else list(a)))(getattr(ops, name)))
+    for name in ("hsplit", "vsplit", "dsplit"):
+        setattr(T, name, ops.split_like_method(getattr(ops, name)))
     T.zero_ = ops.zero_
     T.fill_ = ops.fill_
     T.t_ = ops.t_inplace

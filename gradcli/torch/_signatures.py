@@ -186,8 +186,8 @@ METHOD_SIGNATURES = {
     "Tensor.chunk": "Tensor self, int chunks, int dim=0",
     "Tensor.tensor_split": ("Tensor self, int sections, int dim=0", "Tensor self, IntList indices, int dim=0",
                             "Tensor self, Tensor tensor_indices_or_sections, int dim=0"),
-    **{"Tensor." + n: ("Tensor self, int sections", "Tensor self, IntList... indices") for n in ("hsplit", "vsplit",
-                                                                                                "dsplit")},
+    **{"Tensor." + n: ("Tensor self, int sections", "Tensor self, IntList indices") for n in ("hsplit", "vsplit",
+                                                                                             "dsplit")},
     "Tensor.where": "Tensor self, Tensor condition, Tensor|Number other",
     "Tensor.softmax": "Tensor self, int dim, dtype? dtype=None",
     "Tensor.log_softmax": "Tensor self, int dim, dtype? dtype=None",
@@ -428,6 +428,8 @@ def _unconvertible_number(args, kwargs, parsed):
         positional = [p for p in params if not p.keyword_only]
         if len(args) > len(positional) or not set(kwargs) <= {p.name for p in params}:
             continue
+        if any(p.required and p.name not in kwargs for p in positional[len(args):]):
+            continue                            # too few arguments: PyTorch says so before converting any
         for v, p in zip(args, positional):
             if not any(_accepts(t, v) for t in p.types):
                 break                           # this overload fails on a type before any overflow
