@@ -41,13 +41,6 @@ def is_tensor(obj):
     return isinstance(obj, Tensor)
 
 
-def _unbind_count(t, dim):
-    dim = _E._wrap_dim(dim, t._data.ndim)
-    if not t._data.ndim:
-        raise TorchIndexError("Dimension specified as 0 but tensor has no dimensions")
-    return t._data.shape[dim]
-
-
 def is_grad_enabled():
     return _STATE.grad_enabled
 
@@ -777,6 +770,8 @@ cumsum, cumprod = _ops.cumsum, _ops.cumprod
 where, maximum, minimum, clamp, clamp_min = _ops.where, _ops.maximum, _ops.minimum, _ops.clamp, _ops.clamp_min
 clip = clamp
 cat, stack, bmm, prod, norm = _ops.cat, _ops.stack, _ops.bmm, _ops.prod, _ops.norm
+split, split_with_sizes, chunk, unbind = _ops.split, _ops.split_with_sizes, _ops.chunk, _ops.unbind
+tensor_split, hsplit, vsplit, dsplit = _ops.tensor_split, _ops.hsplit, _ops.vsplit, _ops.dsplit
 concat = concatenate = cat
 max, min = _ops.max, _ops.min
 softmax, log_softmax = _ops.softmax, _ops.log_softmax
@@ -949,13 +944,17 @@ def _install_methods():
     T.mT = property(ops.mT_property)
     T.__getitem__ = ops.getitem
     T.__setitem__ = ops.setitem
-    T.__iter__ = lambda self: (ops.select(self, 0, i) for i in range(len(self)))
+    T.__iter__ = ops.tensor_iter
     T.__abs__ = ops.abs
     T.expand_as = lambda self, other: ops.expand(self, other._data.shape)
     T.view_as = lambda self, other: ops.view(self, other._data.shape)
     T.reshape_as = lambda self, other: ops.reshape(self, other._data.shape)
     T.where = lambda self, condition, other: ops.where(condition, self, other)
-    T.unbind = lambda self, dim=0: tuple(ops.select(self, dim, i) for i in range(_unbind_count(self, dim)))
+    for name in ("split_with_sizes", "chunk", "unbind", "tensor_split"):
+        setattr(T, name, getattr(ops, name))
+    T.split = ops.split_method
+    for name in ("hsplit", "vsplit", "dsplit"):
+        setattr(T, name, ops.split_like_method(getattr(ops, name)))
     T.zero_ = ops.zero_
     T.fill_ = ops.fill_
     T.t_ = ops.t_inplace

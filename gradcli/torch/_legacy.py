@@ -156,7 +156,7 @@ def _options(dtype):
             "pinned_memory=false (default), memory_format=(nullopt))")
 
 
-def legacy_new(dtype, name, *args, device=None, _any_dtype=False, **kwargs):
+def legacy_new(dtype, name, /, *args, device=None, _any_dtype=False, **kwargs):
     """torch.FloatTensor(...), torch.Tensor(...), t.new(...): sizes give an (uninitialised, here
     zero) tensor, a sequence gives its values, a tensor of the same dtype is aliased
     (torch.Tensor(t), `_any_dtype`, aliases a tensor of any dtype)."""

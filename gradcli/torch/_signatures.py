@@ -85,6 +85,12 @@ SIGNATURES = {
     "concat": "TensorList tensors, int dim=0",
     "concatenate": "TensorList tensors, int dim=0",
     "stack": "TensorList tensors, int dim=0",
+    "split_with_sizes": "Tensor input, Sizes split_sizes, int dim=0",
+    "chunk": "Tensor input, int chunks, int dim=0",
+    "unbind": "Tensor input, int dim=0",
+    "tensor_split": ("Tensor input, int sections, int dim=0", "Tensor input, IntList indices, int dim=0",
+                     "Tensor input, Tensor tensor_indices_or_sections, int dim=0"),
+    **{n: ("Tensor input, int sections", "Tensor input, IntList indices") for n in ("hsplit", "vsplit", "dsplit")},
     "reshape": "Tensor input, Sizes shape",
     "permute": "Tensor input, Sizes dims",
     "transpose": "Tensor input, int dim0, int dim1",
@@ -175,6 +181,13 @@ METHOD_SIGNATURES = {
     "Tensor.contiguous": "Tensor self, *, Any memory_format=None",
     "Tensor.is_contiguous": "Tensor self, *, Any memory_format=None",
     "Tensor.unbind": "Tensor self, int dim=0",
+    "Tensor.split": "Tensor self, int|IntList split_size, int dim=0",
+    "Tensor.split_with_sizes": "Tensor self, Sizes split_sizes, int dim=0",
+    "Tensor.chunk": "Tensor self, int chunks, int dim=0",
+    "Tensor.tensor_split": ("Tensor self, int sections, int dim=0", "Tensor self, IntList indices, int dim=0",
+                            "Tensor self, Tensor tensor_indices_or_sections, int dim=0"),
+    **{"Tensor." + n: ("Tensor self, int sections", "Tensor self, IntList indices") for n in ("hsplit", "vsplit",
+                                                                                             "dsplit")},
     "Tensor.where": "Tensor self, Tensor condition, Tensor|Number other",
     "Tensor.softmax": "Tensor self, int dim, dtype? dtype=None",
     "Tensor.log_softmax": "Tensor self, int dim, dtype? dtype=None",
@@ -420,6 +433,8 @@ def _unconvertible_number(args, kwargs, parsed):
         if len(args) > len(positional) or not set(kwargs) <= {p.name for p in params} or any(
                 p.required and p.name not in kwargs for p in positional[len(args):]):
             continue
+        if any(p.required and p.name not in kwargs for p in positional[len(args):]):
+            continue                            # too few arguments: PyTorch says so before converting any
         for v, p in zip(args, positional):
             if not any(_accepts(t, v) for t in p.types):
                 break                           # this overload fails on a type before any overflow
