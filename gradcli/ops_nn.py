@@ -975,8 +975,7 @@ def rnn(mode, input, hx, params, num_layers, dropout_p, train, batch_first, bidi
 
 # ----------------------------------------------------------------------------- LSTM through oneDNN
 # PyTorch runs a float32 nn.LSTM on CPU through oneDNN: one MkldnnRnnLayerBackward0 node per
-# layer, with three outputs (output, h_n, c_n). The layer's own output reaches the node as its
-# gradient; h_n's and c_n's gradients (from the stacks) are handed over through `_side`.
+# layer, with three outputs (output, h_n, c_n), whose gradients reach it side by side.
 
 
 ROWS["mkldnn_rnn_layer"] = op(
@@ -1032,17 +1031,16 @@ def _lstm_layer_differentiable_backward(node, grad_output, grad_hy, grad_cy):
         bias_ih, bias_hh = node.unpack("weight2", True), node.unpack("weight3", True)
     else:
         bias_ih = bias_hh = Tensor(np.zeros(4 * hidden, w0._data.dtype))
-    P = _Places()
     steps = x._data.shape[0]
     gates = [None] * steps
     states = [(hx_, cx_)]
     for seq in range(1, steps + 1):
         hx, cx = states[-1]
         at = steps - seq if reverse else seq - 1
-        gate = P.inplace("add", P.linear(O.select(x, 0, at), w0, bias_ih), P.linear(hx, w1, bias_hh))
-        chunked = P.unsafe_chunk(gate, 4, 1)
-        i, f = P.inplace("sigmoid_", chunked[0]), P.inplace("sigmoid_", chunked[1])
-        g, o = P.inplace("tanh_", chunked[2]), P.inplace("sigmoid_", chunked[3])
+        gate = linear(O.select(x, 0, at), w0, bias_ih).add_(linear(hx, w1, bias_hh))
+        chunked = _unsafe_chunk(gate, 4, 1)
+        i, f = chunked[0].sigmoid_(), chunked[1].sigmoid_()
+        g, o = chunked[2].tanh_(), chunked[3].sigmoid_()
         gates[at] = (i, f, g, o)
         cy = O.add(O.mul(f, cx), O.mul(i, g))
         states.append((O.mul(o, O.tanh(cy)), cy))
@@ -1076,9 +1074,8 @@ def _lstm_layer_differentiable_backward(node, grad_output, grad_hy, grad_cy):
 
 
 def _lstm_layer_backward(node, grad_out, create_graph):
-    if create_graph:
-        side = node.attrs["_side"]
-        return _lstm_layer_differentiable_backward(node, grad_out, side.take(1), side.take(2))
+    if create_graph:                            # the gradients of output, h_n and c_n (None: none came)
+        return _lstm_layer_differentiable_backward(node, *grad_out[:3])
     u = {s: node.unpack(s, False) for s in ("input", "weight0", "weight1", "hx_", "cx_", "result3")}
     x, w_ih, w_hh = (u[k].astype(np.float64) for k in ("input", "weight0", "weight1"))
     h0, c0 = u["hx_"].astype(np.float64), u["cx_"].astype(np.float64)

@@ -12,7 +12,7 @@ from .. import engine as _E
 from .. import ops as _ops
 from ..engine import Size, Tensor, STATE as _STATE
 from .. import errors as _errors
-from ..errors import TorchIndexError, TorchRuntimeError, TorchTypeError, TorchValueError
+from ..errors import TorchRuntimeError, TorchTypeError, TorchValueError
 
 # Freed large buffers stay in the heap for the next tensor instead of going back to the
 # system and page-faulting back in on first touch (a library user gets what `gradcli run` does).

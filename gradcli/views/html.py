@@ -30,8 +30,9 @@ def edge_gradients(log):
     def recorded(fn, grad_out, create_graph, wanted):
         entry = [fn, grad_out, None]
         log.append(entry)
-        entry[2] = apply(fn, grad_out, create_graph, wanted)
-        return entry[2]
+        outs = apply(fn, grad_out, create_graph, wanted)
+        entry[2] = None if outs is None else list(outs)     # (the engine clears its list as it routes)
+        return outs
 
     E._apply = recorded
     try:
