@@ -44,6 +44,8 @@ class Why:
     leaves: list = field(default_factory=list)         # leaves behind the shared part / affected
     notes: list = field(default_factory=list)          # secondary facts, one sentence each
     fixes: list = field(default_factory=list)          # Fix, ranked
+    function: Optional[str] = None      # "Net.forward": the script function that made the node
+    called_from: Optional[int] = None   # the script line that called that function
 
 
 FAMILIES = {
@@ -147,10 +149,22 @@ def _ref(text, line):
     return f"`{text}` on line {line}" if text else (f"line {line}" if line else "an earlier statement")
 
 
-def _made(text, line, module):
-    """"made by `return self.fc2(h)` in net.fc2 (Linear) on line 11"."""
+def _made(text, line, module, why=None):
+    """"made by `return self.fc2(h)` in net.fc2 (Linear) on line 11 of `Net.forward`, called
+    from line 20" (the function and its caller from `why`'s fields)."""
     inside = f" in {module}" if module else ""
-    return f"made by `{text}`{inside} on line {line}" if text else f"made{inside} on line {line}"
+    made = f"made by `{text}`{inside} on line {line}" if text else f"made{inside} on line {line}"
+    if why is not None and why.function:
+        made += f" of `{why.function}`" + (f", called from line {why.called_from}" if why.called_from else "")
+    return made
+
+
+def _caller(why, origin):
+    """Fill why.function and why.called_from from the origin of the node at its heart."""
+    why.function = getattr(origin, "function", None)
+    callers = getattr(origin, "callers", ())
+    if why.function and callers:
+        why.called_from = O.Origin(*callers[0], ()).line       # the innermost script frame that called it
 
 
 def _names_of(leaves):
@@ -242,7 +256,8 @@ def _freed(ctx):
     freed = (f"{_ref(by_text, by_line)}" + (f" in the previous iteration of the loop on line {why.loop_line}"
                                               if why.previous_iteration else "")) if record else "an earlier backward"
     named = var and not re.match(rf"\s*{re.escape(var)}\s*=", text or "")     # (a variable the statement shows)
-    made = _made(text, line, module) + (f" ({var})" if named else "")
+    _caller(why, node.origin)
+    made = _made(text, line, module, why) + (f" ({var})" if named else "")
     if reading:
         why.cause = "saved_tensors_read"
         why.text = (f"{who} read the saved tensors of {node.name()}, {made}, after {freed} ran that node "
@@ -590,7 +605,8 @@ def _version(ctx):
         if shared and c_line >= fail_line:
             why.loop_line, why.previous_iteration = shared[-1].lineno, True
     times = s.version.v - s.saved_version
-    made = _made(text, line, module)
+    _caller(why, node.origin)
+    made = _made(text, line, module, why)
     changer = (f"{_ref(c_text, c_line)}" + (f" (in {c_module})" if c_module else "")
                + (f" in the previous iteration of the loop on line {why.loop_line}"
                   if why.previous_iteration else "")) \

@@ -515,3 +515,26 @@ def test_every_family_has_a_case_here():
     from gradcli.explain import FAMILIES
     covered = {c["facts"]["family"] for c in CASES.values()} | {c["facts"]["family"] for c in SURPRISES.values()}
     assert covered == set(FAMILIES)
+
+
+def test_a_node_made_in_a_method_is_named_by_its_function_and_the_line_that_called_it():
+    source = textwrap.dedent("""\
+        import torch
+        class Net(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = torch.nn.Linear(2, 2)
+            def forward(self, x):
+                h = torch.tanh(self.fc(x))
+                return h.sum()
+        net = Net()
+        loss = net(torch.ones(1, 2))
+        loss.backward()
+        loss.backward()
+        """)
+    why = run_source(source, "net.py").error.explained()
+    assert (why.node, why.line, why.function, why.called_from) == ("TanhBackward0", 7, "Net.forward", 10)
+    assert "on line 7 of `Net.forward`, called from line 10" in why.text
+    top = run_source("import torch\nx = torch.ones(2, requires_grad=True)\ny = (x * 2).sum()\n"
+                     "y.backward()\ny.backward()\n", "top.py").error.explained()
+    assert (top.function, top.called_from) == (None, None) and "called from" not in top.text
