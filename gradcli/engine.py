@@ -1181,10 +1181,11 @@ def _grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unuse
         grad_outputs = _as_tensor_list(grad_outputs, "grad_outputs")
     if retain_graph is None:
         retain_graph = create_graph
+    grads = _make_grads(outputs, grad_outputs, create_graph)
+    _starts(outputs)                        # PyTorch's engine reads the outputs before the inputs
     for t in inputs:
         if not t.requires_grad:
             raise TorchRuntimeError("One of the differentiated Tensors does not require grad")
-    grads = _make_grads(outputs, grad_outputs, create_graph)
     captured = _run(outputs, grads, bool(retain_graph), bool(create_graph), inputs, accumulate=False)
     result = []
     for i, (t, g) in enumerate(zip(inputs, captured)):
@@ -1201,15 +1202,21 @@ def _grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unuse
     return tuple(result)
 
 
-def _run(roots, grads, keep_graph, create_graph, inputs, accumulate, given=None):
-    """The engine proper. Returns the captured gradients of `inputs` (autograd.grad).
-    `given`: the user's gradient tensors, whose version counters a kept view of one shares."""
+def _starts(roots):
+    """The edges a backward starts from: each root's grad_fn (or its AccumulateGrad)."""
     starts = []
     for i, t in enumerate(roots):
         fn = t._edge()
         if fn is None:
             raise TorchRuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
         starts.append(fn)
+    return starts
+
+
+def _run(roots, grads, keep_graph, create_graph, inputs, accumulate, given=None):
+    """The engine proper. Returns the captured gradients of `inputs` (autograd.grad).
+    `given`: the user's gradient tensors, whose version counters a kept view of one shares."""
+    starts = _starts(roots)
     record = CallRecord("backward" if accumulate else "grad", keep_graph)
     if given:
         record.counters = {id(_memory_owner(g._data)): (g._data, g._version_counter)

@@ -860,17 +860,31 @@ def _alpha(name, alpha):
 _ALPHA_1 = {"alpha": 1}      # the attrs of every add/sub node with the default alpha (nothing writes node attrs)
 
 
+def _alpha_check(a, b, alpha):
+    """PyTorch's alpha_check: a floating alpha cannot scale an integral result."""
+    if isinstance(alpha, float) and result_type(a, b).np.kind in "iu":
+        raise TorchRuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
+
+
+def _deprecated_alpha_first(b, alpha):
+    """PyTorch's deprecated overloads add/sub(Number alpha, Tensor other): a number, then a tensor."""
+    return (alpha, b) if isinstance(alpha, Tensor) and not isinstance(b, Tensor) else (b, alpha)
+
+
 def add(a, b, alpha=1):
+    b, alpha = _deprecated_alpha_first(b, alpha)
     if not isinstance(a, Tensor):                  # 2 + x: PyTorch calls x.__radd__(2) = add(x, 2)
         a, b = b, a
     if type(alpha) is int and alpha == 1:
         return _binary(_ADD, np.add, a, b, None, _ALPHA_1)
     alpha = _alpha("add", alpha)
+    _alpha_check(a, b, alpha)
     ufunc = np.add if alpha == 1 else (lambda x, y: x + y * np.asarray(alpha, np.result_type(y)))
     return _binary(_ADD, ufunc, a, b, extra_attrs={"alpha": alpha})
 
 
 def sub(a, b, alpha=1):
+    b, alpha = _deprecated_alpha_first(b, alpha)
     alpha = _alpha("sub", alpha)
     if not isinstance(a, Tensor):                  # 2 - x is rsub(x, 2)
         return rsub(b, a, alpha)
@@ -882,6 +896,7 @@ def sub(a, b, alpha=1):
                                 "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
     if type(alpha) is int and alpha == 1:
         return _binary(_SUB, np.subtract, a, b, None, _ALPHA_1)
+    _alpha_check(a, b, alpha)
     ufunc = np.subtract if alpha == 1 else (lambda x, y: x - y * np.asarray(alpha, np.result_type(y)))
     return _binary(_SUB, ufunc, a, b, extra_attrs={"alpha": alpha})
 

@@ -20,6 +20,8 @@ function's without its first (self) parameter.
 """
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from ..engine import DType, Size, Tensor, _make_grads
@@ -40,7 +42,8 @@ SIGNATURES = {
           "Tensor|Number input, Number alpha, Tensor|Number other"),   # (deprecated: alpha second)
     "sub": ("Tensor|Number input, Tensor|Number other, *, Number alpha=1",
           "Tensor|Number input, Number alpha, Tensor|Number other"),   # (deprecated: alpha second)
-    "subtract": "Tensor|Number input, Tensor|Number other, *, Number alpha=1",
+    "subtract": ("Tensor|Number input, Tensor|Number other, *, Number alpha=1",
+                 "Tensor|Number input, Number other, Number alpha=1"),      # (PyTorch's second overload)
     "mul": "Tensor|Number input, Tensor|Number other",
     "multiply": "Tensor|Number input, Tensor|Number other",
     "div": "Tensor|Number input, Tensor|Number other, *, str? rounding_mode=None",
@@ -153,7 +156,7 @@ SIGNATURES = {
                                           "Any reduce=None, str reduction='mean', Tensor? pos_weight=None",
     # torch.autograd
     "autograd.grad": "Outputs outputs, Inputs inputs, Any grad_outputs=None, "
-                     "bool? retain_graph=None, bool create_graph=False, bool only_inputs=True, "
+                     "Index? retain_graph=None, Index create_graph=False, bool only_inputs=True, "
                      "bool? allow_unused=None, bool is_grads_batched=False, bool materialize_grads=False",
     "autograd.backward": "Outputs tensors, Any grad_tensors=None, Index? retain_graph=None, Index create_graph=False, "
                          "Any grad_variables=None, Any inputs=None",
@@ -468,9 +471,13 @@ def _autograd_outputs(outputs, values, call):
             return e
     for flag in ("retain_graph", "create_graph"):     # the engine parses these as C ints before counting
         v = values.get(flag)
-        if v is not None and not isinstance(v, (bool, int, np.integer)):
-            return TorchTypeError(f"'{_type_name(v)}' object cannot be interpreted as an integer")
-        if isinstance(v, int) and not -_LONG <= v < _LONG:
+        if v is None:
+            continue
+        try:                            # (CPython's C-int parse calls __index__: a one-element integer tensor passes)
+            v = operator.index(v)
+        except TypeError as e:
+            return TorchTypeError(str(e))
+        if not -_LONG <= v < _LONG:
             return TorchOverflowError("Python int too large to convert to C long")
     if len(grads) != len(outs):
         return TorchRuntimeError(f"got {len(outs)} tensors and {len(grads)} gradients")
