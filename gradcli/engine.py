@@ -12,6 +12,8 @@ so explanations are facts, never guesses after the fact.
 from __future__ import annotations
 
 import sys
+import weakref
+from types import MappingProxyType
 
 import numpy as np
 from numpy import ndarray
@@ -375,7 +377,16 @@ class Tensor:
         its node rebuilt when read, as PyTorch does (`_fn` is the node as it is)."""
         if self._base is not None:
             FRESH(self)
-        return self._fn
+            if self._fn is not None and self._fn.op is INVALID and "_error" in self._fn.attrs:
+                raise TorchRuntimeError(self._fn.attrs["_error"])
+        fn = self._fn
+        return fn.fn if type(fn) is OutputEdge else fn
+
+    @property
+    def output_nr(self):
+        """Which output of its grad_fn this tensor is (0 for a leaf and a single-output node)."""
+        fn = self._fn
+        return fn.nr if type(fn) is OutputEdge else 0
 
     @grad_fn.setter
     def grad_fn(self, node):
@@ -451,12 +462,15 @@ class Tensor:
             raise TorchRuntimeError("can't retain_grad on Tensor that has requires_grad=False")
         if self._fn is not None and not self._retains_grad:
             self._retains_grad = True
-            self._fn.retained = (self._fn.retained or ()) + (self,)
+            fn = self.grad_fn                   # (for one output of several: its node, see _retain)
+            fn.retained = (fn.retained or ()) + (self,)
 
     def register_hook(self, hook):
         if not self.requires_grad:
             raise TorchRuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         owner = self._fn if self._fn is not None else self._accumulator()
+        if type(owner) is OutputEdge:           # a hook on one output of several: applied to its slot
+            owner, hook = owner.fn, OutputHook(owner.nr, hook)
         owner.hooks = (owner.hooks or ()) + (hook,)
         return _HookHandle(owner, hook)
 
@@ -470,8 +484,11 @@ class Tensor:
         """The graph edge a gradient for this tensor flows along (None: no gradient)."""
         if self._base is not None:
             FRESH(self)
-        if self._fn is not None:
-            return self._fn
+        fn = self._fn
+        if fn is not None:
+            if fn.op is INVALID and "_error" in fn.attrs:
+                raise TorchRuntimeError(fn.attrs["_error"])
+            return fn
         if self._rg:
             return self._accumulator()
         return None
@@ -560,7 +577,7 @@ class Tensor:
             FRESH(self)
         suffix = ()
         if self._fn is not None:
-            suffix = (f"grad_fn=<{self._fn.op.name}>",)
+            suffix = (f"grad_fn=<{self._fn.op.name}>",)     # (an OutputEdge's op is its node's)
         elif self.requires_grad:
             suffix = ("requires_grad=True",)
         return format_tensor(self._data, self._data.dtype.name if self._data.dtype != np.bool_ else "bool", suffix)
@@ -620,7 +637,9 @@ class Saved:
 
     # (`name_fn`, set only for the output of an in-place op on a view: the view's grad_fn when
     # saved, which E5 names, as PyTorch's SavedVariable does; released with the buffer)
-    __slots__ = ("tensor", "_data", "version", "saved_version", "is_output", "constant", "freed", "name_fn")
+    # (`output_nr`, set only for a saved output that is not its node's output 0: which one E5 names)
+    __slots__ = ("tensor", "_data", "version", "saved_version", "is_output", "constant", "freed", "name_fn",
+                 "output_nr")
 
     def __init__(self, tensor, is_output=False, constant=None):
         self.tensor = None if is_output else tensor   # inputs keep identity; outputs avoid a cycle
@@ -630,6 +649,8 @@ class Saved:
         self.is_output = is_output
         self.constant = constant        # the Python number, when a scalar was wrapped as a tensor
         self.freed = False              # a backward released the buffer; the facts stay for explanations
+        if is_output and type(tensor._fn) is OutputEdge:
+            self.output_nr = tensor._fn.nr
 
     @classmethod
     def number(cls, value, data):
@@ -718,8 +739,8 @@ class Node:
     @property
     def next_functions(self):
         # Made on each read, as PyTorch's: one flat tuple per node is all the graph keeps.
-        # An input that is one output of a multi-output node names its output_nr (OutputPlace).
-        return tuple([(fn, getattr(meta[0], "output_nr", 0)) for fn, meta in zip(self.edges, self.input_meta)])
+        # An edge to one output of a multi-output node is an OutputEdge: (its node, its number).
+        return tuple([(e.fn, e.nr) if type(e) is OutputEdge else (e, 0) for e in self.edges])
 
     def name(self):
         return self.op.qualname
@@ -836,6 +857,57 @@ def _fake_address(obj):
     return "0x%012x" % (id(obj) & 0xFFFFFFFFFFFF)
 
 
+class MultiOutputNode(Node):
+    """A node whose forward made several outputs (split, unbind, a custom Function returning a
+    tuple...). Each output tensor holds its own OutputEdge as `_fn`; the engine gathers the
+    gradient of every output into one slot of a list (PyTorch's InputBuffer), a slot holding None
+    where that output got none, and runs the node once, with the list, when every edge into any
+    of its outputs has delivered."""
+
+    __slots__ = ("n_outputs",)
+
+
+class OutputEdge:
+    """PyTorch's Edge (function, input_nr) for output `nr` of a MultiOutputNode: what a consumer
+    of that output records as its edge, and what the output tensor keeps as `_fn` (its
+    grad_fn reads `fn`, its output_nr `nr`). Made once per output (output_edges), so the engine
+    may key its dependency counts and per-output gradient sums by it. To the engine it looks
+    like a node with one edge, to `fn`; it is never run, only delivered (_deliver)."""
+
+    __slots__ = ("fn", "nr", "_e0")
+    _n = 1
+    _saved = MappingProxyType({})       # (read by Tensor._version_counter: an output slot saves nothing here)
+
+    def __init__(self, fn, nr):
+        self.fn = self._e0 = fn
+        self.nr = nr
+
+    @property
+    def op(self):
+        return self.fn.op
+
+    @property
+    def edges(self):
+        return (self.fn,)
+
+
+def output_edges(node, n):
+    """The OutputEdges of node's n outputs (node: a MultiOutputNode)."""
+    node.n_outputs = n
+    return tuple([OutputEdge(node, k) for k in range(n)])
+
+
+class OutputHook:
+    """A tensor hook registered on output `nr` of a MultiOutputNode (PyTorch's tensor pre-hook
+    with its value_idx): it sees and may replace that output's slot; the node keeps the hooks of
+    all its outputs in one tuple, in registration order, as PyTorch does."""
+
+    __slots__ = ("nr", "hook")
+
+    def __init__(self, nr, hook):
+        self.nr, self.hook = nr, hook
+
+
 class AccumulateGrad(Node):
     """The node of a leaf that requires grad: it adds the incoming gradient into `.grad`."""
 
@@ -864,9 +936,9 @@ class OpDef:
     __slots__ = ("name", "inputs", "saved", "attrs", "formulas", "doc", "qualname", "plan", "compact",
                  "node_class", "table_formulas")
 
-    def __init__(self, name, inputs=(), saved=(), attrs=(), formulas=(), doc="", cpp=False):
+    def __init__(self, name, inputs=(), saved=(), attrs=(), formulas=(), doc="", cpp=False, multi=False):
         self.name = name
-        self.node_class = type(name, (Node,), {"__slots__": (), "__module__": "builtins"})
+        self.node_class = type(name, (MultiOutputNode if multi else Node,), {"__slots__": (), "__module__": "builtins"})
         self.qualname = "torch::autograd::" + name if cpp else name     # what node.name() returns
         self.plan = None            # ops._record's precomputed saved-slot plan
         self.compact = None         # ops._compact_saver's shortcut of it (False: none)
@@ -882,6 +954,10 @@ class OpDef:
 
 
 ACCUMULATE = OpDef("AccumulateGrad", cpp=True)
+# The grad_fn of a view whose grad_fn cannot be rebuilt after an in-place change (made under
+# no_grad, or one output of several): printed `grad_fn=<Invalid>`; `attrs["_error"]`, when set,
+# is PyTorch's error on reading it (ops.fresh_view)
+INVALID = OpDef("Invalid", doc="a view whose grad_fn cannot be rebuilt after an in-place change of its storage")
 GRAPH_ROOT = OpDef("GraphRoot", cpp=True)
 COPY_BACKWARDS = OpDef("CopyBackwards", ("self", "src"), cpp=True,
                        formulas=((lambda m, g: None, ()), (lambda m, g: g, ())))
@@ -927,9 +1003,9 @@ def _version_error(node, s):
         FRESH(s.tensor)                 # PyTorch reads the tensor's grad_fn, rebuilding a stale view's
     if s.is_output:
         fn = getattr(s, "name_fn", None) or node
-        which = f", which is output 0 of {short_name(fn.op.name)},"
+        which = f", which is output {getattr(s, 'output_nr', 0)} of {short_name(fn.op.name)},"
     elif s.tensor._fn is not None:
-        which = f", which is output 0 of {short_name(s.tensor._fn.op.name)},"
+        which = f", which is output {s.tensor.output_nr} of {short_name(s.tensor._fn.op.name)},"
     msg = (f"one of the variables needed for gradient computation has been modified by an inplace "
            f"operation: [torch.{dt.tensor_type} {_sizes(shape)}]{which} is at version "
            f"{s.version.v}; expected version {s.saved_version} instead. "
@@ -942,7 +1018,8 @@ def _version_error(node, s):
 class CallRecord:
     """What one backward() or autograd.grad() call did, in order."""
 
-    __slots__ = ("index", "kind", "origin", "retain_graph", "executed", "freed", "updates", "error")
+    # `counters`: id(array) -> (array, its Version) for the memory a kept .grad view shares (_grad_version)
+    __slots__ = ("index", "kind", "origin", "retain_graph", "executed", "freed", "updates", "error", "counters")
 
     def __init__(self, kind, retain_graph):
         STATE.calls += 1
@@ -955,6 +1032,7 @@ class CallRecord:
         self.freed = []                  # nodes whose saved tensors this call released
         self.updates = []                # (leaf, grad values before or None, grad values after)
         self.error = None
+        self.counters = None
 
     def finish(self):
         """Hand the record to the observer, then drop the node references it holds."""
@@ -1080,7 +1158,7 @@ def _backward(tensors, grad_tensors, retain_graph, create_graph, inputs):
         for t in inputs:
             if not t.requires_grad:
                 raise TorchRuntimeError("can't retain_grad on Tensor that has requires_grad=False")
-    _run(tensors, grads, bool(retain_graph), bool(create_graph), inputs, accumulate=True)
+    _run(tensors, grads, bool(retain_graph), bool(create_graph), inputs, accumulate=True, given=grad_tensors)
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
@@ -1123,8 +1201,9 @@ def _grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unuse
     return tuple(result)
 
 
-def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
-    """The engine proper. Returns the captured gradients of `inputs` (autograd.grad)."""
+def _run(roots, grads, keep_graph, create_graph, inputs, accumulate, given=None):
+    """The engine proper. Returns the captured gradients of `inputs` (autograd.grad).
+    `given`: the user's gradient tensors, whose version counters a kept view of one shares."""
     starts = []
     for i, t in enumerate(roots):
         fn = t._edge()
@@ -1132,6 +1211,9 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
             raise TorchRuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
         starts.append(fn)
     record = CallRecord("backward" if accumulate else "grad", keep_graph)
+    if given:
+        record.counters = {id(_memory_owner(g._data)): (g._data, g._version_counter)
+                           for g in given if isinstance(g, Tensor)}
 
     if len(starts) == 1:
         root = starts[0]
@@ -1166,8 +1248,10 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
             targets.setdefault(t._edge(), []).append(k)
         needed = set()
         reach = {}
+        # A node whose output is a target runs (for its hooks and captures): it counts as one too.
+        seen = targets.keys() | {e.fn for e in targets if type(e) is OutputEdge}
         for fn in reversed(_topological(root, deps)):
-            r = fn in targets
+            r = fn in seen
             for nxt in fn.edges:
                 if nxt is not None and reach[nxt]:
                     r = True
@@ -1181,16 +1265,21 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
         else:
             captures = targets
         wanted = needed | set(targets)
+        # an output wanted (captured, or retained) is seen when its node is popped: the node is too
+        wanted.update([e.fn for e in wanted if type(e) is OutputEdge])
         result = [None] * len(inputs)
 
     prev_mode = STATE.grad_enabled
     STATE.grad_enabled = create_graph
+    if type(root) is OutputEdge:            # backward from one output of several: into its slot
+        root = _deliver(root, buffers, deps)
     heap = [root]
     owned = set()           # nodes whose buffer is a sum this call made: add into it in place, keep it as .grad
+    adds = {}               # node -> the version PyTorch's sum in its buffer has (_sum_into)
     watched = STATE.observer is not None        # a report lists the nodes each call ran
     plain = captures is None and needed is None and not watched
     fast = plain and not create_graph
-    ndarray, spare_min = np.ndarray, _SPARE_MIN         # (locals: read for every node)
+    ndarray, spare_min, output_edge = np.ndarray, _SPARE_MIN, OutputEdge      # (locals: read for every node)
     fn = None
     # `carry`: the node that runs next, with its gradient `cbuf`, when the fast path below
     # finds it ready with the heap empty (a chain): no round trip through buffers and heap.
@@ -1206,14 +1295,17 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
             # Tensor pre-hooks (register_hook, retain_grad) run on every node popped, even
             # one that is only captured or not needed (the root), as in PyTorch.
             if fn.hooks:
-                buf = _hooked(fn, buf)
+                buf = _hooked(fn, buf, record)
             if fn.retained and buf is not None:
                 for t in fn.retained:
                     _retain(t, buf, create_graph)
             if not plain:
-                if captures is not None and fn in captures:
-                    for k in captures[fn]:
-                        result[k] = buf
+                if captures is not None:
+                    if fn in captures:
+                        for k in captures[fn]:
+                            result[k] = buf
+                    elif type(buf) is list:
+                        _capture_slots(fn, buf, captures, result)
                 if needed is not None and fn not in needed:
                     continue
                 if watched:
@@ -1224,7 +1316,7 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
                     # count tells whether anything else holds it (PyTorch's use_count).
                     g = old = outs = s = None
                     alone = fn in owned or _getrefcount(buf) == 2 and _data_unshared(buf)
-                    _accumulate(fn.variable, buf, create_graph, record, alone)
+                    _accumulate(fn.variable, buf, create_graph, record, alone, adds.get(fn))
                 continue
             op = fn.op
             if op is GRAPH_ROOT:
@@ -1260,9 +1352,13 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
                         nxt = fn._e0
                         private = type(g) is np.ndarray and g.base is None and _getrefcount(g) == 2
                         g = buffers[nxt] = np.add(g, g, out=g) if private else g + g
+                        adds[nxt] = 1               # PyTorch: the second product added into the first
                         if type(g) is np.ndarray:
                             owned.add(nxt)
                         d = deps[nxt] = deps[nxt] - 2
+                        if d == 0 and type(nxt) is output_edge:
+                            nxt = _deliver(nxt, buffers, deps)
+                            d = 0 if nxt is not None else 1
                         if d == 0:
                             if heap:
                                 _heap_push(heap, nxt)
@@ -1296,15 +1392,19 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
                             g = NUMPY_MATH.fit(g, shape, dtype)
                         old = buffers.get(nxt)
                         if old is None:
-                            if deps[nxt] == 1 and not heap and carry is None:
+                            if deps[nxt] == 1 and not heap and carry is None and type(nxt) is not output_edge:
                                 carry, cbuf = nxt, g    # its only gradient, and it runs next
                                 continue
                             buffers[nxt] = g
                         else:
-                            _sum_into(buffers, owned, nxt, old, g)
+                            _sum_into(buffers, owned, nxt, old, g, adds)
                     d = deps[nxt] - 1
                     deps[nxt] = d
                     if d == 0:
+                        if type(nxt) is output_edge:
+                            nxt = _deliver(nxt, buffers, deps)
+                            if nxt is None:
+                                continue
                         if carry is not None:   # not alone after all: the carried node first, as it came
                             buffers[carry] = cbuf
                             heap.append(carry)
@@ -1342,17 +1442,23 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate):
                         fn.freed_by = fn.freed_by or record
                 if STATE.anomaly and STATE.check_nan:     # after the release, as in PyTorch
                     _check_nan(fn, outs)
-            for nxt, g in zip(fn.edges, outs):
+            for i, nxt in enumerate(fn.edges):
                 if nxt is None:
                     continue
+                g = outs[i]
+                outs[i] = None          # (the buffer alone holds g: _sum_into reads its reference count)
                 if g is not None:
                     old = buffers.get(nxt)
                     if old is None:
                         buffers[nxt] = g
                     else:
-                        _sum_into(buffers, owned, nxt, old, g)
+                        _sum_into(buffers, owned, nxt, old, g, adds)
                 d = deps[nxt] - 1
                 deps[nxt] = d
+                if d == 0 and type(nxt) is output_edge:
+                    nxt = _deliver(nxt, buffers, deps)
+                    if nxt is None:
+                        continue
                 if d == 0 and (wanted is None or nxt in wanted):
                     if heap:
                         _heap_push(heap, nxt)
@@ -1395,11 +1501,14 @@ def _check_nan(fn, outs):
                 raise TorchRuntimeError(f"Function '{fn.name()}' returned nan values in its {i}th output.")
 
 
-def _hooked(fn, buf):
-    """Run tensor hooks on the gradient flowing into fn; a hook may return a replacement."""
+def _hooked(fn, buf, record):
+    """Run tensor hooks on the gradient flowing into fn; a hook may return a replacement. The
+    tensor a hook sees shares its version counter with the .grad views a leaf keeps of it."""
     if not fn.hooks or buf is None:
         return buf
-    g = buf if isinstance(buf, Tensor) else Tensor(buf)
+    if type(buf) is list:                   # a MultiOutputNode's slots: each hook sees its output's
+        return _hooked_slots(fn.hooks, buf, record)
+    g = buf if isinstance(buf, Tensor) else Tensor(buf, version=_grad_version(record, buf))
     for hook in fn.hooks:
         if not callable(hook):            # registering accepts anything; calling it fails, as in PyTorch
             raise TorchTypeError(f"'{type(hook).__name__}' object is not callable")
@@ -1409,7 +1518,50 @@ def _hooked(fn, buf):
     return g if isinstance(buf, Tensor) else g._data
 
 
+def _hooked_slots(hooks, slots, record):
+    """OutputHooks on the slots of a MultiOutputNode, in registration order. As in PyTorch, a
+    hook on an output that got no gradient is called with None."""
+    slots = list(slots)
+    for h in hooks:
+        if not callable(h.hook):
+            raise TorchTypeError(f"'{type(h.hook).__name__}' object is not callable")
+        g = slots[h.nr]
+        wrapped = g is not None and not isinstance(g, Tensor)
+        r = h.hook(Tensor(g, version=_grad_version(record, g)) if wrapped else g)
+        if r is not None:
+            slots[h.nr] = r._data if wrapped or (g is None and not STATE.grad_enabled) else r
+    return slots
+
+
+def _capture_slots(fn, slots, captures, result):
+    """autograd.grad's inputs that are outputs of MultiOutputNode fn: their slots, after the hooks."""
+    for e, ks in captures.items():
+        if type(e) is OutputEdge and e.fn is fn:
+            for k in ks:
+                result[k] = slots[e.nr]
+
+
+def _deliver(e, buffers, deps):
+    """Every edge into output e.nr of a MultiOutputNode has run: its summed gradient goes into
+    that output's slot of the node's buffer. Returns the node once every output's edges have
+    delivered (it is then ready), else None."""
+    fn = e.fn
+    slots = buffers.get(fn)
+    if slots is None:
+        slots = buffers[fn] = [None] * fn.n_outputs
+    g = buffers.pop(e, None)
+    old = slots[e.nr]
+    slots[e.nr] = g if old is None or g is None else old + g
+    d = deps[fn] = deps[fn] - 1
+    return fn if d == 0 else None
+
+
 def _retain(t, buf, create_graph):
+    if type(buf) is list:                   # t is one output of a MultiOutputNode: its slot
+        e = t._fn
+        buf = buf[e.nr] if type(e) is OutputEdge else None
+        if buf is None:
+            return
     if t._grad is None:
         t._grad = Tensor(buf._data.copy() if isinstance(buf, Tensor) else buf.copy())
     else:
@@ -1431,12 +1583,20 @@ def _topological(root, deps):
     return order
 
 
-def _sum_into(buffers, owned, nxt, old, g):
+def _sum_into(buffers, owned, nxt, old, g, adds):
     """A further gradient g for nxt, whose buffer holds old: added in place into a sum this
     call made (owned: nothing else sees it yet), or into g when g is a formula's own
     temporary (it owns its memory, and only the caller's `g`, this argument and
     getrefcount's refer to it), the same additions as `old + g`, one array fewer; else a new
-    sum, which the call then owns."""
+    sum, which the call then owns.
+
+    `adds[nxt]`: the version the sum has in PyTorch, whose InputBuffer adds into `old` itself
+    (old.add_(g), one version more) when nothing else holds old or its memory, else makes a
+    new sum (version 0); a .grad that keeps the sum shows it (_accumulate)."""
+    if nxt in owned or (type(old) is np.ndarray and old.base is None and _getrefcount(old) == 4):
+        adds[nxt] = (adds[nxt] if nxt in adds else _writes(old)) + 1
+    else:
+        adds.pop(nxt, None)
     if nxt in owned:
         np.add(old, g, out=old)
     elif (type(g) is np.ndarray and g.base is None and _getrefcount(g) == 3
@@ -1527,7 +1687,7 @@ def _apply(fn, grad_out, create_graph, wanted):
     if custom is None:
         vals = _unpacked(fn, create_graph)
     edges = fn.edges
-    if grad_out is None and op not in RUNS_WITHOUT_GRAD:
+    if grad_out is None:
         return [None] * len(edges)
     m = TENSOR_MATH if create_graph else NUMPY_MATH
     if custom is not None:
@@ -1558,7 +1718,7 @@ def _apply(fn, grad_out, create_graph, wanted):
     return outs
 
 
-def _accumulate(leaf, buf, create_graph, record, owned=False):
+def _accumulate(leaf, buf, create_graph, record, owned=False, version=None):
     """AccumulateGrad, with PyTorch's rules for a first gradient: without create_graph it is
     kept as .grad itself ("stolen", a view included, so that .grad may share memory with
     other leaves' gradients or a tensor the user holds) when nothing else holds it (`owned`)
@@ -1569,9 +1729,20 @@ def _accumulate(leaf, buf, create_graph, record, owned=False):
         data = buf._data if isinstance(buf, Tensor) else buf
         if leaf._grad is None:
             if owned and data.dtype == leaf._data.dtype and data.flags.writeable and _obeys_layout(data, leaf._data):
-                leaf._grad = Tensor(data)
+                if data.base is not None or record.counters and id(data) in record.counters:
+                    leaf._grad = Tensor(data, version=_grad_version(record, data))
+                else:
+                    # the version PyTorch's kept gradient has: its in-place additions or writes
+                    leaf._grad = Tensor(data)
+                    version = _writes(data) if version is None else version
+                    if version:
+                        leaf._grad._version_counter.v = version
             else:
+                # PyTorch's clone_obey_contract: new_empty_strided(...).copy_(g), a copy at version 1,
+                # for a non-overlapping and dense variable, else clone(): version 0
                 leaf._grad = Tensor(np.array(data, dtype=leaf._data.dtype, copy=True))
+                if _non_overlapping_and_dense(leaf._data):
+                    leaf._grad._version_counter.v = 1
         else:
             g = leaf._grad
             np.add(g._data, data, out=g._data, casting="unsafe")
@@ -1591,6 +1762,47 @@ def _accumulate(leaf, buf, create_graph, record, owned=False):
             leaf._grad = leaf._grad + g
     if watched:
         record.updates.append((leaf, before, leaf._grad._data.copy()))
+
+
+_WRITTEN = {}       # id(array) -> (weak reference, n): formula results PyTorch makes with n in-place writes
+
+
+def written(a, n):
+    """Mark a formula's result as made by n in-place writes in PyTorch (zeros then index_put_...):
+    a .grad that keeps it shows that version."""
+    key = id(a)
+    _WRITTEN[key] = (weakref.ref(a, lambda _: _WRITTEN.pop(key, None)), n)
+    return a
+
+
+def _writes(a):
+    entry = _WRITTEN.get(id(a))
+    return entry[1] if entry is not None and entry[0]() is a else 0
+
+
+def _grad_version(record, view):
+    """The version counter of a kept .grad that is a view: as in PyTorch, the one of its base, so
+    .grad tensors kept from views of one gradient (stack's, cat's) share it, and share the user's
+    tensor's when they are views of a `gradient=` argument (record.counters is seeded with them)."""
+    base = _memory_owner(view)
+    counters = record.counters
+    if counters is None:
+        counters = record.counters = {}
+    entry = counters.get(id(base))
+    if entry is None:
+        entry = counters[id(base)] = (base, Version())
+    return entry[1]
+
+
+def _memory_owner(a):
+    """The array that owns a's memory (NumPy's base chain, through as_strided's interface objects)."""
+    while True:
+        b = a.base
+        if b is not None and not isinstance(b, ndarray):
+            b = getattr(b, "base", None)
+        if not isinstance(b, ndarray):
+            return a
+        a = b
 
 
 def _data_unshared(buf):
@@ -1623,30 +1835,6 @@ def _non_overlapping_and_dense(a):
     return True
 
 
-class OutputPlace(tuple):
-    """The input_meta shape of an input that is output `output_nr` of a node with several
-    outputs (unsafe_split, unbind: torch.nn's recurrent cells make them). The node's whole
-    output shape is this tuple; the input's gradient is placed at `index` of zeros of that
-    shape, so the node receives the sum of its outputs' gradients laid out as its output
-    (what PyTorch's engine gathers by output_nr)."""
-
-    def __new__(cls, shape, output_nr, index):
-        self = super().__new__(cls, shape)
-        self.output_nr, self.index = output_nr, index
-        return self
-
-    def place(self, g, dtype):
-        out = np.zeros(tuple(self), dtype)
-        out[self.index] = g
-        return out
-
-    def place_tensor(self, g, dtype):
-        """place() under create_graph: recorded (Tensor.__setitem__, a CopySlices node)."""
-        out = Tensor(np.zeros(tuple(self), dtype))
-        out[self.index] = g
-        return out
-
-
 class _NumpyMath:
     """Backward formulas run on plain arrays unless create_graph asks for a graph."""
 
@@ -1655,8 +1843,6 @@ class _NumpyMath:
     @staticmethod
     def fit(g, shape, dtype):
         """Sum a broadcast gradient back to its input's shape and dtype."""
-        if isinstance(shape, OutputPlace):
-            return shape.place(g, dtype)
         if g.shape != shape:
             g = _sum_to(g, shape)
         if g.dtype != dtype:
@@ -1821,7 +2007,5 @@ NUMPY_MATH = _NumpyMath()     # extended by ops.py
 TENSOR_MATH = None            # set by ops.py: the same names, as differentiable tensor ops
 VARIADIC = {}                 # set by ops.py: backward of ops with a list of inputs
 CUSTOM_APPLY = {}             # set by ops.py: nodes whose backward is not a table formula (CopySlices)
-RUNS_WITHOUT_GRAD = set()     # custom ops that run even when their own buffer got no gradient (a custom
-                              # Function whose other outputs did: torch.autograd.function)
 TWINS = set()                 # set by ops.py: ops whose two formulas are one function of the other operand (mul)
 FRESH = None                  # set by ops.py: rebuild a view's grad_fn after its storage changed in place

@@ -188,6 +188,8 @@ def snapshot(roots, by_node=None, by_tensor=None, line=None) -> GraphSnapshot:
         snap.nodes[oid] = GNode(oid, "output", name, name, value=_brief(t._data) if tensor else None)
         snap.outputs.append(oid)
         first = t._edge() if tensor else t
+        if type(first) is E.OutputEdge:      # one output of a node with several: that node
+            first = first.fn
         if first is None:
             continue
         nid, new = add(first)

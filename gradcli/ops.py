@@ -26,7 +26,7 @@ np.seterr(all="ignore")
 from . import engine as E
 from . import vml
 from .engine import STATE, OpDef, Saved, Tensor, result_type, Size
-from .errors import TorchRuntimeError, TorchTypeError, TorchIndexError, TorchValueError
+from .errors import TorchAttributeError, TorchRuntimeError, TorchTypeError, TorchIndexError, TorchValueError
 from .errors import TorchNotImplementedError as TorchNotImplementedError_
 
 _F32 = np.dtype(np.float32)
@@ -34,7 +34,7 @@ _F32 = np.dtype(np.float32)
 ALWAYS = "always"
 
 
-def op(name, inputs=(), saved=(), attrs=(), doc="", cpp=False, **formulas):
+def op(name, inputs=(), saved=(), attrs=(), doc="", cpp=False, multi=False, **formulas):
     """A table row. `saved` is a tuple of (slot, condition): the slot holds a tensor when
     `condition` is ALWAYS, or when the named input requires grad ("never": a slot that
     PyTorch has but leaves None here). A slot named `result` saves the output; any other
@@ -47,7 +47,7 @@ def op(name, inputs=(), saved=(), attrs=(), doc="", cpp=False, **formulas):
             continue
         names = f.__code__.co_varnames[2:f.__code__.co_argcount]
         rows.append((f, names))
-    return OpDef(name, tuple(inputs), tuple(sorted(saved)), tuple(attrs), tuple(rows), doc, cpp)
+    return OpDef(name, tuple(inputs), tuple(sorted(saved)), tuple(attrs), tuple(rows), doc, cpp, multi)
 
 
 def _ndim(g):
@@ -328,6 +328,19 @@ TABLE = {
               self=lambda m, g: m.zeros_like(g)),
     "cat": op("CatBackward0", ("tensors",), attrs=("dim",), doc="saves only dim"),
     "stack": op("StackBackward0", ("tensors",), attrs=("dim",), doc="saves only dim"),
+    # -- one node for several outputs (views of the input): the gradient is a list, one per output
+    "split": op("SplitBackward0", ("self",), attrs=("dim", "self_sym_sizes", "split_size"), multi=True,
+                self=lambda m, g, dim, self_sym_sizes, split_size: _split_backward(
+                    g, _split_sizes(self_sym_sizes[dim], split_size), dim, self_sym_sizes),
+                doc="one node for every piece: the pieces' gradients side by side (zeros for a piece without)"),
+    "split_with_sizes": op("SplitWithSizesBackward0", ("self",), attrs=("dim", "self_sym_sizes", "split_sizes"),
+                           multi=True,
+                           self=lambda m, g, dim, self_sym_sizes, split_sizes: _split_backward(
+                               g, split_sizes, dim, self_sym_sizes),
+                           doc="one node for every piece: the pieces' gradients side by side"),
+    "unbind": op("UnbindBackward0", ("self",), attrs=("dim",), multi=True,
+                 self=lambda m, g, dim: _unbind_backward(g, dim),
+                 doc="one node for every slice: the slices' gradients stacked"),
     # -- reductions that save tensors -----------------------------------------------------
     "max": op("MaxBackward1", ("self",), saved=(("result", ALWAYS), ("self", ALWAYS)),
               self=lambda m, g, self, result: m.evenly_distribute(g, self, result)),
@@ -1359,8 +1372,23 @@ _NO_GRAD_VIEW_INDIRECT = (
     "grad mode enabled. Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify "
     "your code by moving both the view and the inplace either both inside the no_grad block (if you don't want the "
     "inplace to be tracked) or both outside (if you want the inplace to be tracked).")
-# The grad_fn of such a view: PyTorch prints it as `grad_fn=<Invalid>` and raises on reading it
-INVALID = OpDef("Invalid", doc="a view made under no_grad whose storage was then modified in place")
+INVALID = E.INVALID
+short_name = E.short_name
+
+
+def _multi_view_error(t, modified):
+    """PyTorch's error for an in-place change of a view that is one of several outputs of a node
+    (split, unbind), or of a view of one, named by the view's own grad_fn and output number."""
+    return (f"Output {t.output_nr} of {short_name(t._fn.op.name)} is a view and {modified} modified inplace. This view "
+            "is the output of a function that returns multiple views. Such functions do not allow the output views "
+            "to be modified inplace. You should replace the inplace operation by an out-of-place one.")
+
+
+def _invalid_backward(node, g, create_graph):
+    raise TorchRuntimeError(node.attrs.get("_error", _NO_GRAD_VIEW_INDIRECT))
+
+
+E.CUSTOM_APPLY[INVALID] = _invalid_backward
 _PARTIAL_OVERLAP = ("unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
                     "single memory location. Please clone() the tensor before performing the operation.")
 _OVERLAP = ("unsupported operation: more than one element of the written-to tensor refers to a single memory "
@@ -1371,10 +1399,10 @@ class _ViewMeta:
     """What PyTorch keeps for a differentiable view (DifferentiableViewMeta): whether it was made
     under no_grad, and the version of the storage its grad_fn was made for."""
 
-    __slots__ = ("ref", "version", "no_grad")
+    __slots__ = ("ref", "version", "no_grad", "multi")     # multi: one of several views of one node
 
 
-def _register_view(view, of):
+def _register_view(view, of, multi=False):
     """Remember a new view on its storage's version counter, so an in-place change of the
     base or of another view can rebuild its grad_fn (_refresh_views)."""
     ver = view._version_counter
@@ -1391,6 +1419,7 @@ def _register_view(view, of):
     meta.ref = weakref.ref(view, forget)
     meta.version = ver.v
     meta.no_grad = not STATE.grad_enabled or (parent is not None and parent.no_grad)
+    meta.multi = multi or (parent is not None and parent.multi)      # (a view of such a view is one too)
     views[key] = meta
 
 
@@ -1420,6 +1449,8 @@ def _check_inplace(t, args):
         meta = _view_meta(t)
         if meta is not None and meta.no_grad:
             raise TorchRuntimeError(_NO_GRAD_VIEW)
+        if meta is not None and meta.multi:
+            raise TorchRuntimeError(_multi_view_error(t, "is being"))
         if rg and t._base._fn is None:
             raise TorchRuntimeError("a view of a leaf Variable that requires grad is being used in an in-place "
                                     "operation.")
@@ -1553,6 +1584,11 @@ def fresh_view(v):
     meta.version = ver
     if meta.no_grad:                    # PyTorch refuses to read such a view's grad_fn
         v._fn = INVALID.node_class(INVALID, (), {}, {}, (), -1)
+        return
+    if meta.multi and v._fn is not None:    # nor one of several views: reading its grad_fn raises
+        if v._fn.op is not INVALID:
+            v._fn = INVALID.node_class(INVALID, (), {}, {"_error": _multi_view_error(v, "its base or another view of "
+                                                                               "its base has been")}, (), -1)
         return
     row = TABLE["as_strided"]
     v._fn = row.node_class(row, (base._edge(),), {}, _geometry(v, base),
@@ -1790,8 +1826,6 @@ class _TensorMath:
 
     @staticmethod
     def fit(g, shape, dtype):
-        if isinstance(shape, E.OutputPlace):       # one output of a multi-output node: into its place
-            return shape.place_tensor(g, dtype)
         if g._data.shape != shape:
             g = _sum_to(g, shape)
         if g._data.dtype != dtype:
@@ -2203,12 +2237,12 @@ class _NumpyMath(E._NumpyMath):
     def index_backward(g, sizes, indices):
         z = np.zeros(tuple(sizes), g.dtype)
         np.add.at(z, indices, g)
-        return z
+        return E.written(z, 1)          # PyTorch: zeros, then index_put_
 
     @staticmethod
     def evenly_distribute(g, self, result):
         mask = self == result
-        return np.where(mask, g / mask.sum(), 0).astype(g.dtype)
+        return E.written(np.where(mask, g / mask.sum(), 0).astype(g.dtype), 1)     # PyTorch: a masked fill
 
     @staticmethod
     def value_selecting(g, dim, indices, sizes, keepdim):
@@ -2220,7 +2254,7 @@ class _NumpyMath(E._NumpyMath):
             indices = np.expand_dims(indices, dim)
         z = np.zeros(tuple(sizes), g.dtype)
         np.put_along_axis(z, indices, g, axis=dim)
-        return z
+        return E.written(z, 2)          # PyTorch's value_selecting_reduction_backward writes twice
 
     @staticmethod
     def softmax_backward(g, result, dim):
@@ -2870,7 +2904,7 @@ def cat(tensors, dim=0):
     for t in tensors[1:]:
         dt = E.promote_types(dt, t.dtype)
     parts = [t._data.astype(dt.np, copy=False) for t, s in zip(tensors, skip) if not s] or [ref._data.astype(dt.np)]
-    return _record_variadic(TABLE["cat"], seq, np.concatenate(parts, axis=d), tensors, {"dim": dim})
+    return _record_variadic(TABLE["cat"], seq, _concatenate(parts, d), tensors, {"dim": dim})
 
 
 def stack(tensors, dim=0):
@@ -2884,8 +2918,220 @@ def stack(tensors, dim=0):
     dt = tensors[0].dtype
     for t in tensors[1:]:
         dt = E.promote_types(dt, t.dtype)
-    out = np.stack([t._data.astype(dt.np, copy=False) for t in tensors], axis=d)
+    out = _concatenate([np.expand_dims(t._data.astype(dt.np, copy=False), d) for t in tensors], d)
     return _record_variadic(TABLE["stack"], seq, out, tensors, {"dim": dim})
+
+
+def _concatenate(arrays, axis):
+    """np.concatenate into a row-major result, as PyTorch's cat and stack make it (NumPy follows
+    its inputs' layout: columns of transposed inputs give a column-major result)."""
+    shape = list(arrays[0].shape)
+    shape[axis] = _b.sum(a.shape[axis] for a in arrays)
+    return np.concatenate(arrays, axis=axis, out=np.empty(shape, np.result_type(*arrays)))
+
+
+def _split_sizes(size, split_size):
+    """split's pieces: split_size each, the last one what remains (one empty piece of an empty dim)."""
+    if size == 0:
+        return [0]
+    return [_b.min(split_size, size - start) for start in range(0, size, split_size)]
+
+
+def _split_backward(grads, split_sizes, dim, sizes):
+    """PyTorch's split_with_sizes_backward: zeros for a piece that got no gradient, then cat."""
+    dim %= len(sizes)
+    like = next((g for g in grads if g is not None), None)
+    if like is None:                        # no piece got a gradient: none flows on
+        return None
+    tensor = type(like) is Tensor
+    dt = like._data.dtype if tensor else like.dtype
+    parts = []
+    for g, n in zip(grads, split_sizes):
+        if g is None:
+            g = np.zeros(tuple(sizes[:dim]) + (n,) + tuple(sizes[dim + 1:]), dt)
+            g = Tensor(g) if tensor else g
+        parts.append(g)
+    return cat(parts, dim) if tensor else _concatenate(parts, dim)
+
+
+def _unbind_backward(grads, dim):
+    """PyTorch's unbind_backward: zeros (one zero expanded) for a slice that got no gradient, then stack."""
+    like = next((g for g in grads if g is not None), None)
+    if like is None:
+        return None
+    tensor = type(like) is Tensor
+    a = like._data if tensor else like
+    zeros = np.broadcast_to(np.zeros((), a.dtype), a.shape)
+    parts = [g if g is not None else Tensor(zeros) if tensor else zeros for g in grads]
+    if tensor:
+        return stack(parts, dim)
+    d = dim % (a.ndim + 1)
+    return _concatenate([np.expand_dims(p, d) for p in parts], d)
+
+
+def _multi_output(row, t, arrays, attrs, view=True):
+    """The outputs of one multi-output op over t: `view` (split, unbind), views of t sharing its
+    version counter, which may not be modified in place; else (unsafe_split) plain tensors. In
+    grad mode one node of `row` makes them all, each output holding its OutputEdge."""
+    seq = _begin(t)
+    if view:
+        base = t._base if t._base is not None else t
+        outs = tuple([Tensor(a, version=t._version_counter, base=base) for a in arrays])
+    else:
+        outs = tuple([Tensor(np.ascontiguousarray(a)) for a in arrays])
+    if seq is not None:
+        node = row.node_class(row, (t._edge(),), _NO_SAVED, attrs, ((t._data.shape, t._data.dtype),), seq)
+        for out, edge in zip(outs, E.output_edges(node, len(outs))):
+            out._fn = edge
+            out._rg = True
+    if view:
+        for out in outs:
+            _register_view(out, t, multi=True)
+    return outs
+
+
+def _pieces(t, d, sizes):
+    """t's pieces along dim d, of the given sizes (views)."""
+    out, start = [], 0
+    for n in sizes:
+        out.append(t._data[(slice(None),) * d + (slice(start, start + n),)])
+        start += n
+    return out
+
+
+def split(tensor, split_size_or_sections, dim=0):
+    """torch.split, PyTorch's Python function: the argument's own split method (a str's too)."""
+    if type(tensor) is Tensor:
+        return tensor.split(split_size_or_sections, dim)
+    try:
+        return tensor.split(split_size_or_sections, dim)
+    except AttributeError as e:
+        raise TorchAttributeError(str(e)) from None
+    except TypeError as e:
+        raise TorchTypeError(str(e)) from None
+
+
+def split_method(t, split_size_or_sections, dim=0):
+    """Tensor.split: a size per piece (SplitBackward0), or a list of sizes (SplitWithSizesBackward0);
+    a tensor is read as an int where it holds one, as PyTorch's Python method does."""
+    if type(split_size_or_sections) is Tensor:
+        try:
+            split_size_or_sections = int(split_size_or_sections)
+        except ValueError:
+            pass
+    if not isinstance(split_size_or_sections, int):
+        return split_with_sizes(t, split_size_or_sections, dim)
+    nd = t._data.ndim
+    if nd == 0:
+        raise TorchRuntimeError("split expects at least a 1-dimensional tensor")
+    d = _norm_dim(dim, nd)
+    size, n = t._data.shape[d], split_size_or_sections
+    if n < 0:
+        raise TorchRuntimeError(f"split expects split_size be non-negative, but got split_size={n}")
+    if n == 0 and size != 0:
+        raise TorchRuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}")
+    return _multi_output(TABLE["split"], t, _pieces(t, d, _split_sizes(size, n or 1)),
+                         {"dim": dim, "self_sym_sizes": tuple(t._data.shape), "split_size": n})
+
+
+def split_with_sizes(t, split_sizes, dim=0):
+    nd = t._data.ndim
+    if nd == 0:
+        raise TorchRuntimeError("split expects at least a 1-dimensional tensor")
+    d = _norm_dim(dim, nd)
+    sizes = [int(n) for n in split_sizes]
+    size = t._data.shape[d]
+    for n in sizes:
+        if n < 0:
+            raise TorchRuntimeError(f"split_with_sizes expects split_sizes have only non-negative entries, but got "
+                                    f"split_sizes={_sizes_str(sizes)}")
+    if _b.sum(sizes) != size:
+        raise TorchRuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's size "
+                                f"at dimension {d}), but got split_sizes={_sizes_str(sizes)}")
+    return _multi_output(TABLE["split_with_sizes"], t, _pieces(t, d, sizes),
+                         {"dim": dim, "self_sym_sizes": tuple(t._data.shape), "split_sizes": tuple(sizes)})
+
+
+def chunk(t, chunks, dim=0):
+    """torch.chunk: split by ceil(size / chunks); an empty dim gives `chunks` empty pieces."""
+    nd = t._data.ndim
+    if nd == 0:
+        raise TorchRuntimeError("chunk expects at least a 1-dimensional tensor")
+    chunks = _operator.index(chunks)
+    if chunks <= 0:
+        raise TorchRuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    size = t._data.shape[_norm_dim(dim, nd)]
+    split_size = -(-size // chunks)
+    if split_size == 0 and size == 0:
+        return split_with_sizes(t, [0] * chunks, dim)
+    return split(t, split_size, dim)
+
+
+def unbind(t, dim=0):
+    nd = t._data.ndim
+    if nd == 0:
+        raise TorchIndexError("Dimension specified as 0 but tensor has no dimensions")
+    d = _norm_dim(dim, nd)
+    arrays = [t._data[(slice(None),) * d + (i, Ellipsis)] for i in range(t._data.shape[d])]
+    return _multi_output(TABLE["unbind"], t, arrays, {"dim": dim})
+
+
+def tensor_split(t, indices_or_sections, dim=0):
+    """PyTorch's tensor_split: one slice (SliceBackward0) per piece, by a number of sections or
+    by indices (a list, or an int64 tensor of them)."""
+    nd = t._data.ndim
+    if nd == 0:
+        raise TorchRuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims")
+    d = _norm_dim(dim, nd)
+    size = t._data.shape[d]
+    if type(indices_or_sections) is Tensor:
+        v = indices_or_sections._data
+        if v.dtype != np.int64:
+            raise TorchRuntimeError("tensor_split expected tensor_indices_or_sections to have dtype of long, but got "
+                                    + _SCALAR_NAME[v.dtype.name])
+        if v.ndim > 1:
+            raise TorchRuntimeError("tensor_split expected tensor_indices_or_sections to be a zero-dimensional or "
+                                    f"one-dimensional tensor, but got a tensor with {v.ndim} dims")
+        indices_or_sections = int(v) if v.ndim == 0 else [int(i) for i in v]
+    if isinstance(indices_or_sections, int):
+        n = indices_or_sections
+        if n <= 0:
+            raise TorchRuntimeError(f"number of sections must be larger than 0, got {n}")
+        small, extra = divmod(size, n)
+        bounds, start = [], 0
+        for i in range(n):
+            end = start + small + (1 if i < extra else 0)
+            bounds.append((start, end))
+            start = end
+    else:
+        bounds, start = [], 0
+        for end in indices_or_sections:
+            bounds.append((start, int(end)))
+            start = int(end)
+        bounds.append((start, size))
+    return tuple(_slice(t, d, slice(a, b)) for a, b in bounds)
+
+
+def _split_like(name, dim, min_dims):
+    """hsplit / vsplit / dsplit: tensor_split along one dim, a number of sections dividing it exactly."""
+    def f(t, indices_or_sections):
+        nd = t._data.ndim
+        if nd < min_dims:
+            raise TorchRuntimeError(f"torch.{name} requires a tensor with at least {min_dims} dimension, but got a "
+                                    f"tensor with {nd} dimensions!")
+        d = 0 if name == "hsplit" and nd == 1 else dim
+        if isinstance(indices_or_sections, int):
+            size = t._data.shape[d]
+            if indices_or_sections == 0 or size % indices_or_sections:
+                raise TorchRuntimeError(f"torch.{name} attempted to split along dimension {d}, but the size of the "
+                                        f"dimension {size} is not divisible by the split_size "
+                                        f"{indices_or_sections}!")
+        return tensor_split(t, indices_or_sections, d)
+    f.__name__ = name
+    return f
+
+
+hsplit, vsplit, dsplit = _split_like("hsplit", 1, 1), _split_like("vsplit", 0, 2), _split_like("dsplit", 2, 3)
 
 
 def _record_variadic(row, seq, out, tensors, attrs):

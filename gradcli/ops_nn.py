@@ -843,126 +843,51 @@ O._NumpyMath.layer_norm_backward_bias = staticmethod(
 # ----------------------------------------------------------------------------- recurrent layers
 # PyTorch's RNN.cpp, op for op: the cells (SimpleCell, LSTMCell, GRUCell), the full layer that
 # computes the input projection of the whole sequence once and unbinds it per step, and the
-# layer stack. unsafe_chunk and unbind make one node with several outputs: each consumer's
-# input_meta names its output (engine.OutputPlace), so the node's gradient is laid out whole.
+# layer stack. unsafe_chunk and unbind make one node with several outputs (engine.OutputEdge).
 
-ROWS.update({
-    "unsafe_split": op("UnsafeSplitBackward0", ("self",), attrs=("dim", "self_sym_sizes", "split_size"),
-                       self=lambda m, g: g, doc="one node for every chunk: the chunks' gradients side by side"),
-    "unbind": op("UnbindBackward0", ("self",), attrs=("dim",), self=lambda m, g: g,
-                 doc="one node for every slice: the slices' gradients stacked"),
-})
-TABLE.update({"nn.unsafe_split": ROWS["unsafe_split"], "nn.unbind": ROWS["unbind"]})
+ROWS["unsafe_split"] = op("UnsafeSplitBackward0", ("self",), attrs=("dim", "self_sym_sizes", "split_size"),
+                          multi=True, self=lambda m, g, dim, self_sym_sizes, split_size: O._split_backward(
+                              g, O._split_sizes(self_sym_sizes[dim], split_size), dim, self_sym_sizes),
+                          doc="one node for every chunk: the chunks' gradients side by side")
+TABLE["nn.unsafe_split"] = ROWS["unsafe_split"]
 
 
-class _Places:
-    """The multi-output results made during one recurrent call: id(tensor) -> (tensor, OutputPlace)."""
-
-    def __init__(self):
-        self.places = {}
-
-    def split(self, row, t, pieces, dim, attrs):
-        """The outputs of one multi-output node over t (pieces: the index of each output)."""
-        node = None
-        outs = []
-        for nr, index in enumerate(pieces):
-            arr = np.ascontiguousarray(t._data[index])
-            if node is None:
-                out = _record(row, _begin(t), arr, (t,), attrs=attrs)
-                node = out.grad_fn
-                self.use(out, t)
-            else:
-                out = Tensor(arr)
-                if node is not None:
-                    out._fn, out._rg = node, True
-            if node is not None:
-                self.places[id(out)] = (out, E.OutputPlace(t._data.shape, nr, index))
-            outs.append(out)
-        return outs
-
-    def unsafe_chunk(self, t, chunks, dim):
-        size = t._data.shape[dim]
-        split_size = -(-size // chunks)
-        pieces = [(slice(None),) * dim + (slice(s, s + split_size),) for s in range(0, size, split_size)]
-        return self.split(ROWS["unsafe_split"], t, pieces, dim,
-                          {"dim": dim, "self_sym_sizes": tuple(t._data.shape), "split_size": split_size})
-
-    def unbind(self, t, dim=0):
-        pieces = [(slice(None),) * dim + (i,) for i in range(t._data.shape[dim])]
-        return self.split(ROWS["unbind"], t, pieces, dim, {"dim": dim})
-
-    def use(self, result, *inputs):
-        """result's node takes `inputs` (in its input order; None skips one): an input that is
-        one output of a multi-output node gets its OutputPlace in the node's input_meta."""
-        node = result.grad_fn
-        if node is None:
-            return result
-        meta = list(node.input_meta)
-        changed = False
-        for i, t in enumerate(inputs):
-            entry = self.places.get(id(t)) if t is not None else None
-            if entry is not None and entry[0] is t and i < len(meta):
-                meta[i] = (entry[1], meta[i][1])
-                changed = True
-        if changed:
-            node.input_meta = tuple(meta)
-        return result
-
-    # -- the ops the cells use, each telling its node where its inputs came from
-    def linear(self, x, w, b):
-        out = linear(x, w, b)
-        if b is not None and x._data.ndim == 2:
-            self.use(out, None, x)                       # addmm(bias, x, w.t())
-        elif x._data.ndim == 2:
-            self.use(out, x)                             # mm(x, w.t())
-        return out
-
-    def inplace(self, name, a, b=None):
-        before = a
-        if b is None:
-            out = getattr(a, name)()
-        else:
-            out = O._inplace(a, getattr(O, name), b, name=name + "_")
-        places = self.places.get(id(before))
-        self.use(out, before, b)
-        if places is not None:                          # after the change a's node is its own
-            self.places.pop(id(before), None)
-        return out
-
-    def binary(self, fn, a, b):
-        return self.use(fn(a, b), a, b)
+def _unsafe_chunk(t, chunks, dim):
+    """unsafe_chunk: split's pieces, not views (the cells change them in place)."""
+    size = t._data.shape[dim]
+    split_size = -(-size // chunks)
+    return O._multi_output(ROWS["unsafe_split"], t, O._pieces(t, dim, O._split_sizes(size, split_size)),
+                           {"dim": dim, "self_sym_sizes": tuple(t._data.shape), "split_size": split_size}, view=False)
 
 
 def _simple_cell(nonlinearity):
-    def cell(P, input, hidden, w_ih, w_hh, b_ih, b_hh, pre_compute_input=False):
-        hh = P.linear(hidden, w_hh, b_hh)
-        igates = input if pre_compute_input else P.linear(input, w_ih, b_ih)
-        return nonlinearity(P.inplace("add", hh, igates))
+    def cell(input, hidden, w_ih, w_hh, b_ih, b_hh, pre_compute_input=False):
+        hh = linear(hidden, w_hh, b_hh)
+        igates = input if pre_compute_input else linear(input, w_ih, b_ih)
+        return nonlinearity(hh.add_(igates))
     return cell
 
 
-def _lstm_cell(P, input, hidden, w_ih, w_hh, b_ih, b_hh, pre_compute_input=False):
+def _lstm_cell(input, hidden, w_ih, w_hh, b_ih, b_hh, pre_compute_input=False):
     hx, cx = hidden
-    hh = P.linear(hx, w_hh, b_hh)
-    gates = P.inplace("add", hh, input if pre_compute_input else P.linear(input, w_ih, b_ih))
-    chunked = P.unsafe_chunk(gates, 4, 1)
-    ingate = P.inplace("sigmoid_", chunked[0])
-    forgetgate = P.inplace("sigmoid_", chunked[1])
-    cellgate = P.inplace("tanh_", chunked[2])
-    outgate = P.inplace("sigmoid_", chunked[3])
-    cy = P.inplace("add", P.binary(O.mul, forgetgate, cx), O.mul(ingate, cellgate))
+    gates = linear(hx, w_hh, b_hh).add_(input if pre_compute_input else linear(input, w_ih, b_ih))
+    chunked = _unsafe_chunk(gates, 4, 1)
+    ingate = chunked[0].sigmoid_()
+    forgetgate = chunked[1].sigmoid_()
+    cellgate = chunked[2].tanh_()
+    outgate = chunked[3].sigmoid_()
+    cy = O.mul(forgetgate, cx).add_(O.mul(ingate, cellgate))
     hy = O.mul(outgate, O.tanh(cy))
     return hy, cy
 
 
-def _gru_cell(P, input, hidden, w_ih, w_hh, b_ih, b_hh, pre_compute_input=False):
-    chunked_igates = P.unsafe_chunk(input if pre_compute_input else P.linear(input, w_ih, b_ih), 3, 1)
-    chunked_hgates = P.unsafe_chunk(P.linear(hidden, w_hh, b_hh), 3, 1)
-    reset_gate = P.inplace("add", chunked_hgates[0], chunked_igates[0]).sigmoid_()
-    input_gate = P.inplace("add", chunked_hgates[1], chunked_igates[1]).sigmoid_()
-    new_gate = P.binary(O.add, chunked_igates[2], P.inplace("mul", chunked_hgates[2], reset_gate)).tanh_()
-    diff = P.binary(O.sub, hidden, new_gate)
-    return O._inplace(O._inplace(diff, O.mul, input_gate, name="mul_"), O.add, new_gate, name="add_")
+def _gru_cell(input, hidden, w_ih, w_hh, b_ih, b_hh, pre_compute_input=False):
+    chunked_igates = _unsafe_chunk(input if pre_compute_input else linear(input, w_ih, b_ih), 3, 1)
+    chunked_hgates = _unsafe_chunk(linear(hidden, w_hh, b_hh), 3, 1)
+    reset_gate = chunked_hgates[0].add_(chunked_igates[0]).sigmoid_()
+    input_gate = chunked_hgates[1].add_(chunked_igates[1]).sigmoid_()
+    new_gate = O.add(chunked_igates[2], chunked_hgates[2].mul_(reset_gate)).tanh_()
+    return O.sub(hidden, new_gate).mul_(input_gate).add_(new_gate)
 
 
 CELLS = {"RNN_TANH": _simple_cell(O.tanh), "RNN_RELU": _simple_cell(O.relu), "LSTM": _lstm_cell, "GRU": _gru_cell}
@@ -970,18 +895,18 @@ CELLS = {"RNN_TANH": _simple_cell(O.tanh), "RNN_RELU": _simple_cell(O.relu), "LS
 
 def rnn_cell(mode, input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     """rnn_tanh_cell, rnn_relu_cell, lstm_cell (hx a pair), gru_cell."""
-    return CELLS[mode](_Places(), input, hx, w_ih, w_hh, b_ih, b_hh)
+    return CELLS[mode](input, hx, w_ih, w_hh, b_ih, b_hh)
 
 
-def _full_layer(P, cell, input, hidden, params, reverse=False):
+def _full_layer(cell, input, hidden, params, reverse=False):
     """FullLayer on CPU: the input projection of the whole sequence, unbound into steps (taken
     from the end for the reverse direction), the cell per step, the outputs stacked in time order."""
     w_ih, w_hh, b_ih, b_hh = params
     inputs_w = linear(input, w_ih, b_ih)
-    steps = P.unbind(inputs_w, 0)
+    steps = O.unbind(inputs_w, 0)
     outputs = []
     for x in (reversed(steps) if reverse else steps):
-        hidden = cell(P, x, hidden, w_ih, w_hh, b_ih, b_hh, True)
+        hidden = cell(x, hidden, w_ih, w_hh, b_ih, b_hh, True)
         outputs.append(hidden[0] if isinstance(hidden, tuple) else hidden)
     if not outputs:
         raise TorchRuntimeError("Expected sequence length to be larger than 0 in RNN")
@@ -996,13 +921,12 @@ def rnn(mode, input, hx, params, num_layers, dropout_p, train, batch_first, bidi
     (output, h_n, c_n)."""
     if mode == "LSTM" and input._data.dtype == _F32 and input._data.size:
         return _mkldnn_lstm(input, hx[0], hx[1], params, num_layers, dropout_p, train, batch_first, bidirectional)
-    P = _Places()
     if batch_first:
         input = O.transpose(input, 0, 1)
     if mode == "LSTM":
-        hiddens = list(zip(P.unbind(hx[0], 0), P.unbind(hx[1], 0)))
+        hiddens = list(zip(O.unbind(hx[0], 0), O.unbind(hx[1], 0)))
     else:
-        hiddens = P.unbind(hx, 0)
+        hiddens = O.unbind(hx, 0)
     cell = CELLS[mode]
     directions = 2 if bidirectional else 1
     layer_input = input
@@ -1011,7 +935,7 @@ def rnn(mode, input, hx, params, num_layers, dropout_p, train, batch_first, bidi
         outs = []
         for direction in range(directions):
             k = layer * directions + direction
-            out, final = _full_layer(P, cell, layer_input, hiddens[k], params[4 * k: 4 * k + 4], direction == 1)
+            out, final = _full_layer(cell, layer_input, hiddens[k], params[4 * k: 4 * k + 4], direction == 1)
             outs.append(out)
             finals.append(final)
         layer_input = outs[0] if directions == 1 else O.cat(outs, outs[0]._data.ndim - 1)
@@ -1033,43 +957,11 @@ def rnn(mode, input, hx, params, num_layers, dropout_p, train, batch_first, bidi
 # gradient; h_n's and c_n's gradients (from the stacks) are handed over through `_side`.
 
 
-class _Side:
-    """The gradients of a layer node's outputs 1 and 2 (h_n, c_n), summed until the node runs."""
-
-    def __init__(self):
-        self.grads = {}
-
-    def add(self, nr, g):
-        old = self.grads.get(nr)
-        self.grads[nr] = g if old is None else old + g
-
-    def take(self, nr):
-        return self.grads.pop(nr, None)
-
-
-class _SidePlace(E.OutputPlace):
-    """The input_meta shape of a consumer of output nr (1 or 2) of a oneDNN layer node: the
-    gradient goes to the node's _Side, and zeros of the layer output's shape into its buffer."""
-
-    def __new__(cls, shape, output_nr, side):
-        self = tuple.__new__(cls, shape)
-        self.output_nr, self.index, self.side = output_nr, None, side
-        return self
-
-    def place(self, g, dtype):
-        self.side.add(self.output_nr, g)
-        return np.zeros(tuple(self), dtype)
-
-    def place_tensor(self, g, dtype):
-        raise O.TorchNotImplementedError_("create_graph=True through nn.LSTM's oneDNN layer is not supported by "
-                                          "gradcli yet; first-order gradients (create_graph=False) work")
-
-
 ROWS["mkldnn_rnn_layer"] = op(
     "MkldnnRnnLayerBackward0", ("input", "weight0", "weight1", "weight2", "weight3", "hx_", "cx_"),
     saved=(("cx_", ALWAYS), ("hx_", ALWAYS), ("input", ALWAYS), ("result0", ALWAYS), ("result1", ALWAYS),
            ("result2", ALWAYS), ("result3", ALWAYS), ("weight0", ALWAYS), ("weight1", ALWAYS), ("weight2", ALWAYS),
-           ("weight3", ALWAYS)),
+           ("weight3", ALWAYS)), multi=True,
     attrs=("batch_first", "batch_sizes", "bidirectional", "has_biases", "hidden_size", "mode", "num_layers",
            "reverse", "train"),
     doc="one LSTM layer over the whole sequence (oneDNN): saves its inputs, weights, outputs and the gates")
@@ -1109,12 +1001,11 @@ def _lstm_layer_backward(node, grad_out, create_graph):
     work = u["result3"].view(np.float32).astype(np.float64)
     gates = work[:T * B * 4 * H].reshape(T, B, 4 * H)
     cells = work[T * B * 4 * H:].reshape(T, B, H)
-    side = node.attrs["_side"]
     dt = node.input_meta[0][1]
-    gh, gc = side.take(1), side.take(2)
+    g, gh, gc = grad_out[:3]                    # the gradients of output, h_n and c_n (None: none came)
     dh_next = np.zeros((B, H)) if gh is None else gh.astype(np.float64)
     dc_next = np.zeros((B, H)) if gc is None else gc.astype(np.float64)
-    g_out = grad_out.astype(np.float64)
+    g_out = np.zeros((T, B, H)) if g is None else g.astype(np.float64)
     dx = np.zeros_like(x)
     dw_ih, dw_hh, db = np.zeros_like(w_ih), np.zeros_like(w_hh), np.zeros(4 * H)
     reverse = node.attrs["reverse"]
@@ -1156,7 +1047,6 @@ def _mkldnn_lstm_layer(input, w_ih, w_hh, b_ih, b_hh, hx, cx, num_layers, train,
     workspace = Tensor(np.concatenate([gates.reshape(-1), cells.reshape(-1)]).astype(dt).view(np.uint8))
     hy, cy = Tensor(h.astype(dt)), Tensor(c.astype(dt))
     seq = _begin(input, w_ih, w_hh, b_ih, b_hh, hx, cx)
-    side = _Side()
     output = _record(ROWS["mkldnn_rnn_layer"], seq, out.astype(dt), (input, w_ih, w_hh, b_ih, b_hh, hx, cx),
                      extra={"input": input, "weight0": w_ih, "weight1": w_hh, "weight2": b_ih, "weight3": b_hh,
                             "hx_": hx, "cx_": cx, "result0": None, "result1": hy, "result2": cy,
@@ -1164,13 +1054,13 @@ def _mkldnn_lstm_layer(input, w_ih, w_hh, b_ih, b_hh, hx, cx, num_layers, train,
                      attrs={"batch_first": batch_first, "batch_sizes": (), "bidirectional": bidirectional,
                             "has_biases": has_biases,
                             "hidden_size": h.shape[-1], "mode": 2, "num_layers": num_layers, "reverse": reverse,
-                            "train": bool(train), "_side": side})
+                            "train": bool(train)})
     node = output.grad_fn
-    if node is not None:
+    if node is not None:                        # outputs 0-2 (3, the workspace, has no gradient)
+        for t, edge in zip((output, hy, cy), E.output_edges(node, 4)):
+            t._fn, t._rg = edge, True
         node._saved["result0"] = Saved(output, True)
-        for t in (hy, cy):
-            t._fn, t._rg = node, True
-    return output, hy, cy, side
+    return output, hy, cy
 
 
 def _mkldnn_lstm(input, hx, cx, params, num_layers, dropout_p, train, batch_first, bidirectional):
@@ -1179,7 +1069,7 @@ def _mkldnn_lstm(input, hx, cx, params, num_layers, dropout_p, train, batch_firs
     input, hx, cx = O._contiguous(input), O._contiguous(hx), O._contiguous(cx)
     directions = 2 if bidirectional else 1
     layer_input = input
-    hys, cys, sides = [], [], []
+    hys, cys = [], []
     for layer in range(num_layers):
         outs = []
         for direction in range(directions):
@@ -1189,27 +1079,20 @@ def _mkldnn_lstm(input, hx, cx, params, num_layers, dropout_p, train, batch_firs
             if not has_biases:                   # zeros shaped like the weights, as PyTorch passes them
                 b_ih, b_hh = Tensor(np.zeros_like(w_ih._data)), Tensor(np.zeros_like(w_hh._data))
             layer_hx, layer_cx = O.select(hx, 0, k), O.select(cx, 0, k)
-            out, hy, cy, side = _mkldnn_lstm_layer(layer_input, w_ih, w_hh, b_ih, b_hh, layer_hx, layer_cx,
+            out, hy, cy = _mkldnn_lstm_layer(layer_input, w_ih, w_hh, b_ih, b_hh, layer_hx, layer_cx,
                                                    num_layers, train, has_biases, batch_first, direction == 1,
                                                    bidirectional)
             outs.append(out)
             hys.append(hy)
             cys.append(cy)
-            sides.append((side, out._data.shape))
         layer_input = outs[0] if directions == 1 else O.cat(outs, -1)
         if dropout_p != 0 and train and layer < num_layers - 1:
             layer_input = dropout(layer_input, dropout_p, True)
+    h_n, c_n = O.stack(hys, 0), O.stack(cys, 0)
     output = layer_input
-    stacks = []
-    for nr, parts in ((1, hys), (2, cys)):
-        s = O.stack(parts, 0)
-        if s.grad_fn is not None:
-            s.grad_fn.input_meta = tuple((_SidePlace(shape, nr, side), meta[1]) if part._rg else meta
-                                         for (side, shape), part, meta in zip(sides, parts, s.grad_fn.input_meta))
-        stacks.append(s)
     if batch_first:
         output = O.transpose(output, 0, 1)
-    return output, stacks[0], stacks[1]
+    return output, h_n, c_n
 
 
 # ----------------------------------------------------------------------------- convolution and pooling

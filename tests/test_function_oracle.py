@@ -377,21 +377,3 @@ SNIPPETS = {
 @pytest.mark.parametrize("name", list(SNIPPETS))
 def test_custom_function_behaves_as_in_torch(name):
     assert run(G, SNIPPETS[name]) == run(torch, SNIPPETS[name])
-
-
-def test_further_outputs_have_nodes_of_the_same_class():
-    # A known difference: each further output has its own node (PyTorch's has output_nr 1,
-    # 2, ... of one node); the class, name and next_functions are the same.
-    class Two(G.autograd.Function):
-        @staticmethod
-        def forward(ctx, x):
-            return x * 2, x * 3
-
-        @staticmethod
-        def backward(ctx, g1, g2):
-            return g1 + g2
-
-    x = G.tensor([1.0], requires_grad=True)
-    a, b = Two.apply(x)
-    assert type(a.grad_fn) is not type(b.grad_fn) and type(a.grad_fn).__name__ == type(b.grad_fn).__name__
-    assert b.grad_fn.name() == "TwoBackward" and b.grad_fn.next_functions == a.grad_fn.next_functions

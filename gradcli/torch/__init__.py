@@ -736,6 +736,8 @@ cumsum, cumprod = _ops.cumsum, _ops.cumprod
 where, maximum, minimum, clamp, clamp_min = _ops.where, _ops.maximum, _ops.minimum, _ops.clamp, _ops.clamp_min
 clip = clamp
 cat, stack, bmm, prod, norm = _ops.cat, _ops.stack, _ops.bmm, _ops.prod, _ops.norm
+split, split_with_sizes, chunk, unbind = _ops.split, _ops.split_with_sizes, _ops.chunk, _ops.unbind
+tensor_split, hsplit, vsplit, dsplit = _ops.tensor_split, _ops.hsplit, _ops.vsplit, _ops.dsplit
 concat = concatenate = cat
 max, min = _ops.max, _ops.min
 softmax, log_softmax = _ops.softmax, _ops.log_softmax
@@ -908,14 +910,17 @@ def _install_methods():
     T.mT = property(ops.mT_property)
     T.__getitem__ = ops.getitem
     T.__setitem__ = ops.setitem
-    T.__iter__ = lambda self: (ops.select(self, 0, i) for i in range(len(self)))
+    T.__iter__ = lambda self: iter(ops.unbind(self, 0)) if self._data.ndim else len(self)    # (len: the 0-d error)
     T.__abs__ = ops.abs
     T.expand_as = lambda self, other: ops.expand(self, other._data.shape)
     T.view_as = lambda self, other: ops.view(self, other._data.shape)
     T.reshape_as = lambda self, other: ops.reshape(self, other._data.shape)
     T.where = lambda self, condition, other: ops.where(condition, self, other)
-    T.unbind = lambda self, dim=0: tuple(ops.select(self, dim, i)
-                                         for i in range(self._data.shape[_E._wrap_dim(dim, self._data.ndim)]))
+    for name in ("split_with_sizes", "chunk", "unbind", "tensor_split"):
+        setattr(T, name, getattr(ops, name))
+    T.split = ops.split_method
+    for name in ("hsplit", "vsplit", "dsplit"):         # x.hsplit(1, 2): the indices one by one too
+        setattr(T, name, (lambda f: lambda self, *a: f(self, a[0] if len(a) == 1 else list(a)))(getattr(ops, name)))
     T.zero_ = ops.zero_
     T.fill_ = ops.fill_
     T.t_ = ops.t_inplace

@@ -6,9 +6,9 @@ called by the engine like any other node (engine.CUSTOM_APPLY) with the incoming
 tensors; the tensors it returns flow to the inputs. Saved tensors are freed by a backward that
 does not retain the graph, and reading them afterwards raises PyTorch's error.
 
-The engine's edges name a node, not a node's output, so each output after the first has a
-node of its own of the same class, whose only edge leads to the first one: it hands its
-gradient over, and the first runs backward once with all of them.
+A Function that returns a tuple makes one node with several outputs (engine.MultiOutputNode's
+protocol): output k, at position k of the tuple, keeps the node's OutputEdge k, and the node
+runs backward once with every output's gradient.
 """
 from __future__ import annotations
 
@@ -58,8 +58,8 @@ class FunctionCtx:
             if s.freed:
                 raise _E.BackwardTwiceError(self, f"saved_tensors[{i}]")
             if s.version.v != s.saved_version:
-                raise _E._version_error(node, s)
-            if s.is_output:
+                raise _E._version_error(self, s)
+            if s.is_output:                 # (node: the output's edge, its node or an OutputEdge)
                 out.append(Tensor(s._data, requires_grad=True, grad_fn=node, version=s.version))
             else:
                 out.append(s.tensor)
@@ -85,27 +85,16 @@ class BackwardCFunction(FunctionCtx, Node):
         return True
 
 
-class _OutputNode(BackwardCFunction):
-    """The node of a further output: its gradient goes to the first output's node."""
-
-    @property
-    def next_functions(self):
-        return self.attrs["_main"].next_functions
-
-
-def _backward_ops(cls):
-    """The OpDefs of Function `cls`'s first and further outputs, made once per class."""
-    ops = cls.__dict__.get("_backward_ops")
-    if ops is None:
+def _backward_op(cls):
+    """The OpDef of Function `cls`'s node, made once per class."""
+    op = cls.__dict__.get("_backward_op")
+    if op is None:
         name = cls.__name__ + "Backward"
-        op, output_op = OpDef(name), OpDef(name)
+        op = OpDef(name)
         op.node_class = type(name, (BackwardCFunction,), {"__module__": "torch.autograd.function"})
-        output_op.node_class = type(name, (_OutputNode,), {"__module__": "torch.autograd.function"})
         _E.CUSTOM_APPLY[op] = _run_backward
-        _E.RUNS_WITHOUT_GRAD.add(op)
-        _E.CUSTOM_APPLY[output_op] = _hand_over
-        ops = cls._backward_ops = (op, output_op)
-    return ops
+        cls._backward_op = op
+    return op
 
 
 class Function:
@@ -133,7 +122,7 @@ class Function:
             bound.apply_defaults()
             args, kwargs = tuple(bound.arguments.values()), {}
         tensors = [a for a in args if isinstance(a, Tensor)]
-        op, output_op = _backward_ops(cls)
+        op = _backward_op(cls)
         record = _E.STATE.grad_enabled and any(t.requires_grad for t in tensors)
         edges = tuple(t._edge() if t.requires_grad else None for t in tensors)
         meta = tuple((t._data.shape, t._data.dtype) for t in tensors)
@@ -153,17 +142,18 @@ class Function:
                 output = cls.forward(ctx, *args, **kwargs)
         finally:
             _E.STATE.grad_enabled = prev
-        return _wrap_outputs(ctx, output_op, args, output, record)
+        return _wrap_outputs(ctx, args, output, record)
 
 
-def _wrap_outputs(ctx, output_op, args, output, record):
+def _wrap_outputs(ctx, args, output, record):
     single = not isinstance(output, tuple)
     outputs = (output,) if single else output
+    edges = (ctx,) if single else _E.output_edges(ctx, len(outputs))
     dirty = {id(t) for t in ctx.__dict__.get("dirty_tensors", ())}
     non_diff = {id(t) for t in ctx.__dict__.get("non_differentiable", ())}
     inputs = {id(a) for a in args if isinstance(a, Tensor)}
-    wrapped, out_meta, nodes = [], [], []
-    for out in outputs:
+    wrapped, out_meta = [], []
+    for out, edge in zip(outputs, edges):
         if not isinstance(out, Tensor):
             wrapped.append(out)
             out_meta.append(None)
@@ -177,19 +167,12 @@ def _wrap_outputs(ctx, output_op, args, output, record):
         out_meta.append((out._data.shape, out._data.dtype))
         differentiable = record and id(out) not in non_diff and out._data.dtype.kind == "f"
         if differentiable:
-            if not nodes:
-                node = ctx
-            else:
-                node = output_op.node_class(output_op, (ctx,), {}, {"_main": ctx, "_index": len(out_meta) - 1},
-                                       (out_meta[-1],), ctx.seq)
-            nodes.append(node)
-            out.grad_fn = node
+            out._fn = edge
             out._rg = True
         elif id(out) in non_diff:
             out._rg = False
         wrapped.append(out)
     ctx._output_meta = out_meta
-    ctx._grads = {}
     to_save = ctx.__dict__.get("to_save")
     if to_save is not None:
         by_id = {id(o): o for o in wrapped if isinstance(o, Tensor)}
@@ -197,8 +180,8 @@ def _wrap_outputs(ctx, output_op, args, output, record):
         for t in to_save:
             if t is None:
                 saved.append((None, None))
-            elif id(t) in by_id and t.grad_fn is not None and t.grad_fn.op in (ctx.op, output_op):
-                saved.append((Saved(t, is_output=True), t.grad_fn))
+            elif id(t) in by_id and t.grad_fn is ctx:
+                saved.append((Saved(t, is_output=True), t._fn))
             else:
                 saved.append((Saved(t), ctx))
         ctx._saved_list = saved
@@ -206,24 +189,12 @@ def _wrap_outputs(ctx, output_op, args, output, record):
     return wrapped[0] if single else tuple(wrapped)
 
 
-def _hand_over(node, g, create_graph):
-    """A further output's gradient, kept for its Function's backward (summed if several)."""
-    if g is not None:
-        main, i = node.attrs["_main"], node.attrs["_index"]
-        grads = main._grads
-        grads[i] = g if i not in grads else grads[i] + g
-    return [None]
-
-
 def _run_backward(ctx, g, create_graph):
-    """The Function's backward, called with one gradient per forward output."""
-    grads = ctx._grads
-    ctx._grads = {}
-    if g is not None:
-        grads[0] = g
+    """The Function's backward, called with one gradient per forward output (g: the engine's
+    list of them, or the one gradient of a Function with a single output)."""
+    grads = g if type(g) is list else [g]
     args = []
-    for i, meta in enumerate(ctx._output_meta):
-        gi = grads.get(i)
+    for gi, meta in zip(grads, ctx._output_meta):
         if gi is None and meta is not None and ctx.materialize_grads:
             gi = np.zeros(*meta)
         if gi is not None and not isinstance(gi, Tensor):
