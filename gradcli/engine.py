@@ -1041,17 +1041,15 @@ class CallRecord:
         self.executed = self.freed = self.updates = None
 
 
-def _less(a, b):
-    # PyTorch's CompareNodeTaskTime: lower sequence number = lower priority.
-    return a.seq < b.seq
-
-
 def _heap_push(heap, item):
-    # libstdc++ std::push_heap, so that ties pop in exactly PyTorch's order.
+    # libstdc++ std::push_heap, so that ties pop in exactly PyTorch's order. Priority is
+    # PyTorch's CompareNodeTaskTime: a lower sequence number is a lower priority (compared
+    # inline here and in _heap_pop: a function call per comparison was most of their cost).
     heap.append(item)
     hole = len(heap) - 1
     parent = (hole - 1) // 2
-    while hole > 0 and _less(heap[parent], item):
+    seq = item.seq
+    while hole > 0 and heap[parent].seq < seq:
         heap[hole] = heap[parent]
         hole = parent
         parent = (hole - 1) // 2
@@ -1072,7 +1070,7 @@ def _heap_pop(heap):
     child = 0
     while child < (length - 1) // 2:
         child = 2 * (child + 1)
-        if _less(heap[child], heap[child - 1]):
+        if heap[child].seq < heap[child - 1].seq:
             child -= 1
         heap[hole] = heap[child]
         hole = child
@@ -1081,7 +1079,8 @@ def _heap_pop(heap):
         heap[hole] = heap[child - 1]
         hole = child - 1
     parent = (hole - 1) // 2
-    while hole > 0 and _less(heap[parent], value):
+    seq = value.seq
+    while hole > 0 and heap[parent].seq < seq:
         heap[hole] = heap[parent]
         hole = parent
         parent = (hole - 1) // 2
@@ -1816,6 +1815,8 @@ def _obeys_layout(g, v):
     row-major contiguous one. (Strides in bytes: g and v have one dtype.)"""
     if g.shape != v.shape:
         return False
+    if g.strides == v.strides and v.flags.c_contiguous and 0 not in v.strides:
+        return True                     # the common case, decided without the loops below
     if not _non_overlapping_and_dense(v):
         return g.flags.c_contiguous
     for n, gs, vs in zip(g.shape, g.strides, v.strides):

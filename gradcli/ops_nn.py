@@ -311,7 +311,7 @@ def addmm(bias, mat1, mat2, beta=1, alpha=1):
     attrs = {"alpha": alpha, "beta": beta,
              "mat1_sym_sizes": tuple(mat1._data.shape), "mat1_sym_strides": O._strides(mat1) if r1 else (),
              "mat2_sym_sizes": tuple(mat2._data.shape), "mat2_sym_strides": O._strides(mat2) if r2 else ()}
-    return _record(ROWS["addmm"], seq, out, (bias, mat1, mat2), extra={"mat1": mat1, "mat2": mat2}, attrs=attrs)
+    return _record(ROWS["addmm"], seq, out, (bias, mat1, mat2), attrs=attrs)     # (the saved mats are inputs)
 
 
 def linear(input, weight, bias=None):
