@@ -1998,7 +1998,7 @@ def _sum_to(g, shape):
     lead = g.ndim - len(shape)
     axes = tuple(range(lead)) + tuple(i + lead for i, n in enumerate(shape) if n == 1 and g.shape[i + lead] != 1)
     if axes:
-        g = g.sum(axis=axes, keepdims=True)
+        g = np.add.reduce(g, axis=axes, keepdims=True)     # g.sum without its Python wrapper
     if lead:
         g = g.reshape(shape)
     return g

@@ -591,8 +591,9 @@ def _record(row, seq, out, inputs, extra=None, attrs=None, view_of=None):
     plan = row.plan
     if plan is None:
         plan = _plan(row)
+    key = tuple(key)
     saved = _save(plan, t, inputs, extra) if plan else _NO_SAVED
-    t._fn = row.node_class(row, tuple(edges), saved, attrs or _EMPTY, _input_meta(tuple(key)), seq)
+    t._fn = row.node_class(row, tuple(edges), saved, attrs or _EMPTY, _META.get(key) or _input_meta(key), seq)
     t._rg = True
     return t
 
@@ -2276,7 +2277,7 @@ class _NumpyMath(E._NumpyMath):
         d = 2 * (self - target)
         if reduction == 1:
             d = d / self.size
-        return (g * d).astype(self.dtype)
+        return (g * d).astype(self.dtype, copy=False)     # (g * d is a temporary: no copy of it)
 
     @staticmethod
     def nll_backward(g, self, target, total_weight, ignore_index, reduction):
