@@ -1996,9 +1996,13 @@ def _np_pow(a, e):
 
 def _sum_to(g, shape):
     lead = g.ndim - len(shape)
-    axes = tuple(range(lead)) + tuple(i + lead for i, n in enumerate(shape) if n == 1 and g.shape[i + lead] != 1)
-    if axes:
-        g = np.add.reduce(g, axis=axes, keepdims=True)     # g.sum without its Python wrapper
+    inner = tuple(i + lead for i, n in enumerate(shape) if n == 1 and g.shape[i + lead] != 1)
+    if lead and not inner and shape:
+        # only leading dimensions summed away (a bias's gradient): the sum has the shape as it
+        # comes, a fresh array rather than a view of one (which a kept .grad must track)
+        return np.add.reduce(g, axis=tuple(range(lead)))
+    if lead or inner:
+        g = np.add.reduce(g, axis=tuple(range(lead)) + inner, keepdims=True)     # g.sum without its wrapper
     if lead:
         g = g.reshape(shape)
     return g
