@@ -644,7 +644,7 @@ class Saved:
     def __init__(self, tensor, is_output=False, constant=None):
         self.tensor = None if is_output else tensor   # inputs keep identity; outputs avoid a cycle
         self._data = tensor._data
-        vc = self.version = tensor._version_counter
+        vc = self.version = tensor._vc or tensor._version_counter     # (the property only to make one)
         self.saved_version = vc.v
         self.is_output = is_output
         self.constant = constant        # the Python number, when a scalar was wrapped as a tensor
@@ -1314,7 +1314,7 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate, given=None)
                     # Earlier nodes' leftovers may name buf: dropped, so that its reference
                     # count tells whether anything else holds it (PyTorch's use_count).
                     g = old = outs = s = None
-                    alone = fn in owned or _getrefcount(buf) == 2 and _data_unshared(buf)
+                    alone = fn in owned or _getrefcount(buf) == 2 and (type(buf) is ndarray or _data_unshared(buf))
                     _accumulate(fn.variable, buf, create_graph, record, alone, adds.get(fn))
                 continue
             op = fn.op
@@ -1725,7 +1725,7 @@ def _accumulate(leaf, buf, create_graph, record, owned=False, version=None):
     watched = STATE.observer is not None          # the report shows each .grad before and after
     before = leaf._grad._data.copy() if watched and leaf._grad is not None else None
     if not create_graph:
-        data = buf._data if isinstance(buf, Tensor) else buf
+        data = buf if type(buf) is ndarray else buf._data if isinstance(buf, Tensor) else buf
         if leaf._grad is None:
             if owned and data.dtype == leaf._data.dtype and data.flags.writeable and _obeys_layout(data, leaf._data):
                 if data.base is not None or record.counters and id(data) in record.counters:
