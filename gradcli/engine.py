@@ -311,7 +311,9 @@ class Tensor:
         self._base = base
 
     def __getattr__(self, name):
-        """Only for names the class lacks: PyTorch's methods gradcli has not implemented say so."""
+        """Only for names the class lacks: PyTorch's methods gradcli has not implemented say so.
+        (Its cost: CPython 3.11 reads no attribute of a class with __getattr__ the fast way, so
+        hot code reads a tensor's attributes once, into locals.)"""
         if name.startswith("_"):
             raise TorchAttributeError(f"'Tensor' object has no attribute '{name}'")
         from .torch._not_implemented import missing
