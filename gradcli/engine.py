@@ -799,6 +799,7 @@ class Node:
 
     def __getattr__(self, name):
         # PyTorch's `_saved_<slot>` attributes: tensors (E1 once freed, E5 once modified) or plain values.
+        # (As Tensor's, it slows every attribute read of a node: the backward loop reads each once.)
         if name.startswith("_saved_"):
             slot = name[7:]
             saved = object.__getattribute__(self, "saved")
@@ -1327,10 +1328,10 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate, given=None)
                 # gradient goes straight to its edge; the saved tensors are released once all
                 # have run. (`is not`: NumPy's dtypes are singletons; fit compares them properly.)
                 saved = fn._saved
-                vals = fn.attrs
+                attrs = vals = fn.attrs     # (a node's attributes are slow to read: each read once)
                 if saved:               # _unpacked, inlined for nodes holding only compact slots
                     vals = saved
-                    if fn.attrs or fn.freed_by is not None:
+                    if attrs or fn.freed_by is not None:
                         vals = _unpacked(fn, False)
                     else:
                         for s in saved.values():
