@@ -1726,11 +1726,12 @@ def _accumulate(leaf, buf, create_graph, record, owned=False, version=None):
     other leaves' gradients or a tensor the user holds) when nothing else holds it (`owned`)
     and its layout is the leaf's; otherwise .grad is a copy. A later gradient is added in place."""
     watched = STATE.observer is not None          # the report shows each .grad before and after
-    before = leaf._grad._data.copy() if watched and leaf._grad is not None else None
+    grad, variable = leaf._grad, leaf._data       # (each read once: a tensor's attributes are slow to read)
+    before = grad._data.copy() if watched and grad is not None else None
     if not create_graph:
         data = buf if type(buf) is ndarray else buf._data if isinstance(buf, Tensor) else buf
-        if leaf._grad is None:
-            if owned and data.dtype == leaf._data.dtype and data.flags.writeable and _obeys_layout(data, leaf._data):
+        if grad is None:
+            if owned and data.dtype == variable.dtype and data.flags.writeable and _obeys_layout(data, variable):
                 if data.base is not None or record.counters and id(data) in record.counters:
                     leaf._grad = Tensor(data, version=_grad_version(record, data))
                 else:
@@ -1742,18 +1743,17 @@ def _accumulate(leaf, buf, create_graph, record, owned=False, version=None):
             else:
                 # PyTorch's clone_obey_contract: new_empty_strided(...).copy_(g), a copy at version 1,
                 # for a non-overlapping and dense variable, else clone(): version 0
-                leaf._grad = Tensor(np.array(data, dtype=leaf._data.dtype, copy=True))
-                if _non_overlapping_and_dense(leaf._data):
+                leaf._grad = Tensor(np.array(data, dtype=variable.dtype, copy=True))
+                if _non_overlapping_and_dense(variable):
                     leaf._grad._version_counter.v = 1
         else:
-            g = leaf._grad
-            np.add(g._data, data, out=g._data, casting="unsafe")
-            g._version_counter.bump()
+            np.add(grad._data, data, out=grad._data, casting="unsafe")
+            grad._version_counter.bump()
     else:
         g = buf if isinstance(buf, Tensor) else Tensor(buf)
-        if leaf._grad is None:
+        if grad is None:
             # PyTorch copies into a fresh buffer under grad mode: a CopyBackwards node.
-            out = Tensor(np.array(g._data, dtype=leaf._data.dtype, copy=True))
+            out = Tensor(np.array(g._data, dtype=variable.dtype, copy=True))
             if g.requires_grad:
                 node = COPY_BACKWARDS.node_class(COPY_BACKWARDS, (None, g._edge()), {}, {},
                             ((g._data.shape, g._data.dtype), (g._data.shape, g._data.dtype)), STATE.next_seq())
@@ -1761,7 +1761,7 @@ def _accumulate(leaf, buf, create_graph, record, owned=False, version=None):
                 out._rg = True
             leaf._grad = out
         else:
-            leaf._grad = leaf._grad + g
+            leaf._grad = grad + g
     if watched:
         record.updates.append((leaf, before, leaf._grad._data.copy()))
 

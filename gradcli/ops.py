@@ -1042,9 +1042,10 @@ def _unary(name, fn, float_only=True):
         if type(t) is not Tensor:
             raise TorchTypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(t).__name__}")
         data = t._data
+        dtype = data.dtype                      # (the input's, for input_meta: data may be cast below)
         if data.size > 65535:
-            _check_numel(data.size, data.dtype.itemsize)
-        if float_only and data.dtype.kind != "f":
+            _check_numel(data.size, dtype.itemsize)
+        if float_only and dtype.kind != "f":
             data = data.astype(np.float32)
         out = fn(data)
         if type(out) is not np.ndarray:         # a ufunc on a 0-d array gives a NumPy scalar
@@ -1057,7 +1058,7 @@ def _unary(name, fn, float_only=True):
         edge = t._fn
         if edge is None:
             edge = t._acc or t._accumulator()
-        key = (data.shape, t._data.dtype)
+        key = (data.shape, dtype)
         save = row.compact
         if save is None:
             save = _compact_saver(row)
