@@ -311,7 +311,9 @@ class Tensor:
         self._base = base
 
     def __getattr__(self, name):
-        """Only for names the class lacks: PyTorch's methods gradcli has not implemented say so."""
+        """Only for names the class lacks: PyTorch's methods gradcli has not implemented say so.
+        (Its cost: CPython 3.11 reads no attribute of a class with __getattr__ the fast way, so
+        hot code reads a tensor's attributes once, into locals.)"""
         if name.startswith("_"):
             raise TorchAttributeError(f"'Tensor' object has no attribute '{name}'")
         from .torch._not_implemented import missing
@@ -644,7 +646,7 @@ class Saved:
     def __init__(self, tensor, is_output=False, constant=None):
         self.tensor = None if is_output else tensor   # inputs keep identity; outputs avoid a cycle
         self._data = tensor._data
-        vc = self.version = tensor._version_counter
+        vc = self.version = tensor._vc or tensor._version_counter     # (the property only to make one)
         self.saved_version = vc.v
         self.is_output = is_output
         self.constant = constant        # the Python number, when a scalar was wrapped as a tensor
@@ -797,6 +799,7 @@ class Node:
 
     def __getattr__(self, name):
         # PyTorch's `_saved_<slot>` attributes: tensors (E1 once freed, E5 once modified) or plain values.
+        # (As Tensor's, it slows every attribute read of a node: the backward loop reads each once.)
         if name.startswith("_saved_"):
             slot = name[7:]
             saved = object.__getattribute__(self, "saved")
@@ -1041,17 +1044,15 @@ class CallRecord:
         self.executed = self.freed = self.updates = None
 
 
-def _less(a, b):
-    # PyTorch's CompareNodeTaskTime: lower sequence number = lower priority.
-    return a.seq < b.seq
-
-
 def _heap_push(heap, item):
-    # libstdc++ std::push_heap, so that ties pop in exactly PyTorch's order.
+    # libstdc++ std::push_heap, so that ties pop in exactly PyTorch's order. Priority is
+    # PyTorch's CompareNodeTaskTime: a lower sequence number is a lower priority (compared
+    # inline here and in _heap_pop: a function call per comparison was most of their cost).
     heap.append(item)
     hole = len(heap) - 1
     parent = (hole - 1) // 2
-    while hole > 0 and _less(heap[parent], item):
+    seq = item.seq
+    while hole > 0 and heap[parent].seq < seq:
         heap[hole] = heap[parent]
         hole = parent
         parent = (hole - 1) // 2
@@ -1072,7 +1073,7 @@ def _heap_pop(heap):
     child = 0
     while child < (length - 1) // 2:
         child = 2 * (child + 1)
-        if _less(heap[child], heap[child - 1]):
+        if heap[child].seq < heap[child - 1].seq:
             child -= 1
         heap[hole] = heap[child]
         hole = child
@@ -1081,7 +1082,8 @@ def _heap_pop(heap):
         heap[hole] = heap[child - 1]
         hole = child - 1
     parent = (hole - 1) // 2
-    while hole > 0 and _less(heap[parent], value):
+    seq = value.seq
+    while hole > 0 and heap[parent].seq < seq:
         heap[hole] = heap[parent]
         hole = parent
         parent = (hole - 1) // 2
@@ -1322,7 +1324,7 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate, given=None)
                     # Earlier nodes' leftovers may name buf: dropped, so that its reference
                     # count tells whether anything else holds it (PyTorch's use_count).
                     g = old = outs = s = None
-                    alone = fn in owned or _getrefcount(buf) == 2 and _data_unshared(buf)
+                    alone = fn in owned or _getrefcount(buf) == 2 and (type(buf) is ndarray or _data_unshared(buf))
                     _accumulate(fn.variable, buf, create_graph, record, alone, adds.get(fn))
                 continue
             op = fn.op
@@ -1333,10 +1335,10 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate, given=None)
                 # gradient goes straight to its edge; the saved tensors are released once all
                 # have run. (`is not`: NumPy's dtypes are singletons; fit compares them properly.)
                 saved = fn._saved
-                vals = fn.attrs
+                attrs = vals = fn.attrs     # (a node's attributes are slow to read: each read once)
                 if saved:               # _unpacked, inlined for nodes holding only compact slots
                     vals = saved
-                    if fn.attrs or fn.freed_by is not None:
+                    if attrs or fn.freed_by is not None:
                         vals = _unpacked(fn, False)
                     else:
                         for s in saved.values():
@@ -1731,11 +1733,12 @@ def _accumulate(leaf, buf, create_graph, record, owned=False, version=None):
     other leaves' gradients or a tensor the user holds) when nothing else holds it (`owned`)
     and its layout is the leaf's; otherwise .grad is a copy. A later gradient is added in place."""
     watched = STATE.observer is not None          # the report shows each .grad before and after
-    before = leaf._grad._data.copy() if watched and leaf._grad is not None else None
+    grad, variable = leaf._grad, leaf._data       # (each read once: a tensor's attributes are slow to read)
+    before = grad._data.copy() if watched and grad is not None else None
     if not create_graph:
-        data = buf._data if isinstance(buf, Tensor) else buf
-        if leaf._grad is None:
-            if owned and data.dtype == leaf._data.dtype and data.flags.writeable and _obeys_layout(data, leaf._data):
+        data = buf if type(buf) is ndarray else buf._data if isinstance(buf, Tensor) else buf
+        if grad is None:
+            if owned and data.dtype == variable.dtype and data.flags.writeable and _obeys_layout(data, variable):
                 if data.base is not None or record.counters and id(data) in record.counters:
                     leaf._grad = Tensor(data, version=_grad_version(record, data))
                 else:
@@ -1747,18 +1750,17 @@ def _accumulate(leaf, buf, create_graph, record, owned=False, version=None):
             else:
                 # PyTorch's clone_obey_contract: new_empty_strided(...).copy_(g), a copy at version 1,
                 # for a non-overlapping and dense variable, else clone(): version 0
-                leaf._grad = Tensor(np.array(data, dtype=leaf._data.dtype, copy=True))
-                if _non_overlapping_and_dense(leaf._data):
+                leaf._grad = Tensor(np.array(data, dtype=variable.dtype, copy=True))
+                if _non_overlapping_and_dense(variable):
                     leaf._grad._version_counter.v = 1
         else:
-            g = leaf._grad
-            np.add(g._data, data, out=g._data, casting="unsafe")
-            g._version_counter.bump()
+            np.add(grad._data, data, out=grad._data, casting="unsafe")
+            grad._version_counter.bump()
     else:
         g = buf if isinstance(buf, Tensor) else Tensor(buf)
-        if leaf._grad is None:
+        if grad is None:
             # PyTorch copies into a fresh buffer under grad mode: a CopyBackwards node.
-            out = Tensor(np.array(g._data, dtype=leaf._data.dtype, copy=True))
+            out = Tensor(np.array(g._data, dtype=variable.dtype, copy=True))
             if g.requires_grad:
                 node = COPY_BACKWARDS.node_class(COPY_BACKWARDS, (None, g._edge()), {}, {},
                             ((g._data.shape, g._data.dtype), (g._data.shape, g._data.dtype)), STATE.next_seq())
@@ -1766,7 +1768,7 @@ def _accumulate(leaf, buf, create_graph, record, owned=False, version=None):
                 out._rg = True
             leaf._grad = out
         else:
-            leaf._grad = leaf._grad + g
+            leaf._grad = grad + g
     if watched:
         record.updates.append((leaf, before, leaf._grad._data.copy()))
 
@@ -1823,6 +1825,8 @@ def _obeys_layout(g, v):
     row-major contiguous one. (Strides in bytes: g and v have one dtype.)"""
     if g.shape != v.shape:
         return False
+    if g.strides == v.strides and v.flags.c_contiguous and 0 not in v.strides:
+        return True                     # the common case, decided without the loops below
     if not _non_overlapping_and_dense(v):
         return g.flags.c_contiguous
     for n, gs, vs in zip(g.shape, g.strides, v.strides):
@@ -2002,9 +2006,13 @@ def _np_pow(a, e):
 
 def _sum_to(g, shape):
     lead = g.ndim - len(shape)
-    axes = tuple(range(lead)) + tuple(i + lead for i, n in enumerate(shape) if n == 1 and g.shape[i + lead] != 1)
-    if axes:
-        g = g.sum(axis=axes, keepdims=True)
+    inner = tuple(i + lead for i, n in enumerate(shape) if n == 1 and g.shape[i + lead] != 1)
+    if lead and not inner and shape:
+        # only leading dimensions summed away (a bias's gradient): the sum has the shape as it
+        # comes, a fresh array rather than a view of one (which a kept .grad must track)
+        return np.add.reduce(g, axis=tuple(range(lead)))
+    if lead or inner:
+        g = np.add.reduce(g, axis=tuple(range(lead)) + inner, keepdims=True)     # g.sum without its wrapper
     if lead:
         g = g.reshape(shape)
     return g

@@ -593,8 +593,9 @@ def _record(row, seq, out, inputs, extra=None, attrs=None, view_of=None):
     plan = row.plan
     if plan is None:
         plan = _plan(row)
+    key = tuple(key)
     saved = _save(plan, t, inputs, extra) if plan else _NO_SAVED
-    t._fn = row.node_class(row, tuple(edges), saved, attrs or _EMPTY, _input_meta(tuple(key)), seq)
+    t._fn = row.node_class(row, tuple(edges), saved, attrs or _EMPTY, _META.get(key) or _input_meta(key), seq)
     t._rg = True
     return t
 
@@ -1058,9 +1059,10 @@ def _unary(name, fn, float_only=True):
         if not isinstance(t, Tensor):
             raise TorchTypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(t).__name__}")
         data = t._data
+        dtype = data.dtype                      # (the input's, for input_meta: data may be cast below)
         if data.size > 65535:
-            _check_numel(data.size, data.dtype.itemsize)
-        if float_only and data.dtype.kind != "f":
+            _check_numel(data.size, dtype.itemsize)
+        if float_only and dtype.kind != "f":
             data = data.astype(np.float32)
         out = fn(data)
         if type(out) is not np.ndarray:         # a ufunc on a 0-d array gives a NumPy scalar
@@ -1073,7 +1075,7 @@ def _unary(name, fn, float_only=True):
         edge = t._fn
         if edge is None:
             edge = t._acc or t._accumulator()
-        key = (data.shape, t._data.dtype)
+        key = (data.shape, dtype)
         save = row.compact
         if save is None:
             save = _compact_saver(row)
@@ -1292,7 +1294,9 @@ def mm(a, b):
 
 
 def _strides(t):
-    return tuple(s // t._data.itemsize for s in t._data.strides)
+    d = t._data
+    n = d.itemsize
+    return tuple([s // n for s in d.strides])       # (a list, not a generator: half the cost)
 
 
 _SCALAR_NAME = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
@@ -2296,7 +2300,7 @@ class _NumpyMath(E._NumpyMath):
         d = 2 * (self - target)
         if reduction == 1:
             d = d / self.size
-        return (g * d).astype(self.dtype)
+        return (g * d).astype(self.dtype, copy=False)     # (g * d is a temporary: no copy of it)
 
     @staticmethod
     def nll_backward(g, self, target, total_weight, ignore_index, reduction):

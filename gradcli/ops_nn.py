@@ -290,28 +290,31 @@ TABLE.update({"nn." + k: v for k, v in ROWS.items()})
 
 
 def addmm(bias, mat1, mat2, beta=1, alpha=1):
-    if mat1._data.dtype != mat2._data.dtype:
-        raise TorchRuntimeError(f"mat1 and mat2 must have the same dtype, but got {O._SCALAR_NAME[mat1._data.dtype.name]} "
-                                f"and {O._SCALAR_NAME[mat2._data.dtype.name]}")
-    if mat1._data.shape[1] != mat2._data.shape[0]:
-        raise TorchRuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({O._shape_str(mat1._data.shape)} and "
-                                f"{O._shape_str(mat2._data.shape)})")
+    # (each matrix's array read once: a Tensor's attributes are slow to read, see Tensor.__getattr__)
+    d1, d2 = mat1._data, mat2._data
+    if d1.dtype != d2.dtype:
+        raise TorchRuntimeError(f"mat1 and mat2 must have the same dtype, but got {O._SCALAR_NAME[d1.dtype.name]} "
+                                f"and {O._SCALAR_NAME[d2.dtype.name]}")
+    if d1.shape[1] != d2.shape[0]:
+        raise TorchRuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({O._shape_str(d1.shape)} and "
+                                f"{O._shape_str(d2.shape)})")
     seq = _begin(bias, mat1, mat2)
-    out = mat1._data @ mat2._data
+    out = d1 @ d2
     if alpha != 1:
         out *= np.asarray(alpha, out.dtype)
-    b = bias._data if beta == 1 else bias._data * np.asarray(beta, bias._data.dtype)
+    b = bias._data
+    if beta != 1:
+        b = b * np.asarray(beta, b.dtype)
     if b.dtype == out.dtype and b.ndim and b.shape == out.shape[-b.ndim:]:
         np.add(b, out, out=out)             # b + out, into the product's buffer
     else:
         out = np.asarray(b + out, out.dtype)
     if seq is None:
         return Tensor(out)
-    r1, r2 = mat1.requires_grad, mat2.requires_grad
     attrs = {"alpha": alpha, "beta": beta,
-             "mat1_sym_sizes": tuple(mat1._data.shape), "mat1_sym_strides": O._strides(mat1) if r1 else (),
-             "mat2_sym_sizes": tuple(mat2._data.shape), "mat2_sym_strides": O._strides(mat2) if r2 else ()}
-    return _record(ROWS["addmm"], seq, out, (bias, mat1, mat2), extra={"mat1": mat1, "mat2": mat2}, attrs=attrs)
+             "mat1_sym_sizes": d1.shape, "mat1_sym_strides": O._strides(mat1) if mat1.requires_grad else (),
+             "mat2_sym_sizes": d2.shape, "mat2_sym_strides": O._strides(mat2) if mat2.requires_grad else ()}
+    return _record(ROWS["addmm"], seq, out, (bias, mat1, mat2), attrs=attrs)     # (the saved mats are inputs)
 
 
 def linear(input, weight, bias=None):
