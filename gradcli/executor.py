@@ -489,16 +489,19 @@ def _name_in(message):
 
 
 @contextlib.contextmanager
-def limits(max_elements=None, max_memory=None):
-    """The engine's --max-elements and --max-memory while the block runs (off again after)."""
+def limits(max_elements=None, max_memory=None, timeout=None):
+    """The engine's --max-elements, --max-memory and --timeout while the block runs (off again
+    after): with a timeout, work the engine can tell will not finish in time is refused."""
     from . import engine, ops
     ops.LIMITS.max_elements = max_elements
     ops.LIMITS.max_bytes = max_memory
+    ops.LIMITS.timeout = timeout
+    ops.LIMITS.deadline = None if timeout is None else time.monotonic() + timeout
     engine.MEMORY_HOOK = ops._MEMORY.track if max_memory is not None else None
     try:
         yield
     finally:
-        ops.LIMITS.max_elements = ops.LIMITS.max_bytes = None
+        ops.LIMITS.max_elements = ops.LIMITS.max_bytes = ops.LIMITS.timeout = ops.LIMITS.deadline = None
         engine.MEMORY_HOOK = None
 
 
@@ -523,7 +526,7 @@ def _script_context(session, recorder, report, timeout, max_elements, max_memory
     old_limit = sys.getrecursionlimit()
     timer = _Timer(timeout, session) if timeout is not None else None
     try:
-        with importer.torch_is_gradcli(), limits(max_elements, max_memory):
+        with importer.torch_is_gradcli(), limits(max_elements, max_memory, timeout):
             if timer is not None:
                 timer.start()
             try:

@@ -110,11 +110,13 @@ def execute(file=None, code=None, set_=(), strict=False, plain=False, json_=Fals
         values = parse_set(set_)
     except UsageError as e:
         raise Usage(str(e)) from None
+    from . import watchdog
     if timeout is not None:
-        from .watchdog import supervised
         mode = "json" if json_ else "plain" if plain else "rich"
-        return supervised(timeout, name, lambda: _run(source, name, values, strict, plain, json_, timeout,
-                                                      max_elements, max_memory, debug, explain_), mode, source)
+        return watchdog.supervised(timeout, name, lambda: _run(source, name, values, strict, plain, json_, timeout,
+                                                               max_elements, max_memory, debug, explain_),
+                                   mode, source, int(max_memory * 2 ** 30))
+    watchdog.limit_address_space(int(max_memory * 2 ** 30))     # this process runs one script, then ends
     return _run(source, name, values, strict, plain, json_, timeout, max_elements, max_memory, debug, explain_)
 
 

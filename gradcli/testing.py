@@ -450,7 +450,36 @@ def excerpt(source, line, before=2, after=0):
 
 
 def run_script(script: Script, options: Options, apply_xfail=True) -> Result:
-    """Run one script and judge it; never raises (a gradcli crash becomes an `internal` problem)."""
+    """Run one script and judge it; never raises (a gradcli crash becomes an `internal` problem).
+
+    Where the platform can fork, the script runs in a child process (watchdog.py): the time
+    limit then holds inside one long C call, and the memory the script takes is its own."""
+    from . import watchdog
+    if options.timeout is None or not hasattr(os, "fork"):
+        return _run_script(script, options, apply_xfail)
+    start = time.perf_counter()
+    gb = options.max_memory_gb or _default("DEFAULT_MAX_MEMORY_GB", 8.0)
+    kind, value = watchdog.in_child(options.timeout, lambda: _run_script(script, options, apply_xfail),
+                                    int(gb * 2 ** 30))
+    if kind == "done":
+        return value
+    result = Result(script.id, script.path, script.index, "failed")
+    if kind == "stopped":
+        try:
+            source = _read_text(script.path)
+        except (OSError, UnicodeDecodeError):
+            source = ""
+        line = watchdog.script_line(value, os.path.basename(script.path), source)
+        result.problems.append(Problem("limit", f"LimitError: {watchdog.message(options.timeout, line)}", line,
+                                       excerpt(source, line)))
+    else:
+        result.problems.append(Problem("internal", f"the process running this script ended without a result "
+                                                   f"({value}): out of memory, or a crash in C code"))
+    result.duration = time.perf_counter() - start
+    return result
+
+
+def _run_script(script, options, apply_xfail):
     start = time.perf_counter()
     result = Result(script.id, script.path, script.index)
     try:
