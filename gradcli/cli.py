@@ -15,7 +15,7 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=N
                        "Scripts are run by Python with `torch` resolved to gradcli, with the same trust as "
                        "`python script.py`: run only scripts you would run yourself.")
 
-from .runcmd import (DEFAULT_MAX_ELEMENTS, DEFAULT_MAX_MEMORY_GB, read_script, show, exit_status,  # noqa: F401
+from .runcmd import (DEFAULT_MAX_ELEMENTS, DEFAULT_MAX_MEMORY_GB, FULL_VALUES, read_script, show, exit_status,  # noqa: F401
                      execute)
 
 
@@ -77,6 +77,9 @@ def run(file: Optional[str] = typer.Argument(None, metavar="FILE",
         json_: bool = typer.Option(False, "--json", help="Print one JSON object (its keys: docs/json.md)."),
         explain_: bool = typer.Option(False, "--explain",
                                       help="Then explain every backward/grad call (as `gradcli explain`)."),
+        full_values: int = typer.Option(FULL_VALUES, "--full-values", metavar="N",
+                                        help="With --json: every value of a tensor of up to N elements; "
+                                             "a larger one is summarised (statistics and edge values)."),
         timeout: Optional[float] = TIMEOUT,
         max_elements: int = MAX_ELEMENTS,
         max_memory: float = MAX_MEMORY,
@@ -90,7 +93,7 @@ def run(file: Optional[str] = typer.Argument(None, metavar="FILE",
       gradcli run examples/seed000_block1.py --plain
     """
     raise typer.Exit(execute(file, code, set_, strict, plain, json_, timeout, max_elements, max_memory, debug,
-                             explain_=explain_))
+                             explain_=explain_, full_values=full_values))
 
 
 def main():

@@ -257,8 +257,8 @@ class Session:
         from .engine import Tensor
         return {k: v for k, v in self.globals.items() if isinstance(v, Tensor) and not k.startswith("_")}
 
-    def describe_tensors(self):
-        return {name: describe(t) for name, t in self.tensors().items()}
+    def describe_tensors(self, full_values=None):
+        return {name: describe(t, full_values) for name, t in self.tensors().items()}
 
     # -- running -------------------------------------------------------------------------------
     def run(self, source, report=None, *, timeout=None, max_elements=None, max_memory=None, upto=None):
@@ -372,6 +372,8 @@ class Session:
             typ, message = ("LimitError" if isinstance(e, LimitError) else e.pytype), e.message
         else:
             typ, message = type(e).__name__, str(e)
+        if isinstance(e, MemoryError) and not message:
+            message = _out_of_memory()
         info = ErrorInfo(typ, message, line, col, text, getattr(e, "hint", None))
         if isinstance(e, NameError) and not isinstance(e, ScriptError) and info.hint is None:
             name = getattr(e, "name", None) or _name_in(message)
@@ -486,6 +488,14 @@ def _is_internal(e):
 def _name_in(message):
     m = re.match(r"name '(\w+)' is not defined", message)
     return m.group(1) if m else None
+
+
+def _out_of_memory():
+    """The text of a bare MemoryError (the address-space cap of watchdog.py, or the machine)."""
+    from . import ops
+    cap = ops.LIMITS.max_bytes
+    return "out of memory" + (f": the script's objects would take gradcli past its memory limit of "
+                              f"{cap / 2 ** 30:g} GiB (raise it with --max-memory)" if cap else "")
 
 
 @contextlib.contextmanager
@@ -696,24 +706,12 @@ def _dtype_name(a):
     return "bool" if a.dtype.kind == "b" else a.dtype.name
 
 
-def describe(t):
-    """A tensor as the JSON contract describes it."""
+def describe(t, full_values=None):
+    """A tensor as the JSON contract describes it; `value` and `grad` are summarised above
+    `full_values` elements (None: never)."""
+    from .views.json_view import tensor_values
     grad = t._grad
     return {"shape": list(t._data.shape), "dtype": _dtype_name(t._data), "requires_grad": bool(t.requires_grad),
             "is_leaf": t.grad_fn is None, "grad_fn": None if t.grad_fn is None else t.grad_fn.name(),
-            "value": _jsonable(t._data), "grad": None if grad is None else _jsonable(grad._data)}
-
-
-def _jsonable(a):
-    import math
-    import numpy as np
-
-    def fix(v):
-        if isinstance(v, float) and not math.isfinite(v):
-            return "nan" if v != v else ("inf" if v > 0 else "-inf")
-        return v
-    flat = a.ravel().tolist()
-    if a.dtype.kind == "f" and not np.isfinite(a).all():
-        flat = [fix(v) for v in flat]
-    arr = np.array(flat, dtype=object).reshape(a.shape) if a.ndim else None
-    return flat[0] if a.ndim == 0 else arr.tolist()
+            "value": tensor_values(t._data, full_values),
+            "grad": None if grad is None else tensor_values(grad._data, full_values)}

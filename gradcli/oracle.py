@@ -232,7 +232,7 @@ def run_torch(source, filename="<oracle-script>"):
 
 def gradcli_facts(report):
     err = report.error
-    grads = {name: d.get("grad") for name, d in report.tensors.items()
+    grads = {name: d.get("grad") for name, d in report.tensors_json(None).items()
              if d.get("is_leaf") and d.get("requires_grad")}
     calls = [{"kind": ev.kind, "line": ev.line,
               "freed": sorted((n.grad_fn, tuple(sorted(n.saved))) for n in ev.freed)}

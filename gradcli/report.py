@@ -123,14 +123,18 @@ class Report:
         #           | ("expect", line, passed, text) | ("graph", line, GraphSnapshot)
         self.items = []
         self.error = None             # ErrorInfo
-        self.describe = None          # () -> {name: JSON-ready description} of the tensors at the end
+        self.describe = None          # (full_values) -> {name: JSON-ready description} of the tensors at the end
         self.parse_failed = False
         self.exception = None         # the exception that ended the script, for explanations
 
+    def tensors_json(self, full_values=None):
+        """Every script variable bound to a tensor when the script ended (the JSON contract);
+        values of tensors over `full_values` elements summarised (None: all values)."""
+        return self.describe(full_values) if self.describe is not None else {}
+
     @property
     def tensors(self):
-        """Every script variable bound to a tensor when the script ended (the JSON contract)."""
-        return self.describe() if self.describe is not None else {}
+        return self.tensors_json()
 
     @property
     def ok(self):

@@ -14,6 +14,7 @@ import sys
 
 DEFAULT_MAX_ELEMENTS = 200_000_000       # 800 MB of float32 in one tensor: safe on a 24 GiB machine
 DEFAULT_MAX_MEMORY_GB = 8.0              # all live tensor data together
+FULL_VALUES = 1000                       # --full-values: the largest tensor whose values --json writes in full
 MAX_MEMORY_GB = 2 ** 33                  # 2**63 bytes: a count of bytes must fit in 64 bits
 
 
@@ -54,10 +55,12 @@ def exit_status(report):
     return 2 if report.parse_failed else 1
 
 
-def show(report, mode, name):
+
+
+def show(report, mode, name, full_values=FULL_VALUES):
     if mode == "json":
         from .views import json_view
-        json_view.render(report, sys.stdout)
+        json_view.render(report, sys.stdout, full_values)
     elif mode == "plain":
         from .views import plain
         plain.render(report, sys.stdout, sys.stderr, name)
@@ -86,7 +89,7 @@ def internal_error(debug):
     return 3
 
 
-def check_limits(timeout, max_elements, max_memory):
+def check_limits(timeout, max_elements, max_memory, full_values=0):
     """The resource options every command shares; a bad one is a usage error (exit 2)."""
     if timeout is not None and not (timeout > 0 and math.isfinite(timeout)):
         raise Usage("--timeout must be a positive number of seconds")
@@ -94,17 +97,20 @@ def check_limits(timeout, max_elements, max_memory):
         raise Usage("--max-elements must be a positive number of elements")
     if not 0 < max_memory <= MAX_MEMORY_GB:
         raise Usage(f"--max-memory must be a positive number of GiB, at most {MAX_MEMORY_GB}")
+    if not 0 <= full_values <= max_elements:
+        raise Usage("--full-values must be a number of elements from 0 to --max-elements")
 
 
 def execute(file=None, code=None, set_=(), strict=False, plain=False, json_=False, timeout=None,
-            max_elements=DEFAULT_MAX_ELEMENTS, max_memory=DEFAULT_MAX_MEMORY_GB, debug=False, explain_=False):
+            max_elements=DEFAULT_MAX_ELEMENTS, max_memory=DEFAULT_MAX_MEMORY_GB, debug=False, explain_=False,
+            full_values=FULL_VALUES):
     """Run a script as `gradcli run` does; returns the exit status."""
     from .runner import run_source, parse_set, UsageError
     if plain and json_:
         raise Usage("--plain and --json cannot be used together")
     if explain_ and json_:
         raise Usage("--explain and --json cannot be used together (gradcli explain --json gives the facts)")
-    check_limits(timeout, max_elements, max_memory)
+    check_limits(timeout, max_elements, max_memory, full_values)
     source, name = read_script(file, code)
     try:
         values = parse_set(set_)
@@ -114,13 +120,15 @@ def execute(file=None, code=None, set_=(), strict=False, plain=False, json_=Fals
     if timeout is not None:
         mode = "json" if json_ else "plain" if plain else "rich"
         return watchdog.supervised(timeout, name, lambda: _run(source, name, values, strict, plain, json_, timeout,
-                                                               max_elements, max_memory, debug, explain_),
-                                   mode, source, int(max_memory * 2 ** 30))
+                                                               max_elements, max_memory, debug, explain_,
+                                                               full_values), mode, source, int(max_memory * 2 ** 30))
     watchdog.limit_address_space(int(max_memory * 2 ** 30))     # this process runs one script, then ends
-    return _run(source, name, values, strict, plain, json_, timeout, max_elements, max_memory, debug, explain_)
+    return _run(source, name, values, strict, plain, json_, timeout, max_elements, max_memory, debug, explain_,
+                full_values)
 
 
-def _run(source, name, values, strict, plain, json_, timeout, max_elements, max_memory, debug, explain_):
+def _run(source, name, values, strict, plain, json_, timeout, max_elements, max_memory, debug, explain_,
+         full_values):
     from .runner import run_source
     report = None
     try:
@@ -131,7 +139,7 @@ def _run(source, name, values, strict, plain, json_, timeout, max_elements, max_
                                    show_run=True)
         report = run_source(source, name, values=values, strict=strict, timeout=timeout,
                             max_elements=max_elements, max_memory=int(max_memory * 2 ** 30))
-        show(report, "json" if json_ else "plain" if plain else "rich", name)
+        show(report, "json" if json_ else "plain" if plain else "rich", name, full_values)
     except KeyboardInterrupt:
         sys.stderr.write("gradcli: interrupted\n")
         return 130
@@ -159,6 +167,7 @@ def run_parser():
     p.add_argument("--plain", action="store_true")
     p.add_argument("--json", dest="json_", action="store_true")
     p.add_argument("--explain", dest="explain_", action="store_true")
+    p.add_argument("--full-values", dest="full_values", type=int, default=FULL_VALUES)
     p.add_argument("--timeout", type=float)
     p.add_argument("--max-elements", dest="max_elements", type=int, default=DEFAULT_MAX_ELEMENTS)
     p.add_argument("--max-memory", dest="max_memory", type=float, default=DEFAULT_MAX_MEMORY_GB)

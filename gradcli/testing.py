@@ -409,6 +409,11 @@ def json_diff(expected, actual, where="$", out=None):
             out.append(f"{where}: expected {len(expected)} items, got {len(actual)}: "
                        f"expected {_short(expected)}, got {_short(actual)}")
             return out
+        same = _same_numbers(expected, actual)
+        if same is not None:
+            if not same.all():
+                _number_diffs(expected, actual, same, where, out)
+            return out
         for i, (e, a) in enumerate(zip(expected, actual)):
             json_diff(e, a, f"{where}[{i}]", out)
     elif isinstance(expected, bool) or expected is None or isinstance(expected, str):
@@ -426,6 +431,48 @@ def json_diff(expected, actual, where="$", out=None):
     elif expected != actual:
         out.append(f"{where}: expected {_short(expected)}, got {_short(actual)}")
     return out
+
+
+def _same_numbers(expected, actual):
+    """For two nested lists of plain numbers of one shape (a tensor's values): an array of
+    where they match, compared as arrays; None for anything else."""
+    import numpy as np
+    try:
+        e = np.array(expected, dtype=float)
+        a = np.array(actual, dtype=float)
+    except (TypeError, ValueError):
+        return None
+    if e.shape != a.shape or e.dtype != float or a.dtype != float:
+        return None
+    kinds = _kinds(expected)
+    if kinds != _kinds(actual) or len(kinds) != 1:
+        return None              # an int against a float or a bool: the element-wise path says where
+    with np.errstate(all="ignore"):
+        return (e == a) if float not in kinds else np.isclose(a, e, rtol=RTOL, atol=ATOL)
+
+
+def _kinds(v, found=None):
+    """The types of the numbers in a nested list."""
+    found = set() if found is None else found
+    for x in v:
+        if isinstance(x, list):
+            _kinds(x, found)
+        else:
+            found.add(type(x))
+    return found
+
+
+def _number_diffs(expected, actual, same, where, out):
+    import numpy as np
+    for at in np.argwhere(~same)[:20]:
+        path = "".join(f"[{int(i)}]" for i in at)
+        e, a = expected, actual
+        for i in at:
+            e, a = e[int(i)], a[int(i)]
+        out.append(f"{where}{path}: expected {e!r}, got {a!r}")
+    left = int((~same).sum()) - 20
+    if left > 0:
+        out.append(f"{where}: ... and {left} more numbers differ")
 
 
 def _short(v, limit=120):
@@ -551,13 +598,12 @@ def _judge(script, options, result):
         return
 
     plain_text = plain_output(report, name)
-    json_obj = json_output(report)
     if options.update and not never:
         targets = [p for p in (out_path, json_path) if os.path.exists(p)]
         if not targets and script.explicit:
             targets = [out_path]
         for p in targets:
-            text = plain_text if p == out_path else json_text(json_obj)
+            text = plain_text if p == out_path else json_text(json_output(report))
             try:
                 old = _read_text(p) if os.path.exists(p) else None
             except (OSError, UnicodeDecodeError):
@@ -590,7 +636,7 @@ def _judge(script, options, result):
             result.problems.append(Problem("golden", f"{json_id} is not valid JSON ({e}); "
                                                      f"write it with --update"))
         else:
-            diffs = json_diff(_mask_json(expected), json_obj)
+            diffs = json_diff(_mask_json(expected), json_output(report))
             if diffs:
                 shown = diffs[:20] + ([f"... and {len(diffs) - 20} more"] if len(diffs) > 20 else [])
                 result.problems.append(Problem(
