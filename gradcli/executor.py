@@ -176,6 +176,8 @@ class _Output:
     def write(self, text):
         if not isinstance(text, str):
             raise TypeError(f"write() argument must be str, not {type(text).__name__}")
+        if not text.isascii():
+            text.encode("utf-8")     # a lone surrogate: the UnicodeEncodeError Python's stdout raises
         self.report.write(text)
         return len(text)
 
@@ -480,8 +482,8 @@ def _is_internal(e):
     if last is None:
         return False
     filename = last.tb_frame.f_code.co_filename
-    if not filename.startswith(_GRADCLI_DIR):
-        return False
+    if not filename.startswith(_GRADCLI_DIR) or last.tb_frame.f_code is _Output.write.__code__:
+        return False                          # (the script printed what stdout cannot encode)
     return not (isinstance(e, TypeError) and _BINDING.search(str(e)))
 
 

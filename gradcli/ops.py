@@ -460,8 +460,7 @@ def _begin(*operands):
     """A sequence number when this op will record a node (taken before computing: a
     forward that raises still uses one, as in PyTorch), else None."""
     if LIMITS.deadline is not None:
-        n = _b.sum(t._data.size for t in operands if type(t) is Tensor)
-        _check_work(n, ELEMENTS_PER_SECOND, f"an operation that reads {n:,} elements")
+        _check_reads(*operands)
     if STATE.grad_enabled:
         for t in operands:
             if type(t) is Tensor and t._rg:
@@ -750,6 +749,13 @@ def _check_like(*shapes, itemsize=4):
 # at these rates is refused before it starts.
 ELEMENTS_PER_SECOND = 2e10
 FLOPS_PER_SECOND = 5e11
+
+
+def _check_reads(*operands):
+    """Before an op that reads every element of its operands (an expanded view: all it shows)."""
+    if LIMITS.deadline is not None:
+        n = _b.sum(t._data.size for t in operands if type(t) is Tensor)
+        _check_work(n, ELEMENTS_PER_SECOND, f"an operation that reads {n:,} elements")
 
 
 def _check_work(amount, rate, what):
@@ -1138,6 +1144,7 @@ frac = _unary("frac", lambda a: a - np.trunc(a))
 
 def _arg_extreme(name, pick):
     def arg(t, dim=None, keepdim=False):
+        _check_reads(t)
         data = t._data
         if dim is None:
             if data.size == 0:
@@ -2980,6 +2987,7 @@ ReturnType = _ReturnTypes
 def _minmax(t, name, dim, keepdim, other=None):
     if other is not None and type(other) is Tensor:
         return (maximum if name == "max" else minimum)(t, other)
+    _check_reads(t)
     if dim is None:
         if t._data.size == 0:
             raise TorchRuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
@@ -3493,6 +3501,7 @@ def logical_not(t):
 
 
 def _reduce_bool(fn, t, dim, keepdim):
+    _check_reads(t)
     data = t._data
     out_dt = np.uint8 if data.dtype == np.uint8 else np.bool_
     if dim is None:

@@ -510,15 +510,17 @@ class Session:
         if not path:
             self._note("usage: :load FILE", error=True)
             return
+        from .sourcefile import SourceError, read_source
         try:
-            with open(path, "rb") as f:
-                data = f.read()
+            data = read_source(path)          # a regular file within the size limit: never a FIFO
             if b"\x00" in data:
                 raise ValueError(f"{path} is a binary file, not a script")
             text = data.decode("utf-8-sig")
-        except (OSError, ValueError) as e:
-            msg = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
-            self._note(f":load: cannot read {path}: {msg}", error=True)
+        except SourceError as e:
+            self._note(f":load: cannot read: {e}", error=True)
+            return
+        except ValueError as e:
+            self._note(f":load: cannot read {path}: {e}", error=True)
             return
         n = len(text.rstrip().split("\n"))
         self._note(f"loading {path}: its lines 1-{n} are session lines {self.line}-{self.line + n - 1}")

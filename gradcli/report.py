@@ -149,7 +149,5 @@ class Report:
         return [i[1] for i in self.items if i[0] == "call"]
 
     def write(self, text):
-        if self.items and self.items[-1][0] == "out":
-            self.items[-1] = ("out", self.items[-1][1] + text)
-        else:
-            self.items.append(("out", text))
+        # one item per write: joining into the last item would copy all the output so far each time
+        self.items.append(("out", text))

@@ -89,6 +89,15 @@ def internal_error(debug):
     return 3
 
 
+def cannot_write(e):
+    """The output could not be written: exit 1 with one line on stderr (when it can take one)."""
+    try:
+        sys.stderr.write(f"gradcli: cannot write the output: {e.strerror or e}\n")
+    except (OSError, ValueError, AttributeError):
+        pass
+    return 1
+
+
 def check_limits(timeout, max_elements, max_memory, full_values=0):
     """The resource options every command shares; a bad one is a usage error (exit 2)."""
     if timeout is not None and not (timeout > 0 and math.isfinite(timeout)):
@@ -111,6 +120,8 @@ def execute(file=None, code=None, set_=(), strict=False, plain=False, json_=Fals
     if explain_ and json_:
         raise Usage("--explain and --json cannot be used together (gradcli explain --json gives the facts)")
     check_limits(timeout, max_elements, max_memory, full_values)
+    if sys.stdout is None:                # started with standard output closed (`>&-`)
+        return cannot_write(OSError(9, "standard output is closed"))
     source, name = read_script(file, code)
     try:
         values = parse_set(set_)
@@ -147,6 +158,10 @@ def _run(source, name, values, strict, plain, json_, timeout, max_elements, max_
         # The reader went away (`gradcli run ... | head`): not an error of gradcli or the script.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0 if report is None else exit_status(report)
+    except OSError as e:
+        if report is None or e.errno is None:
+            return internal_error(debug)
+        return cannot_write(e)           # /dev/full, an I/O error: the report could not be shown
     except Exception:
         return internal_error(debug)
     return exit_status(report)
