@@ -15,8 +15,8 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=N
                        "Scripts are run by Python with `torch` resolved to gradcli, with the same trust as "
                        "`python script.py`: run only scripts you would run yourself.")
 
-from .runcmd import (DEFAULT_MAX_ELEMENTS, DEFAULT_MAX_MEMORY_GB, FULL_VALUES, read_script, show, exit_status,  # noqa: F401
-                     execute)
+from .runcmd import (DEFAULT_MAX_ELEMENTS, DEFAULT_MAX_MEMORY_GB, DEFAULT_MAX_SOURCE_KIB, FULL_VALUES,  # noqa: F401
+                     read_script, show, exit_status, execute)
 
 
 class Command(typer.core.TyperCommand):
@@ -83,6 +83,9 @@ def run(file: Optional[str] = typer.Argument(None, metavar="FILE",
         timeout: Optional[float] = TIMEOUT,
         max_elements: int = MAX_ELEMENTS,
         max_memory: float = MAX_MEMORY,
+        max_source: float = typer.Option(DEFAULT_MAX_SOURCE_KIB, "--max-source", metavar="KIB",
+                                         help="Refuse a script longer than KIB kibibytes (one that is not valid "
+                                              "Python: an eighth of it), which would take long to parse."),
         debug: bool = DEBUG):
     """Run a script and show what autograd did.
 
@@ -93,7 +96,7 @@ def run(file: Optional[str] = typer.Argument(None, metavar="FILE",
       gradcli run examples/seed000_block1.py --plain
     """
     raise typer.Exit(execute(file, code, set_, strict, plain, json_, timeout, max_elements, max_memory, debug,
-                             explain_=explain_, full_values=full_values))
+                             explain_=explain_, full_values=full_values, max_source=max_source))
 
 
 def main():

@@ -25,6 +25,11 @@ from .errors import ParseError, ScriptError, LimitError, ExpectationFailed
 from .report import Report, CallEvent, LeafUpdate, NodeInfo, ErrorInfo
 
 _GRADCLI_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+# The longest script gradcli parses (characters; --max-source sets it in KiB): CPython parses
+# 1 MiB in about 2 s on a loaded machine. The dialect's own parser (Lark) reads about 5 times
+# slower, so a script that is not valid Python gets DIALECT_SHARE of it.
+MAX_SOURCE = 2 ** 20
+DIALECT_SHARE = 8
 
 
 class Recorder:
@@ -263,24 +268,42 @@ class Session:
         return {name: describe(t, full_values) for name, t in self.tensors().items()}
 
     # -- running -------------------------------------------------------------------------------
-    def run(self, source, report=None, *, timeout=None, max_elements=None, max_memory=None, upto=None):
+    def run(self, source, report=None, *, timeout=None, max_elements=None, max_memory=None, upto=None,
+            max_source=MAX_SOURCE):
         """Parse and run `source` in this namespace; every problem the script causes ends up in
-        report.error. An exception that is gradcli's own fault propagates (exit status 3)."""
+        report.error. An exception that is gradcli's own fault propagates (exit status 3).
+        Parsing counts in the time limit."""
         report = report if report is not None else Report(source=source, filename=self.filename)
-        program = self.parse(source, report)
+        start = time.monotonic()
+        program = self.parse(source, report, max_source)
         if program is None:
             return report
+        if timeout is not None:
+            left = timeout - (time.monotonic() - start)
+            if left <= 0:
+                report.error = ErrorInfo("LimitError", f"parsing the script took longer than the time limit of "
+                                                       f"{timeout:g} s (raise it with --timeout)")
+                return report
+            timeout = left
         if upto is not None:
             program.tree.body = [st for st in program.tree.body if st.lineno <= upto]
         self.execute(program, program.tree.body, report, timeout=timeout, max_elements=max_elements,
                      max_memory=max_memory)
         return report
 
-    def parse(self, source, report):
-        """The program, or None with report.error set to the SyntaxError a user sees."""
+    def parse(self, source, report, max_source=None):
+        """The program, or None with report.error set to the SyntaxError a user sees (or the
+        LimitError of a script over `max_source` characters)."""
+        if max_source is not None and len(source) > max_source:
+            report.error = ErrorInfo("LimitError", f"the script is {len(source) // 1024:,} KiB, more than the "
+                                                   f"{max_source // 1024:,} KiB gradcli parses (raise it with "
+                                                   "--max-source)")
+            report.parse_failed = True
+            return None
         try:
             program = dialect.parse(source, self.filename, values=self.values,
-                                    strict=self.strict or self.imported_torch, bound=self.globals)
+                                    strict=self.strict or self.imported_torch, bound=self.globals,
+                                    max_dialect=None if max_source is None else max_source // DIALECT_SHARE)
             # the compiler's own checks (`return` outside a function); the code runs unless cut (--at)
             program.code = (program.tree.body, compile(program.tree, self.filename, "exec", dont_inherit=True))
         except ParseError as e:
@@ -394,12 +417,13 @@ class Session:
 
 
 def run_source(source, filename="<script>", *, values=None, strict=False, timeout=None, max_elements=None,
-               max_memory=None, echo=False, recorder=None, upto=None):
+               max_memory=None, echo=False, recorder=None, upto=None, max_source=MAX_SOURCE):
     """Run a whole script in a fresh namespace."""
     report = Report(source=source, filename=filename)
     recorder = recorder or Recorder(report)
     session = Session(filename, values=values, strict=strict, recorder=recorder, echo=echo)
-    return session.run(source, report, timeout=timeout, max_elements=max_elements, max_memory=max_memory, upto=upto)
+    return session.run(source, report, timeout=timeout, max_elements=max_elements, max_memory=max_memory, upto=upto,
+                       max_source=max_source)
 
 
 def _caught(report, filename):

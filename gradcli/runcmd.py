@@ -15,6 +15,7 @@ import sys
 DEFAULT_MAX_ELEMENTS = 200_000_000       # 800 MB of float32 in one tensor: safe on a 24 GiB machine
 DEFAULT_MAX_MEMORY_GB = 8.0              # all live tensor data together
 FULL_VALUES = 1000                       # --full-values: the largest tensor whose values --json writes in full
+DEFAULT_MAX_SOURCE_KIB = 1024            # --max-source: the longest script parsed (executor.MAX_SOURCE)
 MAX_MEMORY_GB = 2 ** 33                  # 2**63 bytes: a count of bytes must fit in 64 bits
 
 
@@ -112,7 +113,7 @@ def check_limits(timeout, max_elements, max_memory, full_values=0):
 
 def execute(file=None, code=None, set_=(), strict=False, plain=False, json_=False, timeout=None,
             max_elements=DEFAULT_MAX_ELEMENTS, max_memory=DEFAULT_MAX_MEMORY_GB, debug=False, explain_=False,
-            full_values=FULL_VALUES):
+            full_values=FULL_VALUES, max_source=DEFAULT_MAX_SOURCE_KIB):
     """Run a script as `gradcli run` does; returns the exit status."""
     from .runner import run_source, parse_set, UsageError
     if plain and json_:
@@ -120,6 +121,8 @@ def execute(file=None, code=None, set_=(), strict=False, plain=False, json_=Fals
     if explain_ and json_:
         raise Usage("--explain and --json cannot be used together (gradcli explain --json gives the facts)")
     check_limits(timeout, max_elements, max_memory, full_values)
+    if not max_source > 0:
+        raise Usage("--max-source must be a positive number of KiB")
     if sys.stdout is None:                # started with standard output closed (`>&-`)
         return cannot_write(OSError(9, "standard output is closed"))
     source, name = read_script(file, code)
@@ -132,14 +135,15 @@ def execute(file=None, code=None, set_=(), strict=False, plain=False, json_=Fals
         mode = "json" if json_ else "plain" if plain else "rich"
         return watchdog.supervised(timeout, name, lambda: _run(source, name, values, strict, plain, json_, timeout,
                                                                max_elements, max_memory, debug, explain_,
-                                                               full_values), mode, source, int(max_memory * 2 ** 30))
+                                                               full_values, max_source),
+                                   mode, source, int(max_memory * 2 ** 30))
     watchdog.limit_address_space(int(max_memory * 2 ** 30))     # this process runs one script, then ends
     return _run(source, name, values, strict, plain, json_, timeout, max_elements, max_memory, debug, explain_,
-                full_values)
+                full_values, max_source)
 
 
 def _run(source, name, values, strict, plain, json_, timeout, max_elements, max_memory, debug, explain_,
-         full_values):
+         full_values, max_source):
     from .runner import run_source
     report = None
     try:
@@ -149,7 +153,8 @@ def _run(source, name, values, strict, plain, json_, timeout, max_elements, max_
                                    max_memory=int(max_memory * 2 ** 30), mode="plain" if plain else "rich",
                                    show_run=True)
         report = run_source(source, name, values=values, strict=strict, timeout=timeout,
-                            max_elements=max_elements, max_memory=int(max_memory * 2 ** 30))
+                            max_elements=max_elements, max_memory=int(max_memory * 2 ** 30),
+                            max_source=int(max_source * 1024))
         show(report, "json" if json_ else "plain" if plain else "rich", name, full_values)
     except KeyboardInterrupt:
         sys.stderr.write("gradcli: interrupted\n")
@@ -183,6 +188,7 @@ def run_parser():
     p.add_argument("--json", dest="json_", action="store_true")
     p.add_argument("--explain", dest="explain_", action="store_true")
     p.add_argument("--full-values", dest="full_values", type=int, default=FULL_VALUES)
+    p.add_argument("--max-source", dest="max_source", type=float, default=DEFAULT_MAX_SOURCE_KIB)
     p.add_argument("--timeout", type=float)
     p.add_argument("--max-elements", dest="max_elements", type=int, default=DEFAULT_MAX_ELEMENTS)
     p.add_argument("--max-memory", dest="max_memory", type=float, default=DEFAULT_MAX_MEMORY_GB)

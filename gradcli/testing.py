@@ -517,7 +517,7 @@ def run_script(script: Script, options: Options, apply_xfail=True) -> Result:
         except (OSError, UnicodeDecodeError):
             source = ""
         line = watchdog.script_line(value, os.path.basename(script.path), source)
-        result.problems.append(Problem("limit", f"LimitError: {watchdog.message(options.timeout, line)}", line,
+        result.problems.append(Problem("limit", f"LimitError: {watchdog.message(options.timeout, line, value)}", line,
                                        excerpt(source, line)))
     else:
         result.problems.append(Problem("internal", f"the process running this script ended without a result "

@@ -168,7 +168,7 @@ def supervised(timeout, filename, work, mode, source="", max_memory=None):
     if kind == "died":
         sys.stderr.write(f"gradcli: the process running the script ended without a result ({value})\n")
         return 3
-    _report(timeout, script_line(value, filename, source), mode)
+    _report(timeout, script_line(value, filename, source), mode, value)
     return 1
 
 
@@ -184,15 +184,17 @@ def script_line(dump, filename, source=""):
     return found[0] if found else None
 
 
-def message(timeout, line):
+def message(timeout, line, dump=""):
     """The LimitError's text for a script stopped inside one long call (the executor's own says
-    `stopped at line N`)."""
+    `stopped at line N`), or while it was being parsed."""
+    if line is None and re.search(r'File ".*(dialect|lark_standalone|executor)\.py", line \d+ in parse', dump):
+        return f"parsing the script took longer than the time limit of {timeout:g} s (raise it with --timeout)"
     where = f"stopped at line {line} inside one long computation; " if line else ""
     return f"the script ran longer than the time limit of {timeout:g} s ({where}raise it with --timeout)"
 
 
-def _report(timeout, line, mode):
-    text = message(timeout, line)
+def _report(timeout, line, mode, dump):
+    text = message(timeout, line, dump)
     if mode == "json":
         import json
         sys.stdout.write(json.dumps({"version": 1, "ok": False, "stdout": "", "error": {
