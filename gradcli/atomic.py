@@ -10,25 +10,52 @@ old file is left as it was.
 """
 from __future__ import annotations
 
+import errno
 import os
 import secrets
 import stat
 
+# A path the command line got wrong (exit status 2) rather than a failing disk (1).
+_BAD_PATH = {errno.ENOENT, errno.ENOTDIR, errno.EISDIR, errno.EACCES, errno.EPERM, errno.EROFS,
+             errno.ENAMETOOLONG, errno.ENXIO, errno.ELOOP}
+
+
+class OutputError(OSError):
+    """A file gradcli was asked to write could not be written; str() is one line naming it."""
+
+    def __init__(self, given, e):
+        reason = {errno.ENXIO: "no process is reading from it"}.get(e.errno, e.strerror or str(e))
+        super().__init__(e.errno, f"cannot write {given}: {reason}")
+        self.status = 2 if e.errno in _BAD_PATH else 1
+
+    def __str__(self):
+        return self.strerror
+
 
 def write_atomic(path, data):
-    """Write `data` (str, as UTF-8, or bytes) to `path` atomically; see the module docstring."""
+    """Write `data` (str, as UTF-8, or bytes) to `path` atomically; see the module docstring.
+    Any failure is an OutputError, and the old file is left as it was."""
+    try:
+        _write(path, data)
+    except OutputError:
+        raise
+    except OSError as e:
+        raise OutputError(path, e) from None
+
+
+def _write(path, data):
     if isinstance(data, str):
         data = data.encode("utf-8")
+    given = path
     path = os.path.realpath(path)                 # through symbolic links to the file they name
     try:
         st = os.stat(path)
     except FileNotFoundError:
         st = None
     if st is not None and stat.S_ISDIR(st.st_mode):
-        raise IsADirectoryError(21, "Is a directory", path)
+        raise OutputError(given, IsADirectoryError(errno.EISDIR, "it is a directory"))
     if st is not None and not stat.S_ISREG(st.st_mode):
-        with open(path, "wb") as f:               # a pipe or a device: nothing to rename over
-            f.write(data)
+        _write_directly(path, data)               # a pipe or a device: nothing to rename over
         return
     tmp, fd = _create_beside(path)
     try:
@@ -46,6 +73,18 @@ def write_atomic(path, data):
             pass
         raise
     _fsync_directory(os.path.dirname(path))
+
+
+def _write_directly(path, data):
+    """Into a FIFO or a device as it is; a FIFO nobody reads is refused at once, not waited on."""
+    fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        os.set_blocking(fd, True)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+    finally:
+        os.close(fd)
 
 
 def _create_beside(path):

@@ -8,6 +8,7 @@ A test checks that both accept exactly the same options.
 from __future__ import annotations
 
 import argparse
+import errno
 import math
 import os
 import sys
@@ -79,8 +80,15 @@ def console(**kw):
 
 
 def internal_error(debug):
-    """An exception that is not the script's fault: exit 3 with a one-line bug-report hint."""
+    """An exception that is not the script's fault: exit 3 with a one-line bug-report hint. (An
+    output file or stream that cannot be written is not a bug: one line, exit 2 or 1.)"""
     exc = sys.exc_info()[1]
+    from .atomic import OutputError
+    if isinstance(exc, OutputError):
+        sys.stderr.write(f"gradcli: {exc}\n")
+        return exc.status
+    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EIO, errno.EDQUOT, errno.EFBIG):
+        return cannot_write(exc)
     if debug:
         import traceback
         traceback.print_exc()

@@ -609,7 +609,11 @@ def _judge(script, options, result):
             except (OSError, UnicodeDecodeError):
                 old = None
             if old != text:
-                write_atomic(p, text)
+                try:
+                    write_atomic(p, text)
+                except OSError as e:
+                    result.problems.append(Problem("golden", str(e)))
+                    return
                 result.updated.append(out_id if p == out_path else json_id)
         has_golden = bool(targets)
 

@@ -23,6 +23,7 @@ import time
 
 GRACE = 0.5
 _FD = None          # in the child: where faulthandler writes the stack (the executor arms it)
+_DEADLINE = None    # in the child: when all its work (the script, then its report) must be done
 ADDRESS_SLACK = 2 ** 30       # bytes above the cap: NumPy's and the allocator's own reservations
 
 
@@ -34,9 +35,10 @@ def arm(seconds):
 
 
 def disarm():
+    """The script is over: what the child does next (a report, a graph) has until _DEADLINE."""
     if _FD is not None:
         import faulthandler
-        faulthandler.cancel_dump_traceback_later()
+        faulthandler.dump_traceback_later(max(_DEADLINE - time.monotonic(), 0.05), exit=False, file=_FD)
 
 
 def limit_address_space(max_bytes):
@@ -100,8 +102,9 @@ def in_child(timeout, work, max_memory=None):
 
 
 def _child(work, dump_w, result_w, timeout, max_memory):
-    global _FD
+    global _FD, _DEADLINE
     _FD = dump_w
+    _DEADLINE = time.monotonic() + 2 * timeout + GRACE
     code = 3
     try:
         if max_memory is not None:
@@ -114,7 +117,8 @@ def _child(work, dump_w, result_w, timeout, max_memory):
         except BaseException:
             import traceback
             out = ("raised", traceback.format_exc())
-        disarm()
+        import faulthandler
+        faulthandler.cancel_dump_traceback_later()
         data = pickle.dumps(out)
         with os.fdopen(result_w, "wb") as f:
             f.write(data)
@@ -189,6 +193,9 @@ def message(timeout, line, dump=""):
     `stopped at line N`), or while it was being parsed."""
     if line is None and re.search(r'File ".*(dialect|lark_standalone|executor)\.py", line \d+ in parse', dump):
         return f"parsing the script took longer than the time limit of {timeout:g} s (raise it with --timeout)"
+    if line is None and re.search(r'File ".*gradcli/(graphview\.py|views/)', dump):
+        return f"showing what the script did took longer than the time limit of {timeout:g} s allows (raise it " \
+               "with --timeout)"
     where = f"stopped at line {line} inside one long computation; " if line else ""
     return f"the script ran longer than the time limit of {timeout:g} s ({where}raise it with --timeout)"
 
