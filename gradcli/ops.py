@@ -751,6 +751,12 @@ ELEMENTS_PER_SECOND = 2e10
 FLOPS_PER_SECOND = 5e11
 
 
+def _check_reduced(data, dims):
+    """Before a reduction over `dims` (a tuple of wrapped dims; None: all): its result's size."""
+    if dims is not None and data.size > 65535:
+        _check_numel(_numel(n for d, n in enumerate(data.shape) if d not in dims), data.itemsize)
+
+
 def _check_reads(*operands):
     """Before an op that reads every element of its operands (an expanded view: all it shows)."""
     if LIMITS.deadline is not None:
@@ -1156,6 +1162,7 @@ def _arg_extreme(name, pick):
         d = _norm_dim(dim, _b.max(data.ndim, 1))
         if data.ndim == 0:
             return Tensor(np.asarray(0, np.int64))
+        _check_reduced(data, (d,))
         out = np.asarray(pick(data, axis=d), np.int64)
         return Tensor(np.expand_dims(out, d) if keepdim else out)
     arg.__name__ = name
@@ -1211,6 +1218,7 @@ def sum(t, dim=None, keepdim=False, dtype=None):
         out = np.asarray(data.sum(dtype=out_dt))
         return _record(TABLE["sum"], seq, out, (t,), attrs={"self_sym_sizes": tuple(data.shape)})
     dims = _dims(dim, data.ndim)
+    _check_reduced(data, dims)
     out = np.asarray(data.sum(axis=dims, keepdims=keepdim, dtype=out_dt))
     return _record(TABLE["sum_dim"], seq, out, (t,),
                    attrs={"dim": _raw_dims(dim), "keepdim": bool(keepdim), "self_sym_sizes": tuple(data.shape)})
@@ -1230,6 +1238,7 @@ def mean(t, dim=None, keepdim=False, dtype=None):
         return _record(TABLE["mean"], seq, out, (t,),
                        attrs={"self_sym_numel": data.size, "self_sym_sizes": tuple(data.shape)})
     dims = _dims(dim, data.ndim)
+    _check_reduced(data, dims)
     out = np.asarray(data.mean(axis=dims, keepdims=keepdim, dtype=data.dtype))
     return _record(TABLE["mean_dim"], seq, out, (t,),
                    attrs={"dim": _raw_dims(dim), "keepdim": bool(keepdim), "self_sym_numel": data.size,
@@ -2996,6 +3005,7 @@ def _minmax(t, name, dim, keepdim, other=None):
         return _reduce_all(TABLE[name], t, out)
     nd = t._data.ndim
     d = _norm_dim(dim, nd)
+    _check_reduced(t._data, (d,))
     if nd == 0:
         idx = np.zeros((), np.int64)
         values = t._data.copy()
@@ -3030,6 +3040,7 @@ def prod(t, dim=None, keepdim=False, dtype=None):
         seq = _begin(t)
         return _record(TABLE["prod"], seq, np.asarray(data.prod(dtype=out_dt)), (t,))
     d = _norm_dim(dim, data.ndim)
+    _check_reduced(data, (d,))
     seq = _begin(t)
     out = np.asarray(data.prod(axis=d if data.ndim else None, keepdims=keepdim, dtype=out_dt))
     return _record(TABLE["prod_dim"], seq, out, (t,), attrs={"dim": dim, "keepdim": bool(keepdim)})
@@ -3507,6 +3518,7 @@ def _reduce_bool(fn, t, dim, keepdim):
     if dim is None:
         return Tensor(np.asarray(fn(data), out_dt))
     dims = _dims(dim, data.ndim)
+    _check_reduced(data, dims)
     axis = dims if data.ndim else None
     return Tensor(np.asarray(fn(data, axis=axis, keepdims=bool(keepdim) and data.ndim > 0), out_dt))
 
