@@ -738,7 +738,9 @@ def _check_size(out):
 def _check_like(*shapes, itemsize=4):
     """Before an op whose result has the broadcast shape of `shapes` (an expanded view counts
     every element it shows: its result is that large)."""
-    shape = shapes[0] if len(shapes) == 1 else broadcast_shapes(*shapes)
+    shape = shapes[0]
+    for other in shapes[1:]:
+        shape = broadcast_shapes(shape, other)
     n = _numel(shape)
     if n > 65535:
         _check_numel(n, itemsize)
@@ -3053,6 +3055,9 @@ def norm(t, p="fro", dim=None, keepdim=False, dtype=None):
         p = 2
     elif isinstance(p, str):
         raise TorchRuntimeError(f"linalg.matrix_norm: Order {p} not supported.")
+    if t._data.dtype.kind != "f":
+        raise TorchRuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+                                f"{_SCALAR_NAME[t._data.dtype.name]}")
     if dim is not None and not isinstance(dim, (tuple, list)):
         dim = (dim,)
     data = t._data

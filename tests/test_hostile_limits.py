@@ -202,3 +202,19 @@ def test_a_bad_full_values_option_is_a_usage_error(value):
     r = run_cli(["run", "-c", "x = 1", "--json", "--full-values", value])
     assert_clean(r)
     assert r.rc == 2 and r.err.count("\n") == 1 and r.err.startswith("gradcli:")
+
+
+@pytest.mark.parametrize("call", ["x.clamp(torch.zeros(3), torch.full((3,), 0.5))",
+                                  "x.clamp(min=torch.zeros(1), max=torch.full((2, 3), 0.5))",
+                                  "x.norm()", "x.long().norm()", "x.bool().norm(1)"])
+def test_size_checks_leave_results_and_errors_as_in_pytorch(call):
+    import torch
+    import gradcli.torch as gtorch
+    outcomes = []
+    for lib in (torch, gtorch):
+        x = lib.arange(3.) - 1
+        try:
+            outcomes.append(("ok", eval(call, {"torch": lib, "x": x}).tolist()))
+        except Exception as e:  # noqa: BLE001
+            outcomes.append((type(e).__name__, str(e)))
+    assert outcomes[0] == outcomes[1]

@@ -122,6 +122,17 @@ def leaves_line(leaves):
     return t
 
 
+def script_output(console, text):
+    """What the script printed, as Python prints it: straight to the terminal (Rich's layout of
+    a megabyte of printed lines takes seconds and changes nothing), through Rich only when it
+    records or draws the output itself."""
+    if console.record or console.is_jupyter or console._buffer_index:
+        console.print(Text(text), end="", soft_wrap=True, highlight=False)
+    else:
+        console.file.write(text)
+        console.file.flush()
+
+
 def render(report, console: Console):
     items = report.items
     i = 0
@@ -134,7 +145,7 @@ def render(report, console: Console):
             while i < len(items) and items[i][0] == "out":
                 text.append(items[i][1])
                 i += 1
-            console.print(Text("".join(text)), end="", soft_wrap=True, highlight=False)
+            script_output(console, "".join(text))
         elif kind == "warn":
             console.print(Text(f"UserWarning (line {item[1]}): {item[2]}", style="yellow"), soft_wrap=False)
         elif kind == "call":
