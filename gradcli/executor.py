@@ -211,6 +211,7 @@ class Session:
         self.running = False
         self.imported_torch = False          # the script imported torch itself: no implicit leaves
         self.started = False
+        self.time_limit = None
 
     # -- names ---------------------------------------------------------------------------------
     def names(self):
@@ -274,6 +275,7 @@ class Session:
         report.error. An exception that is gradcli's own fault propagates (exit status 3).
         Parsing counts in the time limit."""
         report = report if report is not None else Report(source=source, filename=self.filename)
+        self.time_limit = timeout             # (messages name the limit given, not what parsing left)
         start = time.monotonic()
         program = self.parse(source, report, max_source)
         if program is None:
@@ -525,13 +527,14 @@ def _out_of_memory():
 
 
 @contextlib.contextmanager
-def limits(max_elements=None, max_memory=None, timeout=None):
-    """The engine's --max-elements, --max-memory and --timeout while the block runs (off again
-    after): with a timeout, work the engine can tell will not finish in time is refused."""
+def limits(max_elements=None, max_memory=None, timeout=None, shown_timeout=None):
+    """The engine's --max-elements, --max-memory and --timeout (the seconds left; messages name
+    `shown_timeout`, the limit given) while the block runs (off again after): with a timeout,
+    work the engine can tell will not finish in time is refused."""
     from . import engine, ops
     ops.LIMITS.max_elements = max_elements
     ops.LIMITS.max_bytes = max_memory
-    ops.LIMITS.timeout = timeout
+    ops.LIMITS.timeout = shown_timeout or timeout
     ops.LIMITS.deadline = None if timeout is None else time.monotonic() + timeout
     engine.MEMORY_HOOK = ops._MEMORY.track if max_memory is not None else None
     try:
@@ -562,7 +565,7 @@ def _script_context(session, recorder, report, timeout, max_elements, max_memory
     old_limit = sys.getrecursionlimit()
     timer = _Timer(timeout, session) if timeout is not None else None
     try:
-        with importer.torch_is_gradcli(), limits(max_elements, max_memory, timeout):
+        with importer.torch_is_gradcli(), limits(max_elements, max_memory, timeout, session.time_limit):
             if timer is not None:
                 timer.start()
             try:
@@ -616,7 +619,8 @@ class _Timer:
                 break
             f = f.f_back
         where = f"stopped at line {line}; " if line is not None else ""
-        return LimitError(f"the script ran longer than the time limit of {self.seconds:g} s ({where}raise it "
+        limit = self.session.time_limit or self.seconds
+        return LimitError(f"the script ran longer than the time limit of {limit:g} s ({where}raise it "
                           "with --timeout)")
 
     def start(self):
