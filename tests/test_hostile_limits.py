@@ -218,3 +218,34 @@ def test_size_checks_leave_results_and_errors_as_in_pytorch(call):
         except Exception as e:  # noqa: BLE001
             outcomes.append((type(e).__name__, str(e)))
     assert outcomes[0] == outcomes[1]
+
+
+# ============================================================================ parsing within the limits
+
+
+def test_a_script_over_the_source_limit_is_refused_before_parsing(tmp_path):
+    (tmp_path / "long.py").write_text("x = 1\n" * 400_000)         # 2.3 MiB of Python
+    r = run_cli(["run", "long.py", "--plain"], cwd=str(tmp_path), timeout=60)
+    assert_clean(r)
+    assert r.rc == 2 and r.elapsed < 10 + startup_seconds()
+    assert r.err == "LimitError: the script is 2,343 KiB, more than the 1,024 KiB gradcli parses " \
+                    "(raise it with --max-source)\n"
+    r = run_cli(["run", "long.py", "--plain", "--max-source", "4000"], cwd=str(tmp_path), timeout=120)
+    assert_clean(r)
+    assert r.rc == 0
+
+
+def test_a_dialect_script_gets_a_share_of_the_source_limit():
+    report = run_source("y = x * 2\nbackward y\n" * 2000, "<s>", max_source=160 * 1024)
+    assert report.parse_failed and report.error.type == "SyntaxError"
+    assert "larger than the 20 KiB that gradcli's dialect parser reads in reasonable time" in report.error.message
+    assert run_source("y = x * 2\nbackward y\n" * 200, "<s>", max_source=160 * 1024).error is None
+
+
+def test_parsing_counts_in_the_time_limit(tmp_path):
+    (tmp_path / "slow.grad").write_text("y = x * 2\nbackward y\n" * 20_000)   # seconds in the dialect parser
+    r = run_cli(["run", "slow.grad", "--plain", "--max-source", "4000", "--timeout", "1"], cwd=str(tmp_path),
+                timeout=60)
+    assert_clean(r)
+    assert r.rc == 1 and r.elapsed < 1 + 0.5 + 6 + startup_seconds()
+    assert r.err == "LimitError: parsing the script took longer than the time limit of 1 s (raise it with --timeout)\n"
