@@ -504,6 +504,7 @@ def run_script(script: Script, options: Options, apply_xfail=True) -> Result:
     from . import watchdog
     if options.timeout is None or not hasattr(os, "fork"):
         return _run_script(script, options, apply_xfail)
+    _load_once()
     start = time.perf_counter()
     gb = options.max_memory_gb or _default("DEFAULT_MAX_MEMORY_GB", 8.0)
     kind, value = watchdog.in_child(options.timeout, lambda: _run_script(script, options, apply_xfail),
@@ -524,6 +525,15 @@ def run_script(script: Script, options: Options, apply_xfail=True) -> Result:
                                                    f"({value}): out of memory, or a crash in C code"))
     result.duration = time.perf_counter() - start
     return result
+
+
+def _load_once():
+    """Import what every script's run needs here, before the child is forked: each child then
+    starts with it loaded, instead of importing it again and throwing it away."""
+    import gradcli.torch.nn.functional  # noqa: F401
+    import gradcli.torch.optim  # noqa: F401
+    from . import executor, lark_parser, parser, runner  # noqa: F401
+    from .views import json_view, plain  # noqa: F401
 
 
 def _run_script(script, options, apply_xfail):
