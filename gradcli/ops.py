@@ -739,8 +739,11 @@ def _check_like(*shapes, itemsize=4):
     """Before an op whose result has the broadcast shape of `shapes` (an expanded view counts
     every element it shows: its result is that large)."""
     shape = shapes[0]
-    for other in shapes[1:]:
-        shape = broadcast_shapes(shape, other)
+    try:
+        for other in shapes[1:]:
+            shape = broadcast_shapes(shape, other)
+    except TorchRuntimeError:
+        return                     # shapes that do not broadcast: the op raises its own error
     n = _numel(shape)
     if n > 65535:
         _check_numel(n, itemsize)
@@ -1004,7 +1007,10 @@ def _check_shapes(a, b, dt):
     """Broadcasting two operands the way PyTorch does: its error text, and the size limit."""
     sa = a._data.shape if type(a) is Tensor else ()
     sb = b._data.shape if type(b) is Tensor else ()
-    _check_like(sa, sb, itemsize=dt.np.itemsize)
+    if sa != sb:
+        _check_broadcast(sa, sb, dt.np.itemsize)
+    else:
+        _check_like(sa, itemsize=dt.np.itemsize)
 
 
 def floor_divide(a, b):
@@ -1763,7 +1769,7 @@ def masked_fill(t, mask, value):
                                 f"{value._data.ndim} dimension(s).")
     if type(value) is not Tensor:
         _check_operand(value, "value")
-    _check_like(t._data.shape, mask._data.shape)
+    _check_like(broadcast_shapes(t._data.shape, mask._data.shape))
     fill = value._data if type(value) is Tensor else value
     out = np.asarray(np.where(mask._data, fill, t._data)).astype(t._data.dtype, copy=False)
     if type(value) is Tensor:
@@ -3503,7 +3509,10 @@ def _logical(ufunc):
         if type(b) is not Tensor:
             raise TorchTypeError(f"{ufunc.__name__}(): argument 'other' (position 2) must be Tensor, not "
                                  f"{type(b).__name__}")
-        _check_like(a._data.shape, b._data.shape, itemsize=1)
+        if a._data.shape != b._data.shape:
+            _check_broadcast(a._data.shape, b._data.shape, 1)
+        else:
+            _check_like(a._data.shape, itemsize=1)
         return Tensor(np.asarray(ufunc(a._data != 0, b._data != 0)))
     f.__name__ = ufunc.__name__
     return f

@@ -215,3 +215,17 @@ def test_plain_input_repl_refuses_a_line_the_terminal_cut(tmp_path):
 def pexpect_eof():
     import pexpect
     return pexpect.EOF
+
+
+def test_a_200_kb_line_pasted_into_the_terminal_repl_runs_as_one_statement(tmp_path):
+    import pexpect
+    env = dict(ENV, TERM="xterm", HOME=str(tmp_path), XDG_DATA_HOME=str(tmp_path / "data"), PROMPT_TOOLKIT_NO_CPR="1")
+    child = pexpect.spawn(sys.executable, ["-m", "gradcli", "repl"], env=env, encoding="utf-8", timeout=60,
+                          dimensions=(50, 160))
+    child.expect(">>>")
+    # what a terminal sends for a paste: the text between bracketed-paste markers, then Enter
+    child.send("\x1b[200~y = [" + ",".join(["1"] * 100_000) + "]\x1b[201~")
+    child.send("\r")
+    child.send("print('LEN', len(y), sum(y))\r")
+    child.expect(r"LEN 100000 100000", timeout=120)
+    child.sendline(":quit")
