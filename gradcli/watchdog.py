@@ -14,10 +14,6 @@ with plain Python objects (a list of 10**9 ints) ends in the script's own Memory
 from __future__ import annotations
 
 import os
-import pickle
-import re
-import select
-import signal
 import sys
 import time
 
@@ -65,6 +61,7 @@ def in_child(timeout, work, max_memory=None):
     where the script was, "" when there was none) or ("died", a description of how the child
     ended without a result). A KeyboardInterrupt in the child is raised here; another exception
     from work() is raised here as a RuntimeError with its traceback."""
+    import signal
     sys.stdout.flush()
     sys.stderr.flush()
     dump_r, dump_w = os.pipe()
@@ -89,6 +86,7 @@ def in_child(timeout, work, max_memory=None):
             signal.signal(signal.SIGINT, old)
     if dump is not None:
         return "stopped", dump.decode("utf-8", "replace")
+    import pickle
     try:
         kind, value = pickle.loads(result)
     except Exception:                                # the child died (killed, out of memory in C)
@@ -118,6 +116,7 @@ def _child(work, dump_w, result_w, timeout, max_memory):
             import traceback
             out = ("raised", traceback.format_exc())
         import faulthandler
+        import pickle
         faulthandler.cancel_dump_traceback_later()
         data = pickle.dumps(out)
         with os.fdopen(result_w, "wb") as f:
@@ -133,6 +132,8 @@ def _child(work, dump_w, result_w, timeout, max_memory):
 
 def _collect(pid, dump_r, result_r, deadline):
     """(dump or None, result bytes, wait status) from the child; it is killed if it overran."""
+    import select
+    import signal
     chunks = {dump_r: [], result_r: []}
     live = {dump_r, result_r}
     overran = False
@@ -179,6 +180,7 @@ def supervised(timeout, filename, work, mode, source="", max_memory=None):
 def script_line(dump, filename, source=""):
     """The innermost script line in faulthandler's dump (it lists the most recent call first); a
     function stopped as it starts is on its `def` line, and then its call is named instead."""
+    import re
     lines = source.split("\n")
     found = [int(m.group(2)) for m in re.finditer(r'File "(.*)", line (\d+) in ', dump) if m.group(1) == filename]
     for line in found:
@@ -191,6 +193,7 @@ def script_line(dump, filename, source=""):
 def message(timeout, line, dump=""):
     """The LimitError's text for a script stopped inside one long call (the executor's own says
     `stopped at line N`), or while it was being parsed."""
+    import re
     if line is None and re.search(r'File ".*(dialect|lark_standalone|executor)\.py", line \d+ in parse', dump):
         return f"parsing the script took longer than the time limit of {timeout:g} s (raise it with --timeout)"
     if line is None and re.search(r'File ".*gradcli/(graphview\.py|views/)', dump):
