@@ -75,15 +75,18 @@ def _parse(source, filename, values, strict, bound, max_dialect=None):
     try:
         tree = ast.parse(text, filename)
         dialect = False
-    except SyntaxError:
+    except SyntaxError as e:
         tree = None
+        python_error = e
     except (RecursionError, MemoryError):
         raise ParseError("too many nested parentheses or blocks for gradcli's parser", span=(1, 1)) from None
     if tree is None:
         if max_dialect is not None and len(text) > max_dialect:
-            raise ParseError(f"the script is not valid Python, and at {len(text) // 1024:,} KiB it is larger than "
-                             f"the {max_dialect // 1024:,} KiB that gradcli's dialect parser reads in reasonable "
-                             f"time: write it as Python, or raise --max-source", span=(1, 1))
+            # too long for the dialect's slower parser: Python's own error is the one to fix
+            raise ParseError(f"{python_error.msg} (not read as gradcli's dialect either: at {len(text) // 1024:,} "
+                             f"KiB the script is longer than the {max_dialect // 1024:,} KiB its parser reads in "
+                             f"reasonable time; raise --max-source)",
+                             span=(python_error.lineno or 1, python_error.offset or 1))
         from . import lark_parser, parser
         try:
             module = lark_parser.parse_text(text)
