@@ -311,12 +311,12 @@ def _brief(v, limit=100):
     return s if len(s) <= limit else s[:limit - 4] + " ..."
 
 
-def compare(source, filename, report):
-    """Run the script under PyTorch and compare with gradcli's report of the same script."""
+def compare(source, filename, facts):
+    """Run the script under PyTorch and compare with the facts (gradcli_facts) of gradcli's run."""
     try:
         t = run_torch(source, filename)
     except ImportError as e:
         return [f"PyTorch could not be imported: {e}"]
     except Exception:
         return ["the PyTorch run itself failed (a bug in gradcli's oracle):", traceback.format_exc()]
-    return differences(t, gradcli_facts(report))
+    return differences(t, facts)

@@ -119,6 +119,7 @@ class Result:
     duration: float = 0.0
     updated: List[str] = field(default_factory=list)   # golden files written by --update
     notes: List[str] = field(default_factory=list)
+    oracle: Optional[tuple] = None        # (source, gradcli's facts) until PyTorch's run is compared
 
     @property
     def line(self):
@@ -500,44 +501,25 @@ def run_script(script: Script, options: Options, apply_xfail=True) -> Result:
     """Run one script and judge it; never raises (a gradcli crash becomes an `internal` problem).
 
     Where the platform can fork, the script runs in a child process (watchdog.py): the time
-    limit then holds inside one long C call, and the memory the script takes is its own."""
-    from . import watchdog
-    if options.timeout is None or not hasattr(os, "fork"):
-        return _run_script(script, options, apply_xfail)
-    _load_once()
+    limit then holds inside one long C call, and the memory the script takes is its own. The
+    PyTorch side of --oracle runs here, where PyTorch is imported once for every script."""
     start = time.perf_counter()
-    gb = options.max_memory_gb or _default("DEFAULT_MAX_MEMORY_GB", 8.0)
-    kind, value = watchdog.in_child(options.timeout, lambda: _run_script(script, options, apply_xfail),
-                                    int(gb * 2 ** 30))
-    if kind == "done":
-        return value
-    result = Result(script.id, script.path, script.index, "failed")
-    if kind == "stopped":
-        try:
-            source = _read_text(script.path)
-        except (OSError, UnicodeDecodeError):
-            source = ""
-        line = watchdog.script_line(value, os.path.basename(script.path), source)
-        result.problems.append(Problem("limit", f"LimitError: {watchdog.message(options.timeout, line, value)}", line,
-                                       excerpt(source, line)))
+    if options.timeout is None or not hasattr(os, "fork"):
+        result = _judged(script, options)
     else:
-        result.problems.append(Problem("internal", f"the process running this script ended without a result "
-                                                   f"({value}): out of memory, or a crash in C code"))
+        result = _judged_in_child(script, options)
+    if result.outcome != "skipped":
+        _compare_with_pytorch(result)
+        failed = bool(result.problems)
+        if result.reason is not None and apply_xfail and not _unexcusable(result):
+            result.outcome = "xfailed" if failed else "xpassed"
+        else:
+            result.outcome = "failed" if failed else "passed"
     result.duration = time.perf_counter() - start
     return result
 
 
-def _load_once():
-    """Import what every script's run needs here, before the child is forked: each child then
-    starts with it loaded, instead of importing it again and throwing it away."""
-    import gradcli.torch.nn.functional  # noqa: F401
-    import gradcli.torch.optim  # noqa: F401
-    from . import executor, lark_parser, parser, runner  # noqa: F401
-    from .views import json_view, plain  # noqa: F401
-
-
-def _run_script(script, options, apply_xfail):
-    start = time.perf_counter()
+def _judged(script, options):
     result = Result(script.id, script.path, script.index)
     try:
         _judge(script, options, result)
@@ -547,15 +529,52 @@ def _run_script(script, options, apply_xfail):
         result.problems.append(Problem("internal", "gradcli crashed while running this script "
                                                    "(a bug in gradcli: please report it)",
                                        diff=traceback.format_exc()))
-    result.duration = time.perf_counter() - start
-    if result.outcome == "skipped":
-        return result
-    failed = bool(result.problems)
-    if result.reason is not None and apply_xfail and not _unexcusable(result):
-        result.outcome = "xfailed" if failed else "xpassed"
-    else:
-        result.outcome = "failed" if failed else "passed"
     return result
+
+
+def _judged_in_child(script, options):
+    from . import watchdog
+    _load_once()
+    gb = options.max_memory_gb or _default("DEFAULT_MAX_MEMORY_GB", 8.0)
+    kind, value = watchdog.in_child(options.timeout, lambda: _judged(script, options), int(gb * 2 ** 30))
+    if kind == "done":
+        return value
+    result = Result(script.id, script.path, script.index)
+    try:
+        source = _read_text(script.path)
+        result.reason = parse_header(source).xfail
+    except (OSError, UnicodeDecodeError, HeaderError):
+        source = ""
+    if kind == "stopped":
+        line = watchdog.script_line(value, os.path.basename(script.path), source)
+        result.problems.append(Problem("limit", f"LimitError: {watchdog.message(options.timeout, line, value)}", line,
+                                       excerpt(source, line)))
+    else:
+        result.problems.append(Problem("internal", f"the process running this script ended without a result "
+                                                   f"({value}): out of memory, or a crash in C code"))
+    return result
+
+
+def _compare_with_pytorch(result):
+    """--oracle torch: the script under real PyTorch against the facts of gradcli's run."""
+    if result.oracle is None:
+        return
+    from . import oracle
+    source, facts = result.oracle
+    result.oracle = None
+    diffs = oracle.compare(source, result.path, facts)
+    if diffs:
+        result.problems.append(Problem("oracle", "gradcli and PyTorch differ on this script (--oracle torch)",
+                                       None, "", "\n".join(diffs)))
+
+
+def _load_once():
+    """Import what every script's run needs here, before the child is forked: each child then
+    starts with it loaded, instead of importing it again and throwing it away."""
+    import importlib
+    for name in ("torch.nn.functional", "torch.optim", "executor", "lark_parser", "parser", "runner",
+                 "views.json_view", "views.plain"):
+        importlib.import_module(f"gradcli.{name}")
 
 
 def _unexcusable(result):
@@ -671,10 +690,7 @@ def _judge(script, options, result):
         if not oracle.is_python(source, script.path):
             result.notes.append("oracle: not valid Python (gradcli statements?), not compared")
         else:
-            diffs = oracle.compare(source, script.path, report)
-            if diffs:
-                result.problems.append(Problem("oracle", "gradcli and PyTorch differ on this script (--oracle torch)",
-                                               None, "", "\n".join(diffs)))
+            result.oracle = (source, oracle.gradcli_facts(report))      # compared by run_script
 
 
 def _sibling(path):
