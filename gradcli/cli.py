@@ -15,8 +15,8 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=N
                        "Scripts are run by Python with `torch` resolved to gradcli, with the same trust as "
                        "`python script.py`: run only scripts you would run yourself.")
 
-from .runcmd import (DEFAULT_MAX_ELEMENTS, DEFAULT_MAX_MEMORY_GB, read_script, show, exit_status,  # noqa: F401
-                     execute)
+from .runcmd import (DEFAULT_MAX_ELEMENTS, DEFAULT_MAX_MEMORY_GB, DEFAULT_MAX_SOURCE_KIB, FULL_VALUES,  # noqa: F401
+                     read_script, show, exit_status, execute)
 
 
 class Command(typer.core.TyperCommand):
@@ -77,9 +77,15 @@ def run(file: Optional[str] = typer.Argument(None, metavar="FILE",
         json_: bool = typer.Option(False, "--json", help="Print one JSON object (its keys: docs/json.md)."),
         explain_: bool = typer.Option(False, "--explain",
                                       help="Then explain every backward/grad call (as `gradcli explain`)."),
+        full_values: int = typer.Option(FULL_VALUES, "--full-values", metavar="N",
+                                        help="With --json: every value of a tensor of up to N elements; "
+                                             "a larger one is summarised (statistics and edge values)."),
         timeout: Optional[float] = TIMEOUT,
         max_elements: int = MAX_ELEMENTS,
         max_memory: float = MAX_MEMORY,
+        max_source: float = typer.Option(DEFAULT_MAX_SOURCE_KIB, "--max-source", metavar="KIB",
+                                         help="Refuse a script longer than KIB kibibytes (one that is not valid "
+                                              "Python: an eighth of it), which would take long to parse."),
         debug: bool = DEBUG):
     """Run a script and show what autograd did.
 
@@ -90,7 +96,7 @@ def run(file: Optional[str] = typer.Argument(None, metavar="FILE",
       gradcli run examples/seed000_block1.py --plain
     """
     raise typer.Exit(execute(file, code, set_, strict, plain, json_, timeout, max_elements, max_memory, debug,
-                             explain_=explain_))
+                             explain_=explain_, full_values=full_values, max_source=max_source))
 
 
 def main():

@@ -72,17 +72,25 @@ def graph(file: Optional[str] = typer.Argument(None, metavar="FILE", help="The s
         values = parse_set(set_)
     except UsageError as e:
         _usage(str(e))
-    try:
-        status = _graph(source, name, values, at, fmt, output, var, depth, full, strict, timeout, max_elements,
-                        int(max_memory * 2 ** 30))
-    except typer.Exit:
-        raise
-    except KeyboardInterrupt:
-        sys.stderr.write("gradcli: interrupted\n")
-        raise typer.Exit(130)
-    except Exception:
-        internal_error(debug)
-    raise typer.Exit(status)
+
+    def work():
+        try:
+            return _graph(source, name, values, at, fmt, output, var, depth, full, strict, timeout, max_elements,
+                          int(max_memory * 2 ** 30))
+        except typer.Exit as e:
+            return e.exit_code
+        except KeyboardInterrupt:
+            sys.stderr.write("gradcli: interrupted\n")
+            return 130
+        except Exception:
+            try:
+                internal_error(debug)
+            except typer.Exit as e:
+                return e.exit_code
+    if timeout is None:
+        raise typer.Exit(work())
+    from . import watchdog            # the time limit holds for drawing a huge graph too
+    raise typer.Exit(watchdog.supervised(timeout, name, work, "rich", source, int(max_memory * 2 ** 30)))
 
 
 def _format(fmt, output):

@@ -44,11 +44,15 @@ def run_tests(
       gradcli test --update examples/seed000_block1.py
     """
     from . import testing
+    from .atomic import OutputError
     try:
         status = main(paths or ["examples"], keyword, exitfirst, jobs, json_, junit_xml, update, oracle, timeout)
     except testing.UsageError as e:
         sys.stderr.write(f"gradcli: {e}\n")
         status = 2
+    except OutputError as e:                # --junit-xml into a folder that does not exist, ...
+        sys.stderr.write(f"gradcli: {e}\n")
+        status = e.status
     except KeyboardInterrupt:
         sys.stderr.write("gradcli: interrupted\n")
         status = 130

@@ -49,19 +49,21 @@ def normalise(source: str) -> str:
     return text if text.endswith("\n") else text + "\n"
 
 
-def parse(source: str, filename: str = "<script>", *, values=None, strict=False, bound=()) -> Program:
+def parse(source: str, filename: str = "<script>", *, values=None, strict=False, bound=(),
+          max_dialect=None) -> Program:
     """The program of a script. Raises ParseError (line, column, advice) when it is neither
-    Python 3 nor the dialect."""
+    Python 3 nor the dialect, or when it is longer than `max_dialect` characters (None: any
+    length) and not Python: the dialect's parser is several times slower than CPython's."""
     collecting = gc.isenabled()
     gc.disable()            # a tree holds no cycles: a collection would only rescan its new nodes
     try:
-        return _parse(source, filename, values, strict, bound)
+        return _parse(source, filename, values, strict, bound, max_dialect)
     finally:
         if collecting:
             gc.enable()
 
 
-def _parse(source, filename, values, strict, bound):
+def _parse(source, filename, values, strict, bound, max_dialect=None):
     if "\x00" in source:
         raise ParseError("source code cannot contain null bytes", span=(1, 1))
     text = normalise(source)
@@ -73,11 +75,18 @@ def _parse(source, filename, values, strict, bound):
     try:
         tree = ast.parse(text, filename)
         dialect = False
-    except SyntaxError:
+    except SyntaxError as e:
         tree = None
+        python_error = e
     except (RecursionError, MemoryError):
         raise ParseError("too many nested parentheses or blocks for gradcli's parser", span=(1, 1)) from None
     if tree is None:
+        if max_dialect is not None and len(text) > max_dialect:
+            # too long for the dialect's slower parser: Python's own error is the one to fix
+            raise ParseError(f"{python_error.msg} (not read as gradcli's dialect either: at {len(text) // 1024:,} "
+                             f"KiB the script is longer than the {max_dialect // 1024:,} KiB its parser reads in "
+                             f"reasonable time; raise --max-source)",
+                             span=(python_error.lineno or 1, python_error.offset or 1))
         from . import lark_parser, parser
         try:
             module = lark_parser.parse_text(text)

@@ -6,6 +6,11 @@ import sys
 
 def main():
     argv = sys.argv[1:]
+    for stream in (sys.stdout, sys.stderr):
+        # gradcli's own output may quote what a script made (a lone surrogate in an error
+        # message): shown escaped, as Python's stderr shows it, rather than failing to write
+        if stream is not None and hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
     if not argv:                  # `gradcli` alone: the REPL on a terminal, else the script on stdin
         if sys.stdin is not None and sys.stdin.isatty():
             from .repl import cli_main
@@ -29,11 +34,23 @@ def _exit_now(code):
         print(code, file=sys.stderr)
         code = 1
     try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except (OSError, ValueError):        # a closed pipe (`gradcli run x.py | head`): nothing to add
+        for stream in (sys.stdout, sys.stderr):
+            if stream is not None:
+                stream.flush()
+    except BrokenPipeError:              # the reader went away (`gradcli run x.py | head`): nothing to add
         pass
+    except (OSError, ValueError) as e:    # /dev/full, a stream closed under us
+        code = code or 1
+        _say(f"gradcli: cannot write the output: {getattr(e, 'strerror', None) or e}")
     os._exit(code or 0)
+
+
+def _say(line):
+    try:
+        sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+    except (OSError, ValueError, AttributeError):
+        pass
 
 
 if __name__ == "__main__":

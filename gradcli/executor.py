@@ -25,6 +25,11 @@ from .errors import ParseError, ScriptError, LimitError, ExpectationFailed
 from .report import Report, CallEvent, LeafUpdate, NodeInfo, ErrorInfo
 
 _GRADCLI_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+# The longest script gradcli parses (characters; --max-source sets it in KiB): CPython parses
+# 1 MiB in about 2 s on a loaded machine. The dialect's own parser (Lark) reads about 5 times
+# slower, so a script that is not valid Python gets DIALECT_SHARE of it.
+MAX_SOURCE = 2 ** 20
+DIALECT_SHARE = 8
 
 
 class Recorder:
@@ -176,6 +181,8 @@ class _Output:
     def write(self, text):
         if not isinstance(text, str):
             raise TypeError(f"write() argument must be str, not {type(text).__name__}")
+        if not text.isascii():
+            text.encode("utf-8")     # a lone surrogate: the UnicodeEncodeError Python's stdout raises
         self.report.write(text)
         return len(text)
 
@@ -204,6 +211,7 @@ class Session:
         self.running = False
         self.imported_torch = False          # the script imported torch itself: no implicit leaves
         self.started = False
+        self.time_limit = None
 
     # -- names ---------------------------------------------------------------------------------
     def names(self):
@@ -264,17 +272,28 @@ class Session:
         from .engine import Tensor
         return {k: v for k, v in self.globals.items() if isinstance(v, Tensor) and not k.startswith("_")}
 
-    def describe_tensors(self):
-        return {name: describe(t) for name, t in self.tensors().items()}
+    def describe_tensors(self, full_values=None):
+        return {name: describe(t, full_values) for name, t in self.tensors().items()}
 
     # -- running -------------------------------------------------------------------------------
-    def run(self, source, report=None, *, timeout=None, max_elements=None, max_memory=None, upto=None):
+    def run(self, source, report=None, *, timeout=None, max_elements=None, max_memory=None, upto=None,
+            max_source=MAX_SOURCE):
         """Parse and run `source` in this namespace; every problem the script causes ends up in
-        report.error. An exception that is gradcli's own fault propagates (exit status 3)."""
+        report.error. An exception that is gradcli's own fault propagates (exit status 3).
+        Parsing counts in the time limit."""
         report = report if report is not None else Report(source=source, filename=self.filename)
-        program = self.parse(source, report)
+        self.time_limit = timeout             # (messages name the limit given, not what parsing left)
+        start = time.monotonic()
+        program = self.parse(source, report, max_source)
         if program is None:
             return report
+        if timeout is not None:
+            left = timeout - (time.monotonic() - start)
+            if left <= 0:
+                report.error = ErrorInfo("LimitError", f"parsing the script took longer than the time limit of "
+                                                       f"{timeout:g} s (raise it with --timeout)")
+                return report
+            timeout = left
         if upto is not None:
             program.tree.body = [st for st in program.tree.body if st.lineno <= upto]
         whole = not self.started and not self.echo and upto is None   # the source is the whole script
@@ -287,11 +306,19 @@ class Session:
                 report.error.trial = report.trial
         return report
 
-    def parse(self, source, report):
-        """The program, or None with report.error set to the SyntaxError a user sees."""
+    def parse(self, source, report, max_source=None):
+        """The program, or None with report.error set to the SyntaxError a user sees (or the
+        LimitError of a script over `max_source` characters)."""
+        if max_source is not None and len(source) > max_source:
+            report.error = ErrorInfo("LimitError", f"the script is {len(source) // 1024:,} KiB, more than the "
+                                                   f"{max_source // 1024:,} KiB gradcli parses (raise it with "
+                                                   "--max-source)")
+            report.parse_failed = True
+            return None
         try:
             program = dialect.parse(source, self.filename, values=self.values,
-                                    strict=self.strict or self.imported_torch, bound=self.globals)
+                                    strict=self.strict or self.imported_torch, bound=self.globals,
+                                    max_dialect=None if max_source is None else max_source // DIALECT_SHARE)
             # the compiler's own checks (`return` outside a function); the code runs unless cut (--at)
             program.code = (program.tree.body, compile(program.tree, self.filename, "exec", dont_inherit=True))
         except ParseError as e:
@@ -389,6 +416,8 @@ class Session:
             typ, message = ("LimitError" if isinstance(e, LimitError) else e.pytype), e.message
         else:
             typ, message = type(e).__name__, str(e)
+        if isinstance(e, MemoryError) and not message:
+            message = _out_of_memory()
         info = ErrorInfo(typ, message, line, col, text, getattr(e, "hint", None))
         if isinstance(e, NameError) and not isinstance(e, ScriptError) and info.hint is None:
             name = getattr(e, "name", None) or _name_in(message)
@@ -407,12 +436,13 @@ class Session:
 
 
 def run_source(source, filename="<script>", *, values=None, strict=False, timeout=None, max_elements=None,
-               max_memory=None, echo=False, recorder=None, upto=None):
+               max_memory=None, echo=False, recorder=None, upto=None, max_source=MAX_SOURCE):
     """Run a whole script in a fresh namespace."""
     report = Report(source=source, filename=filename)
     recorder = recorder or Recorder(report)
     session = Session(filename, values=values, strict=strict, recorder=recorder, echo=echo)
-    return session.run(source, report, timeout=timeout, max_elements=max_elements, max_memory=max_memory, upto=upto)
+    return session.run(source, report, timeout=timeout, max_elements=max_elements, max_memory=max_memory, upto=upto,
+                       max_source=max_source)
 
 
 def _caught(report, filename):
@@ -495,8 +525,8 @@ def _is_internal(e):
     if last is None:
         return False
     filename = last.tb_frame.f_code.co_filename
-    if not filename.startswith(_GRADCLI_DIR):
-        return False
+    if not filename.startswith(_GRADCLI_DIR) or last.tb_frame.f_code is _Output.write.__code__:
+        return False                          # (the script printed what stdout cannot encode)
     return not (isinstance(e, TypeError) and _BINDING.search(str(e)))
 
 
@@ -505,17 +535,29 @@ def _name_in(message):
     return m.group(1) if m else None
 
 
+def _out_of_memory():
+    """The text of a bare MemoryError (the address-space cap of watchdog.py, or the machine)."""
+    from . import ops
+    cap = ops.LIMITS.max_bytes
+    return "out of memory" + (f": the script's objects would take gradcli past its memory limit of "
+                              f"{cap / 2 ** 30:g} GiB (raise it with --max-memory)" if cap else "")
+
+
 @contextlib.contextmanager
-def limits(max_elements=None, max_memory=None):
-    """The engine's --max-elements and --max-memory while the block runs (off again after)."""
+def limits(max_elements=None, max_memory=None, timeout=None, shown_timeout=None):
+    """The engine's --max-elements, --max-memory and --timeout (the seconds left; messages name
+    `shown_timeout`, the limit given) while the block runs (off again after): with a timeout,
+    work the engine can tell will not finish in time is refused."""
     from . import engine, ops
     ops.LIMITS.max_elements = max_elements
     ops.LIMITS.max_bytes = max_memory
+    ops.LIMITS.timeout = shown_timeout or timeout
+    ops.LIMITS.deadline = None if timeout is None else time.monotonic() + timeout
     engine.MEMORY_HOOK = ops._MEMORY.track if max_memory is not None else None
     try:
         yield
     finally:
-        ops.LIMITS.max_elements = ops.LIMITS.max_bytes = None
+        ops.LIMITS.max_elements = ops.LIMITS.max_bytes = ops.LIMITS.timeout = ops.LIMITS.deadline = None
         engine.MEMORY_HOOK = None
 
 
@@ -540,7 +582,7 @@ def _script_context(session, recorder, report, timeout, max_elements, max_memory
     old_limit = sys.getrecursionlimit()
     timer = _Timer(timeout, session) if timeout is not None else None
     try:
-        with importer.torch_is_gradcli(), limits(max_elements, max_memory):
+        with importer.torch_is_gradcli(), limits(max_elements, max_memory, timeout, session.time_limit):
             if timer is not None:
                 timer.start()
             try:
@@ -594,7 +636,8 @@ class _Timer:
                 break
             f = f.f_back
         where = f"stopped at line {line}; " if line is not None else ""
-        return LimitError(f"the script ran longer than the time limit of {self.seconds:g} s ({where}raise it "
+        limit = self.session.time_limit or self.seconds
+        return LimitError(f"the script ran longer than the time limit of {limit:g} s ({where}raise it "
                           "with --timeout)")
 
     def start(self):
@@ -710,24 +753,12 @@ def _dtype_name(a):
     return "bool" if a.dtype.kind == "b" else a.dtype.name
 
 
-def describe(t):
-    """A tensor as the JSON contract describes it."""
+def describe(t, full_values=None):
+    """A tensor as the JSON contract describes it; `value` and `grad` are summarised above
+    `full_values` elements (None: never)."""
+    from .views.json_view import tensor_values
     grad = t._grad
     return {"shape": list(t._data.shape), "dtype": _dtype_name(t._data), "requires_grad": bool(t.requires_grad),
             "is_leaf": t.grad_fn is None, "grad_fn": None if t.grad_fn is None else t.grad_fn.name(),
-            "value": _jsonable(t._data), "grad": None if grad is None else _jsonable(grad._data)}
-
-
-def _jsonable(a):
-    import math
-    import numpy as np
-
-    def fix(v):
-        if isinstance(v, float) and not math.isfinite(v):
-            return "nan" if v != v else ("inf" if v > 0 else "-inf")
-        return v
-    flat = a.ravel().tolist()
-    if a.dtype.kind == "f" and not np.isfinite(a).all():
-        flat = [fix(v) for v in flat]
-    arr = np.array(flat, dtype=object).reshape(a.shape) if a.ndim else None
-    return flat[0] if a.ndim == 0 else arr.tolist()
+            "value": tensor_values(t._data, full_values),
+            "grad": None if grad is None else tensor_values(grad._data, full_values)}

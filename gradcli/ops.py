@@ -15,6 +15,7 @@ import builtins as _b
 import math as _math
 import operator as _operator
 import sys as _sys
+import time as _time
 import weakref
 from types import MappingProxyType
 
@@ -474,6 +475,8 @@ TABLE = {
 def _begin(*operands):
     """A sequence number when this op will record a node (taken before computing: a
     forward that raises still uses one, as in PyTorch), else None."""
+    if LIMITS.deadline is not None:
+        _check_reads(*operands)
     if STATE.grad_enabled:
         for t in operands:
             if isinstance(t, Tensor) and t._rg:
@@ -749,6 +752,51 @@ def _check_size(out):
     _check_numel(out.size)
 
 
+def _check_like(*shapes, itemsize=4):
+    """Before an op whose result has the broadcast shape of `shapes` (an expanded view counts
+    every element it shows: its result is that large)."""
+    shape = shapes[0]
+    try:
+        for other in shapes[1:]:
+            shape = broadcast_shapes(shape, other)
+    except TorchRuntimeError:
+        return                     # shapes that do not broadcast: the op raises its own error
+    n = _numel(shape)
+    if n > 65535:
+        _check_numel(n, itemsize)
+
+
+# The fastest a reduction reads elements and a matrix product does arithmetic here, with room
+# to spare (about 10x what NumPy manages): work that cannot finish within the time limit even
+# at these rates is refused before it starts.
+ELEMENTS_PER_SECOND = 2e10
+FLOPS_PER_SECOND = 5e11
+
+
+def _check_reduced(data, dims):
+    """Before a reduction over `dims` (a tuple of wrapped dims; None: all): its result's size."""
+    if dims is not None and data.size > 65535:
+        _check_numel(_numel(n for d, n in enumerate(data.shape) if d not in dims), data.itemsize)
+
+
+def _check_reads(*operands):
+    """Before an op that reads every element of its operands (an expanded view: all it shows)."""
+    if LIMITS.deadline is not None:
+        n = _b.sum(t._data.size for t in operands if type(t) is Tensor)
+        _check_work(n, ELEMENTS_PER_SECOND, f"an operation that reads {n:,} elements")
+
+
+def _check_work(amount, rate, what):
+    deadline = LIMITS.deadline
+    if deadline is None or amount < 1e8:
+        return
+    left = deadline - _time.monotonic()
+    if amount / rate > left:
+        from .errors import LimitError
+        raise LimitError(f"{what} cannot finish within the time limit of {LIMITS.timeout:g} s "
+                         f"(refused before it started; raise it with --timeout)")
+
+
 def _check_numel(n, itemsize=4):
     """Refuse a tensor over the limits before allocating it: elements per tensor, and the
     process's resident memory plus this tensor against --max-memory (checked for large ones)."""
@@ -838,11 +886,13 @@ _MALLOC = _Malloc()
 
 
 class _Limits:
-    __slots__ = ("max_elements", "max_bytes")
+    __slots__ = ("max_elements", "max_bytes", "timeout", "deadline")
 
     def __init__(self):
         self.max_elements = None
         self.max_bytes = None
+        self.timeout = None          # seconds, and the time.monotonic() when they are up
+        self.deadline = None
 
 
 LIMITS = _Limits()
@@ -991,6 +1041,8 @@ def _check_shapes(a, b, dt):
     sb = b._data.shape if isinstance(b, Tensor) else ()
     if sa != sb:
         _check_broadcast(sa, sb, dt.np.itemsize)
+    else:
+        _check_like(sa, itemsize=dt.np.itemsize)
 
 
 def floor_divide(a, b):
@@ -1012,6 +1064,7 @@ def _nograd(out):
 
 
 def neg(t):
+    _check_like(t._data.shape)
     seq = _begin(t)
     if t._data.dtype == np.bool_:
         raise TorchRuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are "
@@ -1031,6 +1084,7 @@ def _power(a, b):
 def pow(a, b):
     if not isinstance(a, Tensor):                  # number ** tensor
         _check_operand(a)
+        _check_like(b._data.shape)
         seq = _begin(b)
         dt = result_type(a, b)
         with np.errstate(all="ignore"):
@@ -1042,6 +1096,7 @@ def pow(a, b):
     dt = result_type(a, b)
     if dt.kind == E.INT and not isinstance(b, bool) and b < 0:
         raise TorchRuntimeError("Integers to negative integer powers are not allowed.")
+    _check_like(a._data.shape, itemsize=dt.np.itemsize)
     seq = _begin(a)
     with np.errstate(all="ignore"):
         out = E._np_pow(_arr(a, dt), b)
@@ -1136,6 +1191,7 @@ frac = _unary("frac", lambda a: a - np.trunc(a))
 
 def _arg_extreme(name, pick):
     def arg(t, dim=None, keepdim=False):
+        _check_reads(t)
         data = t._data
         if dim is None:
             if data.size == 0:
@@ -1147,6 +1203,7 @@ def _arg_extreme(name, pick):
         d = _norm_dim(dim, _b.max(data.ndim, 1))
         if data.ndim == 0:
             return Tensor(np.asarray(0, np.int64))
+        _check_reduced(data, (d,))
         out = np.asarray(pick(data, axis=d), np.int64)
         return Tensor(np.expand_dims(out, d) if keepdim else out)
     arg.__name__ = name
@@ -1202,6 +1259,7 @@ def sum(t, dim=None, keepdim=False, dtype=None):
         out = np.asarray(data.sum(dtype=out_dt))
         return _record(TABLE["sum"], seq, out, (t,), attrs={"self_sym_sizes": tuple(data.shape)})
     dims = _dims(dim, data.ndim)
+    _check_reduced(data, dims)
     out = np.asarray(data.sum(axis=dims, keepdims=keepdim, dtype=out_dt))
     return _record(TABLE["sum_dim"], seq, out, (t,),
                    attrs={"dim": _raw_dims(dim), "keepdim": bool(keepdim), "self_sym_sizes": tuple(data.shape)})
@@ -1221,6 +1279,7 @@ def mean(t, dim=None, keepdim=False, dtype=None):
         return _record(TABLE["mean"], seq, out, (t,),
                        attrs={"self_sym_numel": data.size, "self_sym_sizes": tuple(data.shape)})
     dims = _dims(dim, data.ndim)
+    _check_reduced(data, dims)
     out = np.asarray(data.mean(axis=dims, keepdims=keepdim, dtype=data.dtype))
     return _record(TABLE["mean_dim"], seq, out, (t,),
                    attrs={"dim": _raw_dims(dim), "keepdim": bool(keepdim), "self_sym_numel": data.size,
@@ -1286,6 +1345,8 @@ def mm(a, b):
                                 f"{_shape_str(b._data.shape)})")
     _same_dtype(a, b, "mm")
     _check_numel(a._data.shape[0] * b._data.shape[1], a._data.itemsize)
+    _check_work(2 * a._data.shape[0] * a._data.shape[1] * b._data.shape[1], FLOPS_PER_SECOND,
+                f"a matrix product of {_shape_str(a._data.shape)} and {_shape_str(b._data.shape)}")
     seq = _begin(a, b)
     ra, rb = a.requires_grad, b.requires_grad
     attrs = {"mat2_sym_sizes": tuple(b._data.shape), "mat2_sym_strides": _strides(b) if rb else (),
@@ -1766,7 +1827,7 @@ def masked_fill(t, mask, value):
                                 f"{value._data.ndim} dimension(s).")
     if not isinstance(value, Tensor):
         _check_operand(value, "value")
-    broadcast_shapes(t._data.shape, mask._data.shape)
+    _check_like(broadcast_shapes(t._data.shape, mask._data.shape))
     fill = value._data if isinstance(value, Tensor) else value
     out = np.asarray(np.where(mask._data, fill, t._data)).astype(t._data.dtype, copy=False)
     if isinstance(value, Tensor):
@@ -2110,6 +2171,7 @@ def to_dtype(t, dtype):
     dt = dtype.np if isinstance(dtype, E.DType) else np.dtype(dtype)
     if t._data.dtype == dt:
         return t
+    _check_like(t._data.shape, itemsize=dt.itemsize)
     seq = _begin(t) if dt.kind == "f" else None
     return _record(TABLE["to_copy"], seq, t._data.astype(dt), (t,))
 
@@ -2742,6 +2804,8 @@ def _index(t, indices):
         raise TorchIndexError("shape mismatch: indexing tensors could not be broadcast together with shapes "
                               + ", ".join(E._sizes(a.shape) for a in arrays)) from None
     dims = [d for d, a in enumerate(idx) if not isinstance(a, slice)]
+    _check_numel(_numel(arrays[0].shape if arrays else ()) * _numel(
+        n for d, n in enumerate(sizes) if d not in dims), t._data.itemsize)
     bad = np.stack([(a < -sizes[d]) | (a >= sizes[d]) for a, d in zip(arrays, dims)], -1)
     if bad.any():                           # the first element, then the first of its indices
         at = np.argwhere(bad)[0]
@@ -3232,6 +3296,7 @@ ReturnType = _ReturnTypes
 def _minmax(t, name, dim, keepdim, other=None):
     if other is not None and isinstance(other, Tensor):
         return (maximum if name == "max" else minimum)(t, other)
+    _check_reads(t)
     if dim is None:
         if t._data.size == 0:
             raise TorchRuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
@@ -3240,6 +3305,7 @@ def _minmax(t, name, dim, keepdim, other=None):
         return _reduce_all(TABLE[name], t, out)
     nd = t._data.ndim
     d = _norm_dim(dim, nd)
+    _check_reduced(t._data, (d,))
     if nd == 0:
         idx = np.zeros((), np.int64)
         values = t._data.copy()
@@ -3274,6 +3340,7 @@ def prod(t, dim=None, keepdim=False, dtype=None):
         seq = _begin(t)
         return _record(TABLE["prod"], seq, np.asarray(data.prod(dtype=out_dt)), (t,))
     d = _norm_dim(dim, data.ndim)
+    _check_reduced(data, (d,))
     seq = _begin(t)
     out = np.asarray(data.prod(axis=d if data.ndim else None, keepdims=keepdim, dtype=out_dt))
     return _record(TABLE["prod_dim"], seq, out, (t,), attrs={"dim": dim, "keepdim": bool(keepdim)})
@@ -3286,12 +3353,16 @@ def norm(t, p="fro", dim=None, keepdim=False, dtype=None):
         p = 2
     elif isinstance(p, str):
         raise TorchRuntimeError(f"linalg.matrix_norm: Order {p} not supported.")
+    if t._data.dtype.kind != "f":
+        raise TorchRuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+                                f"{_SCALAR_NAME[t._data.dtype.name]}")
     if dim is not None and not isinstance(dim, (tuple, list)):
         dim = (dim,)
     data = t._data
     axes = None if dim is None else tuple(_norm_dim(d, data.ndim) for d in dim)
     if data.ndim == 0:
         axes = None                            # dim 0 or -1 of a 0-d tensor: the element itself
+    _check_like(data.shape, itemsize=data.itemsize)          # |x| is computed whole
     a = np.abs(data)
     if p == 2:
         out = np.sqrt((a * a).sum(axis=axes, keepdims=keepdim))
@@ -3331,6 +3402,7 @@ def _softmax_input(name, t, dim):
 def softmax(t, dim=None, dtype=None, _stacklevel=3):
     dim = _softmax_dim("softmax", t, dim)
     x, d = _softmax_input("softmax", t, dim)
+    _check_like(x.shape)
     e = np.exp(x - x.max(axis=d, keepdims=True)) if x.ndim and x.size else np.ones_like(x)
     out = e / e.sum(axis=d, keepdims=True) if x.ndim and x.size else e
     seq = _begin(t)
@@ -3340,6 +3412,7 @@ def softmax(t, dim=None, dtype=None, _stacklevel=3):
 def log_softmax(t, dim=None, dtype=None, _stacklevel=3):
     dim = _softmax_dim("log_softmax", t, dim)
     x, d = _softmax_input("log_softmax", t, dim)
+    _check_like(x.shape)
     if x.ndim and x.size:
         shifted = x - x.max(axis=d, keepdims=True)
         out = shifted - np.log(np.exp(shifted).sum(axis=d, keepdims=True))
@@ -3363,6 +3436,7 @@ def _min_keep(a, b):
 def clamp(t, min=None, max=None):
     if min is None and max is None:
         raise TorchRuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    _check_like(t._data.shape, *(v._data.shape for v in (min, max) if isinstance(v, Tensor)))
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         lo = min._data if isinstance(min, Tensor) else min
         hi = max._data if isinstance(max, Tensor) else max
@@ -3385,6 +3459,7 @@ def clamp(t, min=None, max=None):
 
 
 def clamp_min(t, min):
+    _check_like(t._data.shape)
     seq = _begin(t)
     return _record(TABLE["clamp_min"], seq, _max_keep(t._data, t._data.dtype.type(min)), (t,), attrs={"min": min})
 
@@ -3429,6 +3504,10 @@ def bmm(a, b):
     if a._data.shape[0] != b._data.shape[0] or a._data.shape[2] != b._data.shape[1]:
         raise TorchRuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                                 f"[{a._data.shape[0]}, {a._data.shape[2]}] but got: [{b._data.shape[0]}, {b._data.shape[1]}].")
+    (n, m, k), p = a._data.shape, b._data.shape[2]
+    _check_numel(n * m * p, a._data.itemsize)
+    _check_work(2 * n * m * k * p, FLOPS_PER_SECOND,
+                f"a batched matrix product of {_shape_str(a._data.shape)} and {_shape_str(b._data.shape)}")
     seq = _begin(a, b)
     return _record(TABLE["bmm"], seq, np.matmul(a._data, b._data), (a, b), extra={"mat2": b})
 
@@ -3505,6 +3584,7 @@ def flip(t, dims):
 
 def _cumulative(name, fn):
     def forward(t, dim):
+        _check_like(t._data.shape, itemsize=8)
         seq = _begin(t)
         d = _norm_dim(dim, t._data.ndim)
         out = fn(t._data, axis=d) if t._data.ndim else t._data.copy()
@@ -3544,6 +3624,7 @@ def _loss_mean(m, grad, input, reduction):
 
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    _check_like(input._data.shape, target._data.shape)
     if input._data.shape != target._data.shape:     # F.mse_loss warns, then broadcasts both operands
         STATE.warn(f"Using a target size ({Size(target._data.shape)}) that is different to the input size "
                    f"({Size(input._data.shape)}). This will likely lead to incorrect results due to broadcasting. "
@@ -3725,6 +3806,8 @@ def _logical(ufunc):
                                  f"{type(b).__name__}")
         if a._data.shape != b._data.shape:
             _check_broadcast(a._data.shape, b._data.shape, 1)
+        else:
+            _check_like(a._data.shape, itemsize=1)
         return Tensor(np.asarray(ufunc(a._data != 0, b._data != 0)))
     f.__name__ = ufunc.__name__
     return f
@@ -3738,11 +3821,13 @@ def logical_not(t):
 
 
 def _reduce_bool(fn, t, dim, keepdim):
+    _check_reads(t)
     data = t._data
     out_dt = np.uint8 if data.dtype == np.uint8 else np.bool_
     if dim is None:
         return Tensor(np.asarray(fn(data), out_dt))
     dims = _dims(dim, data.ndim)
+    _check_reduced(data, dims)
     axis = dims if data.ndim else None
     return Tensor(np.asarray(fn(data, axis=axis, keepdims=bool(keepdim) and data.ndim > 0), out_dt))
 

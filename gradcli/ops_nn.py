@@ -435,6 +435,7 @@ def _same_kind(input, target):
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     if target._data.dtype.kind != "f" and input._data.dtype.kind == "f" and input._data.shape == target._data.shape:
         r = _reduction(reduction)
+        O._check_like(input._data.shape)
         d = input._data - _same_kind(input, target)
         out = _reduce_array(np.asarray(d * d, input._data.dtype), r)
         return _record(TABLE["mse_loss"], _begin(input, target), out, (input, target), attrs={"reduction": r})

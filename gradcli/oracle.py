@@ -232,7 +232,7 @@ def run_torch(source, filename="<oracle-script>"):
 
 def gradcli_facts(report):
     err = report.error
-    grads = {name: d.get("grad") for name, d in report.tensors.items()
+    grads = {name: d.get("grad") for name, d in report.tensors_json(None).items()
              if d.get("is_leaf") and d.get("requires_grad")}
     calls = [{"kind": ev.kind, "line": ev.line,
               "freed": sorted((n.grad_fn, tuple(sorted(n.saved))) for n in ev.freed)}
@@ -311,12 +311,12 @@ def _brief(v, limit=100):
     return s if len(s) <= limit else s[:limit - 4] + " ..."
 
 
-def compare(source, filename, report):
-    """Run the script under PyTorch and compare with gradcli's report of the same script."""
+def compare(source, filename, facts):
+    """Run the script under PyTorch and compare with the facts (gradcli_facts) of gradcli's run."""
     try:
         t = run_torch(source, filename)
     except ImportError as e:
         return [f"PyTorch could not be imported: {e}"]
     except Exception:
         return ["the PyTorch run itself failed (a bug in gradcli's oracle):", traceback.format_exc()]
-    return differences(t, gradcli_facts(report))
+    return differences(t, facts)

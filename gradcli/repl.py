@@ -511,15 +511,17 @@ class Session:
         if not path:
             self._note("usage: :load FILE", error=True)
             return
+        from .sourcefile import SourceError, read_source
         try:
-            with open(path, "rb") as f:
-                data = f.read()
+            data = read_source(path)          # a regular file within the size limit: never a FIFO
             if b"\x00" in data:
                 raise ValueError(f"{path} is a binary file, not a script")
             text = data.decode("utf-8-sig")
-        except (OSError, ValueError) as e:
-            msg = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
-            self._note(f":load: cannot read {path}: {msg}", error=True)
+        except SourceError as e:
+            self._note(f":load: cannot read: {e}", error=True)
+            return
+        except ValueError as e:
+            self._note(f":load: cannot read {path}: {e}", error=True)
             return
         n = len(text.rstrip().split("\n"))
         self._note(f"loading {path}: its lines 1-{n} are session lines {self.line}-{self.line + n - 1}")
@@ -994,11 +996,21 @@ def cli_main(argv):
         return 2
     except SystemExit as e:
         return e.code
-    return main(values, strict=args.strict, debug=args.debug)
+    from .runcmd import cannot_write
+    if sys.stdout is None:                    # started with standard output closed (`>&-`)
+        return cannot_write(OSError(9, "standard output is closed"))
+    try:
+        return main(values, strict=args.strict, debug=args.debug)
+    except OSError as e:                      # /dev/full, a reader gone: the session cannot show anything
+        return cannot_write(e)
 
 
 def _plain_loop(session, show_banner=True):
     interactive = sys.stdin.isatty()
+    if hasattr(sys.stdin, "reconfigure"):
+        # bytes that are not UTF-8 reach the parser (as lone surrogates, which it refuses with a
+        # SyntaxError) rather than ending the session in input()
+        sys.stdin.reconfigure(errors="surrogateescape")
     prompt_out = sys.stdout if sys.stdout.isatty() else sys.stderr
     if interactive and show_banner:
         session.out.write(banner(session))
@@ -1010,7 +1022,10 @@ def _plain_loop(session, show_banner=True):
             return input()
         prompt_out.write(prompt)
         prompt_out.flush()
-        return input()
+        line = input()
+        if len(line.encode("utf-8", "surrogateescape")) >= _TTY_LINE_MAX:
+            raise _LineCut
+        return line
 
     hist = history_path() if interactive else None
     while True:
@@ -1029,6 +1044,10 @@ def _plain_loop(session, show_banner=True):
             session.out.write("\nKeyboardInterrupt\n")
             session.out.flush()
             continue
+        except _LineCut:
+            session._note(f"this line reached the terminal's limit of {_TTY_LINE_MAX} bytes, so its end may be "
+                          "lost: it was not run (put long lines in a file and :load it)", error=True)
+            continue
         text = "\n".join(lines)
         if hist and text.strip():
             _append_history(hist, text)
@@ -1041,6 +1060,15 @@ def _plain_loop(session, show_banner=True):
             _report_crash(session)
         session.out.flush()
     return 0
+
+
+# A terminal in line mode (Linux's canonical mode) keeps at most 4095 bytes of one line and
+# drops the rest without a sign: a line that long may have been cut.
+_TTY_LINE_MAX = 4095
+
+
+class _LineCut(Exception):
+    pass
 
 
 def _parser_ready(session):
@@ -1073,7 +1101,7 @@ def _append_history(path, text):
         with open(path, "ab") as f:
             f.write(f"\n# {datetime.datetime.now()}\n".encode())
             for line in text.split("\n"):
-                f.write(f"+{line}\n".encode("utf-8"))
+                f.write(f"+{line}\n".encode("utf-8", "surrogateescape"))     # the bytes as typed
     except OSError:
         pass
 

@@ -150,7 +150,7 @@ class Report:
         #           | ("expect", line, passed, text) | ("graph", line, GraphSnapshot)
         self.items = []
         self.error = None             # ErrorInfo
-        self.describe = None          # () -> {name: JSON-ready description} of the tensors at the end
+        self.describe = None          # (full_values) -> {name: JSON-ready description} of the tensors at the end
         self.parse_failed = False
         self.exception = None         # the exception that ended the script, for explanations
         self.trial = None             # how to run a fixed copy of the script (fixes.trial_of)
@@ -169,10 +169,14 @@ class Report:
         from .explain import surprises
         return surprises(self)
 
+    def tensors_json(self, full_values=None):
+        """Every script variable bound to a tensor when the script ended (the JSON contract);
+        values of tensors over `full_values` elements summarised (None: all values)."""
+        return self.describe(full_values) if self.describe is not None else {}
+
     @property
     def tensors(self):
-        """Every script variable bound to a tensor when the script ended (the JSON contract)."""
-        return self.describe() if self.describe is not None else {}
+        return self.tensors_json()
 
     @property
     def ok(self):
@@ -187,7 +191,5 @@ class Report:
         return [i[1] for i in self.items if i[0] == "call"]
 
     def write(self, text):
-        if self.items and self.items[-1][0] == "out":
-            self.items[-1] = ("out", self.items[-1][1] + text)
-        else:
-            self.items.append(("out", text))
+        # one item per write: joining into the last item would copy all the output so far each time
+        self.items.append(("out", text))

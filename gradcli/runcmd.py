@@ -8,12 +8,15 @@ A test checks that both accept exactly the same options.
 from __future__ import annotations
 
 import argparse
+import errno
 import math
 import os
 import sys
 
 DEFAULT_MAX_ELEMENTS = 200_000_000       # 800 MB of float32 in one tensor: safe on a 24 GiB machine
 DEFAULT_MAX_MEMORY_GB = 8.0              # all live tensor data together
+FULL_VALUES = 1000                       # --full-values: the largest tensor whose values --json writes in full
+DEFAULT_MAX_SOURCE_KIB = 1024            # --max-source: the longest script parsed (executor.MAX_SOURCE)
 MAX_MEMORY_GB = 2 ** 33                  # 2**63 bytes: a count of bytes must fit in 64 bits
 
 
@@ -54,10 +57,12 @@ def exit_status(report):
     return 2 if report.parse_failed else 1
 
 
-def show(report, mode, name):
+
+
+def show(report, mode, name, full_values=FULL_VALUES):
     if mode == "json":
         from .views import json_view
-        json_view.render(report, sys.stdout)
+        json_view.render(report, sys.stdout, full_values)
     elif mode == "plain":
         from .views import plain
         plain.render(report, sys.stdout, sys.stderr, name)
@@ -75,8 +80,15 @@ def console(**kw):
 
 
 def internal_error(debug):
-    """An exception that is not the script's fault: exit 3 with a one-line bug-report hint."""
+    """An exception that is not the script's fault: exit 3 with a one-line bug-report hint. (An
+    output file or stream that cannot be written is not a bug: one line, exit 2 or 1.)"""
     exc = sys.exc_info()[1]
+    from .atomic import OutputError
+    if isinstance(exc, OutputError):
+        sys.stderr.write(f"gradcli: {exc}\n")
+        return exc.status
+    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EIO, errno.EDQUOT, errno.EFBIG):
+        return cannot_write(exc)
     if debug:
         import traceback
         traceback.print_exc()
@@ -86,7 +98,16 @@ def internal_error(debug):
     return 3
 
 
-def check_limits(timeout, max_elements, max_memory):
+def cannot_write(e):
+    """The output could not be written: exit 1 with one line on stderr (when it can take one)."""
+    try:
+        sys.stderr.write(f"gradcli: cannot write the output: {e.strerror or e}\n")
+    except (OSError, ValueError, AttributeError):
+        pass
+    return 1
+
+
+def check_limits(timeout, max_elements, max_memory, full_values=0):
     """The resource options every command shares; a bad one is a usage error (exit 2)."""
     if timeout is not None and not (timeout > 0 and math.isfinite(timeout)):
         raise Usage("--timeout must be a positive number of seconds")
@@ -94,31 +115,43 @@ def check_limits(timeout, max_elements, max_memory):
         raise Usage("--max-elements must be a positive number of elements")
     if not 0 < max_memory <= MAX_MEMORY_GB:
         raise Usage(f"--max-memory must be a positive number of GiB, at most {MAX_MEMORY_GB}")
+    if not 0 <= full_values <= max_elements:
+        raise Usage("--full-values must be a number of elements from 0 to --max-elements")
 
 
 def execute(file=None, code=None, set_=(), strict=False, plain=False, json_=False, timeout=None,
-            max_elements=DEFAULT_MAX_ELEMENTS, max_memory=DEFAULT_MAX_MEMORY_GB, debug=False, explain_=False):
+            max_elements=DEFAULT_MAX_ELEMENTS, max_memory=DEFAULT_MAX_MEMORY_GB, debug=False, explain_=False,
+            full_values=FULL_VALUES, max_source=DEFAULT_MAX_SOURCE_KIB):
     """Run a script as `gradcli run` does; returns the exit status."""
     from .runner import run_source, parse_set, UsageError
     if plain and json_:
         raise Usage("--plain and --json cannot be used together")
     if explain_ and json_:
         raise Usage("--explain and --json cannot be used together (gradcli explain --json gives the facts)")
-    check_limits(timeout, max_elements, max_memory)
+    check_limits(timeout, max_elements, max_memory, full_values)
+    if not max_source > 0:
+        raise Usage("--max-source must be a positive number of KiB")
+    if sys.stdout is None:                # started with standard output closed (`>&-`)
+        return cannot_write(OSError(9, "standard output is closed"))
     source, name = read_script(file, code)
     try:
         values = parse_set(set_)
     except UsageError as e:
         raise Usage(str(e)) from None
+    from . import watchdog
     if timeout is not None:
-        from .watchdog import supervised
         mode = "json" if json_ else "plain" if plain else "rich"
-        return supervised(timeout, name, lambda: _run(source, name, values, strict, plain, json_, timeout,
-                                                      max_elements, max_memory, debug, explain_), mode, source)
-    return _run(source, name, values, strict, plain, json_, timeout, max_elements, max_memory, debug, explain_)
+        return watchdog.supervised(timeout, name, lambda: _run(source, name, values, strict, plain, json_, timeout,
+                                                               max_elements, max_memory, debug, explain_,
+                                                               full_values, max_source),
+                                   mode, source, int(max_memory * 2 ** 30))
+    watchdog.limit_address_space(int(max_memory * 2 ** 30))     # this process runs one script, then ends
+    return _run(source, name, values, strict, plain, json_, timeout, max_elements, max_memory, debug, explain_,
+                full_values, max_source)
 
 
-def _run(source, name, values, strict, plain, json_, timeout, max_elements, max_memory, debug, explain_):
+def _run(source, name, values, strict, plain, json_, timeout, max_elements, max_memory, debug, explain_,
+         full_values, max_source):
     from .runner import run_source
     report = None
     try:
@@ -128,8 +161,9 @@ def _run(source, name, values, strict, plain, json_, timeout, max_elements, max_
                                    max_memory=int(max_memory * 2 ** 30), mode="plain" if plain else "rich",
                                    show_run=True)
         report = run_source(source, name, values=values, strict=strict, timeout=timeout,
-                            max_elements=max_elements, max_memory=int(max_memory * 2 ** 30))
-        show(report, "json" if json_ else "plain" if plain else "rich", name)
+                            max_elements=max_elements, max_memory=int(max_memory * 2 ** 30),
+                            max_source=int(max_source * 1024))
+        show(report, "json" if json_ else "plain" if plain else "rich", name, full_values)
     except KeyboardInterrupt:
         sys.stderr.write("gradcli: interrupted\n")
         return 130
@@ -137,6 +171,10 @@ def _run(source, name, values, strict, plain, json_, timeout, max_elements, max_
         # The reader went away (`gradcli run ... | head`): not an error of gradcli or the script.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0 if report is None else exit_status(report)
+    except OSError as e:
+        if report is None or e.errno is None:
+            return internal_error(debug)
+        return cannot_write(e)           # /dev/full, an I/O error: the report could not be shown
     except Exception:
         return internal_error(debug)
     return exit_status(report)
@@ -157,6 +195,8 @@ def run_parser():
     p.add_argument("--plain", action="store_true")
     p.add_argument("--json", dest="json_", action="store_true")
     p.add_argument("--explain", dest="explain_", action="store_true")
+    p.add_argument("--full-values", dest="full_values", type=int, default=FULL_VALUES)
+    p.add_argument("--max-source", dest="max_source", type=float, default=DEFAULT_MAX_SOURCE_KIB)
     p.add_argument("--timeout", type=float)
     p.add_argument("--max-elements", dest="max_elements", type=int, default=DEFAULT_MAX_ELEMENTS)
     p.add_argument("--max-memory", dest="max_memory", type=float, default=DEFAULT_MAX_MEMORY_GB)

@@ -37,8 +37,8 @@ def _numeric(v):
 
 
 def run_source(source, filename="<script>", *, values=None, strict=False, timeout=None,
-               max_elements=None, max_memory=None, echo=False):
+               max_elements=None, max_memory=None, echo=False, **limits):
     """Run a script in a fresh namespace; every script-caused problem ends up in report.error."""
     from .executor import run_source as run
     return run(source, filename, values=values, strict=strict, timeout=timeout, max_elements=max_elements,
-               max_memory=max_memory, echo=echo)
+               max_memory=max_memory, echo=echo, **limits)

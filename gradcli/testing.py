@@ -119,6 +119,7 @@ class Result:
     duration: float = 0.0
     updated: List[str] = field(default_factory=list)   # golden files written by --update
     notes: List[str] = field(default_factory=list)
+    oracle: Optional[tuple] = None        # (source, gradcli's facts) until PyTorch's run is compared
 
     @property
     def line(self):
@@ -409,6 +410,11 @@ def json_diff(expected, actual, where="$", out=None):
             out.append(f"{where}: expected {len(expected)} items, got {len(actual)}: "
                        f"expected {_short(expected)}, got {_short(actual)}")
             return out
+        same = _same_numbers(expected, actual)
+        if same is not None:
+            if not same.all():
+                _number_diffs(expected, actual, same, where, out)
+            return out
         for i, (e, a) in enumerate(zip(expected, actual)):
             json_diff(e, a, f"{where}[{i}]", out)
     elif isinstance(expected, bool) or expected is None or isinstance(expected, str):
@@ -426,6 +432,48 @@ def json_diff(expected, actual, where="$", out=None):
     elif expected != actual:
         out.append(f"{where}: expected {_short(expected)}, got {_short(actual)}")
     return out
+
+
+def _same_numbers(expected, actual):
+    """For two nested lists of plain numbers of one shape (a tensor's values): an array of
+    where they match, compared as arrays; None for anything else."""
+    import numpy as np
+    try:
+        e = np.array(expected, dtype=float)
+        a = np.array(actual, dtype=float)
+    except (TypeError, ValueError):
+        return None
+    if e.shape != a.shape or e.dtype != float or a.dtype != float:
+        return None
+    kinds = _kinds(expected)
+    if kinds != _kinds(actual) or len(kinds) != 1:
+        return None              # an int against a float or a bool: the element-wise path says where
+    with np.errstate(all="ignore"):
+        return (e == a) if float not in kinds else np.isclose(a, e, rtol=RTOL, atol=ATOL)
+
+
+def _kinds(v, found=None):
+    """The types of the numbers in a nested list."""
+    found = set() if found is None else found
+    for x in v:
+        if isinstance(x, list):
+            _kinds(x, found)
+        else:
+            found.add(type(x))
+    return found
+
+
+def _number_diffs(expected, actual, same, where, out):
+    import numpy as np
+    for at in np.argwhere(~same)[:20]:
+        path = "".join(f"[{int(i)}]" for i in at)
+        e, a = expected, actual
+        for i in at:
+            e, a = e[int(i)], a[int(i)]
+        out.append(f"{where}{path}: expected {e!r}, got {a!r}")
+    left = int((~same).sum()) - 20
+    if left > 0:
+        out.append(f"{where}: ... and {left} more numbers differ")
 
 
 def _short(v, limit=120):
@@ -450,8 +498,28 @@ def excerpt(source, line, before=2, after=0):
 
 
 def run_script(script: Script, options: Options, apply_xfail=True) -> Result:
-    """Run one script and judge it; never raises (a gradcli crash becomes an `internal` problem)."""
+    """Run one script and judge it; never raises (a gradcli crash becomes an `internal` problem).
+
+    Where the platform can fork, the script runs in a child process (watchdog.py): the time
+    limit then holds inside one long C call, and the memory the script takes is its own. The
+    PyTorch side of --oracle runs here, where PyTorch is imported once for every script."""
     start = time.perf_counter()
+    if options.timeout is None or not hasattr(os, "fork"):
+        result = _judged(script, options)
+    else:
+        result = _judged_in_child(script, options)
+    if result.outcome != "skipped":
+        _compare_with_pytorch(result)
+        failed = bool(result.problems)
+        if result.reason is not None and apply_xfail and not _unexcusable(result):
+            result.outcome = "xfailed" if failed else "xpassed"
+        else:
+            result.outcome = "failed" if failed else "passed"
+    result.duration = time.perf_counter() - start
+    return result
+
+
+def _judged(script, options):
     result = Result(script.id, script.path, script.index)
     try:
         _judge(script, options, result)
@@ -461,15 +529,52 @@ def run_script(script: Script, options: Options, apply_xfail=True) -> Result:
         result.problems.append(Problem("internal", "gradcli crashed while running this script "
                                                    "(a bug in gradcli: please report it)",
                                        diff=traceback.format_exc()))
-    result.duration = time.perf_counter() - start
-    if result.outcome == "skipped":
-        return result
-    failed = bool(result.problems)
-    if result.reason is not None and apply_xfail and not _unexcusable(result):
-        result.outcome = "xfailed" if failed else "xpassed"
-    else:
-        result.outcome = "failed" if failed else "passed"
     return result
+
+
+def _judged_in_child(script, options):
+    from . import watchdog
+    _load_once()
+    gb = options.max_memory_gb or _default("DEFAULT_MAX_MEMORY_GB", 8.0)
+    kind, value = watchdog.in_child(options.timeout, lambda: _judged(script, options), int(gb * 2 ** 30))
+    if kind == "done":
+        return value
+    result = Result(script.id, script.path, script.index)
+    try:
+        source = _read_text(script.path)
+        result.reason = parse_header(source).xfail
+    except (OSError, UnicodeDecodeError, HeaderError):
+        source = ""
+    if kind == "stopped":
+        line = watchdog.script_line(value, os.path.basename(script.path), source)
+        result.problems.append(Problem("limit", f"LimitError: {watchdog.message(options.timeout, line, value)}", line,
+                                       excerpt(source, line)))
+    else:
+        result.problems.append(Problem("internal", f"the process running this script ended without a result "
+                                                   f"({value}): out of memory, or a crash in C code"))
+    return result
+
+
+def _compare_with_pytorch(result):
+    """--oracle torch: the script under real PyTorch against the facts of gradcli's run."""
+    if result.oracle is None:
+        return
+    from . import oracle
+    source, facts = result.oracle
+    result.oracle = None
+    diffs = oracle.compare(source, result.path, facts)
+    if diffs:
+        result.problems.append(Problem("oracle", "gradcli and PyTorch differ on this script (--oracle torch)",
+                                       None, "", "\n".join(diffs)))
+
+
+def _load_once():
+    """Import what every script's run needs here, before the child is forked: each child then
+    starts with it loaded, instead of importing it again and throwing it away."""
+    import importlib
+    for name in ("torch.nn.functional", "torch.optim", "executor", "lark_parser", "parser", "runner",
+                 "views.json_view", "views.plain"):
+        importlib.import_module(f"gradcli.{name}")
 
 
 def _unexcusable(result):
@@ -522,19 +627,22 @@ def _judge(script, options, result):
         return
 
     plain_text = plain_output(report, name)
-    json_obj = json_output(report) if os.path.exists(json_path) or options.update else None   # (it tries fixes)
     if options.update and not never:
         targets = [p for p in (out_path, json_path) if os.path.exists(p)]
         if not targets and script.explicit:
             targets = [out_path]
         for p in targets:
-            text = plain_text if p == out_path else json_text(json_obj)
+            text = plain_text if p == out_path else json_text(json_output(report))
             try:
                 old = _read_text(p) if os.path.exists(p) else None
             except (OSError, UnicodeDecodeError):
                 old = None
             if old != text:
-                write_atomic(p, text)
+                try:
+                    write_atomic(p, text)
+                except OSError as e:
+                    result.problems.append(Problem("golden", str(e)))
+                    return
                 result.updated.append(out_id if p == out_path else json_id)
         has_golden = bool(targets)
 
@@ -561,7 +669,7 @@ def _judge(script, options, result):
             result.problems.append(Problem("golden", f"{json_id} is not valid JSON ({e}); "
                                                      f"write it with --update"))
         else:
-            diffs = json_diff(_mask_json(expected), json_obj)
+            diffs = json_diff(_mask_json(expected), json_output(report))
             if diffs:
                 shown = diffs[:20] + ([f"... and {len(diffs) - 20} more"] if len(diffs) > 20 else [])
                 result.problems.append(Problem(
@@ -582,10 +690,7 @@ def _judge(script, options, result):
         if not oracle.is_python(source, script.path):
             result.notes.append("oracle: not valid Python (gradcli statements?), not compared")
         else:
-            diffs = oracle.compare(source, script.path, report)
-            if diffs:
-                result.problems.append(Problem("oracle", "gradcli and PyTorch differ on this script (--oracle torch)",
-                                               None, "", "\n".join(diffs)))
+            result.oracle = (source, oracle.gradcli_facts(report))      # compared by run_script
 
 
 def _sibling(path):

@@ -86,7 +86,7 @@ def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path, monkeypat
 
 
 def test_a_directory_is_refused(tmp_path):
-    with pytest.raises(IsADirectoryError):
+    with pytest.raises(OSError, match=f"cannot write {tmp_path}: it is a directory"):
         write_atomic(tmp_path, "x")
 
 

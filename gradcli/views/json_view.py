@@ -2,11 +2,15 @@
 from __future__ import annotations
 
 import json
+import math
+
+from ..runcmd import FULL_VALUES      # (1000 elements, PyTorch's print threshold)
 
 VERSION = 1
+EDGE_ITEMS = 3          # per dimension, at each end of a summary (PyTorch's edgeitems)
 
 
-def as_dict(report) -> dict:
+def as_dict(report, full_values=FULL_VALUES) -> dict:
     return {
         "version": VERSION,
         "ok": report.error is None,
@@ -15,7 +19,7 @@ def as_dict(report) -> dict:
         "events": [ev.as_json() for ev in report.events],
         "warnings": [{"line": i[1], "message": i[2]} for i in report.items if i[0] == "warn"],
         "leaves": [name for i in report.items if i[0] == "leaves" for name, _ in i[1]],
-        "tensors": report.tensors,
+        "tensors": report.tensors_json(full_values),
         "surprises": [surprise_json(w) for w in report.surprises()],
     }
 
@@ -29,6 +33,75 @@ def surprise_json(why):
     return {"why": facts.pop("text"), "facts": facts, "fixes": fixes}
 
 
-def render(report, out):
-    json.dump(as_dict(report), out, indent=2, allow_nan=False)
+def render(report, out, full_values=FULL_VALUES):
+    json.dump(as_dict(report, full_values), out, indent=2, allow_nan=False)
     out.write("\n")
+
+
+def _number(v):
+    if isinstance(v, float) and not math.isfinite(v):
+        return "nan" if v != v else ("inf" if v > 0 else "-inf")
+    return v
+
+
+def tensor_values(a, full_values=FULL_VALUES):
+    """An array's values for JSON: nested lists (a number for 0-d) up to `full_values` elements
+    (None: any size); above it a summary, as PyTorch summarises what it prints: the statistics
+    and the edge values, EDGE_ITEMS at each end of every dimension with "..." between."""
+    import numpy as np
+    if full_values is None or a.size <= full_values:
+        flat = a.ravel().tolist()
+        if a.dtype.kind == "f" and not np.isfinite(a).all():
+            flat = [_number(v) for v in flat]
+        if a.ndim == 0:
+            return flat[0]
+        return np.array(flat, dtype=object).reshape(a.shape).tolist()
+    return dict(_statistics(a), summary=True, numel=a.size, edges=_edges(a))
+
+
+def _statistics(a, chunk=1 << 22):
+    """min, max, mean, std (population) of the finite values and the nan/inf counts, read in
+    chunks (no whole-size temporaries). A dimension an expanded view repeats (stride 0) is read
+    once: the statistics are the same, the counts scale."""
+    import numpy as np
+    repeat = 1
+    for d, (n, stride) in enumerate(zip(a.shape, a.strides)):
+        if stride == 0 and n > 1:
+            a = a[(slice(None),) * d + (slice(0, 1),)]
+            repeat *= n
+    flat = a.reshape(-1)
+    parts = [flat[i:i + chunk] for i in range(0, flat.size, chunk)]
+    count = nan = inf = 0
+    total, low, high = 0.0, math.inf, -math.inf
+    with np.errstate(all="ignore"):
+        for p in parts:
+            p = p.astype(np.float64)
+            ok = np.isfinite(p)
+            nans = int(np.isnan(p).sum())
+            nan += nans
+            inf += p.size - int(ok.sum()) - nans
+            p = p[ok] if not ok.all() else p
+            if p.size:
+                count += p.size
+                total += float(p.sum())
+                low, high = min(low, float(p.min())), max(high, float(p.max()))
+        if not count:
+            return {"min": None, "max": None, "mean": None, "std": None, "nan": nan * repeat, "inf": inf * repeat}
+        mean = total / count
+        squares = 0.0
+        for p in parts:
+            p = p.astype(np.float64)
+            p = p[np.isfinite(p)]
+            squares += float(np.square(p - mean).sum())
+    return {"min": low, "max": high, "mean": mean, "std": math.sqrt(squares / count),
+            "nan": nan * repeat, "inf": inf * repeat}
+
+
+def _edges(a):
+    if a.ndim == 0:
+        return _number(a.item())
+    n = a.shape[0]
+    if n <= 2 * EDGE_ITEMS:
+        return [_edges(a[i]) for i in range(n)]
+    return ([_edges(a[i]) for i in range(EDGE_ITEMS)] + ["..."]
+            + [_edges(a[i]) for i in range(n - EDGE_ITEMS, n)])

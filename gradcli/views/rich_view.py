@@ -114,8 +114,17 @@ def call_block(ev):
     return Group(head, grid)
 
 
+MESSAGE_CHARS = 4000     # of an error message in the panel; --plain and --json give all of it
+
+
+def _shortened(text, limit):
+    if len(text) <= limit:
+        return text
+    return text[:limit] + f"… ({len(text) - limit:,} more characters: --plain or --json show them all)"
+
+
 def error_panel(err):
-    body = Text(err.message)
+    body = Text(_shortened(err.message, MESSAGE_CHARS))
     if err.hint and err.type == "NameError":
         body.append("\n" + err.hint, style="yellow")
     why = err.explained() if hasattr(err, "explained") else None
@@ -139,7 +148,7 @@ def error_panel(err):
         if err.col and err.type == "SyntaxError":
             title += f", column {err.col}"
         if err.text and err.type != "SyntaxError":
-            title += f": {err.text.strip()}"
+            title += f": {_shortened(err.text.strip(), 200)}"
     return Panel(body, title=Text(title), title_align="left", border_style="red", expand=False)
 
 
@@ -170,11 +179,30 @@ def leaves_line(leaves):
     return t
 
 
+def script_output(console, text):
+    """What the script printed, as Python prints it: straight to the terminal (Rich's layout of
+    a megabyte of printed lines takes seconds and changes nothing), through Rich only when it
+    records or draws the output itself."""
+    if console.record or console.is_jupyter or console._buffer_index:
+        console.print(Text(text), end="", soft_wrap=True, highlight=False)
+    else:
+        console.file.write(text)
+        console.file.flush()
+
+
 def render(report, console: Console):
-    for item in report.items:
+    items = report.items
+    i = 0
+    while i < len(items):
+        item = items[i]
         kind = item[0]
-        if kind == "out":
-            console.print(Text(item[1]), end="", soft_wrap=True, highlight=False)
+        i += 1
+        if kind == "out":                     # what the script printed, up to the next event, at once
+            text = [item[1]]
+            while i < len(items) and items[i][0] == "out":
+                text.append(items[i][1])
+                i += 1
+            script_output(console, "".join(text))
         elif kind == "warn":
             console.print(Text(f"UserWarning (line {item[1]}): {item[2]}", style="yellow"), soft_wrap=False)
         elif kind == "call":
