@@ -194,7 +194,10 @@ def message(timeout, line, dump=""):
     """The LimitError's text for a script stopped inside one long call (the executor's own says
     `stopped at line N`), or while it was being parsed."""
     import re
-    if line is None and re.search(r'File ".*(dialect|lark_standalone|executor)\.py", line \d+ in parse', dump):
+    # (the parser's modules run only while parsing; a deep parse can push the outer frames past
+    # the 100 that faulthandler writes, so any of their frames counts)
+    if line is None and re.search(r'File ".*gradcli/((dialect|lark_standalone|lark_parser)\.py"|executor\.py", '
+                                  r'line \d+ in parse)', dump):
         return f"parsing the script took longer than the time limit of {timeout:g} s (raise it with --timeout)"
     if line is None and re.search(r'File ".*gradcli/(graphview\.py|views/)', dump):
         return f"showing what the script did took longer than the time limit of {timeout:g} s allows (raise it " \

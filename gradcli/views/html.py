@@ -196,10 +196,7 @@ def command(source, name, path, values, other_view, debug, **limits):
     except KeyboardInterrupt:
         sys.stderr.write("gradcli: interrupted\n")
         return 130
-    except OSError as e:
-        sys.stderr.write(f"gradcli: cannot write {path}: {e.strerror or e}\n")
-        return 2
-    except Exception:
+    except Exception:                       # (a page that cannot be written: one line, exit 2 or 1)
         return internal_error(debug)
 
 
