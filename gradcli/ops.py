@@ -3768,6 +3768,11 @@ def _bitwise(name, ufunc):
         if type(b) is int and not -2 ** 63 <= b < 2 ** 64:       # past what a Scalar holds
             from .errors import TorchOverflowError
             raise TorchOverflowError("int too big to convert")
+        if type(b) is int and b >= 2 ** 63:           # held as uint64, it wraps into int64 as in PyTorch
+            if isinstance(a, Tensor) and a._data.dtype == np.bool_:
+                raise TorchRuntimeError("Promotion for uint16, uint32, uint64 types is not supported, attempted "
+                                        "to promote Bool and UInt64")
+            b -= 2 ** 64
         dt = result_type(a, b)
         _check_shapes(a, b, dt)
         if dt.kind == E.FLOAT:

@@ -40,7 +40,9 @@ probes("bitwise-operators", SETUP, [
     "i & b", "j | i", "b ^ i", "f & b", "b | f", "~f", "x & b", "i & 1.5", "i & torch.ones(2, dtype=torch.long)",
     "torch.bitwise_and(i, j)", "torch.bitwise_or(b, c)", "torch.bitwise_xor(i, 6)", "torch.bitwise_not(i)",
     "b.bitwise_not()", "i.bitwise_and(j)", "torch.bitwise_not(f)",
-    "(i > 1) & (i < 3)", "(f > 1) | (f == 1)", "~(f > 1)", "(x > 1) & (x < 3)"])
+    "(i > 1) & (i < 3)", "(f > 1) | (f == 1)", "~(f > 1)", "(x > 1) & (x < 3)",
+    # an int a Scalar holds only as uint64 wraps into int64; with a bool tensor it cannot promote
+    "i ^ 2**63", "2**63 | i", "i & (2**64 - 1)", "b ^ 2**63", "i ^ 2**64"])
 probes("logical-ops", SETUP, [
     "b.logical_not()", "torch.logical_and(b, i)", "torch.logical_or(b, c)", "torch.logical_xor(i, j)",
     "torch.logical_not(i)", "torch.logical_not(f - 1)", "f.logical_and(x)", "torch.logical_or(b, torch.ones(2))"])
