@@ -364,6 +364,9 @@ class Session:
             hooks = STATE.capture, STATE.observer, STATE.warn, STATE.origin
             STATE.reset()
             STATE.capture, STATE.observer, STATE.warn, STATE.origin = hooks
+            rng = sys.modules.get("gradcli.torch.random")
+            if rng is not None:              # a new script draws from a fresh seed, as a new process does
+                rng.default_generator.seed()
             self.started = True
         leaves = [(n, v) for n, v in program.leaves if any(getattr(st, "leaf", None) == n for st in body)]
         with _script_context(self, recorder, report, timeout, max_elements, max_memory):

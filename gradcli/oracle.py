@@ -224,6 +224,7 @@ class _TorchRun:
 def run_torch(source, filename="<oracle-script>"):
     """Run `source` under real PyTorch; its facts as a dict (see the module docstring)."""
     import torch
+    torch.seed()                # a fresh seed, as the script would get from a new process
     return _TorchRun(torch, source, filename).run()
 
 

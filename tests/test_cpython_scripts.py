@@ -472,3 +472,17 @@ def test_an_error_shows_the_scripts_frames_in_json_and_rich(tmp_path):
     proc = _cli("run", str(script))
     assert "in the script (line 6) → outer (line 5) → inner (line 3)" in proc.stdout
     assert "gradcli/" not in proc.stdout and "Traceback" not in proc.stdout
+
+
+def test_each_script_draws_from_a_fresh_seed_as_a_new_process_would():
+    """Not from the host's generator: `gradcli test` runs many scripts in one process, and a
+    script without manual_seed must not repeat what an earlier one (or the oracle) drew."""
+    from gradcli import torch as G
+    G.manual_seed(0)
+    first = run("import torch\nprint(torch.randn(3))\n").stdout
+    G.manual_seed(0)
+    second = run("import torch\nprint(torch.randn(3))\n").stdout
+    G.manual_seed(0)
+    assert len({first, second, str(G.randn(3)) + "\n"}) == 3
+    seeded = run("import torch\ntorch.manual_seed(0)\nprint(torch.randn(3))\n").stdout
+    assert seeded == run("import torch\ntorch.manual_seed(0)\nprint(torch.randn(3))\n").stdout
