@@ -177,10 +177,12 @@ class _State:
     """Per-run engine state (PyTorch keeps the equivalents per thread)."""
 
     __slots__ = ("seq", "grad_enabled", "origin", "capture", "observer", "warn", "calls", "warned", "anomaly",
-                 "check_nan", "stale", "module")
+                 "check_nan", "stale", "module", "edge_log")
 
     def __init__(self):
         self.reset()
+        self.edge_log = None         # a list that gets [node, gradient in, gradients out] per node run,
+        #                              for a view that replays the run (kept across reset(): the host's)
 
     def reset(self):
         self.seq = 0                 # next sequence number for a new node
@@ -1439,6 +1441,8 @@ def _run(roots, grads, keep_graph, create_graph, inputs, accumulate, given=None)
                 continue
             else:
                 outs = _apply(fn, buf, create_graph, wanted)
+                if STATE.edge_log is not None:      # (a view that replays the run: the HTML page)
+                    STATE.edge_log.append([fn, buf, None if outs is None else list(outs)])
                 if not keep_graph:
                     if fn._saved and fn.release(record):
                         record.freed.append(fn)

@@ -23,22 +23,13 @@ HERE = Path(__file__).parent
 
 @contextmanager
 def edge_gradients(log):
-    """While active, every node the engine runs through _apply (every node but AccumulateGrad
-    and GraphRoot when a run is recorded) appends [node, gradient in, gradients out] to log."""
-    apply = E._apply
-
-    def recorded(fn, grad_out, create_graph, wanted):
-        entry = [fn, grad_out, None]
-        log.append(entry)
-        outs = apply(fn, grad_out, create_graph, wanted)
-        entry[2] = None if outs is None else list(outs)     # (the engine clears its list as it routes)
-        return outs
-
-    E._apply = recorded
+    """While active, every node the engine runs through its formulas (every node but
+    AccumulateGrad and GraphRoot) appends [node, gradient in, gradients out] to log."""
+    E.STATE.edge_log = log
     try:
         yield log
     finally:
-        E._apply = apply
+        E.STATE.edge_log = None
 
 
 def explanation(error=None, findings=()):
