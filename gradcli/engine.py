@@ -180,17 +180,20 @@ class _State:
                  "check_nan", "stale", "module", "edge_log")
 
     def __init__(self):
-        self.reset()
-        self.edge_log = None         # a list that gets [node, gradient in, gradients out] per node run,
-        #                              for a view that replays the run (kept across reset(): the host's)
-
-    def reset(self):
-        self.seq = 0                 # next sequence number for a new node
-        self.grad_enabled = True
+        # the hooks: whoever runs scripts installs its own and puts the previous back (a notebook
+        # hosting a run keeps its capture), so reset() leaves them alone
         self.origin = None           # opaque tag put on new nodes when `capture` is None
         self.capture = None          # () -> the origin of a new node (a script's frame: origin.Capture)
         self.observer = None         # called with each finished CallRecord
         self.warn = _default_warn    # called with (message) for PyTorch's UserWarnings
+        self.edge_log = None         # a list that gets [node, gradient in, gradients out] per node run,
+        #                              for a view that replays the run (the HTML page)
+        self.reset()
+
+    def reset(self):
+        """The state a new script starts from, as a new process has it."""
+        self.seq = 0                 # next sequence number for a new node
+        self.grad_enabled = True
         self.calls = 0               # number of backward/grad calls so far
         self.warned = set()          # PyTorch's TORCH_WARN_ONCE warnings already given
         self.anomaly = False         # torch.autograd.set_detect_anomaly / detect_anomaly

@@ -359,11 +359,7 @@ class Session:
             codes = [compile(ast.Module(body=body, type_ignores=[]), self.filename, "exec", dont_inherit=True)]
         if not self.started:                 # a new script: sequence numbers from 0, grad mode on, ...
             from .engine import STATE
-            # the run's own state from scratch; the hooks stay the host's (a notebook's plain cells
-            # keep their capture): _script_context installs this run's and puts the host's back
-            hooks = STATE.capture, STATE.observer, STATE.warn, STATE.origin
-            STATE.reset()
-            STATE.capture, STATE.observer, STATE.warn, STATE.origin = hooks
+            STATE.reset()                    # (the hooks are _script_context's to set and put back)
             rng = sys.modules.get("gradcli.torch.random")
             if rng is not None:              # a new script draws from a fresh seed, as a new process does
                 rng.default_generator.seed()
