@@ -327,7 +327,7 @@ class Suite:
         with its last line written `print x.grad`, which makes it the concise dialect
         (CPython's parser fails, then the Lark grammar and the translation into Python's
         tree). The cyclic GC is off while parsing, as in `gradcli run`."""
-        from gradcli import dialect
+        from gradcli.lang import dialect
         dialect.parse(W.dialect_script(3))          # loads (or builds and caches) the Lark tables
         result = {}
         for path, script in (("python", W.chain_lines_script), ("dialect", W.dialect_script)):

@@ -22,7 +22,7 @@ import shlex
 from html import escape
 
 from . import engine as E
-from . import origin as O
+from .session import origin as O
 
 HTML_FORMAT = ('<pre class="gradcli" style="font-family:ui-monospace,Menlo,Consolas,monospace;'
                'font-size:12.5px;line-height:1.4;white-space:pre-wrap">{code}</pre>')
@@ -59,7 +59,7 @@ class Graph:
     """A backward graph that a notebook draws as SVG (Graphviz's `dot`, or gradcli's own layout)."""
 
     def __init__(self, snap):
-        from . import graphview
+        from .views import graph as graphview
         self.snap = graphview.condense(snap)
 
     def _repr_svg_(self):
@@ -83,7 +83,7 @@ def _names(namespace):
 
 def graph(roots, namespace):
     """Graph of `roots` ({name: Tensor or grad_fn node}), named after the namespace's tensors."""
-    from . import graphview
+    from .views import graph as graphview
     by_tensor, by_node = _names(namespace)
     return Graph(graphview.snapshot(roots, by_node, by_tensor))
 
@@ -117,8 +117,8 @@ class Cells:
     MAX_TRACES = 100       # calls whose engine records are kept (they hold graph nodes), as in the REPL
 
     def __init__(self):
-        from .executor import Recorder, Session
-        from .report import Report
+        from .session.executor import Recorder, Session
+        from .session.report import Report
         self.recorder = Recorder(Report(), keep_calls=True)
         self.session = Session("<cell>", recorder=self.recorder)
         self.count = 0
@@ -126,8 +126,8 @@ class Cells:
 
     def run(self, source, args, values):
         """Run one cell: its Report (an error the script caused is in report.error)."""
-        from .report import Report
-        from .runcmd import DEFAULT_MAX_ELEMENTS, DEFAULT_MAX_MEMORY_GB
+        from .session.report import Report
+        from .session.limits import DEFAULT_MAX_ELEMENTS, DEFAULT_MAX_MEMORY_GB
         self.count += 1
         name = f"<cell {self.count}>"
         session = self.session
@@ -147,8 +147,9 @@ class Cells:
 
     def story(self, every=False):
         """The narrative's lines for the last cell's calls and error (every: all calls so far)."""
-        from . import narrate, tracing
-        from .report import Report
+        from .views import narrative as narrate
+        from .session import records as tracing
+        from .session.report import Report
         if self.last is None:
             return None
         last, calls = self.last
@@ -166,7 +167,7 @@ class Cells:
 
 
 def _cell_options(line):
-    from .runcmd import Usage, run_parser
+    from .cli.execute import Usage, run_parser
     message = io.StringIO()
     try:
         with contextlib.redirect_stderr(message):       # (Usage writes its message there)
@@ -177,7 +178,7 @@ def _cell_options(line):
         raise ValueError("%%gradcli runs the cell: it takes no FILE or -c")
     if args.plain and args.json_:
         raise ValueError("--plain and --json cannot be used together")
-    from .runner import UsageError, parse_set
+    from .session.set_values import UsageError, parse_set
     try:
         return args, parse_set(args.set_)
     except UsageError as e:
@@ -195,7 +196,7 @@ def report_output(report, args, cells):
     rich_view.render(report, console)
     if args.explain_ and not report.parse_failed:
         from rich.rule import Rule
-        from . import narrate
+        from .views import narrative as narrate
         console.print(Rule("explain", style="dim"))
         console.print(narrate.layout(cells.story()))
     return Html(_html(console), _text(report))
@@ -237,9 +238,9 @@ class CellFiles:
 def explain_exception(exc, tb, namespace):
     """An error gradcli raised in a plain cell as ErrorInfo: the cell line, the Why and the Fix.
     The explanation reads the failing cell's statements and the notebook's names (`namespace`)."""
-    from . import explain
-    from .executor import Session
-    from .report import ErrorInfo
+    from .explain import why as explain
+    from .session.executor import Session
+    from .session.report import ErrorInfo
 
     line = text = cell = None
     while tb is not None:                   # the innermost frame of a cell
@@ -305,7 +306,7 @@ def load_ipython_extension(shell):
                 lines = self.cells.story(every=bool(rest))
                 if lines is None:
                     return Html("<pre>Nothing to explain yet: run a %%gradcli cell first.</pre>", "nothing yet")
-                from . import narrate
+                from .views import narrative as narrate
                 console = _console()
                 console.print(narrate.layout(lines))
                 return Html(_html(console), console.export_text())

@@ -2,7 +2,7 @@
 reduce both runs to the same plain facts, and compare them.
 
     run_torch(source)   -> facts from real PyTorch (executed in-process)
-    run_gradcli(source) -> the same facts from gradcli.runner.run_source
+    run_gradcli(source) -> the same facts from gradcli.session.executor.run_source
     assert_same(source) -> raises AssertionError with the script and a readable diff
 
 Facts (a plain dict, identical layout on both sides):
@@ -423,7 +423,7 @@ def run_torch(source, instrument=True):
 
 
 def run_gradcli(source):
-    from gradcli.runner import run_source
+    from gradcli.session.executor import run_source
     try:
         report = run_source(source, "<script>", values=None, strict=False)
     except BaseException as e:      # a Python traceback escaping gradcli is a bug: show it

@@ -23,7 +23,7 @@ import torch
 
 import gradcli
 import gradcli.torch as GT
-from gradcli import executor
+from gradcli.session import executor
 from gradcli.engine import Tensor
 from gradcli.errors import ScriptError
 

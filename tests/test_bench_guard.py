@@ -91,7 +91,7 @@ def test_parsing_is_linear_in_statements_per_line():
     """Many `;`-separated statements on one line once took quadratic time (each statement
     re-scanned its whole line for its text): 8× the statements must cost far less than 64×.
     (`print q` makes it the dialect, which the grammar parses and dialect.py translates.)"""
-    from gradcli import dialect
+    from gradcli.lang import dialect
     dialect.parse("print q\n")                  # tables loaded before timing
 
     def best(n):
@@ -110,7 +110,7 @@ def test_running_straight_line_scripts_is_linear_in_their_length():
     """Every op reads where it was made; reading a frame's line once scanned the whole code
     object's line table, so a 10,000-line script spent most of its run there (quadratic).
     16x the lines must cost far less than 16x squared."""
-    from gradcli import executor
+    from gradcli.session import executor
 
     def best(n):
         src = W.chain_lines_script(n)

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from oracle import assert_same
-from gradcli import executor, tracing
+from gradcli.session import executor, records as tracing
 
 CASES = {}
 
@@ -294,7 +294,7 @@ def test_origin_lines_are_the_lines_python_reports_for_the_same_instructions():
         s.backward()
         """)
     import inspect
-    from gradcli import origin as O
+    from gradcli.session import origin as O
     seen = []
     real = O.Capture.__call__
 

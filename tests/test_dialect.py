@@ -18,8 +18,8 @@ from hypothesis import HealthCheck, given, seed, settings
 
 import fuzz_strategies as F
 import scripts_corpus
-from gradcli import dialect, lark_parser, parser
-from gradcli.dialect import _Translator
+from gradcli.lang import dialect, grammar as lark_parser, statements as parser
+from gradcli.lang.dialect import _Translator
 from gradcli.errors import ParseError
 
 SCALE = float(os.environ.get("GRADCLI_FUZZ_SCALE", "1"))

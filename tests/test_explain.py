@@ -10,9 +10,9 @@ import pytest
 from rich.console import Console
 from typer.testing import CliRunner
 
-import gradcli.cmd_explain  # noqa: F401  (registers the command)
-from gradcli import narrate
-from gradcli.cli import app
+import gradcli.cli.explain  # noqa: F401  (registers the command)
+from gradcli.views import narrative as narrate
+from gradcli.cli.app import app
 
 # The first and second code block of "PyTorch中retain_graph作用及两次backward无报错原因问询", exactly as asked (line 1: import torch).
 SEED000_BLOCK1 = """\

@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-import gradcli.cmd_export  # noqa: F401  (registers the command)
-from gradcli import export as X
-from gradcli.cli import app
-from gradcli.runner import run_source
+import gradcli.cli.export  # noqa: F401  (registers the command)
+from gradcli.views import export as X
+from gradcli.cli.app import app
+from gradcli.session.set_values import run_source
 
 REPO = Path(__file__).resolve().parents[1]
 try:

@@ -111,7 +111,7 @@ def _save_counts():
 
 def _run_source_kwargs():
     import inspect
-    from gradcli.runner import run_source
+    from gradcli.session.set_values import run_source
     wanted = dict(timeout=SCRIPT_TIMEOUT, max_elements=FUZZ_MAX_ELEMENTS, max_memory=FUZZ_MAX_MEMORY)
     params = inspect.signature(run_source).parameters
     return run_source, {k: v for k, v in wanted.items() if k in params}
@@ -119,9 +119,9 @@ def _run_source_kwargs():
 
 def _show():
     try:
-        from gradcli.runcmd import show
+        from gradcli.views import show
     except ImportError:
-        from gradcli.cli import show
+        from gradcli.cli.app import show
     return show
 
 
@@ -471,7 +471,8 @@ def _file_case(kind, content, limit):
     SourceError; never another exception, never a hang. gradcli test's golden-file reading too."""
     import shutil
     from fuzz_strategies import make_file
-    from gradcli import sourcefile, testing
+    from gradcli.session import sourcefile
+    from gradcli.testing import suite as testing
     COUNTS["file_kinds"] += 1
     folder = tempfile.mkdtemp(prefix="gradcli-fuzz-")
     try:

@@ -15,12 +15,13 @@ import pytest
 from rich.console import Console
 from typer.testing import CliRunner
 
-import gradcli.cmd_graph  # noqa: F401  (registers the command)
-from gradcli import graphview, tracing
-from gradcli.atomic import write_atomic
-from gradcli.cli import app
+import gradcli.cli.graph  # noqa: F401  (registers the command)
+from gradcli.views import graph as graphview
+from gradcli.session import records as tracing
+from gradcli.session.atomic import write_atomic
+from gradcli.cli.app import app
 from gradcli.engine import Tensor
-from gradcli.runner import run_source
+from gradcli.session.set_values import run_source
 
 REPO = Path(__file__).resolve().parents[1]
 DOT = shutil.which("dot")

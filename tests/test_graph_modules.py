@@ -10,7 +10,8 @@ import textwrap
 
 import pytest
 
-from gradcli import graphview, tracing
+from gradcli.views import graph as graphview
+from gradcli.session import records as tracing
 from gradcli.engine import Tensor
 
 pytestmark = pytest.mark.timeout(120)
@@ -155,7 +156,7 @@ def test_a_module_no_variable_holds_draws_no_cluster():
 def test_repl_graph_names_modules(tmp_path, monkeypatch):
     import io
     from rich.console import Console
-    from gradcli.repl import Session
+    from gradcli.repl.session import Session
     monkeypatch.setenv("HOME", str(tmp_path))
     out = io.StringIO()
     s = Session(out=out, console=Console(file=out, width=200, highlight=False))

@@ -15,10 +15,10 @@ import time
 from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
-from gradcli import watchdog
-from gradcli.executor import Session
+from gradcli.session import watchdog
+from gradcli.session.executor import Session
 from gradcli.engine import Tensor
-from gradcli.report import Report
+from gradcli.session.report import Report
 
 SCALE = float(os.environ.get("GRADCLI_FUZZ_SCALE", "1"))
 EXTRA_SEED = int(os.environ.get("GRADCLI_FUZZ_SEED", "0"))

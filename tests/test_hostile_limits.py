@@ -15,7 +15,7 @@ import pytest
 from fuzz_strategies import GiB, REPO, run_cli, startup_seconds
 from test_hostile import assert_clean, json_error, run_script
 
-from gradcli.executor import run_source
+from gradcli.session.executor import run_source
 
 # ============================================================================ time: one long C call
 

@@ -14,7 +14,7 @@ import re
 from hypothesis import HealthCheck, given, seed, settings
 
 from fuzz_strategies import valid_scripts
-from gradcli import executor
+from gradcli.session import executor
 from gradcli.views import html as page
 from gradcli.views import json_view
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from gradcli import graphview
+from gradcli.views import graph as graphview
 from gradcli.views import html as page
 
 REPO = Path(__file__).resolve().parents[1]
@@ -128,7 +128,7 @@ def test_without_graphviz_the_page_draws_the_graph_with_its_own_layout(tmp_path,
 
 def test_a_graph_too_big_for_graphviz_gets_the_own_layout(monkeypatch):
     from gradcli.views import svg
-    from gradcli import tracing
+    from gradcli.session import records as tracing
     trace = tracing.run((REPO / FAILING[0]).read_text(), FAILING[0])
     by_tensor, by_node = trace.names()
     snap = graphview.snapshot(graphview.default_roots(trace.interp.tensors()), by_node, by_tensor)
@@ -140,7 +140,7 @@ def test_a_graph_too_big_for_graphviz_gets_the_own_layout(monkeypatch):
 @pytest.mark.parametrize("script", FAILING + WORKING)
 def test_own_layout_puts_every_input_above_its_consumer_without_overlaps(script):
     from gradcli.views import svg
-    from gradcli import tracing
+    from gradcli.session import records as tracing
     trace = tracing.run((REPO / script).read_text(), script)
     by_tensor, by_node = trace.names()
     snap = graphview.snapshot(graphview.default_roots(trace.interp.tensors()), by_node, by_tensor)

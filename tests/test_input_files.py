@@ -14,7 +14,8 @@ import time
 import pytest
 
 from fuzz_strategies import run_cli
-from gradcli import sourcefile, testing
+from gradcli.session import sourcefile
+from gradcli.testing import suite as testing
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SCRIPT = "import torch\nx = torch.ones(2, requires_grad=True)\nprint(x.sum())\n"
@@ -175,7 +176,7 @@ def test_pytest_plugin_does_not_block_on_fifos(tmp_path):
 
 @pytest.mark.parametrize("kind", ["fifo", "symlink-to-dev-zero", "directory"])
 def test_pytest_plugin_does_not_read_odd_files_as_scripts(tmp_path, kind):
-    from gradcli import pytest_plugin
+    from gradcli.testing import pytest_plugin
 
     class Config:                      # what _is_script asks of pytest's config
         def getini(self, name):

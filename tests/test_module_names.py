@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import textwrap
 
-from gradcli import executor
+from gradcli.session import executor
 
 NET = textwrap.dedent("""\
     import torch

@@ -159,7 +159,7 @@ def test_error_in_a_plain_cell_is_the_explanation_not_a_traceback_through_gradcl
 
 
 def test_gradcli_run_never_imports_ipython():
-    code = ("import sys\nfrom gradcli.runcmd import fast_run\n"
+    code = ("import sys\nfrom gradcli.cli.execute import fast_run\n"
             "status = fast_run(['examples/seed000_block1.py', '--plain'])\n"
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('IPython', 'ipykernel', 'selenium') "
             "or m == 'gradcli.notebook'), status, file=sys.stderr)")

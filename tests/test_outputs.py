@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from gradcli.atomic import write_atomic
+from gradcli.session.atomic import write_atomic
 
 REPO = Path(__file__).resolve().parents[1]
 RAISES = "f = x+y; z = 2*f; y1 = z**2; y2 = z**3; backward y1; backward y2"
@@ -137,7 +137,7 @@ def test_oracle_torch_without_torch_is_a_usage_error(tmp_path):
     script = tmp_path / "s.py"
     script.write_text("import torch\nprint(torch.ones(2))\n")
     code = ("import sys; sys.modules['torch'] = None; "          # torch cannot be imported
-            "sys.argv = ['gradcli', 'test', '--oracle', 'torch', 's.py']; from gradcli.cli import main; main()")
+            "sys.argv = ['gradcli', 'test', '--oracle', 'torch', 's.py']; from gradcli.cli.app import main; main()")
     p = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=dict(os.environ, PYTHONPATH=str(REPO)),
                        capture_output=True, text=True, timeout=120)
     assert p.returncode == 2 and "PyTorch is not importable" in p.stderr and "passed" not in p.stdout
@@ -170,10 +170,10 @@ def test_explain_plain_wraps_as_its_help_says(tmp_path):
 
 
 def test_python_dash_m_starts_like_the_console_script(tmp_path):
-    """Both go through gradcli.entry: the same modules, no Typer or Rich for `run --plain`."""
+    """Both go through gradcli.cli.entry: the same modules, no Typer or Rich for `run --plain`."""
     script = REPO / "examples" / "seed000_block2.py"
     entry = ("import sys; sys.argv = ['gradcli', 'run', '--plain', %r]; "
-             "from gradcli.entry import main; main()" % str(script))
+             "from gradcli.cli.entry import main; main()" % str(script))
     env = dict(os.environ, PYTHONPATH=str(REPO))
 
     def modules(cmd):

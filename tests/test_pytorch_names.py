@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from gradcli import executor
+from gradcli.session import executor
 from gradcli.torch import _pytorch_names as P
 
 TARGET = Path(P.__file__)

@@ -24,7 +24,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 
 # `gradcli repl` through the Typer command, whether or not cli.py imports cmd_repl yet.
-LAUNCH = [sys.executable, "-c", "from gradcli import cmd_repl; from gradcli.cli import main; main()", "repl"]
+LAUNCH = [sys.executable, "-c", "from gradcli.cli.app import main; main()", "repl"]
 GRADCLI = [sys.executable, "-m", "gradcli"]
 
 ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[()][0-9A-Za-z]|\x1b[=>78]|\r")
@@ -375,7 +375,7 @@ def test_piped_input_runs_entries_without_prompts(home):
 
 def make_session(**kw):
     from rich.console import Console
-    from gradcli.repl import Session
+    from gradcli.repl.session import Session
     out = io.StringIO()
     s = Session(out=out, console=Console(file=out, width=200, highlight=False), **kw)
     s.start(background=False)
@@ -405,7 +405,7 @@ def run(s, *entries):
     ("backward y1", False), ("x = 1 +", False),       # a syntax error runs (and is reported) at once
 ])
 def test_needs_more_lines(cache_dir, text, more):
-    from gradcli.repl import needs_more
+    from gradcli.repl.session import needs_more
     assert needs_more(text) is more
 
 
@@ -414,7 +414,7 @@ def test_needs_more_lines(cache_dir, text, more):
     ("if a:  # comment", 4), ("x = 1", 0),
 ])
 def test_next_indent(line, indent):
-    from gradcli.repl import next_indent
+    from gradcli.repl.session import next_indent
     assert next_indent(line) == indent
 
 
@@ -513,8 +513,8 @@ def test_load_runs_a_file_in_the_session(session, tmp_path):
 
 def _reproduces(session, tmp_path, name="s.grad"):
     """:save, then check `gradcli run` ends with the same tensors and grads as the session."""
-    from gradcli.runner import run_source
-    from gradcli.executor import describe
+    from gradcli.session.set_values import run_source
+    from gradcli.session.executor import describe
     from gradcli.engine import Tensor
     path = tmp_path / name
     out = run(session, f":save {path}")
@@ -599,7 +599,7 @@ def test_completion_of_implicit_leaves_and_files(session, tmp_path):
 
 def test_lexer_marks_dialect_statements_only_where_the_grammar_has_them():
     from pygments.token import Keyword, Name
-    from gradcli.lexer import GradcliLexer
+    from gradcli.lang.pygments_lexer import GradcliLexer
     toks = [(t, v) for t, v in GradcliLexer().get_tokens(
         "backward y1, retain_graph=True\ny.backward()\nbackward = 1\nfor i in range(2):\n    print x.grad\n"
         "expect error \"Trying\"\nexpect x.grad == 2 within 1e-3\ngraph y1\nimport torch\n") if v.strip()]
@@ -622,7 +622,7 @@ def pipe(session):
     from prompt_toolkit.history import InMemoryHistory
     from prompt_toolkit.input import create_pipe_input
     from prompt_toolkit.output import DummyOutput
-    from gradcli.repl import build_prompt
+    from gradcli.repl.session import build_prompt
     with create_pipe_input() as inp:
         history = InMemoryHistory()
         ps = build_prompt(session, input=inp, output=DummyOutput(), history=history)
@@ -653,7 +653,7 @@ def test_prompt_ctrl_c_and_ctrl_d(pipe):
 
 
 def test_prompt_loop_runs_entries_until_ctrl_d(pipe, session):
-    from gradcli.repl import prompt_loop
+    from gradcli.repl.session import prompt_loop
     inp, ps, history = pipe
     inp.send_text("f = x+y; z = 2*f\rzz = z\x03z + 1\rbackward z\r:vars\r\x04")
     assert prompt_loop(session, ps, out=session.output) == 0
@@ -675,8 +675,7 @@ def test_prompt_history_navigation(pipe):
 def test_repl_options_are_the_same_without_typer():
     """entry.py's fast path (repl.cli_main, argparse) and the Typer command accept the same options."""
     import typer.main
-    from gradcli import cmd_repl  # noqa: F401  (registers the command)
-    from gradcli.cli import app
+    from gradcli.cli.app import app
     cmd = typer.main.get_command(app).commands["repl"]
     typer_opts = sorted(o for p in cmd.params if p.param_type_name == "option" for o in p.opts
                         if o not in ("-h", "--help"))
@@ -686,7 +685,7 @@ def test_repl_options_are_the_same_without_typer():
 
 
 def test_cli_main_rejects_bad_options(capsys):
-    from gradcli.repl import cli_main
+    from gradcli.repl.session import cli_main
     assert cli_main(["--set", "x"]) == 2
     assert "--set expects NAME=VALUE" in capsys.readouterr().err
     assert cli_main(["--nope"]) == 2

@@ -2,7 +2,7 @@
 it); they must accept exactly the same options with the same defaults."""
 import typer
 
-from gradcli import cli, runcmd
+from gradcli.cli import app as cli, execute as runcmd
 
 
 def _typer_options():

@@ -1,4 +1,4 @@
-"""`gradcli test` (gradcli/testing.py, gradcli/cmd_test.py), the oracle mode and the pytest plugin."""
+"""`gradcli test` (gradcli/testing/suite.py, gradcli/cli/test.py), the oracle mode and the pytest plugin."""
 from __future__ import annotations
 
 import io
@@ -13,18 +13,18 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from gradcli import cmd_test, testing
-from gradcli.atomic import write_atomic
+from gradcli.cli import test as cmd_test
+from gradcli.testing import suite as testing
+from gradcli.session.atomic import write_atomic
 # Imported now, before pytester's inline runs snapshot sys.modules: a module first imported inside
 # one inline run is dropped after it, and NumPy cannot be imported twice in one process.
-import gradcli.executor, gradcli.runner, gradcli.views.plain, gradcli.views.json_view  # noqa: E401,F401,E402
+import gradcli.session.executor, gradcli.session.set_values, gradcli.views.plain, gradcli.views.json_view  # noqa: E401,F401,E402
 
 pytest_plugins = ["pytester"]
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 ENV = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT)] + [p for p in [os.environ.get("PYTHONPATH")] if p]))
-# `gradcli ...` as a subprocess; importing cmd_test first registers the command even before cli.py does.
-GRADCLI = [sys.executable, "-c", "import gradcli.cmd_test; from gradcli.cli import main; main()"]
+GRADCLI = [sys.executable, "-c", "from gradcli.cli.app import main; main()"]
 
 PASS = """\
 # passes
@@ -295,7 +295,7 @@ def test_a_crash_mid_update_leaves_the_old_golden_file(tmp_path):
     # before the rename; gradcli test itself reports that script as failed
     code = ("import os, sys; sys.argv = ['gradcli', 'test', '--update', 'p.py'];"
             "os.replace = lambda *a: os._exit(9);"
-            "import gradcli.cmd_test; from gradcli.cli import main; main()")
+            "from gradcli.cli.app import main; main()")
     proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=ENV, capture_output=True, text=True)
     assert proc.returncode == 1 and "ended without a result (exit status 9)" in proc.stdout
     assert (tmp_path / "p.out").read_text() == "old\n"
@@ -487,7 +487,7 @@ def test_bad_options_are_usage_errors(tmp_path, kw, message):
 
 
 def test_gradcli_registers_the_test_command():
-    """Through the real entry point (python -m gradcli): cli.py must import gradcli.cmd_test."""
+    """Through the real entry point (python -m gradcli): the app must register `test`."""
     p = subprocess.run([sys.executable, "-m", "gradcli", "test", "--help"], cwd=ROOT, env=ENV,
                        capture_output=True, text=True)
     assert p.returncode == 0 and "--junit-xml" in p.stdout, p.stderr
@@ -505,7 +505,7 @@ def test_the_examples_pass(tmp_path):
 
 
 def test_oracle_differences_name_what_differs():
-    from gradcli import oracle
+    from gradcli.session import oracle
     torch_side = {"stdout": "a <X object at 0x7f01>\nb\n", "error": None, "grads": {"x": [1.0, 2.0], "w": None},
                   "calls": [{"kind": "backward", "line": 3, "freed": [("MulBackward0", ("other",))]},
                             {"kind": "backward", "line": 4, "freed": []}]}
@@ -564,11 +564,11 @@ def test_oracle_freed_sets_of_the_examples_match_pytorch():
 
 
 def plugin_args():
-    """`-p gradcli.pytest_plugin` unless the entry point already loads it (an installed gradcli);
+    """`-p gradcli.testing.pytest_plugin` unless the entry point already loads it (an installed gradcli);
     other plugins that only cost start-up time are off."""
     from importlib.metadata import entry_points
-    installed = any(ep.value == "gradcli.pytest_plugin" for ep in entry_points(group="pytest11"))
-    return ([] if installed else ["-p", "gradcli.pytest_plugin"]) + [
+    installed = any(ep.value == "gradcli.testing.pytest_plugin" for ep in entry_points(group="pytest11"))
+    return ([] if installed else ["-p", "gradcli.testing.pytest_plugin"]) + [
         "-p", "no:cacheprovider", "-p", "no:benchmark", "-p", "no:hypothesispytest"]
 
 

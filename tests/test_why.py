@@ -8,9 +8,10 @@ import textwrap
 
 import pytest
 
-from gradcli import fixes, oracle
-from gradcli import origin as O
-from gradcli.runner import run_source
+from gradcli.explain import fixes
+from gradcli.session import oracle
+from gradcli.session import origin as O
+from gradcli.session.executor import run_source
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -329,7 +330,7 @@ def test_a_concise_script_is_fixed_through_its_python_tree():
 
 
 def test_a_caught_error_is_explained_by_the_narrative_too():
-    from gradcli import narrate
+    from gradcli.views import narrative as narrate
     narr, _ = narrate.explain_source(textwrap.dedent("""\
         import torch
         x = torch.tensor([1., 2.], requires_grad=True)
@@ -502,7 +503,7 @@ def test_panel_json_and_test_output_carry_the_same_why_and_fixes(tmp_path):
 
 
 def test_a_loops_repeated_nodes_are_folded():
-    from gradcli import narrate
+    from gradcli.views import narrative as narrate
     narr, _ = narrate.explain_source((EXAMPLES / "rnn_hidden_state_carried.py").read_text(), "rnn.py")
     text = narrate.render_text(narr, width=None)
     assert "5 × AddBackward0 #28, #22, #16, #10, #4  line 16: h = cell(x.unsqueeze(0), h)" in text
@@ -512,7 +513,7 @@ def test_a_loops_repeated_nodes_are_folded():
 
 
 def test_every_family_has_a_case_here():
-    from gradcli.explain import FAMILIES
+    from gradcli.explain.why import FAMILIES
     covered = {c["facts"]["family"] for c in CASES.values()} | {c["facts"]["family"] for c in SURPRISES.values()}
     assert covered == set(FAMILIES)
 

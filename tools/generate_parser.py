@@ -1,4 +1,4 @@
-"""Regenerate gradcli/lark_standalone.py, the LALR parser of grammar/gradcli.lark.
+"""Regenerate gradcli/lang/lark_standalone.py, the LALR parser of grammar/gradcli.lark.
 
     python tools/generate_parser.py            # rewrite the module
     python tools/generate_parser.py --check    # exit 1 if it differs from the grammar
@@ -17,7 +17,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 GRAMMAR = REPO / "grammar" / "gradcli.lark"
-MODULE = REPO / "gradcli" / "lark_standalone.py"
+MODULE = REPO / "gradcli" / "lang" / "lark_standalone.py"
 START = ["file_input", "eval_input"]
 _UNUSED_IMPORT = "import pickle, zlib, base64\n"
 

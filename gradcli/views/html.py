@@ -15,7 +15,7 @@ from html import escape
 from pathlib import Path
 
 from .. import engine as E
-from .. import graphview as G
+from . import graph as G
 from . import json_view, svg
 
 HERE = Path(__file__).parent
@@ -36,7 +36,7 @@ def explanation(error=None, findings=()):
     """The Why and the fixes of a failure, and the source lines they involve: the one place the
     page reads gradcli's explanations (explain.Why: the error that ended the script, with its
     fixes tried; a caught failure's Why from narrate's findings)."""
-    from .. import explain
+    from ..explain import why as explain
     found = [f.why for f in findings if f.why is not None]
     why = error.explained() if error is not None else None
     why = why if why is not None else (found[0] if found else None)
@@ -176,7 +176,7 @@ def render(data, graph_svg):
 def command(source, name, path, values, other_view, debug, **limits):
     """`gradcli explain --html PATH`: its exit status (3: an internal error, 2: a bad command line)."""
     import sys
-    from ..runcmd import internal_error
+    from ..cli.run import internal_error
     if other_view:
         sys.stderr.write("gradcli: --html cannot be used with --plain or --json\n")
         return 2
@@ -193,9 +193,9 @@ def command(source, name, path, values, other_view, debug, **limits):
 
 def explain_to_html(source, name, path, **kwargs):
     """Run the script, write its step-through page to path atomically; returns the exit status."""
-    from ..atomic import write_atomic
-    from ..narrate import explain_source
-    from ..runcmd import exit_status
+    from ..session.atomic import write_atomic
+    from .narrative import explain_source
+    from ..session.report import exit_status
     with edge_gradients([]) as log:
         narr, trace = explain_source(source, name, **kwargs)
     write_atomic(path, render(*page_data(narr, trace, log)))

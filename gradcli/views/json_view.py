@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 import math
 
-from ..runcmd import FULL_VALUES      # (1000 elements, PyTorch's print threshold)
+from ..session.limits import FULL_VALUES  # (1000 elements, PyTorch's print threshold)
 
 VERSION = 1
 EDGE_ITEMS = 3          # per dimension, at each end of a summary (PyTorch's edgeitems)
@@ -27,7 +27,7 @@ def as_dict(report, full_values=FULL_VALUES) -> dict:
 def surprise_json(why):
     """A surprise as `error.facts` and `error.fixes` describe an error (docs/json.md)."""
     from dataclasses import asdict
-    from ..report import fix_json
+    from ..session.report import fix_json
     facts = asdict(why)
     fixes = [fix_json(f) for f in facts.pop("fixes") if f["tried"] is False or f["works"]]
     return {"why": facts.pop("text"), "facts": facts, "fixes": fixes}

@@ -159,7 +159,7 @@ def why_block(why):
     """The explanation's lines (explain.lines): "Why:", its notes, then "Fix:" and the fixes, each
     wrapped under its own indentation."""
     from rich.padding import Padding
-    from ..explain import lines
+    from ..explain.why import lines
     parts, fix_head = [], False
     for kind, text in lines(why):
         if kind == "why":
@@ -212,7 +212,7 @@ def render(report, console: Console):
         elif kind == "expect":
             console.print(Text(f"  ✓ {item[3]}   line {item[1]}", style="green"))
         elif kind == "graph":
-            from ..graphview import tree
+            from .graph import tree
             console.print(tree(item[2]))
     for why in report.surprises():
         console.print(surprise_panel(why))
@@ -222,6 +222,6 @@ def render(report, console: Console):
 
 def surprise_panel(why):
     """No error, but not what it seems (explain.surprises): the same Why and tried fixes."""
-    from ..explain import shown_line
+    from ..explain.why import shown_line
     title = Text(f"Note ─ line {shown_line(why)}")
     return Panel(why_block(why), title=title, title_align="left", border_style="yellow", expand=False)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import subprocess
 from html import escape
 
-from .. import graphview as G
+from . import graph as G
 
 CHAR_W = 6.6            # monospace 11px, one character
 LINE_H = 14

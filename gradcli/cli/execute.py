@@ -1,0 +1,174 @@
+"""`gradcli run`, without Typer: reading scripts, running them, showing reports, exit codes.
+
+Typer (which imports pydantic) costs about as much start-up time as the whole run of a
+small script, so `gradcli run` takes this fast path (entry.py parses its options with
+argparse); the Typer command in run.py documents the same options and calls the same code.
+A test checks that both accept exactly the same options.
+"""
+from __future__ import annotations
+
+import argparse
+import errno
+import math
+import os
+import sys
+
+from ..session.atomic import cannot_write
+from ..session.limits import (DEFAULT_MAX_ELEMENTS, DEFAULT_MAX_MEMORY_GB, DEFAULT_MAX_SOURCE_KIB, FULL_VALUES,
+                              MAX_MEMORY_GB)
+from ..session.report import exit_status
+from ..views import show
+
+
+class Usage(SystemExit):
+    """A bad command line: one line on stderr, exit status 2."""
+
+    def __init__(self, message):
+        sys.stderr.write(f"gradcli: {message}\n")
+        super().__init__(2)
+
+
+def read_script(file, code):
+    """The script text and the name to report it under; exits 2 with a one-line message."""
+    if code is not None:
+        if file is not None:
+            raise Usage("give either FILE or -c TEXT, not both")
+        return code, "<string>"
+    if file is None:
+        raise Usage("missing FILE (or -c TEXT); see gradcli run --help")
+    from ..session.sourcefile import SourceError, read_source, read_stdin
+    try:
+        data = read_stdin(sys.stdin) if file == "-" else read_source(file)
+    except SourceError as e:
+        raise Usage(str(e)) from None
+    name = "<stdin>" if file == "-" else file
+    if b"\x00" in data:
+        raise Usage(f"{name} is a binary file, not a script")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise Usage(f"{name} is not UTF-8 text (byte {e.start} cannot be decoded)") from None
+    return text, name
+
+
+def internal_error(debug):
+    """An exception that is not the script's fault: exit 3 with a one-line bug-report hint. (An
+    output file or stream that cannot be written is not a bug: one line, exit 2 or 1.)"""
+    exc = sys.exc_info()[1]
+    from ..session.atomic import OutputError
+    if isinstance(exc, OutputError):
+        sys.stderr.write(f"gradcli: {exc}\n")
+        return exc.status
+    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EIO, errno.EDQUOT, errno.EFBIG):
+        return cannot_write(exc)
+    if debug:
+        import traceback
+        traceback.print_exc()
+    sys.stderr.write(f"gradcli: internal error: {type(exc).__name__}: {exc}\n"
+                     "This is a bug in gradcli, not in your script: please report it with the script "
+                     "(run with --debug to see the traceback).\n")
+    return 3
+
+
+def check_limits(timeout, max_elements, max_memory, full_values=0):
+    """The resource options every command shares; a bad one is a usage error (exit 2)."""
+    if timeout is not None and not (timeout > 0 and math.isfinite(timeout)):
+        raise Usage("--timeout must be a positive number of seconds")
+    if not max_elements > 0:
+        raise Usage("--max-elements must be a positive number of elements")
+    if not 0 < max_memory <= MAX_MEMORY_GB:
+        raise Usage(f"--max-memory must be a positive number of GiB, at most {MAX_MEMORY_GB}")
+    if not 0 <= full_values <= max_elements:
+        raise Usage("--full-values must be a number of elements from 0 to --max-elements")
+
+
+def execute(file=None, code=None, set_=(), strict=False, plain=False, json_=False, timeout=None,
+            max_elements=DEFAULT_MAX_ELEMENTS, max_memory=DEFAULT_MAX_MEMORY_GB, debug=False, explain_=False,
+            full_values=FULL_VALUES, max_source=DEFAULT_MAX_SOURCE_KIB):
+    """Run a script as `gradcli run` does; returns the exit status."""
+    from ..session.set_values import parse_set, UsageError
+    if plain and json_:
+        raise Usage("--plain and --json cannot be used together")
+    if explain_ and json_:
+        raise Usage("--explain and --json cannot be used together (gradcli explain --json gives the facts)")
+    check_limits(timeout, max_elements, max_memory, full_values)
+    if not max_source > 0:
+        raise Usage("--max-source must be a positive number of KiB")
+    if sys.stdout is None:                # started with standard output closed (`>&-`)
+        return cannot_write(OSError(9, "standard output is closed"))
+    source, name = read_script(file, code)
+    try:
+        values = parse_set(set_)
+    except UsageError as e:
+        raise Usage(str(e)) from None
+    from ..session import watchdog
+    if timeout is not None:
+        mode = "json" if json_ else "plain" if plain else "rich"
+        return watchdog.supervised(timeout, name, lambda: _run(source, name, values, strict, plain, json_, timeout,
+                                                               max_elements, max_memory, debug, explain_,
+                                                               full_values, max_source),
+                                   mode, source, int(max_memory * 2 ** 30))
+    watchdog.limit_address_space(int(max_memory * 2 ** 30))     # this process runs one script, then ends
+    return _run(source, name, values, strict, plain, json_, timeout, max_elements, max_memory, debug, explain_,
+                full_values, max_source)
+
+
+def _run(source, name, values, strict, plain, json_, timeout, max_elements, max_memory, debug, explain_,
+         full_values, max_source):
+    from ..session.executor import run_source
+    report = None
+    try:
+        if explain_:
+            from ..views.narrative import run_and_explain
+            return run_and_explain(source, name, values, strict=strict, timeout=timeout, max_elements=max_elements,
+                                   max_memory=int(max_memory * 2 ** 30), mode="plain" if plain else "rich",
+                                   show_run=True)
+        report = run_source(source, name, values=values, strict=strict, timeout=timeout,
+                            max_elements=max_elements, max_memory=int(max_memory * 2 ** 30),
+                            max_source=int(max_source * 1024))
+        show(report, "json" if json_ else "plain" if plain else "rich", name, full_values)
+    except KeyboardInterrupt:
+        sys.stderr.write("gradcli: interrupted\n")
+        return 130
+    except BrokenPipeError:
+        # The reader went away (`gradcli run ... | head`): not an error of gradcli or the script.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0 if report is None else exit_status(report)
+    except OSError as e:
+        if report is None or e.errno is None:
+            return internal_error(debug)
+        return cannot_write(e)           # /dev/full, an I/O error: the report could not be shown
+    except Exception:
+        return internal_error(debug)
+    return exit_status(report)
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        raise Usage(f"{message} (see gradcli run --help)")
+
+
+def run_parser():
+    """The options of `gradcli run` (the Typer command in cli.py declares the same ones)."""
+    p = _Parser(prog="gradcli run", add_help=False)
+    p.add_argument("file", nargs="?")
+    p.add_argument("-c", dest="code")
+    p.add_argument("--set", dest="set_", action="append", default=[])
+    p.add_argument("--strict", action="store_true")
+    p.add_argument("--plain", action="store_true")
+    p.add_argument("--json", dest="json_", action="store_true")
+    p.add_argument("--explain", dest="explain_", action="store_true")
+    p.add_argument("--full-values", dest="full_values", type=int, default=FULL_VALUES)
+    p.add_argument("--max-source", dest="max_source", type=float, default=DEFAULT_MAX_SOURCE_KIB)
+    p.add_argument("--timeout", type=float)
+    p.add_argument("--max-elements", dest="max_elements", type=int, default=DEFAULT_MAX_ELEMENTS)
+    p.add_argument("--max-memory", dest="max_memory", type=float, default=DEFAULT_MAX_MEMORY_GB)
+    p.add_argument("--debug", action="store_true")
+    return p
+
+
+def fast_run(argv):
+    try:
+        return execute(**vars(run_parser().parse_args(argv)))
+    except SystemExit as e:
+        return e.code

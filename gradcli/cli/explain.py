@@ -1,0 +1,78 @@
+"""`gradcli explain FILE`: the story of every backward/grad call and the true cause of
+what happened (narrate.py). Exit status as `gradcli run`: 0 ok, 1 the script raised,
+2 it could not be parsed or the command line was wrong."""
+from __future__ import annotations
+
+import sys
+from typing import List, Optional
+
+import typer
+
+from .execute import check_limits, read_script
+from .options import DEBUG, MAX_ELEMENTS, MAX_MEMORY, SET, STRICT, TIMEOUT, internal_error, usage
+
+
+
+def command(file: Optional[str] = typer.Argument(None, metavar="FILE", help="The script (.grad or .py); - reads standard input."),
+            code: Optional[str] = typer.Option(None, "-c", metavar="TEXT", help="Explain TEXT instead of a file."),
+            set_: List[str] = SET,
+            strict: bool = STRICT,
+            plain: bool = typer.Option(False, "--plain", help="Plain text without colours; paragraphs wrap at 100 columns."),
+            json_: bool = typer.Option(False, "--json", help="The narrative's facts as JSON."),
+            html: Optional[str] = typer.Option(None, "--html", metavar="PATH",
+                                               help="Write a page that steps through each backward to PATH."),
+            fix: Optional[int] = typer.Option(None, "--fix", metavar="N",
+                                              help="Write the script with the error's N-th fix applied (one that was tried and worked)."),
+            output: Optional[str] = typer.Option(None, "-o", "--output", metavar="PATH",
+                                                 help="Where --fix writes the fixed script (default: standard output)."),
+            oracle: Optional[str] = typer.Option(None, "--oracle", metavar="torch",
+                                                 help="Also run each working fix under real PyTorch and say what it gave."),
+            timeout: Optional[float] = TIMEOUT,
+            max_elements: int = MAX_ELEMENTS,
+            max_memory: float = MAX_MEMORY,
+            debug: bool = DEBUG):
+    """Explain every backward/grad call: the nodes it ran, what they needed from their saved
+    tensors, what it freed and which leaves it updated, and why a call failed or worked.
+
+    Examples:
+
+      gradcli explain examples/seed000_block1.py
+
+      gradcli explain -c "f = x+y; z = 2*f; y1 = z**2; y2 = z**3; backward y1; backward y2"
+
+      gradcli explain examples/seed000_block1.py --html seed000.html
+      gradcli explain examples/labels_from_parameters.py --fix 1 -o fixed.py --oracle torch
+    """
+    from ..session.set_values import parse_set, UsageError
+    if plain and json_:
+        usage("--plain and --json cannot be used together")
+    if oracle not in (None, "torch"):
+        usage(f"--oracle {oracle}: the only oracle is torch")
+    if output is not None and fix is None:
+        usage("-o PATH needs --fix N")
+    if oracle == "torch":
+        from ..session import oracle as oracle_mod
+        if not oracle_mod.available():
+            usage("--oracle torch: PyTorch is not importable here")
+    check_limits(timeout, max_elements, max_memory)
+    source, name = read_script(file, code)
+    try:
+        values = parse_set(set_)
+    except UsageError as e:
+        usage(str(e))
+    if html is not None:
+        from ..views.html import command
+        raise typer.Exit(command(source, name, html, values, plain or json_, debug, strict=strict, timeout=timeout,
+                                 max_elements=max_elements, max_memory=int(max_memory * 2 ** 30)))
+    try:
+        from ..views.narrative import run_and_explain
+        status = run_and_explain(source, name, values, strict=strict, timeout=timeout, max_elements=max_elements,
+                                 max_memory=int(max_memory * 2 ** 30),
+                                 mode="json" if json_ else "plain" if plain else "rich",
+                                 fix=fix, output=output, oracle=oracle)
+    except KeyboardInterrupt:
+        sys.stderr.write("gradcli: interrupted\n")
+        raise typer.Exit(130)
+    except Exception:
+        internal_error(debug)
+    raise typer.Exit(status)

@@ -1,0 +1,1 @@
+"""The interactive REPL: `gradcli repl`, and `gradcli` alone on a terminal."""
