@@ -41,7 +41,7 @@ def test_corpus(case_id):
 
 def _json_mismatches(src):
     """docs/json.md's --json object (gradcli.views.json_view.as_dict) against torch."""
-    from gradcli.session.set_values import run_source
+    from gradcli.session.executor import run_source
     from gradcli.views.json_view import as_dict
     t = run_torch(src)
     d = as_dict(run_source(src, "<script>", values=None, strict=False))

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from gradcli.session.set_values import run_source
+from gradcli.session.executor import run_source
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 EXAMPLES = sorted((ROOT / "examples").glob("*.py")) + sorted((ROOT / "examples").glob("*.grad"))

@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 import gradcli.cli.export  # noqa: F401  (registers the command)
 from gradcli.views import export as X
 from gradcli.cli.app import app
-from gradcli.session.set_values import run_source
+from gradcli.session.executor import run_source
 
 REPO = Path(__file__).resolve().parents[1]
 try:

@@ -111,7 +111,7 @@ def _save_counts():
 
 def _run_source_kwargs():
     import inspect
-    from gradcli.session.set_values import run_source
+    from gradcli.session.executor import run_source
     wanted = dict(timeout=SCRIPT_TIMEOUT, max_elements=FUZZ_MAX_ELEMENTS, max_memory=FUZZ_MAX_MEMORY)
     params = inspect.signature(run_source).parameters
     return run_source, {k: v for k, v in wanted.items() if k in params}

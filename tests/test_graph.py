@@ -21,7 +21,7 @@ from gradcli.session import records as tracing
 from gradcli.session.atomic import write_atomic
 from gradcli.cli.app import app
 from gradcli.engine import Tensor
-from gradcli.session.set_values import run_source
+from gradcli.session.executor import run_source
 
 REPO = Path(__file__).resolve().parents[1]
 DOT = shutil.which("dot")

@@ -513,7 +513,7 @@ def test_load_runs_a_file_in_the_session(session, tmp_path):
 
 def _reproduces(session, tmp_path, name="s.grad"):
     """:save, then check `gradcli run` ends with the same tensors and grads as the session."""
-    from gradcli.session.set_values import run_source
+    from gradcli.session.executor import run_source
     from gradcli.session.executor import describe
     from gradcli.engine import Tensor
     path = tmp_path / name
