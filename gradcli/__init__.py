@@ -1,5 +1,5 @@
 """gradcli: see PyTorch's autograd machinery at work, on a NumPy engine that behaves like PyTorch 2.13."""
-__version__ = "0.1.0"
+from .version import __version__  # noqa: F401
 
 
 def load_ipython_extension(shell):

@@ -22,7 +22,7 @@ import shlex
 from html import escape
 
 from . import engine as E
-from .session import origin as O
+from .record import origin as O
 
 HTML_FORMAT = ('<pre class="gradcli" style="font-family:ui-monospace,Menlo,Consolas,monospace;'
                'font-size:12.5px;line-height:1.4;white-space:pre-wrap">{code}</pre>')
@@ -83,9 +83,9 @@ def _names(namespace):
 
 def graph(roots, namespace):
     """Graph of `roots` ({name: Tensor or grad_fn node}), named after the namespace's tensors."""
-    from .views import graph as graphview
+    from .record import graph as graph_snapshot
     by_tensor, by_node = _names(namespace)
-    return Graph(graphview.snapshot(roots, by_node, by_tensor))
+    return Graph(graph_snapshot.snapshot(roots, by_node, by_tensor))
 
 
 def show(*tensors, namespace=None):
@@ -118,7 +118,7 @@ class Cells:
 
     def __init__(self):
         from .session.executor import Recorder, Session
-        from .session.report import Report
+        from .record.report import Report
         self.recorder = Recorder(Report(), keep_calls=True)
         self.session = Session("<cell>", recorder=self.recorder)
         self.count = 0
@@ -126,7 +126,7 @@ class Cells:
 
     def run(self, source, args, values):
         """Run one cell: its Report (an error the script caused is in report.error)."""
-        from .session.report import Report
+        from .record.report import Report
         from .session.limits import DEFAULT_MAX_ELEMENTS, DEFAULT_MAX_MEMORY_GB
         self.count += 1
         name = f"<cell {self.count}>"
@@ -148,8 +148,8 @@ class Cells:
     def story(self, every=False):
         """The narrative's lines for the last cell's calls and error (every: all calls so far)."""
         from .views import narrative as narrate
-        from .session import records as tracing
-        from .session.report import Report
+        from .record import trace as tracing
+        from .record.report import Report
         if self.last is None:
             return None
         last, calls = self.last
@@ -240,7 +240,7 @@ def explain_exception(exc, tb, namespace):
     The explanation reads the failing cell's statements and the notebook's names (`namespace`)."""
     from .explain import why as explain
     from .session.executor import Session
-    from .session.report import ErrorInfo
+    from .record.report import ErrorInfo
 
     line = text = cell = None
     while tb is not None:                   # the innermost frame of a cell

@@ -285,7 +285,7 @@ def installed(tmp_path_factory):
 
 def test_installed_is_not_editable_and_grammar_is_packaged(installed):
     r = installed.run(installed.python, "-c",
-                      "import gradcli, gradcli.lang.statements as p; print(gradcli.__file__); print(p.grammar_path())")
+                      "import gradcli, gradcli.lang.grammar as g; print(gradcli.__file__); print(g.grammar_path())")
     assert r.rc == 0, r
     module_file, grammar = r.out.splitlines()
     site = str(installed.root)

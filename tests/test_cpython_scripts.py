@@ -20,7 +20,8 @@ from pathlib import Path
 import pytest
 
 from oracle import assert_same
-from gradcli.session import executor, records as tracing
+from gradcli.session import executor
+from gradcli.session.executor import run_traced
 
 CASES = {}
 
@@ -254,7 +255,7 @@ def test_a_node_made_in_a_method_knows_its_line_column_function_variable_and_cal
         loss = net.forward(torch.ones(2))
         loss.backward()
         """)
-    trace = tracing.run(src, "net.py")
+    trace = run_traced(src, "net.py")
     assert trace.report.error is None
     nodes = {type(n).__name__: n for n in trace.calls[0].executed}
     tanh = nodes["TanhBackward0"].origin
@@ -268,7 +269,7 @@ def test_a_node_made_in_a_method_knows_its_line_column_function_variable_and_cal
 
 
 def test_origins_in_a_loop_name_the_loop_body_line():
-    trace = tracing.run("import torch\nx = torch.ones(1, requires_grad=True)\ny = x\nfor i in range(3):\n"
+    trace = run_traced("import torch\nx = torch.ones(1, requires_grad=True)\ny = x\nfor i in range(3):\n"
                         "    y = y * 2\ny.sum().backward()\n", "loop.py")
     muls = [n for n in trace.calls[0].executed if type(n).__name__ == "MulBackward0"]
     assert [n.origin.line for n in muls] == [5, 5, 5] and {n.origin.text for n in muls} == {"y = y * 2"}
@@ -294,7 +295,7 @@ def test_origin_lines_are_the_lines_python_reports_for_the_same_instructions():
         s.backward()
         """)
     import inspect
-    from gradcli.session import origin as O
+    from gradcli.record import origin as O
     seen = []
     real = O.Capture.__call__
 

@@ -33,7 +33,7 @@ def translated(text):
         module = lark_parser.parse_text(text)
     except (ParseError, RecursionError):
         return None
-    parser._attach_text(module.body, text.split("\n"))
+    parser.attach_text(module.body, text.split("\n"))
     return ast.Module(body=_Translator(text).block(module.body) if module.body else [], type_ignores=[])
 
 

@@ -15,13 +15,12 @@ import pytest
 from rich.console import Console
 from typer.testing import CliRunner
 
-import gradcli.cli.graph  # noqa: F401  (registers the command)
+from gradcli.record import graph as graph_snapshot
 from gradcli.views import graph as graphview
-from gradcli.session import records as tracing
 from gradcli.session.atomic import write_atomic
 from gradcli.cli.app import app
 from gradcli.engine import Tensor
-from gradcli.session.executor import run_source
+from gradcli.session.executor import run_source, run_traced
 
 REPO = Path(__file__).resolve().parents[1]
 DOT = shutil.which("dot")
@@ -64,11 +63,11 @@ M = acc + L
 
 
 def snap_of(source, at=None, var=None, **kw):
-    trace = tracing.run(textwrap.dedent(source), "t.py", upto=at, **kw)
+    trace = run_traced(textwrap.dedent(source), "t.py", upto=at, **kw)
     tensors = {k: v for k, v in trace.interp.globals.items() if type(v) is Tensor}
-    roots = {v: tensors[v] for v in var} if var else graphview.default_roots(tensors)
+    roots = {v: tensors[v] for v in var} if var else graph_snapshot.default_roots(tensors)
     by_tensor, by_node = trace.names()
-    return graphview.snapshot(roots, by_node, by_tensor, line=at)
+    return graph_snapshot.snapshot(roots, by_node, by_tensor, line=at)
 
 
 def by_label(snap, label, line=None):

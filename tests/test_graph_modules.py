@@ -10,8 +10,9 @@ import textwrap
 
 import pytest
 
+from gradcli.record import graph as graph_snapshot
 from gradcli.views import graph as graphview
-from gradcli.session import records as tracing
+from gradcli.session.executor import run_traced
 from gradcli.engine import Tensor
 
 pytestmark = pytest.mark.timeout(120)
@@ -46,10 +47,10 @@ loss = net(x).sum() + 1
 
 
 def _snapshot(source=SCRIPT):
-    trace = tracing.run(textwrap.dedent(source), "t.py")
+    trace = run_traced(textwrap.dedent(source), "t.py")
     tensors = {k: v for k, v in trace.interp.globals.items() if isinstance(v, Tensor)}
     by_tensor, by_node = trace.names()
-    return graphview.snapshot(graphview.default_roots(tensors), by_node, by_tensor,
+    return graph_snapshot.snapshot(graph_snapshot.default_roots(tensors), by_node, by_tensor,
                               modules=trace.interp.modules()), trace
 
 

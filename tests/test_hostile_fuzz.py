@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from gradcli.session import watchdog
 from gradcli.session.executor import Session
 from gradcli.engine import Tensor
-from gradcli.session.report import Report
+from gradcli.record.report import Report
 
 SCALE = float(os.environ.get("GRADCLI_FUZZ_SCALE", "1"))
 EXTRA_SEED = int(os.environ.get("GRADCLI_FUZZ_SEED", "0"))

@@ -10,7 +10,7 @@ import pytest
 
 from gradcli.explain import fixes
 from gradcli.session import oracle
-from gradcli.session import origin as O
+from gradcli.record import origin as O
 from gradcli.session.executor import run_source
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent

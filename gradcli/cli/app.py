@@ -6,7 +6,7 @@ import sys
 
 import typer
 
-from .. import __version__
+from ..version import __version__
 from .options import Command
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,

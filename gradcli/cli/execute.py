@@ -16,7 +16,7 @@ import sys
 from ..session.atomic import cannot_write
 from ..session.limits import (DEFAULT_MAX_ELEMENTS, DEFAULT_MAX_MEMORY_GB, DEFAULT_MAX_SOURCE_KIB, FULL_VALUES,
                               MAX_MEMORY_GB)
-from ..session.report import exit_status
+from ..record.report import exit_status
 from ..views import show
 
 

@@ -61,8 +61,7 @@ def command(file: Optional[str] = typer.Argument(None, metavar="FILE", help="The
     except UsageError as e:
         usage(str(e))
     if html is not None:
-        from ..views.html import command
-        raise typer.Exit(command(source, name, html, values, plain or json_, debug, strict=strict, timeout=timeout,
+        raise typer.Exit(_html(source, name, html, values, plain or json_, debug, strict=strict, timeout=timeout,
                                  max_elements=max_elements, max_memory=int(max_memory * 2 ** 30)))
     try:
         from ..views.narrative import run_and_explain
@@ -76,3 +75,21 @@ def command(file: Optional[str] = typer.Argument(None, metavar="FILE", help="The
     except Exception:
         internal_error(debug)
     raise typer.Exit(status)
+
+
+def _html(source, name, path, values, other_view, debug, **limits):
+    """`gradcli explain --html PATH`: the exit status (3: an internal error, 2: a bad command line)."""
+    from ..views.html import explain_to_html
+    if other_view:
+        sys.stderr.write("gradcli: --html cannot be used with --plain or --json\n")
+        return 2
+    try:
+        status = explain_to_html(source, name, path, values=values, **limits)
+        sys.stderr.write(f"gradcli: wrote {path}\n")
+        return status
+    except KeyboardInterrupt:
+        sys.stderr.write("gradcli: interrupted\n")
+        return 130
+    except Exception:                       # (a page that cannot be written: one line, exit 2 or 1)
+        from .execute import internal_error
+        return internal_error(debug)

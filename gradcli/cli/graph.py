@@ -7,7 +7,7 @@ from typing import List, Optional
 
 import typer
 
-from ..session.report import exit_status
+from ..record.report import exit_status
 from ..views import console
 from .execute import check_limits, read_script
 from .options import DEBUG, MAX_ELEMENTS, MAX_MEMORY, SET, STRICT, TIMEOUT, internal_error, usage
@@ -103,12 +103,13 @@ def _format(fmt, output):
 
 
 def _graph(source, name, values, at, fmt, output, var, depth, full, strict, timeout, max_elements, max_memory):
-    from ..session import records as tracing
+    from ..session.executor import run_traced
+    from ..record import graph as graph_snapshot
     from ..views import graph as graphview
     from . import app as cli
     from ..session.atomic import write_atomic
     from ..engine import Tensor
-    trace = tracing.run(source, name, values=values, strict=strict, timeout=timeout, max_elements=max_elements,
+    trace = run_traced(source, name, values=values, strict=strict, timeout=timeout, max_elements=max_elements,
                         max_memory=max_memory,
                         upto=at)
     report = trace.report
@@ -124,9 +125,9 @@ def _graph(source, name, values, at, fmt, output, var, depth, full, strict, time
                    + (f"; tensors: {', '.join(tensors)}" if tensors else ""))
         roots = {v: tensors[v] for v in var}
     else:
-        roots = graphview.default_roots(tensors)
+        roots = graph_snapshot.default_roots(tensors)
     by_tensor, by_node = trace.names()
-    snap = graphview.snapshot(roots, by_node, by_tensor, line=at, modules=trace.interp.modules())
+    snap = graph_snapshot.snapshot(roots, by_node, by_tensor, line=at, modules=trace.interp.modules())
     if not full:
         if depth is None:
             depth = graphview.TREE_DEPTH if fmt == "tree" else graphview.DEFAULT_DEPTH

@@ -4,7 +4,7 @@ An `Edit` replaces whole statements (found by line in the Python tree gradcli ru
 scripts included) with new ones. `apply` turns it into the fixed script's text: for a Python
 script only the edited statements' lines change (comments and layout stay); a dialect script
 is written as the `ast.unparse` of its edited tree, as `gradcli export` writes it. `try_fixes`
-runs each fixed copy through gradcli's executor in this process and keeps its outcome and
+runs each fixed copy in this process (through the Trial the session that ran the script gives) and keeps its outcome and
 the leaf gradients it gives, so that views show only fixes that remove the error.
 """
 from __future__ import annotations
@@ -12,9 +12,7 @@ from __future__ import annotations
 import ast
 import copy
 from dataclasses import dataclass, field
-from typing import Optional
-
-TRIAL_TIMEOUT = 20.0             # seconds per fixed copy when the run itself had no limit
+from typing import Callable, Optional
 
 # ----------------------------------------------------------------------------- data
 
@@ -204,14 +202,11 @@ def _replace_statement(tree, c):
 
 @dataclass
 class Trial:
-    """How to run a fixed copy of the script the way the original ran."""
+    """How to run a fixed copy of the script the way the original ran: `run(text, name)`, given
+    by the session that ran it, returns the copy's (Report, {leaf: its .grad as text})."""
     source: str
     filename: str
-    values: dict
-    strict: bool
-    timeout: Optional[float]
-    max_elements: Optional[int]
-    max_memory: Optional[int]
+    run: Callable
 
 
 def trial_of(fields):
@@ -223,43 +218,15 @@ def trial_of(fields):
 def run_fixed(trial, text, tag, goal=None):
     """Run `text` as the script would run: (Report, {leaf: grad text}, whether it reached the goal:
     by default, running to its end)."""
-    from ..session import origin as O
-    from ..session.executor import Recorder, Session
-    from ..session.report import Report
-    name = f"{trial.filename} [{tag}]"
-    report = Report(source=text, filename=name)
-    session = Session(name, values=trial.values, strict=trial.strict, recorder=Recorder(report))
-    try:
-        session.run(text, report, timeout=trial.timeout or TRIAL_TIMEOUT, max_elements=trial.max_elements,
-                    max_memory=trial.max_memory)
-        return report, leaf_grads(session), report.error is None and (goal is None or goal(report))
-    finally:
-        O._SOURCES.pop(name, None)
-
-
-def leaf_grads(session):
-    """The .grad of every leaf that requires grad: global tensors, then the modules' parameters."""
-    from ..engine import Tensor
-    from ..printing import format_tensor
-    out = {}
-    for name, v in list(session.globals.items()):
-        if name.startswith("_"):
-            continue
-        if isinstance(v, Tensor) and v.is_leaf and v.requires_grad:
-            out[name] = v.grad
-        elif hasattr(v, "named_parameters") and callable(v.named_parameters) and hasattr(v, "_modules"):
-            for path, p in v.named_parameters(prefix=name):
-                out.setdefault(path, p.grad)
-    return {k: None if g is None else
-            format_tensor(g._data, g._data.dtype.name if g._data.dtype.kind != "b" else "bool")
-            for k, g in out.items()}
+    report, grads = trial.run(text, f"{trial.filename} [{tag}]")
+    return report, grads, report.error is None and (goal is None or goal(report))
 
 
 def try_fixes(why, trial, goal=None):
     """Run each mechanical fix on a copy of the script; keep what happened. A fix works when the
     copy runs to its end (and reaches `goal(report)`, for a surprise: it is gone)."""
     trial = trial_of(trial)
-    from ..session import origin as O
+    from ..record import origin as O
     sm = O.source_map(trial.filename)
     tree = sm.tree if sm is not None else None
     if tree is None:
@@ -282,47 +249,22 @@ def try_fixes(why, trial, goal=None):
         fix.works = works
         fix.outcome = ("runs to its end" + ("" if works else f", but {why.family.replace('_', ' ')} remains")
                        if err is None else
-                       f"{err.type}: {_short(err.message)}" + (f" (line {err.line})" if err.line else ""))
+                       f"{err.type}: {short(err.message)}" + (f" (line {err.line})" if err.line else ""))
     shown = [f for f in why.fixes if f.tried and f.works]
     for f in shown:
         f.differs = sorted(k for k in f.grads if len({g.grads.get(k) for g in shown}) > 1)
 
 
-def _short(message, limit=90):
+def short(message, limit=90):
     first = message.split(". ")[0]
     return first if len(first) <= limit else first[:limit - 1] + "…"
 
 
 def fixed_script(why, trial, n):
     """The script with the n-th shown fix applied (1-based)."""
-    from ..session import origin as O
+    from ..record import origin as O
     trial = trial_of(trial)
     shown = [f for f in why.fixes if f.shown and f.edit is not None]
     if not 1 <= n <= len(shown):
         return None
     return apply(trial.source, O.source_map(trial.filename).tree, shown[n - 1].edit)
-
-
-def confirm_with_torch(why, trial):
-    """Run each fix that worked under real PyTorch too (the oracle), and note what it said:
-    the error gone, and the same leaf gradients and prints as gradcli's fixed run."""
-    from ..session import oracle
-    from ..session import origin as O
-    trial = trial_of(trial)
-    tree = O.source_map(trial.filename).tree
-    for i, fix in enumerate(why.fixes, 1):
-        if not (fix.tried and fix.works):
-            continue
-        text = apply(trial.source, tree, fix.edit)
-        report, _, _ = run_fixed(trial, text, f"fix {i}")  # (gradcli's own facts of the fixed script)
-        try:
-            torch_facts = oracle.run_torch(text, f"{trial.filename} [fix {i}, torch]")
-        except Exception as e:                  # the oracle itself failed: say so, claim nothing
-            fix.oracle = f"PyTorch could not run it ({type(e).__name__}: {e})"
-            continue
-        err = torch_facts["error"]
-        if err is not None:
-            fix.oracle = f"PyTorch still raises {err['type']}: {_short(err['message'])}"
-            continue
-        diffs = oracle.differences(torch_facts, oracle.gradcli_facts(report))
-        fix.oracle = "PyTorch agrees: runs to its end" + ("" if not diffs else f", but differs: {_short(diffs[0])}")

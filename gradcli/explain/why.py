@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from .. import engine as E
-from ..session import origin as O
+from ..record import origin as O
 from .fixes import Edit, Fix, statement_at, enclosing, replace_in, call_named, method_calls, with_fields
 
 # ----------------------------------------------------------------------------- data
@@ -191,7 +191,7 @@ def explain_error(info, exc, interp):
 
 def explain_exception(exc, interp, line, text):
     """The Why of an error a script caught (the narrative explains those calls too)."""
-    from ..session.report import ErrorInfo
+    from ..record.report import ErrorInfo
     info = ErrorInfo(type(exc).__name__, str(exc), line, None, text)
     if getattr(interp, "filename", None) is None:
         return None
@@ -318,7 +318,7 @@ def _slot_text(ctx, node, slot):
         return f"`{slot}` (its own output)"
     if getattr(s, "constant", None) is not None:
         return f"`{slot}` (the constant {s.constant!r}, saved as a 0-d tensor)"
-    from ..session.records import saved_what
+    from ..record.trace import saved_what
     name = saved_what(node, slot, ctx.by_node, ctx.by_tensor).name
     return f"`{slot}` ({name})" if name else f"`{slot}`"
 

@@ -92,13 +92,26 @@ def _parse(source, filename, values, strict, bound, max_dialect=None):
             module = lark_parser.parse_text(text)
         except RecursionError:
             raise ParseError("too many nested parentheses or blocks for gradcli's parser", span=(1, 1)) from None
-        parser._attach_text(module.body, text.split("\n"))
+        parser.attach_text(module.body, text.split("\n"))
         tree = ast.Module(body=_Translator(text).block(module.body) if module.body else [], type_ignores=[])
         ast.fix_missing_locations(tree)         # (CPython's own tree has every position already)
         dialect = True
     imports = imports_torch(tree)
     leaves = [] if strict or imports else add_leaves(tree, values or {}, bound)
     return Program(tree, text, leaves, dialect, imports)
+
+
+def is_incomplete(source: str) -> bool:
+    """True when `source` is a valid beginning that needs more lines (an open bracket or
+    block, a trailing colon): the REPL then shows a continuation prompt."""
+    if source.rstrip().endswith(":") or source.rstrip().endswith("\\"):
+        return True
+    try:
+        parse(source)
+    except ParseError as e:
+        return e.message.endswith("was never closed") or e.message.startswith("expected an indented block") \
+            or "unexpected end of input" in e.message or "unterminated triple-quoted" in e.message
+    return False
 
 
 def imports_torch(tree) -> bool:

@@ -1,31 +1,12 @@
-"""The grammar's statements get their source text (explanations quote it), and the REPL asks
-whether an entry is complete. (dialect.py turns source text into what runs.)"""
+"""The grammar's statements get their source text, which explanations quote (dialect.py turns
+source text into what runs)."""
 from __future__ import annotations
 
 import bisect
 import re
 
 from . import syntax as S
-from ..errors import ParseError
 
-
-def is_incomplete(source: str) -> bool:
-    """True when `source` is a valid beginning that needs more lines (an open bracket or
-    block, a trailing colon): the REPL then shows a continuation prompt."""
-    if source.rstrip().endswith(":") or source.rstrip().endswith("\\"):
-        return True
-    from . import dialect
-    try:
-        dialect.parse(source)
-    except ParseError as e:
-        return e.message.endswith("was never closed") or e.message.startswith("expected an indented block") \
-            or "unexpected end of input" in e.message or "unterminated triple-quoted" in e.message
-    return False
-
-
-def grammar_path() -> str:
-    from .grammar import grammar_path
-    return grammar_path()
 
 # ----------------------------------------------------------------------------- statement text
 
@@ -80,7 +61,7 @@ def _after_header(src, a, col):
     return a
 
 
-def _attach_text(body, lines):
+def attach_text(body, lines):
     """Give every statement its source text and the column where it starts (a leading
     keyword such as `return` is not part of any child's position)."""
     stack = list(body)

@@ -101,8 +101,8 @@ def needs_more(text):
         # A blank line ends the block, unless it sits inside an open bracket.
         return not (len(lines) > 1 and not lines[-1].strip()) or depth > 0
 
-    from ..lang import statements as parser
-    return parser.is_incomplete(text)
+    from ..lang import dialect
+    return dialect.is_incomplete(text)
 
 
 def next_indent(line):
@@ -200,7 +200,7 @@ class Session:
 
     def _new_interpreter(self):
         from ..session.executor import Recorder, Session as Namespace
-        from ..session.report import Report
+        from ..record.report import Report
         self.recorder = Recorder(Report(source="", filename="<stdin>"), keep_calls=True)
         interp = Namespace("<stdin>", values=self.values, strict=self.strict, recorder=self.recorder, echo=True)
         # The REPL never shows report.tensors (a JSON copy of every tensor after each statement).
@@ -235,7 +235,7 @@ class Session:
         import ast
         from ..lang import dialect
         from ..engine import STATE
-        from ..session.report import Report
+        from ..record.report import Report
         text = text.replace("\r\n", "\n").replace("\r", "\n")
         lines = text.rstrip().split("\n")
         text = "\n".join(lines)
@@ -455,9 +455,10 @@ class Session:
                 self._note(f":graph: {name} {what} (:vars lists the tensors)", error=True)
                 return
             roots[name] = v
+        from ..record import graph as graph_snapshot
         from ..views import graph as graphview
         by_tensor, by_node = self.interp._names()
-        self.console.print(graphview.tree(graphview.snapshot(roots, by_node, by_tensor,
+        self.console.print(graphview.tree(graph_snapshot.snapshot(roots, by_node, by_tensor,
                                                              modules=self.interp.modules())))
 
     def cmd_explain(self, arg):
@@ -466,8 +467,8 @@ class Session:
                        "call (:explain all: every call since the start or :reset) and why the last error happened.")
             return
         from ..views import narrative as narrate
-        from ..session import records as tracing
-        from ..session.report import Report
+        from ..record import trace as tracing
+        from ..record.report import Report
         report = Report(filename="<stdin>")
         report.error = self.last_error
         trace = tracing.Trace(report, self.interp, calls=list(self.traces), exception=self.last_exception)
@@ -943,7 +944,7 @@ def _terminal_ok():
 
 
 def banner(session):
-    from .. import __version__
+    from ..version import __version__
     mode = ("--strict: assign every name before use" if session.strict else
             "unassigned names are leaf tensors (:set x=2)")
     return (f"gradcli {__version__} (autograd on a PyTorch 2.13-like engine). :help, or Ctrl-D to leave.\n"

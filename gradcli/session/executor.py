@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import builtins
 import contextlib
+import functools
 import gc
 import os
 import re
@@ -22,9 +23,10 @@ import time
 
 from ..lang import dialect
 from .. import engine as _E
-from . import origin as O
+from ..record import origin as O
 from ..errors import ParseError, ScriptError, LimitError, ExpectationFailed
-from .report import Report, CallEvent, LeafUpdate, NodeInfo, ErrorInfo
+from ..record import trace as tracing
+from ..record.report import Report, CallEvent, LeafUpdate, NodeInfo, ErrorInfo
 
 _GRADCLI_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 # The longest script gradcli parses (characters; --max-source sets it in KiB): CPython parses
@@ -63,7 +65,6 @@ class Recorder:
             ev.exception = e
         self.report.items.append(("call", ev))
         if self.keep_calls:
-            from . import records as tracing
             call = tracing.CallTrace(record.index, record.kind, ev.line, ev.text, record.retain_graph, record,
                                      list(record.executed), list(record.freed), list(record.updates), record.error,
                                      by_node, by_tensor, event=ev)
@@ -128,12 +129,12 @@ class Recorder:
                                 "statement after it ran without error")
 
     def graph(self, target, name):
-        from ..views import graph as graphview
+        from ..record import graph as graph_snapshot
         from ..engine import Tensor
         if not isinstance(target, Tensor):
             raise TypeError(f"graph needs a tensor, not {type(target).__name__}")
         by_tensor, by_node = self.session.names()
-        self.report.items.append(("graph", self.session.current_line(), graphview.snapshot(
+        self.report.items.append(("graph", self.session.current_line(), graph_snapshot.snapshot(
             {name: target}, by_node, by_tensor, modules=self.session.modules())))
 
     def _passed(self, text):
@@ -303,7 +304,9 @@ class Session:
                      max_memory=max_memory)
         if whole:       # how to try fixes on copies of the script (fixes.Trial's fields): not for a
             # notebook cell or a REPL entry, whose graph earlier entries made
-            report.trial = (source, self.filename, self.values, self.strict, timeout, max_elements, max_memory)
+            report.trial = (source, self.filename, functools.partial(
+                run_copy, values=self.values, strict=self.strict, timeout=timeout, max_elements=max_elements,
+                max_memory=max_memory))
             if report.error is not None:
                 report.error.trial = report.trial
         return report
@@ -445,6 +448,51 @@ def run_source(source, filename="<script>", *, values=None, strict=False, timeou
     return session.run(source, report, timeout=timeout, max_elements=max_elements, max_memory=max_memory, upto=upto,
                        max_source=max_source)
 
+
+
+def run_traced(source, filename="<script>", *, values=None, strict=False, timeout=None, max_elements=None,
+        max_memory=None, upto=None) -> tracing.Trace:
+    """Run a whole script like run_source, keeping every call's engine records."""
+    from ..session.executor import Recorder, Session
+    report = Report(source=source, filename=filename)
+    recorder = Recorder(report, keep_calls=True)
+    session = Session(filename, values=values, strict=strict, recorder=recorder)
+    session.run(source, report, timeout=timeout, max_elements=max_elements, max_memory=max_memory, upto=upto)
+    return tracing.Trace(report, session, calls=recorder.calls, exception=getattr(report, "exception", None))
+
+
+TRIAL_TIMEOUT = 20.0             # seconds per fixed copy when the run itself had no limit
+
+
+def run_copy(text, name, *, values, strict, timeout, max_elements, max_memory):
+    """Run a changed copy of a script the way the script ran (a fix tried on it):
+    (Report, {leaf: its .grad as text})."""
+    report = Report(source=text, filename=name)
+    session = Session(name, values=values, strict=strict, recorder=Recorder(report))
+    try:
+        session.run(text, report, timeout=timeout or TRIAL_TIMEOUT, max_elements=max_elements,
+                    max_memory=max_memory)
+        return report, leaf_grads(session)
+    finally:
+        O._SOURCES.pop(name, None)
+
+
+def leaf_grads(session):
+    """The .grad of every leaf that requires grad: global tensors, then the modules' parameters."""
+    from ..engine import Tensor
+    from ..printing import format_tensor
+    out = {}
+    for name, v in list(session.globals.items()):
+        if name.startswith("_"):
+            continue
+        if isinstance(v, Tensor) and v.is_leaf and v.requires_grad:
+            out[name] = v.grad
+        elif hasattr(v, "named_parameters") and callable(v.named_parameters) and hasattr(v, "_modules"):
+            for path, p in v.named_parameters(prefix=name):
+                out.setdefault(path, p.grad)
+    return {k: None if g is None else
+            format_tensor(g._data, g._data.dtype.name if g._data.dtype.kind != "b" else "bool")
+            for k, g in out.items()}
 
 def _caught(report, filename):
     """For each call that raised but did not end the script: the line of the `except` that caught

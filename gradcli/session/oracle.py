@@ -321,3 +321,28 @@ def compare(source, filename, facts):
     except Exception:
         return ["the PyTorch run itself failed (a bug in gradcli's oracle):", traceback.format_exc()]
     return differences(t, facts)
+
+
+def confirm_fixes(why, trial):
+    """Run each fix that worked under real PyTorch too, and note what it said: the error gone,
+    and the same leaf gradients and prints as gradcli's fixed run."""
+    from ..explain.fixes import apply, run_fixed, short, trial_of
+    from ..record import origin as O
+    trial = trial_of(trial)
+    tree = O.source_map(trial.filename).tree
+    for i, fix in enumerate(why.fixes, 1):
+        if not (fix.tried and fix.works):
+            continue
+        text = apply(trial.source, tree, fix.edit)
+        report, _, _ = run_fixed(trial, text, f"fix {i}")  # (gradcli's own facts of the fixed script)
+        try:
+            torch_facts = run_torch(text, f"{trial.filename} [fix {i}, torch]")
+        except Exception as e:                  # the oracle itself failed: say so, claim nothing
+            fix.oracle = f"PyTorch could not run it ({type(e).__name__}: {e})"
+            continue
+        err = torch_facts["error"]
+        if err is not None:
+            fix.oracle = f"PyTorch still raises {err['type']}: {short(err['message'])}"
+            continue
+        diffs = differences(torch_facts, gradcli_facts(report))
+        fix.oracle = "PyTorch agrees: runs to its end" + ("" if not diffs else f", but differs: {short(diffs[0])}")

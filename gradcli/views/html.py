@@ -173,29 +173,11 @@ def render(data, graph_svg):
     return page
 
 
-def command(source, name, path, values, other_view, debug, **limits):
-    """`gradcli explain --html PATH`: its exit status (3: an internal error, 2: a bad command line)."""
-    import sys
-    from ..cli.run import internal_error
-    if other_view:
-        sys.stderr.write("gradcli: --html cannot be used with --plain or --json\n")
-        return 2
-    try:
-        status = explain_to_html(source, name, path, values=values, **limits)
-        sys.stderr.write(f"gradcli: wrote {path}\n")
-        return status
-    except KeyboardInterrupt:
-        sys.stderr.write("gradcli: interrupted\n")
-        return 130
-    except Exception:                       # (a page that cannot be written: one line, exit 2 or 1)
-        return internal_error(debug)
-
-
 def explain_to_html(source, name, path, **kwargs):
     """Run the script, write its step-through page to path atomically; returns the exit status."""
     from ..session.atomic import write_atomic
     from .narrative import explain_source
-    from ..session.report import exit_status
+    from ..record.report import exit_status
     with edge_gradients([]) as log:
         narr, trace = explain_source(source, name, **kwargs)
     write_atomic(path, render(*page_data(narr, trace, log)))

@@ -27,7 +27,7 @@ def as_dict(report, full_values=FULL_VALUES) -> dict:
 def surprise_json(why):
     """A surprise as `error.facts` and `error.fixes` describe an error (docs/json.md)."""
     from dataclasses import asdict
-    from ..session.report import fix_json
+    from ..record.report import fix_json
     facts = asdict(why)
     fixes = [fix_json(f) for f in facts.pop("fixes") if f["tried"] is False or f["works"]]
     return {"why": facts.pop("text"), "facts": facts, "fixes": fixes}

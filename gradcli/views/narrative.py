@@ -26,7 +26,7 @@ from typing import Any, Optional
 import numpy as np
 
 from .. import engine as E
-from ..session.records import saved_what, none_reason, public_attrs, fmt_value
+from ..record.trace import saved_what, none_reason, public_attrs, fmt_value
 
 
 # ----------------------------------------------------------------------------- data
@@ -585,7 +585,7 @@ def run_and_explain(source, name, values=None, *, strict=False, timeout=None, ma
     script, print its narrative in mode "rich", "plain" or "json", return the exit status
     (0 ok, 1 the script raised, 2 it could not be parsed). Typer-free, for run's fast path."""
     import sys
-    from ..session.report import exit_status
+    from ..record.report import exit_status
     from . import show, console
     narr, trace = explain_source(source, name, values=values, strict=strict, timeout=timeout,
                                  max_elements=max_elements, max_memory=max_memory)
@@ -595,8 +595,8 @@ def run_and_explain(source, name, values=None, *, strict=False, timeout=None, ma
         return exit_status(report)
     why = report.error.explained() if report.error is not None else None
     if oracle == "torch" and why is not None and report.trial is not None:
-        from ..explain.fixes import confirm_with_torch
-        confirm_with_torch(why, report.trial)
+        from ..session.oracle import confirm_fixes
+        confirm_fixes(why, report.trial)
         _refresh(narr)
     if fix is not None:
         return _write_fix(report, why, fix, output)
@@ -662,6 +662,6 @@ def _write_fix(report, why, n, output):
 
 def explain_source(source, filename="<script>", **kwargs):
     """Run a script and build its narrative: (Narrative, Trace)."""
-    from ..session import records as tracing
-    trace = tracing.run(source, filename, **kwargs)
+    from ..session.executor import run_traced
+    trace = run_traced(source, filename, **kwargs)
     return build(trace), trace

@@ -79,17 +79,6 @@ def _slot_states(node, record):
     return out
 
 
-def run(source, filename="<script>", *, values=None, strict=False, timeout=None, max_elements=None,
-        max_memory=None, upto=None) -> Trace:
-    """Run a script like executor.run_source, keeping every call's engine records."""
-    from .executor import Recorder, Session
-    report = Report(source=source, filename=filename)
-    recorder = Recorder(report, keep_calls=True)
-    session = Session(filename, values=values, strict=strict, recorder=recorder)
-    session.run(source, report, timeout=timeout, max_elements=max_elements, max_memory=max_memory, upto=upto)
-    return Trace(report, session, calls=recorder.calls, exception=getattr(report, "exception", None))
-
-
 def origin_line(node):
     return getattr(node.origin, "line", None)
 
