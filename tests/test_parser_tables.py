@@ -1,4 +1,4 @@
-"""The Lark parser ships as generated code (gradcli/lark_standalone.py): nothing is loaded
+"""The Lark parser ships as generated code (gradcli/lang/lark_standalone.py): nothing is loaded
 from the user's cache directory, and the generated tables always match the grammar."""
 from __future__ import annotations
 
@@ -21,9 +21,9 @@ CONCISE = "import torch\nx = torch.tensor([2.0], requires_grad=True)\ny = x * x\
 
 
 def test_generated_parser_matches_the_grammar():
-    committed = (REPO / "gradcli" / "lark_standalone.py").read_text(encoding="utf-8")
+    committed = (REPO / "gradcli" / "lang" / "lark_standalone.py").read_text(encoding="utf-8")
     assert generate_parser.generate() == committed, \
-        "gradcli/lark_standalone.py is stale: run python tools/generate_parser.py"
+        "gradcli/lang/lark_standalone.py is stale: run python tools/generate_parser.py"
 
 
 def test_generation_does_not_depend_on_hash_seed(tmp_path):
@@ -90,7 +90,7 @@ def test_fifo_in_cache_directory_does_not_hang(tmp_path):
 
 
 def test_lark_is_not_imported_to_parse():
-    code = ("import sys; from gradcli import lark_parser; lark_parser.parse_text('backward y\\n'); "
+    code = ("import sys; from gradcli.lang import grammar; grammar.parse_text('backward y\\n'); "
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('lark', 'regex', 'pickle')))")
     env = dict(os.environ, PYTHONPATH=str(REPO))
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout

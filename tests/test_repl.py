@@ -679,7 +679,7 @@ def test_repl_options_are_the_same_without_typer():
     cmd = typer.main.get_command(app).commands["repl"]
     typer_opts = sorted(o for p in cmd.params if p.param_type_name == "option" for o in p.opts
                         if o not in ("-h", "--help"))
-    src = (REPO / "gradcli" / "repl.py").read_text()
+    src = (REPO / "gradcli" / "repl" / "session.py").read_text()
     fast = sorted(set(re.findall(r'p\.add_argument\("(--[a-z-]+)"', src)))
     assert typer_opts == fast
 

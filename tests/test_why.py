@@ -302,7 +302,7 @@ def test_a_fix_that_leads_to_another_error_is_not_offered():
     rejected = [f for f in why.fixes if f.tried and not f.works]
     assert [f.title for f in rejected] == ["detach where the first backward uses it", "detach where it is made"]
     assert all("element 0 of tensors does not require grad" in f.outcome for f in rejected)
-    assert "(untried)" not in (why and __import__("gradcli.explain").explain.fix_text(why.fixes))
+    assert "(untried)" not in (why and __import__("gradcli.explain.why").explain.why.fix_text(why.fixes))
 
 
 def test_nodes_that_save_nothing_are_summarised_once():

@@ -149,7 +149,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def run_parser():
-    """The options of `gradcli run` (the Typer command in cli.py declares the same ones)."""
+    """The options of `gradcli run` (the Typer command in run.py declares the same ones)."""
     p = _Parser(prog="gradcli run", add_help=False)
     p.add_argument("file", nargs="?")
     p.add_argument("-c", dest="code")

@@ -41,7 +41,7 @@ def command(file: Optional[str] = typer.Argument(None, metavar="FILE", help="The
         usage(str(e))
     try:
         from ..views import export as X
-        from . import app as cli
+        from ..views import show
         from ..session.atomic import write_atomic
         try:
             result = X.export_source(source, name, values=values, strict=strict, timeout=timeout,
@@ -49,7 +49,7 @@ def command(file: Optional[str] = typer.Argument(None, metavar="FILE", help="The
         except X.ExportError as e:
             usage(f"cannot export {name}: {e}")
         if result.parse_failed:
-            cli.show(result.report, "rich", name)
+            show(result.report, "rich", name)
             raise typer.Exit(2)
         if output:
             write_atomic(output, result.text)

@@ -106,7 +106,7 @@ def _graph(source, name, values, at, fmt, output, var, depth, full, strict, time
     from ..session.executor import run_traced
     from ..record import graph as graph_snapshot
     from ..views import graph as graphview
-    from . import app as cli
+    from ..views import show
     from ..session.atomic import write_atomic
     from ..engine import Tensor
     trace = run_traced(source, name, values=values, strict=strict, timeout=timeout, max_elements=max_elements,
@@ -114,7 +114,7 @@ def _graph(source, name, values, at, fmt, output, var, depth, full, strict, time
                         upto=at)
     report = trace.report
     if report.parse_failed:
-        cli.show(report, "rich", name)
+        show(report, "rich", name)
         return exit_status(report)
     tensors = {k: v for k, v in trace.interp.globals.items() if isinstance(v, Tensor)}
     if var:

@@ -1,4 +1,4 @@
-"""`gradcli repl`: the interactive session (gradcli/repl.py). Heavy imports wait for the call."""
+"""`gradcli repl`: the interactive session (gradcli/repl/session.py). Heavy imports wait for the call."""
 from __future__ import annotations
 
 from typing import List

@@ -89,7 +89,7 @@ class GraphSnapshot:
         return [b for a, b in self.edges if a == nid]
 
 
-def _brief(data, limit=6):
+def brief(data, limit=6):
     """A tensor's values as PyTorch prints them, on one line when small; else its shape."""
     from ..printing import format_tensor
     if data is None:
@@ -161,8 +161,8 @@ def snapshot(roots, by_node=None, by_tensor=None, line=None, modules=None) -> Gr
             v = fn.variable
             name = by_tensor.get(id(v))
             snap.nodes[nid] = GNode(nid, "leaf", name or "leaf", name,
-                                    grad=None if v._grad is None else _brief(v._grad._data),
-                                    value=_brief(v._data), module=module_path(params.get(name)))
+                                    grad=None if v._grad is None else brief(v._grad._data),
+                                    value=brief(v._data), module=module_path(params.get(name)))
         else:
             origin = fn.origin
             snap.nodes[nid] = GNode(nid, "op", fn.op.name, by_node.get(fn), getattr(origin, "line", None),
@@ -175,7 +175,7 @@ def snapshot(roots, by_node=None, by_tensor=None, line=None, modules=None) -> Gr
     for k, (name, t) in enumerate(roots.items()):
         oid = f"out{k + 1}"
         tensor = isinstance(t, E.Tensor)       # or a node: the graph of a call's unnamed output
-        snap.nodes[oid] = GNode(oid, "output", name, name, value=_brief(t._data) if tensor else None)
+        snap.nodes[oid] = GNode(oid, "output", name, name, value=brief(t._data) if tensor else None)
         snap.outputs.append(oid)
         first = t._edge() if tensor else t
         if type(first) is E.OutputEdge:      # one output of a node with several: that node

@@ -196,10 +196,10 @@ def message(timeout, line, dump=""):
     import re
     # (the parser's modules run only while parsing; a deep parse can push the outer frames past
     # the 100 that faulthandler writes, so any of their frames counts)
-    if line is None and re.search(r'File ".*gradcli/((dialect|lark_standalone|lark_parser)\.py"|executor\.py", '
-                                  r'line \d+ in parse)', dump):
+    if line is None and re.search(r'File ".*gradcli/(lang/[a-z_]+\.py"|session/executor\.py", line \d+ in parse)',
+                                  dump):
         return f"parsing the script took longer than the time limit of {timeout:g} s (raise it with --timeout)"
-    if line is None and re.search(r'File ".*gradcli/(graphview\.py|views/)', dump):
+    if line is None and re.search(r'File ".*gradcli/(record/graph\.py|views/)', dump):
         return f"showing what the script did took longer than the time limit of {timeout:g} s allows (raise it " \
                "with --timeout)"
     where = f"stopped at line {line} inside one long computation; " if line else ""

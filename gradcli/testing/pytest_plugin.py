@@ -11,7 +11,7 @@ of an environment where gradcli is installed; it is careful about what it collec
   (`python_files`, by default `test_*.py` and `*_test.py`).
 
 Each script is one item, `path/to/script.py::gradcli`, judged exactly as `gradcli test` judges
-it (see gradcli/testing.py). A failure shows `path:line: message`, the script lines and the
+it (see gradcli/testing/suite.py). A failure shows `path:line: message`, the script lines and the
 diff. `# xfail: reason` becomes an xfail mark (so pytest reports xfailed / xpassed);
 `# skip: reason` skips the item. `--gradcli-update` writes golden files (for a script given
 by name on the command line it creates NAME.out), `--gradcli-oracle torch` adds the PyTorch

@@ -15,7 +15,8 @@ from html import escape
 from pathlib import Path
 
 from .. import engine as E
-from . import graph as G
+from ..record import graph as G
+from .graph import node_title
 from . import json_view, svg
 
 HERE = Path(__file__).parent
@@ -56,7 +57,7 @@ def explanation(error=None, findings=()):
 def _brief(value):
     if value is None:
         return None
-    return G._brief(value._data if isinstance(value, E.Tensor) else value)
+    return G.brief(value._data if isinstance(value, E.Tensor) else value)
 
 
 def _roots(trace, by_node):
@@ -88,7 +89,7 @@ def _node_step(node, s, snap, updates, applied):
     """The step of one node a call ran: narrate's Step s, with the gradients the node received
     and sent (applied: its log entry) or, for a leaf, the change of its .grad."""
     nid = snap.node_ids[id(node)]
-    step = {"kind": "node", "node": nid, "title": G.node_title(snap.nodes[nid]), "line": s.line, "text": s.text,
+    step = {"kind": "node", "node": nid, "title": node_title(snap.nodes[nid]), "line": s.line, "text": s.text,
             "name": s.name, "failed": s.failed, "out": [],
             "needs": [{"slot": n.slot, "what": n.what, "state": n.state, "freed_now": n.freed_now, "kept": n.kept,
                        "freed_by_line": n.freed_by_line, "reason": n.reason, "version": n.version,
@@ -105,7 +106,7 @@ def _node_step(node, s, snap, updates, applied):
         for (nxt, _), g in zip(node.next_functions, outs or ()):
             if nxt is not None and g is not None:
                 to = snap.node_ids[id(nxt)]
-                step["out"].append({"to": to, "title": G.node_title(snap.nodes[to]), "grad": _brief(g)})
+                step["out"].append({"to": to, "title": node_title(snap.nodes[to]), "grad": _brief(g)})
     return step
 
 
@@ -146,7 +147,7 @@ def page_data(narr, trace, log):
     # starts before any backward, every buffer alive and each .grad as it was: the script sets both.
     snap = G.snapshot(_roots(trace, by_node), by_node, by_tensor)
     steps, calls, initial = _steps(trace, narr, snap, log)
-    nodes = {nid: {"title": G.node_title(n), "kind": n.kind, "line": n.line, "grad": initial.get(nid, n.grad),
+    nodes = {nid: {"title": node_title(n), "kind": n.kind, "line": n.line, "grad": initial.get(nid, n.grad),
                    "saved": {s.slot: f"alive v{s.saved_version}" if s.state == "freed" else s.state_text()
                              for s in n.tensor_slots()}}
              for nid, n in snap.nodes.items()}
