@@ -22,7 +22,7 @@ import time
 
 from . import dialect, engine as _E, origin as O
 from .errors import ParseError, ScriptError, LimitError, ExpectationFailed
-from .report import Report, CallEvent, LeafUpdate, NodeInfo, ErrorInfo
+from .report import Report, CallEvent, LeafUpdate, NodeInfo, ErrorInfo, Warned, LeavesShown, ExpectPassed, GraphShown
 
 _GRADCLI_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 # The longest script gradcli parses (characters; --max-source sets it in KiB): CPython parses
@@ -59,7 +59,7 @@ class Recorder:
             e = record.error
             ev.error = (getattr(e, "pytype", None) or type(e).__name__, str(e))
             ev.exception = e
-        self.report.items.append(("call", ev))
+        self.report.items.append(ev)
         if self.keep_calls:
             from . import tracing
             call = tracing.CallTrace(record.index, record.kind, ev.line, ev.text, record.retain_graph, record,
@@ -75,7 +75,7 @@ class Recorder:
         if (line, message) in self.warned:        # Python's default filter: once per location
             return
         self.warned.add((line, message))
-        self.report.items.append(("warn", line, message))
+        self.report.items.append(Warned(line, message))
 
     # -- the dialect's statements (bound as _gradcli_* in the script's namespace) ----------
     def expect(self, value, text):
@@ -119,7 +119,7 @@ class Recorder:
             raise ExpectationFailed(f"expected an error containing {expected!r} ({_label(text)}), but got "
                                     f"{_type_name(error)}: {message}") from None
         line = _line_of(text)
-        self.report.items.append(("expect", line, True, f"error as expected: {_type_name(error)}"))
+        self.report.items.append(ExpectPassed(line, f"error as expected: {_type_name(error)}"))
 
     def expect_no_error(self, text):
         raise ExpectationFailed(f"expected an error containing {_expected_of(text)!r} ({_label(text)}), but the "
@@ -131,11 +131,11 @@ class Recorder:
         if not isinstance(target, Tensor):
             raise TypeError(f"graph needs a tensor, not {type(target).__name__}")
         by_tensor, by_node = self.session.names()
-        self.report.items.append(("graph", self.session.current_line(), graphview.snapshot(
+        self.report.items.append(GraphShown(self.session.current_line(), graphview.snapshot(
             {name: target}, by_node, by_tensor, modules=self.session.modules())))
 
     def _passed(self, text):
-        self.report.items.append(("expect", _line_of(text), True, _label(text)))
+        self.report.items.append(ExpectPassed(_line_of(text), _label(text)))
 
     def helpers(self):
         return {dialect.HELPER_PREFIX + n: getattr(self, n) for n in
@@ -385,8 +385,9 @@ class Session:
                 self.running = False
                 if leaves:
                     import gradcli.torch as gtorch
-                    shown = [(n, repr(gtorch.tensor(dialect.leaf_literal(v), requires_grad=True))) for n, v in leaves]
-                    report.items.insert(0, ("leaves", shown))
+                    shown = tuple((n, repr(gtorch.tensor(dialect.leaf_literal(v), requires_grad=True)))
+                                  for n, v in leaves)
+                    report.items.insert(0, LeavesShown(shown))
                     self.leaves_announced.extend(n for n, _ in leaves)
         _caught(report, self.filename)
         report.describe = self.describe_tensors
@@ -447,11 +448,10 @@ def run_source(source, filename="<script>", *, values=None, strict=False, timeou
 def _caught(report, filename):
     """For each call that raised but did not end the script: the line of the `except` that caught
     it (the innermost `try` around the line the exception passed through in the catching frame)."""
-    for item in report.items:
-        if item[0] != "call" or item[1].exception is None:
+    for ev in report.events:
+        if ev.exception is None:
             continue
-        ev, exc = item[1], item[1].exception
-        ev.exception = None
+        exc, ev.exception = ev.exception, None
         if exc is report.exception or exc.__traceback__ is None:
             continue
         # the outermost script frame the exception went through (gradcli may have raised another

@@ -26,6 +26,7 @@ from typing import Any, Optional
 import numpy as np
 
 from . import engine as E
+from .report import LeavesShown
 from .tracing import saved_what, none_reason, public_attrs, fmt_value
 
 
@@ -187,8 +188,8 @@ def build(trace) -> Narrative:
     report = trace.report
     narr = Narrative(report.filename, parse_failed=report.parse_failed, error=report.error)
     for item in report.items:
-        if item[0] == "leaves":
-            narr.leaves = list(item[1])
+        if isinstance(item, LeavesShown):
+            narr.leaves = list(item.leaves)
     by_record = {c.record: c for c in trace.calls}
     ran_by = []                     # per earlier call: the set of nodes it ran
     for i, call in enumerate(trace.calls):

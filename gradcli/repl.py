@@ -287,7 +287,7 @@ class Session:
                 err = report.error
                 note = f"{err.type}: {_expect_text(err.message, 100)}".rstrip(": ")
                 changed = (not all(map(_is_simple, stmts)) or STATE.calls != calls
-                           or any(i[0] == "call" for i in report.items)
+                           or report.events
                            or self._changed(before, {n for n, _ in leaves}))
                 kind = "expect" if changed and err.message and len(stmts) == 1 else "comment"
                 self.log.append(Record(seg, kind, leaves, imports,
@@ -827,7 +827,7 @@ def _script_form(stmts, seg, report):
     if len(stmts) != 1 or not isinstance(stmts[0], ast.Expr) or any(
             isinstance(n, (ast.Call, ast.Lambda)) for n in ast.walk(stmts[0].value)):
         return seg
-    out = "".join(i[1] for i in report.items if i[0] == "out")
+    out = report.stdout
     if not out:
         return seg
     return f"print(repr({seg}))" if out[:1] in "'\"" else f"print({seg})"

@@ -423,6 +423,7 @@ def run_torch(source, instrument=True):
 
 
 def run_gradcli(source):
+    from gradcli.report import Warned
     from gradcli.runner import run_source
     try:
         report = run_source(source, "<script>", values=None, strict=False)
@@ -448,7 +449,7 @@ def run_gradcli(source):
         tensors[name] = dict(d)
     return {"stdout": report.stdout,
             "error": None if err is None else {"type": err.type, "message": err.message, "line": err.line},
-            "warnings": [(i[1], i[2]) for i in report.items if i[0] == "warn"],
+            "warnings": [(i.line, i.message) for i in report.items if isinstance(i, Warned)],
             "tensors": tensors, "events": events}
 
 

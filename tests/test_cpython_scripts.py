@@ -21,6 +21,7 @@ import pytest
 
 from oracle import assert_same
 from gradcli import executor, tracing
+from gradcli.report import LeavesShown
 
 CASES = {}
 
@@ -454,7 +455,7 @@ def test_the_rich_view_says_a_caught_error_was_caught(tmp_path):
 def test_torch_nn_and_f_are_bound_in_the_dialect_and_never_leaves():
     r = run("x = torch.tensor([2.], requires_grad=True)\ny = F.relu(x * w)\nbackward y.sum()\nprint x.grad\n")
     assert r.error is None, r.error.as_json()
-    leaves = [name for item in r.items if item[0] == "leaves" for name, _ in item[1]]
+    leaves = [name for item in r.items if isinstance(item, LeavesShown) for name, _ in item.leaves]
     assert leaves == ["w"] and r.stdout == "tensor([1.])\n"
     r = run("y = np.exp(q)\n")                   # np only dotted: a NameError, not a leaf
     assert r.error.type == "NameError" and "'np'" in r.error.message

@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import math
 
+from ..report import LeavesShown, Warned
 from ..runcmd import FULL_VALUES      # (1000 elements, PyTorch's print threshold)
 
 VERSION = 1
@@ -17,8 +18,8 @@ def as_dict(report, full_values=FULL_VALUES) -> dict:
         "stdout": report.stdout,
         "error": None if report.error is None else report.error.as_json(),
         "events": [ev.as_json() for ev in report.events],
-        "warnings": [{"line": i[1], "message": i[2]} for i in report.items if i[0] == "warn"],
-        "leaves": [name for i in report.items if i[0] == "leaves" for name, _ in i[1]],
+        "warnings": [{"line": i.line, "message": i.message} for i in report.items if isinstance(i, Warned)],
+        "leaves": [name for i in report.items if isinstance(i, LeavesShown) for name, _ in i.leaves],
         "tensors": report.tensors_json(full_values),
         "surprises": [surprise_json(w) for w in report.surprises()],
     }
