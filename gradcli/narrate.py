@@ -171,15 +171,9 @@ def _graph_nodes(start):
     return order
 
 
-
-
 def _leaf_name(acc, by_tensor):
     return by_tensor.get(id(acc.variable)) or "a leaf"
 
-
-def _retain_fix(text):
-    from .explain import retain_fix
-    return retain_fix(text)
 
 # ----------------------------------------------------------------------------- building the story
 

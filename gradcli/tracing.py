@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from . import engine as E
-from .report import Report, ErrorInfo
+from .report import Report
 
 
 @dataclass
@@ -88,22 +88,6 @@ def run(source, filename="<script>", *, values=None, strict=False, timeout=None,
     session = Session(filename, values=values, strict=strict, recorder=recorder)
     session.run(source, report, timeout=timeout, max_elements=max_elements, max_memory=max_memory, upto=upto)
     return Trace(report, session, calls=recorder.calls, exception=getattr(report, "exception", None))
-
-
-def origin_line(node):
-    return getattr(node.origin, "line", None)
-
-
-def origin_text(node):
-    return getattr(node.origin, "text", None)
-
-
-def is_leaf_node(node):
-    return isinstance(node, E.AccumulateGrad)
-
-
-def error_of(trace) -> Optional[ErrorInfo]:
-    return trace.report.error
 
 
 # ----------------------------------------------------------------------------- facts about nodes
