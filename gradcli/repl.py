@@ -1096,12 +1096,10 @@ def _report_crash(session):
 def _append_history(path, text):
     """The same format as prompt_toolkit's FileHistory, so both front ends share history."""
     import datetime
+    from .atomic import append
+    entry = f"\n# {datetime.datetime.now()}\n" + "".join(f"+{line}\n" for line in text.split("\n"))
     try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "ab") as f:
-            f.write(f"\n# {datetime.datetime.now()}\n".encode())
-            for line in text.split("\n"):
-                f.write(f"+{line}\n".encode("utf-8", "surrogateescape"))     # the bytes as typed
+        append(path, entry.encode("utf-8", "surrogateescape"))     # the bytes as typed
     except OSError:
         pass
 
