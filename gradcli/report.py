@@ -85,10 +85,6 @@ class NodeInfo:
         """"Net.forward": the script function that made it (None at the top level)."""
         return getattr(self.origin, "function", None)
 
-    def as_json(self):
-        return {"grad_fn": self.grad_fn, "line": self.line, "saved": list(self.saved), "module": self.module,
-                "function": self.function}
-
 
 class LeafUpdate:
     """A leaf's .grad before and after a call: kept as arrays, printed like PyTorch when a view
@@ -137,14 +133,6 @@ class CallEvent:
     def raised(self):
         return self.failed
 
-    def as_json(self):
-        return {"kind": self.kind, "line": self.line, "retain_graph": self.retain_graph,
-                "freed": [n.as_json() for n in self.freed],
-                "ran": [n.grad_fn for n in self.executed],
-                "updated": [u.name for u in self.updates], "failed": self.failed, "raised": self.raised,
-                "error": None if self.error is None else {"type": self.error[0], "message": self.error[1],
-                                                          "caught_line": self.caught_line}}
-
 
 class ErrorInfo:
     def __init__(self, type, message, line=None, col=None, text=None, hint=None, cause=None, why=None, fix=None):
@@ -170,26 +158,6 @@ class ErrorInfo:
             fixes.try_fixes(self.explanation, self.trial)
             self.fix = explain.fix_text(self.explanation.fixes)
         return self.explanation
-
-    def as_json(self):
-        why = self.explained()
-        out = {"type": self.type, "message": self.message, "line": self.line, "column": self.col,
-               "hint": self.hint, "cause": self.cause, "why": self.why, "fix": self.fix,
-               "frames": [{"line": line, "function": name} for line, name in self.frames]}
-        if why is not None:
-            from dataclasses import asdict
-            facts = asdict(why)
-            out["fixes"] = [fix_json(f) for f in facts.pop("fixes") if f["tried"] is False or f["works"]]
-            facts.pop("text")
-            out["facts"] = facts
-        return out
-
-
-def fix_json(f):
-    edit = f["edit"]
-    return {"title": f["title"], "advice": f["advice"], "effect": f["effect"],
-            "edit": None if edit is None else edit["changes"], "tried": f["tried"],
-            "outcome": f["outcome"], "grads": f["grads"], "differs": f["differs"], "oracle": f["oracle"]}
 
 
 class Report:
