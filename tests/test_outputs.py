@@ -130,8 +130,10 @@ def _file_writes(tree):
                 flags = ast.unparse(node.args[1]) if len(node.args) > 1 else ""
                 if any(w in flags for w in ("O_CREAT", "O_TRUNC", "O_APPEND")):
                     yield name, node.lineno
-            elif set(_mode_text(node, 1 if isinstance(f, ast.Name) or name == "fdopen" else 0)) & set("wax+?"):
-                yield name, node.lineno
+            else:           # open(path, mode), io.open(path, mode), os.fdopen(fd, mode); a Path's .open(mode)
+                path_first = isinstance(f, ast.Name) or name == "fdopen" or getattr(f.value, "id", None) == "io"
+                if set(_mode_text(node, 1 if path_first else 0)) & set("wax+?"):
+                    yield name, node.lineno
         elif isinstance(f, ast.Attribute) and (name in _WRITERS or ast.unparse(f) in _WRITERS):
             yield name, node.lineno
 
@@ -151,7 +153,7 @@ def test_the_write_scan_sees_each_way_of_writing_a_file():
     source = """
 open(p, "w"); open(p, mode="ab"); io.open(p, "x"); Path(p).open("r+"); os.fdopen(fd, "wb")
 os.open(p, os.O_WRONLY | os.O_CREAT); Path(p).write_text("x"); os.replace(a, b); shutil.copy(a, b)
-open(p); open(p, "rb"); os.open(p, os.O_RDONLY); Path(p).read_text(); os.fdopen(fd, "rb")
+open(p); open(p, "rb"); io.open(p); Path(p).open(); os.open(p, os.O_RDONLY); Path(p).read_text(); os.fdopen(fd)
 """
     assert [line for _, line in _file_writes(ast.parse(source))] == [2] * 5 + [3] * 4
 
