@@ -1,7 +1,8 @@
-"""What a run produced, as plain data: the interpreter fills a Report, views format it.
+"""What a run produced, as plain data: the executor's Recorder fills a Report, views format it.
 
-Items are kept in the order they happened, so a view can interleave what the script
-printed with what each backward call did.
+Items are kept in the order they happened, each a small class of its own (Printed, Warned,
+CallEvent, ...), so a view can interleave what the script printed with what each backward
+call did, choosing how to show each item by its class.
 """
 from __future__ import annotations
 
