@@ -26,14 +26,16 @@ Compared, in this order (every difference is collected, then one AssertionError 
    public `_saved_X` attributes on both sides (negative int64 dims read as 2**64 + d).
 3. backward: `(sum of out.sum() over the outputs that require grad).backward()`
    (non-retaining): its error, every tensor input's .grad (value, dtype, shape or None), and
-   every graph node's slots re-read afterwards (tensor slots now raising E1 = the freed set;
+   every graph node's slots re-read afterwards (tensor slots now raising "backward through the
+   graph a second time" = the freed set;
    None and non-tensor slots keep their values).
 4. weighted (default on): a fresh graph, `autograd.grad(out, inputs, grad_outputs=W,
    allow_unused=True)` with seeded random W, values compared (catches formulas that an
    all-ones upstream gradient hides, e.g. softmax's).
 5. second_order (opt-in): a fresh graph, `g = autograd.grad(loss, inputs, create_graph=True,
    allow_unused=True)`: values and grad_fn names of g; then `autograd.grad(sum of g_i.sum(),
-   inputs, allow_unused=True)`: values (or the error, e.g. E3 when g is constant).
+   inputs, allow_unused=True)`: values (or the error, e.g. "does not require grad" when g is
+   constant).
 """
 from __future__ import annotations
 
@@ -44,7 +46,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from oracle import E1_PREFIX, _values_differ, tensor_slots
+from oracle import SECOND_BACKWARD, _values_differ, tensor_slots
 
 import gradcli.torch as G
 
@@ -173,7 +175,7 @@ def _read_slot(lib, node, slot, is_tensor_slot):
     try:
         v = getattr(node, "_saved_" + slot)
     except RuntimeError as e:
-        if str(e).startswith(E1_PREFIX):
+        if str(e).startswith(SECOND_BACKWARD):
             return ("FREED",)
         return ("raises",) + _err(e)
     except Exception as e:                       # noqa: BLE001  (reported, not hidden)

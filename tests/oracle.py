@@ -79,7 +79,7 @@ import warnings
 import numpy as np
 import torch
 
-E1_PREFIX = "Trying to backward through the graph a second time"
+SECOND_BACKWARD = "Trying to backward through the graph a second time"
 
 _counter = itertools.count()
 
@@ -145,11 +145,12 @@ def tensor_slots(node):
 
 
 def _slot_state(node, slot):
-    """'T' (holds a tensor), 'none' (holds nothing), 'freed' (raises E1), 'error' (other error)."""
+    """'T' (holds a tensor), 'none' (holds nothing), 'freed' (raises "backward through the graph a
+    second time"), 'error' (other error)."""
     try:
         v = getattr(node, "_saved_" + slot)
     except RuntimeError as e:
-        return "freed" if str(e).startswith(E1_PREFIX) else "error"
+        return "freed" if str(e).startswith(SECOND_BACKWARD) else "error"
     if isinstance(v, torch.Tensor):
         return "T"
     if isinstance(v, (tuple, list)) and any(isinstance(x, torch.Tensor) for x in v):
@@ -423,6 +424,7 @@ def run_torch(source, instrument=True):
 
 
 def run_gradcli(source):
+    from gradcli.record.report import Warned
     from gradcli.session.executor import run_source
     try:
         report = run_source(source, "<script>", values=None, strict=False)
@@ -448,21 +450,22 @@ def run_gradcli(source):
         tensors[name] = dict(d)
     return {"stdout": report.stdout,
             "error": None if err is None else {"type": err.type, "message": err.message, "line": err.line},
-            "warnings": [(i[1], i[2]) for i in report.items if i[0] == "warn"],
+            "warnings": [(i.line, i.message) for i in report.items if isinstance(i, Warned)],
             "tensors": tensors, "events": events}
 
 
 # ----------------------------------------------------------------------------- comparison
 
 
-def torch_e1_cause(t):
-    """For a script whose escaping error is E1 raised by a backward/grad call, the facts
-    docs/json.md puts in error.cause: the node that needed a freed buffer (the last node the
-    failing call started: pre-hooks run before saved tensors are unpacked), the line that
-    created it, its freed tensor slots, and the line of the call that freed them.
-    None when the error is not such an E1."""
+def torch_freed_cause(t):
+    """For a script whose escaping error is "backward through the graph a second time", raised by
+    a backward/grad call, the facts docs/json.md puts in error.cause: the node that needed a
+    freed buffer (the last node the failing call started: pre-hooks run before saved tensors
+    are unpacked), the line that created it, its freed tensor slots, and the line of the call
+    that freed them.
+    None when the error is not that one."""
     err = t["error"]
-    if err is None or not err["message"].startswith(E1_PREFIX) or not t["events"]:
+    if err is None or not err["message"].startswith(SECOND_BACKWARD) or not t["events"]:
         return None
     last = t["events"][-1]
     if last["line"] != err["line"] or not last["ran_ids"]:

@@ -355,7 +355,7 @@ except RuntimeError as e:
 print(x.grad, y.grad)
 """)
 
-case("freeing-E10-unused-input-still-runs-and-frees", """
+case("freeing-unused-input-still-runs-and-frees", """
 import torch
 x = torch.tensor([1., 2.], requires_grad=True)
 z = torch.tensor([1., 2.], requires_grad=True)
@@ -368,7 +368,7 @@ y.backward()
 """)
 
 # ============================================================================ errors
-case("E1-second-time-message-and-line", """
+case("second-backward-message-and-line", """
 import torch
 x = torch.tensor([1.0, 2.0], requires_grad=True)
 y = x.exp()
@@ -377,22 +377,22 @@ L.backward()
 L.backward()
 """)
 
-case("E2-nonscalar-backward", """
+case("nonscalar-backward", """
 import torch
 x = torch.tensor([1.0, 2.0], requires_grad=True)
 (x*2).backward()
 """)
-case("E2-autograd-grad-nonscalar", """
+case("nonscalar-autograd-grad", """
 import torch
 x = torch.tensor([1.0, 2.0], requires_grad=True)
 torch.autograd.grad(x*2, x)
 """)
-case("E2-nonscalar-leaf-backward", """
+case("nonscalar-leaf-backward", """
 import torch
 x = torch.tensor([1.0, 2.0], requires_grad=True)
 x.backward()
 """)
-case("E2-numel1-shapes-need-no-gradient", """
+case("nonscalar-numel1-shapes-need-no-gradient", """
 import torch
 x = torch.tensor([3.0], requires_grad=True)
 (x*x).backward()
@@ -401,17 +401,17 @@ m = torch.tensor([[2.0]], requires_grad=True)
 (m*3).backward()
 print(m.grad)
 """)
-case("E3-plain-sum-backward", """
+case("no-grad-fn-plain-sum-backward", """
 import torch
 t = torch.tensor([1.0, 2.0])
 t.sum().backward()
 """)
-case("E3-detached-backward", """
+case("no-grad-fn-detached-backward", """
 import torch
 x = torch.tensor([1.0, 2.0], requires_grad=True)
 x.detach().sum().backward()
 """)
-case("E3-autograd-grad-of-plain", """
+case("no-grad-fn-autograd-grad-of-plain", """
 import torch
 x = torch.tensor([1.0, 2.0], requires_grad=True)
 p = torch.tensor(3.0)
@@ -422,7 +422,7 @@ except RuntimeError as e:
 q = torch.tensor([1.0, 2.0])
 q.backward(torch.ones(2))
 """)
-case("E3-E12-root-made-under-no-grad", """
+case("no-grad-fn-root-made-under-no-grad", """
 import torch
 x = torch.tensor([1.0, 2.0], requires_grad=True)
 with torch.no_grad():
@@ -430,13 +430,13 @@ with torch.no_grad():
 print(y.requires_grad, y.grad_fn)
 y.backward()
 """)
-case("E4-gradient-shape-mismatch", """
+case("gradient-shape-mismatch", """
 import torch
 x = torch.tensor([1.0, 2.0], requires_grad=True)
 y = x * 3
 y.backward(torch.ones(3))
 """)
-case("E4-gradient-shape-1-for-2-no-broadcast", """
+case("gradient-shape-1-for-2-no-broadcast", """
 import torch
 x = torch.tensor([1.0, 2.0], requires_grad=True)
 y = x * 3
@@ -447,19 +447,19 @@ except RuntimeError as e:
 s = y.sum()
 s.backward(torch.ones(2))
 """)
-case("E4-autograd-grad-grad-outputs-mismatch", """
+case("gradient-shape-autograd-grad-outputs-mismatch", """
 import torch
 x = torch.tensor([1.0, 2.0], requires_grad=True)
 y = x * 3
 torch.autograd.grad(y, x, grad_outputs=torch.ones(3))
 """)
-case("E4-float-gradient-is-type-error", """
+case("gradient-float-is-type-error", """
 import torch
 x = torch.tensor([1.0, 2.0], requires_grad=True)
 y = x * 3
 y.sum().backward(2.0)
 """)
-case("E4-float64-gradient-for-float32-output", """
+case("gradient-float64-for-float32-output", """
 import torch
 x = torch.tensor([1.0, 2.0], requires_grad=True)
 y = x * 3
@@ -467,7 +467,7 @@ y.backward(torch.tensor([1.0, 0.5], dtype=torch.float64))
 print(x.grad, x.grad.dtype)
 """)
 
-E7 = [
+BROADCAST_MISMATCHES = [
     ("2x3-plus-2x4", "torch.ones(2, 3) + torch.ones(2, 4)"),
     ("2x3-times-2x4", "torch.ones(2, 3) * torch.ones(2, 4)"),
     ("3-plus-4", "torch.ones(3) + torch.ones(4)"),
@@ -476,8 +476,8 @@ E7 = [
     ("4x3-div-2x3", "torch.ones(4, 3) / torch.ones(2, 3)"),
     ("2x3x4-plus-2x5x4", "torch.ones(2, 3, 4) + torch.ones(2, 5, 4)"),
 ]
-for name, expr in E7:
-    case(f"E7-broadcast-{name}", f"""
+for name, expr in BROADCAST_MISMATCHES:
+    case(f"broadcast-{name}", f"""
 import torch
 a = torch.ones(1)
 try:
@@ -487,15 +487,15 @@ except RuntimeError as e:
 b = {expr}
 """)
 
-E8 = [
+MATMUL_MISMATCHES = [
     ("2x3-at-4x5", "torch.ones(2, 3) @ torch.ones(4, 5)"),
     ("dot-3-at-4", "torch.ones(3) @ torch.ones(4)"),
     ("mv-2x3-at-4", "torch.ones(2, 3) @ torch.ones(4)"),
     ("vm-4-at-2x3", "torch.ones(4) @ torch.ones(2, 3)"),
     ("0d-at-1d", "torch.tensor(1.) @ torch.ones(3)"),
 ]
-for name, expr in E8:
-    case(f"E8-matmul-{name}", f"""
+for name, expr in MATMUL_MISMATCHES:
+    case(f"matmul-{name}", f"""
 import torch
 x = {expr}
 """)
@@ -508,24 +508,24 @@ E8_DTYPE = [
     ("mm-f32-f64", "torch.ones(2, 3) @ torch.ones(3, 2, dtype=torch.float64)"),
 ]
 for name, expr in E8_DTYPE:
-    case(f"E8-matmul-mixed-dtype-{name}", f"""
+    case(f"matmul-mixed-dtype-{name}", f"""
 import torch
 x = {expr}
 """)
 
-case("E9-factory-int-requires-grad", """
+case("factory-int-requires-grad", """
 import torch
 t = torch.tensor([1, 2], requires_grad=True)
 """)
-case("E9-arange-int-requires-grad", """
+case("arange-int-requires-grad", """
 import torch
 t = torch.arange(3, requires_grad=True)
 """)
-case("E9-bool-factory-requires-grad", """
+case("bool-factory-requires-grad", """
 import torch
 t = torch.tensor([True, False], requires_grad=True)
 """)
-case("E9-int-requires-grad-method-wording", """
+case("int-requires-grad-method-wording", """
 import torch
 i = torch.tensor([1, 2])
 try:
@@ -534,21 +534,21 @@ except RuntimeError as e:
     print(e)
 i.requires_grad = True
 """)
-case("E10-unused-input-index-1", """
+case("unused-input-index-1", """
 import torch
 x = torch.tensor([1., 2.], requires_grad=True)
 z = torch.tensor([5., 6.], requires_grad=True)
 y = (x*x).sum()
 torch.autograd.grad(y, [x, z])
 """)
-case("E10-single-unused-input-index-0", """
+case("unused-input-single-index-0", """
 import torch
 x = torch.tensor([1., 2.], requires_grad=True)
 z = torch.tensor([5., 6.], requires_grad=True)
 y = (x*x).sum()
 torch.autograd.grad(y, z)
 """)
-case("E10-allow-unused-prints-none", """
+case("unused-input-allow-unused-prints-none", """
 import torch
 x = torch.tensor([1., 2.], requires_grad=True)
 z = torch.tensor([5., 6.], requires_grad=True)
@@ -557,27 +557,27 @@ print(torch.autograd.grad(y, [x, z], allow_unused=True))
 y2 = (x*x).sum()
 print(torch.autograd.grad(y2, z, allow_unused=True))
 """)
-case("E11-grad-wrt-tensor-not-requiring-grad", """
+case("grad-wrt-tensor-not-requiring-grad", """
 import torch
 x = torch.tensor([1., 2.], requires_grad=True)
 xn = torch.tensor([1., 2.])
 y = (x*xn).sum()
 torch.autograd.grad(y, xn)
 """)
-case("E11-grad-wrt-detached", """
+case("grad-wrt-detached", """
 import torch
 x = torch.tensor([1., 2.], requires_grad=True)
 y = (x*x).sum()
 torch.autograd.grad(y, x.detach())
 """)
-case("E11-backward-inputs-plain-tensor", """
+case("backward-inputs-plain-tensor", """
 import torch
 x = torch.tensor([1., 2.], requires_grad=True)
 p = torch.tensor([3., 4.])
 y = (x*p).sum()
 y.backward(inputs=[p])
 """)
-case("E11-backward-inputs-unused-leaf-no-error", """
+case("backward-inputs-unused-leaf-no-error", """
 import torch
 x = torch.tensor([1., 2.], requires_grad=True)
 u = torch.tensor([3., 4.], requires_grad=True)
@@ -585,17 +585,17 @@ y = (x*x).sum()
 y.backward(inputs=[u])
 print(x.grad, u.grad)
 """)
-case("E13-item-two-elements", """
+case("item-two-elements", """
 import torch
 t = torch.tensor([1., 2.])
 print(t.item())
 """)
-case("E13-item-zero-elements", """
+case("item-zero-elements", """
 import torch
 t = torch.zeros(0)
 t.item()
 """)
-case("E13-item-ok-for-1x1-and-0d-requires-grad", """
+case("item-ok-for-1x1-and-0d-requires-grad", """
 import torch
 m = torch.tensor([[3.5]])
 print(m.item())
@@ -603,29 +603,29 @@ s = torch.tensor(2.5, requires_grad=True)
 print(s.item())
 print(type(s.item()).__name__, type(torch.tensor(3).item()).__name__)
 """)
-case("E13-float-of-two-elements-valueerror", """
+case("float-of-two-elements-valueerror", """
 import torch
 t = torch.tensor([1., 2.])
 float(t)
 """)
-case("E13-bool-of-two-elements", """
+case("bool-of-two-elements", """
 import torch
 t = torch.tensor([1., 2.])
 if t:
     print("yes")
 """)
-case("E15-zero-on-none-grad", """
+case("zero-on-none-grad", """
 import torch
 x = torch.tensor([1., 2.], requires_grad=True)
 print(x.grad)
 x.grad.zero_()
 """)
-case("E15-assign-wrong-size-grad", """
+case("assign-wrong-size-grad", """
 import torch
 x = torch.tensor([1., 2.], requires_grad=True)
 x.grad = torch.ones(3)
 """)
-case("E15-requires-grad-false-on-nonleaf", """
+case("requires-grad-false-on-nonleaf", """
 import torch
 x = torch.tensor([1., 2.], requires_grad=True)
 y = x * 2
@@ -635,13 +635,13 @@ except RuntimeError as e:
     print(e)
 y.requires_grad_(False)
 """)
-case("E15-mean-of-int-tensor", """
+case("mean-of-int-tensor", """
 import torch
 i = torch.tensor([1, 2, 3])
 print(i.sum())
 i.mean()
 """)
-case("E15-int-to-negative-int-power", """
+case("int-to-negative-int-power", """
 import torch
 i = torch.tensor([1, 2, 3])
 print(i ** 2)

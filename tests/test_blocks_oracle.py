@@ -11,8 +11,8 @@ function that is then called (so the same code runs with locals and frames):
               update, grad zeroing, a list of losses, f"{loss:.4f}"
 * while       while loop with a counter, continue/break, `g, = torch.autograd.grad(...)`,
               f-strings with format specs of 0-d tensors
-* second      try/except RuntimeError as e: print(e) around a second backward (E1) or
-              other errors (E2/E3), with else/finally
+* second      try/except RuntimeError as e: print(e) around a second backward or other errors
+              (a non-scalar output, an output that does not require grad), with else/finally
 * nograd      with torch.no_grad(): / torch.enable_grad() blocks and requires_grad prints
 * fstrings    f"{t}", f"{t:.3f}", f"{t:>9.2f}", f"{t:.2e}", f"{t!r}", "{:.3f}".format(t),
               "%.2f" % t, and the TypeError of a format spec on an n-d tensor

@@ -20,8 +20,10 @@ from pathlib import Path
 import pytest
 
 from oracle import assert_same
+from gradcli.record.report import LeavesShown
 from gradcli.session import executor
 from gradcli.session.executor import run_traced
+from gradcli.views import json_view
 
 CASES = {}
 
@@ -200,7 +202,7 @@ def test_torch_and_its_submodules_are_gradclis():
         print(torch.__name__, F.relu.__module__.split('.')[0], grad is autograd.grad, optim.SGD.__name__)
         print(type(torch.ones(1)).__module__.split('.')[0])
         """)
-    assert r.error is None, r.error.as_json()
+    assert r.error is None, json_view.error_json(r.error)
     first, second = r.stdout.splitlines()
     assert first.startswith("gradcli.torch gradcli True SGD") and second == "gradcli"
 
@@ -430,7 +432,7 @@ def test_a_call_that_raises_before_running_is_still_an_event(call, message):
             "except RuntimeError as e:\n    print('caught')\n")
     assert r.error is None and r.stdout == "caught\n"
     (ev,) = r.events
-    doc = ev.as_json()
+    doc = json_view.call_json(ev)
     assert doc["raised"] is True and doc["freed"] == [] and doc["line"] == 5
     assert doc["error"]["type"] == "RuntimeError" and message in doc["error"]["message"]
     assert doc["error"]["caught_line"] == 6
@@ -454,8 +456,8 @@ def test_the_rich_view_says_a_caught_error_was_caught(tmp_path):
 
 def test_torch_nn_and_f_are_bound_in_the_dialect_and_never_leaves():
     r = run("x = torch.tensor([2.], requires_grad=True)\ny = F.relu(x * w)\nbackward y.sum()\nprint x.grad\n")
-    assert r.error is None, r.error.as_json()
-    leaves = [name for item in r.items if item[0] == "leaves" for name, _ in item[1]]
+    assert r.error is None, json_view.error_json(r.error)
+    leaves = [name for item in r.items if isinstance(item, LeavesShown) for name, _ in item.leaves]
     assert leaves == ["w"] and r.stdout == "tensor([1.])\n"
     r = run("y = np.exp(q)\n")                   # np only dotted: a NameError, not a leaf
     assert r.error.type == "NameError" and "'np'" in r.error.message

@@ -4,8 +4,8 @@
   the same stdout, error (type, message, line), warnings, end-state tensors and, per
   backward / autograd.grad call, the same nodes run, nodes freed and leaves updated.
 * test_json_contract: for the corpus scripts about backward/freeing, the --json object of
-  docs/json.md (json_view.as_dict) carries torch's facts, including error.cause for an E1
-  (the failing node, its line, its saved slots, the line of the call that freed them).
+  docs/json.md (json_view.as_dict) carries torch's facts, including error.cause for a second
+  backward (the failing node, its line, its saved slots, the line of the call that freed them).
 * test_oracle_*: the oracle itself reproduces documented torch facts and its
   instrumentation does not change what a script does (so a broken oracle can't hide bugs).
 * test_random_scripts: hypothesis-generated straight-line scripts (leaves of shape (),
@@ -22,7 +22,7 @@ import pytest
 from hypothesis import HealthCheck, given, note, seed, settings
 from hypothesis import strategies as st
 
-from oracle import E1_PREFIX, assert_same, compare, numbered, run_torch, torch_e1_cause
+from oracle import SECOND_BACKWARD, assert_same, compare, numbered, run_torch, torch_freed_cause
 from scripts_corpus import CASES
 
 CASE_IDS = [c[0] for c in CASES]
@@ -56,7 +56,7 @@ def _json_mismatches(src):
     te, je = t["error"], d["error"]
     check("error", None if te is None else (te["type"], te["message"], te["line"]),
           None if je is None else (je["type"], je["message"], je["line"]))
-    cause = torch_e1_cause(t)
+    cause = torch_freed_cause(t)
     if cause is not None:
         check("error.cause", cause, je and je.get("cause") and {
             "grad_fn": je["cause"].get("grad_fn"), "line": je["cause"].get("line"),
@@ -80,12 +80,13 @@ def _json_mismatches(src):
 
 
 JSON_CASES = [cid for cid in CASE_IDS
-              if cid.startswith(("seed", "S", "freeing", "E1-", "E10", "scalar", "saved", "retain"))]
+              if cid.startswith(("seed", "S", "freeing", "second-backward-", "unused-input", "scalar", "saved",
+                                 "retain"))]
 
 
 @pytest.mark.parametrize("case_id", JSON_CASES)
 def test_json_contract(case_id):
-    """`gradcli run --json` reports torch's facts: error (with cause for E1), events, freed."""
+    """`gradcli run --json` reports torch's facts: error (with its cause for a second backward), events, freed."""
     problems = _json_mismatches(CASE_SRC[case_id])
     assert not problems, ("JSON contract differs from torch for:\n" + numbered(CASE_SRC[case_id])
                           + "\n\n" + "\n".join("* " + p for p in problems))
@@ -111,13 +112,13 @@ def test_oracle_reproduces_design_json_example():
     """docs/json.md's --json example for examples/seed000_block1.py (lines shifted: no header here)."""
     src = CASE_SRC["seed000-block1-2f-saves-scalar-second-backward-fails"]
     t = run_torch(src)
-    assert t["error"]["type"] == "RuntimeError" and t["error"]["message"].startswith(E1_PREFIX)
+    assert t["error"]["type"] == "RuntimeError" and t["error"]["message"].startswith(SECOND_BACKWARD)
     assert t["error"]["line"] == 9
     bw1 = t["events"][0]
     assert (bw1["kind"], bw1["line"], bw1["retain_graph"]) == ("backward", 8, False)
     assert bw1["freed"] == [("PowBackward0", 6, ("self",)), ("MulBackward0", 5, ("other",))]
     assert t["tensors"]["x"]["grad"] == [40.0]
-    assert torch_e1_cause(t) == {"grad_fn": "MulBackward0", "line": 5, "saved": ["other"], "freed_by": 8}
+    assert torch_freed_cause(t) == {"grad_fn": "MulBackward0", "line": 5, "saved": ["other"], "freed_by": 8}
 
 
 @pytest.mark.parametrize("case_id,updated", [

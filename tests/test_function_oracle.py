@@ -216,7 +216,7 @@ SNIPPETS = {
         try:
             y.sum().backward()
         except RuntimeError as e:
-            print("E5:", e)
+            print("modified:", e)
         class Out(torch.autograd.Function):
             @staticmethod
             def forward(ctx, t):
@@ -235,7 +235,7 @@ SNIPPETS = {
         try:
             y.sum().backward()
         except RuntimeError as e:
-            print("E5 out:", e)
+            print("modified out:", e)
     """,
     "higher order through a Function": """
         class Sq(torch.autograd.Function):

@@ -20,6 +20,7 @@ from gradcli.views import graph as graphview
 from gradcli.session.atomic import write_atomic
 from gradcli.cli.app import app
 from gradcli.engine import Tensor
+from gradcli.record.report import GraphShown
 from gradcli.session.executor import run_source, run_traced
 
 REPO = Path(__file__).resolve().parents[1]
@@ -126,7 +127,7 @@ def test_snapshot_at_the_end_and_before_any_backward():
 
 def test_graph_statement_takes_a_frozen_snapshot():
     report = run_source("a = x*2\ngraph a\nbackward a\ngraph a\n", "t.grad")
-    snaps = [i[2] for i in report.items if i[0] == "graph"]
+    snaps = [i.snapshot for i in report.items if isinstance(i, GraphShown)]
     assert len(snaps) == 2
     assert slot(by_label(snaps[0], "MulBackward0"), "other").state == "alive"
     assert slot(by_label(snaps[1], "MulBackward0"), "other").state == "freed"

@@ -2,15 +2,17 @@
 gradcli through oracle.assert_same (stdout, the escaping error, end-state tensors and grads,
 and per backward/grad call the nodes run, the nodes freed and the leaves updated).
 
-* test_torch_facts_*: hand-written scripts, one per rule of in-place checking (E5), the
-  in-place errors on leaves and views (E6/E6b), and when saved tensors are freed.
+* test_torch_facts_*: hand-written scripts, one per rule of in-place checking ("a variable
+  needed for gradient computation has been modified by an inplace operation"), the in-place
+  errors on leaves and on views of leaves, and when saved tensors are freed.
 * test_random_inplace_scripts: hypothesis scripts mixing in-place ops (+=, -=, *=, add_,
   sub_, mul_ (also of a tensor by itself), div_, pow_, zero_, fill_, clamp_, copy_, t_,
   index assignment, `.data` writes), views
   (reshape/view/transpose/t/indexing/unsqueeze/detach), plain ops that save inputs or
   outputs, `torch.no_grad()` blocks, `_version` and grad_fn prints, backward and
   autograd.grad calls.  Statements that may raise are wrapped in try/except so the error
-  texts (E1, E3, E5, E6, E6b, shape errors, ...) are compared through stdout.
+  texts (a second backward, no grad_fn, modified in place, in place on a leaf or its view,
+  shape errors, ...) are compared through stdout.
 """
 from __future__ import annotations
 
@@ -34,14 +36,14 @@ def case(cid, src):
 
 TRY = "try:\n    {}\nexcept RuntimeError as e:\n    print('RuntimeError:', e)"
 
-# --- E5 template: <type> and <sizes> -----------------------------------------------------
+# --- modified in place: the message's <type> and <sizes> ---------------------------------
 for cid, ctor in [("float32-[2]", "torch.tensor([1., 2.], requires_grad=True)"),
                   ("float32-[2, 3]", "torch.ones(2, 3, requires_grad=True)"),
                   ("float32-[1, 2, 1]", "torch.ones(1, 2, 1, requires_grad=True)"),
                   ("float32-0d", "torch.tensor(1.5, requires_grad=True)"),
                   ("float64-[2]", "torch.tensor([1., 2.], dtype=torch.float64, requires_grad=True)"),
                   ("float64-0d", "torch.tensor(0.5, dtype=torch.float64, requires_grad=True)")]:
-    case(f"E5-type-and-sizes-{cid}", f"""
+    case(f"modified-type-and-sizes-{cid}", f"""
         import torch
         x = {ctor}
         a = x * 1
@@ -51,7 +53,7 @@ for cid, ctor in [("float32-[2]", "torch.tensor([1., 2.], requires_grad=True)"),
         """)
 
 # --- <which>: non-leaf names a node, a leaf has no clause ---------------------------------
-case("E5-leaf-saved-by-mul-has-no-which-clause", """
+case("modified-leaf-saved-by-mul-has-no-which-clause", """
     import torch
     xn = torch.tensor([1., 2.])
     y = torch.tensor([3., 4.], requires_grad=True)
@@ -60,7 +62,7 @@ case("E5-leaf-saved-by-mul-has-no-which-clause", """
     print(xn._version)
     z.sum().backward()
     """)
-case("E5-leaf-0d-no-which-clause", """
+case("modified-leaf-0d-no-which-clause", """
     import torch
     xn = torch.tensor(2.)
     y = torch.tensor([3., 4.], requires_grad=True)
@@ -77,7 +79,7 @@ for name, stmt in [("Add", "a.add_(1)"), ("Add-augmented", "a += 1"), ("Mul", "a
                    ("CopySlices-slice", "a[1:] = 0."), ("CopyBackwards", "a.copy_(torch.ones(2))"),
                    ("Add-tensor", "a.add_(torch.ones(2))"), ("Mul-tensor-rg", "a.mul_(w)"),
                    ("Add-alpha", "a.add_(w, alpha=2)")]:
-    case(f"E5-name-{name}", f"""
+    case(f"modified-name-{name}", f"""
         import torch
         x = torch.tensor([1., 2.], requires_grad=True)
         w = torch.tensor([0.5, 3.], requires_grad=True)
@@ -92,7 +94,7 @@ for name, stmt in [("Add", "a.add_(1)"), ("Add-augmented", "a += 1"), ("Mul", "a
 for name, expr in [("Exp", "x.exp()"), ("Sigmoid", "x.sigmoid()"), ("Tanh", "x.tanh()"), ("Relu", "x.relu()"),
                    ("Sqrt", "x.sqrt()"), ("Pow-tensor", "x ** x"), ("Reciprocal", "x.reciprocal()"),
                    ("Softmax", "x.softmax(0)"), ("Mul-then-exp", "(x * 2).exp()")]:
-    case(f"E5-output-modified-names-producer-{name}", f"""
+    case(f"modified-output-modified-names-producer-{name}", f"""
         import torch
         x = torch.tensor([1., 2.], requires_grad=True)
         b = {expr}
@@ -104,7 +106,7 @@ for name, expr in [("Exp", "x.exp()"), ("Sigmoid", "x.sigmoid()"), ("Tanh", "x.t
 for name, expr in [("Mul", "a * a"), ("Pow", "a ** 2"), ("Sin", "a.sin()"), ("Log", "a.log()"), ("Abs", "a.abs()"),
                    ("Neg-then-mul", "(-a) * a"), ("Div", "x / a"), ("Matmul-dot", "a @ a"),
                    ("Max", "a.max()"), ("Clamp", "a.clamp(0, 1)"), ("Index", "a[[0, 1]] * 1"), ("Tanh", "a.tanh()")]:
-    case(f"E5-input-modified-names-current-grad-fn-{name}", f"""
+    case(f"modified-input-modified-names-current-grad-fn-{name}", f"""
         import torch
         x = torch.tensor([1., 2.], requires_grad=True)
         a = x.exp()
@@ -112,7 +114,7 @@ for name, expr in [("Mul", "a * a"), ("Pow", "a ** 2"), ("Sin", "a.sin()"), ("Lo
         a.mul_(2)
         r.sum().backward()
         """)
-case("E5-t_-inplace-names-T1", """
+case("modified-t_-inplace-names-T1", """
     import torch
     x = torch.ones(2, 3, requires_grad=True)
     a = x * 1
@@ -121,7 +123,7 @@ case("E5-t_-inplace-names-T1", """
     print(a.shape, a.grad_fn.name())
     r.sum().backward()
     """)
-case("E5-neg_-and-chain-of-inplace", """
+case("modified-neg_-and-chain-of-inplace", """
     import torch
     x = torch.tensor([1., 2.], requires_grad=True)
     a = x * 1
@@ -132,7 +134,7 @@ case("E5-neg_-and-chain-of-inplace", """
     """)
 
 # --- which node is named: saved input vs saved output, no_grad keeps the old grad_fn ------------
-case("E5-saved-input-named-by-inplace-op-Add", """
+case("modified-saved-input-named-by-inplace-op-Add", """
     import torch
     x = torch.tensor([1., 2.], requires_grad=True)
     a = x * 1
@@ -140,7 +142,7 @@ case("E5-saved-input-named-by-inplace-op-Add", """
     a.add_(1)
     r.sum().backward()
     """)
-case("E5-saved-input-inplace-under-no-grad-names-Mul", """
+case("modified-saved-input-inplace-under-no-grad-names-Mul", """
     import torch
     x = torch.tensor([1., 2.], requires_grad=True)
     a = x * 1
@@ -150,7 +152,7 @@ case("E5-saved-input-inplace-under-no-grad-names-Mul", """
     print(a.grad_fn.name(), a._version)
     r.sum().backward()
     """)
-case("E5-saved-output-named-by-producer-Exp", """
+case("modified-saved-output-named-by-producer-Exp", """
     import torch
     x = torch.tensor([1., 2.], requires_grad=True)
     b = x.exp()
@@ -158,7 +160,7 @@ case("E5-saved-output-named-by-producer-Exp", """
     print(b.grad_fn.name(), b._version)
     b.sum().backward()
     """)
-case("E5-saved-output-modified-under-no-grad", """
+case("modified-saved-output-modified-under-no-grad", """
     import torch
     x = torch.tensor([1., 2.], requires_grad=True)
     b = x.exp()
@@ -169,7 +171,7 @@ case("E5-saved-output-modified-under-no-grad", """
     """)
 
 # --- <v>: versions count every in-place op (also under no_grad); .data does not ---------------
-case("E5-version-counts-every-inplace-op", """
+case("modified-version-counts-every-inplace-op", """
     import torch
     x = torch.tensor([1., 2.], requires_grad=True)
     a = x * 1
@@ -182,7 +184,7 @@ case("E5-version-counts-every-inplace-op", """
     print(a._version)
     r.sum().backward()
     """)
-case("E5-version-no-grad-inplace-bumps-and-raises", """
+case("modified-version-no-grad-inplace-bumps-and-raises", """
     import torch
     x = torch.tensor([1., 2.], requires_grad=True)
     a = x * 1
@@ -193,7 +195,7 @@ case("E5-version-no-grad-inplace-bumps-and-raises", """
     print(a._version)
     r.sum().backward()
     """)
-case("E5-data-inplace-not-counted-silently-wrong-grad", """
+case("modified-data-inplace-not-counted-silently-wrong-grad", """
     import torch
     x = torch.tensor([1., 2.], requires_grad=True)
     a = x * 1
@@ -203,7 +205,7 @@ case("E5-data-inplace-not-counted-silently-wrong-grad", """
     r.sum().backward()
     print(x.grad)
     """)
-case("E5-data-of-leaf-inplace-allowed", """
+case("modified-data-of-leaf-inplace-allowed", """
     import torch
     x = torch.tensor([1., 2.], requires_grad=True)
     y = x * x
@@ -212,7 +214,7 @@ case("E5-data-of-leaf-inplace-allowed", """
     y.sum().backward()
     print(x.grad)
     """)
-case("E5-version-of-leaf-and-views", """
+case("modified-version-of-leaf-and-views", """
     import torch
     xn = torch.zeros(2, 3)
     v = xn[0]
@@ -225,8 +227,8 @@ case("E5-version-of-leaf-and-views", """
     print(xn)
     """)
 
-# --- E5 also from reading _saved_* ------------------------------------------------------------
-case("E5-reading-saved-attribute-raises", """
+# --- modified in place, also from reading _saved_* ----------------------------------------------
+case("modified-reading-saved-attribute-raises", """
     import torch
     x = torch.tensor([1., 2.], requires_grad=True)
     a = x * 1
@@ -242,7 +244,7 @@ case("E5-reading-saved-attribute-raises", """
     """)
 
 # --- cases that do not raise / do raise through detach ------------------------------------------
-case("E5-no-raise-exp-saves-result-mul-saves-scalar", """
+case("modified-no-raise-exp-saves-result-mul-saves-scalar", """
     import torch
     x = torch.tensor([1., 2.], requires_grad=True)
     a = x * 2
@@ -251,7 +253,7 @@ case("E5-no-raise-exp-saves-result-mul-saves-scalar", """
     b.sum().backward()
     print(x.grad)
     """)
-case("E5-no-raise-pow-saves-x-not-y", """
+case("modified-no-raise-pow-saves-x-not-y", """
     import torch
     x = torch.tensor([1., 2.], requires_grad=True)
     y = x.pow(2)
@@ -259,7 +261,7 @@ case("E5-no-raise-pow-saves-x-not-y", """
     y.sum().backward()
     print(x.grad, y)
     """)
-case("E5-detach-shares-version-counter-raises", """
+case("modified-detach-shares-version-counter-raises", """
     import torch
     x = torch.tensor([1., 2.], requires_grad=True)
     y = x.exp()
@@ -267,7 +269,7 @@ case("E5-detach-shares-version-counter-raises", """
     print(y._version)
     y.sum().backward()
     """)
-case("E5-detach-then-view-shares-version", """
+case("modified-detach-then-view-shares-version", """
     import torch
     x = torch.tensor([[1., 2.], [3., 4.]], requires_grad=True)
     y = x.sigmoid()
@@ -276,7 +278,7 @@ case("E5-detach-then-view-shares-version", """
     print(y._version, d._version, y)
     y.sum().backward()
     """)
-case("E5-view-modified-base-saved", """
+case("modified-view-modified-base-saved", """
     import torch
     x = torch.tensor([[1., 2.], [3., 4.]], requires_grad=True)
     a = x * 1
@@ -285,7 +287,7 @@ case("E5-view-modified-base-saved", """
     print(a._version, a.grad_fn.name())
     r.sum().backward()
     """)
-case("E5-base-modified-view-saved", """
+case("modified-base-modified-view-saved", """
     import torch
     x = torch.tensor([[1., 2.], [3., 4.]], requires_grad=True)
     a = x * 1
@@ -295,7 +297,7 @@ case("E5-base-modified-view-saved", """
     print(v._version, v.grad_fn.name())
     r.sum().backward()
     """)
-case("E5-inplace-on-view-then-backward-through-base-ok", """
+case("modified-inplace-on-view-then-backward-through-base-ok", """
     import torch
     x = torch.tensor([[1., 2.], [3., 4.]], requires_grad=True)
     a = x * 2
@@ -321,13 +323,16 @@ ANOMALY = """
     torch.autograd.set_detect_anomaly(False)
     """
 
-# --- E6 / E6b ------------------------------------------------------------------------------
-for cid, stmt in [("E6-add_", "x.add_(1)"), ("E6-augmented", "x += 1"), ("E6-zero_", "x.zero_()"),
-                  ("E6-sub_-tensor", "x.sub_(torch.ones(2))"), ("E6-mul_", "x.mul_(2)"), ("E6-div_", "x /= 2"),
-                  ("E6-fill_", "x.fill_(1.)"), ("E6-clamp_", "x.clamp_(0, 1)"), ("E6-copy_", "x.copy_(torch.zeros(2))"),
-                  ("E6b-setitem", "x[0] = 5."), ("E6b-slice-add_", "x[0:1].add_(1)"), ("E6b-view-mul_", "x.view(2).mul_(2)"),
-                  ("E6b-select-zero_", "x[1].zero_()"), ("E6b-setitem-mask", "x[x > 1] = 0."),
-                  ("E6b-t-augmented", "x.unsqueeze(0)[0] += 1")]:
+# --- in place on a leaf that requires grad, or on a view of one --------------------------------
+for cid, stmt in [("leaf-inplace-add_", "x.add_(1)"), ("leaf-inplace-augmented", "x += 1"),
+                  ("leaf-inplace-zero_", "x.zero_()"), ("leaf-inplace-sub_-tensor", "x.sub_(torch.ones(2))"),
+                  ("leaf-inplace-mul_", "x.mul_(2)"), ("leaf-inplace-div_", "x /= 2"),
+                  ("leaf-inplace-fill_", "x.fill_(1.)"), ("leaf-inplace-clamp_", "x.clamp_(0, 1)"),
+                  ("leaf-inplace-copy_", "x.copy_(torch.zeros(2))"),
+                  ("leaf-view-inplace-setitem", "x[0] = 5."), ("leaf-view-inplace-slice-add_", "x[0:1].add_(1)"),
+                  ("leaf-view-inplace-view-mul_", "x.view(2).mul_(2)"),
+                  ("leaf-view-inplace-select-zero_", "x[1].zero_()"), ("leaf-view-inplace-setitem-mask", "x[x > 1] = 0."),
+                  ("leaf-view-inplace-t-augmented", "x.unsqueeze(0)[0] += 1")]:
     case(f"{cid}-on-leaf-requiring-grad", f"""
         import torch
         x = torch.tensor([2., 3.], requires_grad=True)
@@ -344,21 +349,21 @@ for cid, stmt in [("E6-add_", "x.add_(1)"), ("E6-augmented", "x += 1"), ("E6-zer
             {stmt}
         print(x, x._version, x.is_leaf, x.grad_fn)
         """)
-case("E6-allowed-through-data", """
+case("leaf-inplace-allowed-through-data", """
     import torch
     x = torch.tensor([2., 3.], requires_grad=True)
     x.data.add_(1)
     x.data[0] = 7.
     print(x, x._version)
     """)
-case("E6-uncaught-error-line", """
+case("leaf-inplace-uncaught-error-line", """
     import torch
     x = torch.tensor([2., 3.], requires_grad=True)
     y = x * 2
     x += 1
     print(y)
     """)
-case("E6-leaf-not-requiring-grad-is-fine-and-becomes-nonleaf", """
+case("leaf-inplace-leaf-not-requiring-grad-is-fine-and-becomes-nonleaf", """
     import torch
     x = torch.tensor([2., 3.], requires_grad=True)
     n = torch.zeros(2)
@@ -368,7 +373,7 @@ case("E6-leaf-not-requiring-grad-is-fine-and-becomes-nonleaf", """
     n.sum().backward()
     print(x.grad)
     """)
-case("E6-setitem-rg-value-into-plain-tensor", """
+case("leaf-inplace-setitem-rg-value-into-plain-tensor", """
     import torch
     x = torch.tensor([2., 3.], requires_grad=True)
     n = torch.zeros(3)
@@ -377,7 +382,7 @@ case("E6-setitem-rg-value-into-plain-tensor", """
     n.sum().backward()
     print(x.grad)
     """)
-case("E6-inplace-on-nonleaf-rebases-grad-fn", """
+case("leaf-inplace-inplace-on-nonleaf-rebases-grad-fn", """
     import torch
     x = torch.tensor([2., 3.], requires_grad=True)
     y = x * 2
@@ -389,7 +394,7 @@ case("E6-inplace-on-nonleaf-rebases-grad-fn", """
     y.sum().backward()
     print(x.grad)
     """)
-case("E6-view-created-in-no-grad-modified-in-grad-mode", """
+case("leaf-inplace-view-created-in-no-grad-modified-in-grad-mode", """
     import torch
     x = torch.tensor([2., 3.], requires_grad=True)
     a = x * 1
@@ -592,7 +597,7 @@ def test_torch_facts_cases(cid):
 
 
 def test_torch_facts_anomaly_mode_hint():
-    """With anomaly mode the E5 hint changes; the warning that precedes it carries a Python
+    """With anomaly mode the modified-in-place hint changes; the warning that precedes it carries a Python
     traceback of the forward call, so only its first line is compared."""
     assert_same_but_warning_tracebacks(textwrap.dedent(ANOMALY).strip("\n") + "\n")
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import textwrap
 
 from gradcli.session import executor
+from gradcli.views import json_view
 
 NET = textwrap.dedent("""\
     import torch
@@ -27,7 +28,7 @@ NET = textwrap.dedent("""\
 
 def test_nodes_name_the_module_that_made_them_and_parameters_their_path():
     r = executor.run_source(NET, "net.py")
-    first = r.events[0].as_json()
+    first = json_view.call_json(r.events[0])
     assert first["updated"] == ["net.fc2.bias", "net.fc2.weight", "net.fc1.bias", "net.fc1.weight"]
     made = {(n.grad_fn, n.line): n for n in r.events[0].executed}
     assert made[("AddmmBackward0", 11)].module == "net.fc2 (Linear)"

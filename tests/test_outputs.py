@@ -3,6 +3,7 @@ pipes, failures) behind every output file, `graph -o`'s format from the extensio
 rule of commands that make a product, `test --oracle torch` without PyTorch, and help texts."""
 from __future__ import annotations
 
+import ast
 import os
 import re
 import stat
@@ -13,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from gradcli.session.atomic import write_atomic
+from gradcli.session.atomic import append, write_atomic
 
 REPO = Path(__file__).resolve().parents[1]
 RAISES = "f = x+y; z = 2*f; y1 = z**2; y2 = z**3; backward y1; backward y2"
@@ -88,6 +89,73 @@ def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path, monkeypat
 def test_a_directory_is_refused(tmp_path):
     with pytest.raises(OSError, match=f"cannot write {tmp_path}: it is a directory"):
         write_atomic(tmp_path, "x")
+
+
+def test_append_extends_the_same_file_in_place_and_keeps_its_mode(tmp_path):
+    log = tmp_path / "made" / "history"
+    append(str(log), "one\n")                               # the folder is made too
+    log.chmod(0o600)
+    inode = os.stat(log).st_ino
+    append(str(log), b"two\n")
+    assert log.read_text() == "one\ntwo\n" and _mode(log) == 0o600 and os.stat(log).st_ino == inode
+    with pytest.raises(OSError, match=f"cannot write {tmp_path}"):
+        append(str(tmp_path), "x")
+
+
+# Calls that put bytes in a file besides open(): every one in gradcli/ must be in session/atomic.py.
+_WRITERS = {"write_text", "write_bytes", "tofile", "os.replace", "os.rename", "os.renames", "os.truncate",
+            "shutil.copy", "shutil.copy2", "shutil.copyfile", "shutil.copytree", "shutil.move",
+            "np.save", "np.savez", "np.savetxt"}
+# Writes that are not files: the pipe a supervised child sends its result back through.
+_NOT_FILES = {("watchdog.py", "fdopen")}
+
+
+def _mode_text(call, position):
+    mode = call.args[position] if len(call.args) > position else next(
+        (k.value for k in call.keywords if k.arg == "mode"), None)
+    if mode is None:
+        return "r"
+    return mode.value if isinstance(mode, ast.Constant) and isinstance(mode.value, str) else "?"
+
+
+def _file_writes(tree):
+    """(name, line) of each call in the tree that may write a file."""
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        f = node.func
+        name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else None
+        if name in ("open", "fdopen"):
+            if isinstance(f, ast.Attribute) and f.attr == "open" and getattr(f.value, "id", None) == "os":
+                flags = ast.unparse(node.args[1]) if len(node.args) > 1 else ""
+                if any(w in flags for w in ("O_CREAT", "O_TRUNC", "O_APPEND")):
+                    yield name, node.lineno
+            else:           # open(path, mode), io.open(path, mode), os.fdopen(fd, mode); a Path's .open(mode)
+                path_first = isinstance(f, ast.Name) or name == "fdopen" or getattr(f.value, "id", None) == "io"
+                if set(_mode_text(node, 1 if path_first else 0)) & set("wax+?"):
+                    yield name, node.lineno
+        elif isinstance(f, ast.Attribute) and (name in _WRITERS or ast.unparse(f) in _WRITERS):
+            yield name, node.lineno
+
+
+def test_every_file_gradcli_writes_goes_through_the_atomic_helper():
+    found = []
+    for path in sorted((REPO / "gradcli").rglob("*.py")):
+        if path.name in ("atomic.py", "lark_standalone.py"):       # (the helper; the generated parser)
+            continue
+        for name, line in _file_writes(ast.parse(path.read_text(encoding="utf-8"))):
+            if (path.name, name) not in _NOT_FILES:
+                found.append(f"{path.relative_to(REPO)}:{line}: {name}(...)")
+    assert found == [], "files written without gradcli/session/atomic.py:\n" + "\n".join(found)
+
+
+def test_the_write_scan_sees_each_way_of_writing_a_file():
+    source = """
+open(p, "w"); open(p, mode="ab"); io.open(p, "x"); Path(p).open("r+"); os.fdopen(fd, "wb")
+os.open(p, os.O_WRONLY | os.O_CREAT); Path(p).write_text("x"); os.replace(a, b); shutil.copy(a, b)
+open(p); open(p, "rb"); io.open(p); Path(p).open(); os.open(p, os.O_RDONLY); Path(p).read_text(); os.fdopen(fd)
+"""
+    assert [line for _, line in _file_writes(ast.parse(source))] == [2] * 5 + [3] * 4
 
 
 # ----------------------------------------------------------------------------- the commands that write files

@@ -12,6 +12,7 @@ import pytest
 
 from gradcli.session import executor
 from gradcli.torch import _pytorch_names as P
+from gradcli.views import json_view
 
 TARGET = Path(P.__file__)
 
@@ -62,7 +63,7 @@ def test_the_stored_names_are_pytorchs():
 ])
 def test_a_pytorch_name_gradcli_lacks_says_so(code, says):
     r = executor.run_source(f"import torch\nx = torch.ones(3)\n{code}\n")
-    assert r.error is not None and says in r.error.message, r.error.as_json()
+    assert r.error is not None and says in r.error.message, json_view.error_json(r.error)
     assert r.error.type in ("AttributeError", "ImportError")
 
 

@@ -127,7 +127,7 @@ case("retains-grad", """
     """)
 
 # --- in-place ops that need their operand's old value -------------------------------------
-case("mul_-self-then-backward-raises-E5", """
+case("mul_-self-then-backward-raises-modified-inplace", """
     import torch
     x = torch.tensor([2., 3.], requires_grad=True)
     y = x * 2

@@ -12,6 +12,7 @@ from gradcli.explain import fixes
 from gradcli.session import oracle
 from gradcli.record import origin as O
 from gradcli.session.executor import run_source
+from gradcli.views import json_view
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -350,7 +351,7 @@ def test_json_md_describes_the_facts_and_fixes_keys():
     doc = (ROOT / "docs" / "json.md").read_text(encoding="utf-8")
     documented = set(re.findall(r"`([a-z_]+)`", doc))
     _, _, report, _ = _explained(CASES["labels computed from parameters before the loop"])
-    err = report.error.as_json()
+    err = json_view.error_json(report.error)
     keys = set(err["facts"]) | {k for f in err["fixes"] for k in f} | {k for f in err["fixes"] for c in f["edit"] or []
                                                                        for k in c}
     assert keys - documented == set()

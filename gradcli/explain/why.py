@@ -17,6 +17,7 @@ from typing import Optional
 from .. import engine as E
 from ..record import origin as O
 from .fixes import Edit, Fix, statement_at, enclosing, replace_in, call_named, method_calls, with_fields
+from .report import Warned
 
 # ----------------------------------------------------------------------------- data
 
@@ -87,7 +88,7 @@ class _Ctx:
             self.by_tensor, self.by_node = {}, {}
         self.paths = interp.module_paths() if hasattr(interp, "module_paths") else {}
         report = getattr(interp, "report", None)
-        self.calls = [i[1] for i in report.items if i[0] == "call"] if report is not None else []
+        self.calls = report.events if report is not None else []
         self.scope = dict(getattr(interp, "globals", {}))
         tb = exc.__traceback__
         while tb is not None:                   # the innermost script frame's names come first
@@ -1336,8 +1337,8 @@ def _surprises(report):
     if sm is None or report.parse_failed:
         return []
     view = _View(sm)
-    out = [w for item in report.items if item[0] == "warn" and item[2].startswith(NONLEAF_WARNING)
-           for w in [_nonleaf_grad(view, report, item[1])] if w is not None]
+    out = [w for item in report.items if isinstance(item, Warned) and item.message.startswith(NONLEAF_WARNING)
+           for w in [_nonleaf_grad(view, report, item.line)] if w is not None]
     return out + _accumulated(view, report) + _data_changes(view, report) + _shared_grads(view, report)
 
 

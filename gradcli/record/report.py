@@ -1,12 +1,62 @@
-"""What a run produced, as plain data: the interpreter fills a Report, views format it.
+"""What a run produced, as plain data: the executor's Recorder fills a Report, views format it.
 
-Items are kept in the order they happened, so a view can interleave what the script
-printed with what each backward call did.
+Items are kept in the order they happened, each a small class of its own (Printed, Warned,
+CallEvent, ...), so a view can interleave what the script printed with what each backward
+call did, choosing how to show each item by its class.
 """
 from __future__ import annotations
 
 # Plain classes rather than dataclasses: `gradcli run` imports this module on every start,
 # and the dataclasses machinery (with inspect) costs several milliseconds there.
+
+
+class Item:
+    """One thing a run did, kept in `Report.items` in the order it happened; a view dispatches on
+    the class (isinstance, or `match` with the fields in order). Frozen, with slots: the recorder
+    makes it whole and everything after only reads it."""
+
+    __slots__ = ()
+
+    def __init__(self, *values):
+        if len(values) != len(self.__slots__):
+            raise TypeError(f"{type(self).__name__}({', '.join(self.__slots__)}) got {len(values)} values")
+        for name, value in zip(self.__slots__, values):
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"{type(self).__name__} is frozen")
+
+    def __eq__(self, other):
+        return type(other) is type(self) and all(getattr(self, n) == getattr(other, n) for n in self.__slots__)
+
+    def __repr__(self):
+        return f"{type(self).__name__}({', '.join(f'{n}={getattr(self, n)!r}' for n in self.__slots__)})"
+
+
+class Printed(Item):
+    """What the script printed: one write to its stdout."""
+    __slots__ = __match_args__ = ("text",)
+
+
+class Warned(Item):
+    """A UserWarning the script got, once per line and message (Python's default filter)."""
+    __slots__ = __match_args__ = ("line", "message")
+
+
+class LeavesShown(Item):
+    """The leaves the dialect made implicitly (`x` used before it is assigned), before anything ran:
+    ((name, the tensor as PyTorch prints it), ...)."""
+    __slots__ = __match_args__ = ("leaves",)
+
+
+class ExpectPassed(Item):
+    """An `expect` statement that held (one that fails ends the script with an error instead)."""
+    __slots__ = __match_args__ = ("line", "text")
+
+
+class GraphShown(Item):
+    """A `graph NAME` statement: the graph as it stood at that line (a graphview.GraphSnapshot)."""
+    __slots__ = __match_args__ = ("line", "snapshot")
 
 
 class NodeInfo:
@@ -36,10 +86,6 @@ class NodeInfo:
         """"Net.forward": the script function that made it (None at the top level)."""
         return getattr(self.origin, "function", None)
 
-    def as_json(self):
-        return {"grad_fn": self.grad_fn, "line": self.line, "saved": list(self.saved), "module": self.module,
-                "function": self.function}
-
 
 class LeafUpdate:
     """A leaf's .grad before and after a call: kept as arrays, printed like PyTorch when a view
@@ -68,7 +114,8 @@ class LeafUpdate:
 
 
 class CallEvent:
-    """One backward() or autograd.grad() call."""
+    """One backward() or autograd.grad() call: an item of the report, like the Item classes, but
+    not frozen (when the script goes on after a failed call, the run adds where it was caught)."""
 
     def __init__(self, kind, line, text, retain_graph, executed=None, freed=None, updates=None, failed=False):
         self.kind = kind                  # "backward" or "grad"
@@ -86,14 +133,6 @@ class CallEvent:
     @property
     def raised(self):
         return self.failed
-
-    def as_json(self):
-        return {"kind": self.kind, "line": self.line, "retain_graph": self.retain_graph,
-                "freed": [n.as_json() for n in self.freed],
-                "ran": [n.grad_fn for n in self.executed],
-                "updated": [u.name for u in self.updates], "failed": self.failed, "raised": self.raised,
-                "error": None if self.error is None else {"type": self.error[0], "message": self.error[1],
-                                                          "caught_line": self.caught_line}}
 
 
 class ErrorInfo:
@@ -121,33 +160,12 @@ class ErrorInfo:
             self.fix = explain.fix_text(self.explanation.fixes)
         return self.explanation
 
-    def as_json(self):
-        why = self.explained()
-        out = {"type": self.type, "message": self.message, "line": self.line, "column": self.col,
-               "hint": self.hint, "cause": self.cause, "why": self.why, "fix": self.fix,
-               "frames": [{"line": line, "function": name} for line, name in self.frames]}
-        if why is not None:
-            from dataclasses import asdict
-            facts = asdict(why)
-            out["fixes"] = [fix_json(f) for f in facts.pop("fixes") if f["tried"] is False or f["works"]]
-            facts.pop("text")
-            out["facts"] = facts
-        return out
-
-
-def fix_json(f):
-    edit = f["edit"]
-    return {"title": f["title"], "advice": f["advice"], "effect": f["effect"],
-            "edit": None if edit is None else edit["changes"], "tried": f["tried"],
-            "outcome": f["outcome"], "grads": f["grads"], "differs": f["differs"], "oracle": f["oracle"]}
-
 
 class Report:
     def __init__(self, source="", filename="<script>"):
         self.source = source
         self.filename = filename
-        # In order: ("out", text) | ("warn", line, text) | ("call", CallEvent) | ("leaves", [(name, repr)])
-        #           | ("expect", line, passed, text) | ("graph", line, GraphSnapshot)
+        # In order: Printed | Warned | CallEvent | LeavesShown | ExpectPassed | GraphShown
         self.items = []
         self.error = None             # ErrorInfo
         self.describe = None          # (full_values) -> {name: JSON-ready description} of the tensors at the end
@@ -159,9 +177,9 @@ class Report:
     def may_surprise(self):
         """Cheap: could explain.surprises find something (a non-leaf .grad read, a leaf's .grad
         added to by a later call)? Views ask before importing the explainer."""
-        return any(i[0] == "warn" and i[2].startswith("The .grad attribute of a Tensor that is not a leaf")
-                   or i[0] == "call" and any(u._before is not None for u in i[1].updates) for i in self.items) \
-            or ".data" in self.source
+        return any(isinstance(i, Warned) and i.message.startswith("The .grad attribute of a Tensor that is not a leaf")
+                   or isinstance(i, CallEvent) and any(u._before is not None for u in i.updates)
+                   for i in self.items) or ".data" in self.source
 
     def surprises(self):
         if not self.may_surprise():
@@ -184,15 +202,15 @@ class Report:
 
     @property
     def stdout(self):
-        return "".join(i[1] for i in self.items if i[0] == "out")
+        return "".join(i.text for i in self.items if isinstance(i, Printed))
 
     @property
     def events(self):
-        return [i[1] for i in self.items if i[0] == "call"]
+        return [i for i in self.items if isinstance(i, CallEvent)]
 
     def write(self, text):
         # one item per write: joining into the last item would copy all the output so far each time
-        self.items.append(("out", text))
+        self.items.append(Printed(text))
 
 
 def exit_status(report):

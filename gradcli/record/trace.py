@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from .. import engine as E
-from .report import Report, ErrorInfo
+from .report import Report
 
 
 @dataclass
@@ -79,20 +79,6 @@ def _slot_states(node, record):
     return out
 
 
-def origin_line(node):
-    return getattr(node.origin, "line", None)
-
-
-def origin_text(node):
-    return getattr(node.origin, "text", None)
-
-
-def is_leaf_node(node):
-    return isinstance(node, E.AccumulateGrad)
-
-
-def error_of(trace) -> Optional[ErrorInfo]:
-    return trace.report.error
 
 
 # ----------------------------------------------------------------------------- facts about nodes

@@ -288,7 +288,7 @@ class Session:
                 err = report.error
                 note = f"{err.type}: {_expect_text(err.message, 100)}".rstrip(": ")
                 changed = (not all(map(_is_simple, stmts)) or STATE.calls != calls
-                           or any(i[0] == "call" for i in report.items)
+                           or report.events
                            or self._changed(before, {n for n, _ in leaves}))
                 kind = "expect" if changed and err.message and len(stmts) == 1 else "comment"
                 self.log.append(Record(seg, kind, leaves, imports,
@@ -830,7 +830,7 @@ def _script_form(stmts, seg, report):
     if len(stmts) != 1 or not isinstance(stmts[0], ast.Expr) or any(
             isinstance(n, (ast.Call, ast.Lambda)) for n in ast.walk(stmts[0].value)):
         return seg
-    out = "".join(i[1] for i in report.items if i[0] == "out")
+    out = report.stdout
     if not out:
         return seg
     return f"print(repr({seg}))" if out[:1] in "'\"" else f"print({seg})"
@@ -1092,12 +1092,10 @@ def _report_crash(session):
 def _append_history(path, text):
     """The same format as prompt_toolkit's FileHistory, so both front ends share history."""
     import datetime
+    from .atomic import append
+    entry = f"\n# {datetime.datetime.now()}\n" + "".join(f"+{line}\n" for line in text.split("\n"))
     try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "ab") as f:
-            f.write(f"\n# {datetime.datetime.now()}\n".encode())
-            for line in text.split("\n"):
-                f.write(f"+{line}\n".encode("utf-8", "surrogateescape"))     # the bytes as typed
+        append(path, entry.encode("utf-8", "surrogateescape"))     # the bytes as typed
     except OSError:
         pass
 

@@ -1,13 +1,15 @@
 """Writing an output file so that a reader, or a crash, never sees half of it.
 
-The one helper behind `graph -o`, `export -o`, `test --update`, `test --junit-xml` and the
-REPL's `:save`: the data goes to a temporary file beside the target, is flushed to disk and
-renamed over the target. A new file gets the mode the umask gives (as `open` would); a
+Every file gradcli writes goes through here (tests/test_outputs.py checks that no other module
+opens a file for writing). `write_atomic` is behind `graph -o`, `export -o`, `explain --html`,
+`explain --fix -o`, `test --update`, `test --junit-xml` and the REPL's `:save`: the data goes
+to a temporary file beside the target, is flushed to disk and renamed over the target. A new file gets the mode the umask gives (as `open` would); a
 replaced file keeps its mode; a symbolic link stays a link and its target is replaced. A
 target that is not a regular file (/dev/stdout, a FIFO, a device) cannot be renamed over:
 the data is written to it directly (a FIFO nobody reads within
 FIFO_WAIT seconds is refused). On any failure the temporary file is removed and the
-old file is left as it was.
+old file is left as it was. `append` adds to a log that other processes append to as well
+(the REPL's history): in place, in one write, flushed to disk.
 """
 from __future__ import annotations
 
@@ -45,6 +47,27 @@ def write_atomic(path, data):
         _write(path, data)
     except OutputError:
         raise
+    except OSError as e:
+        raise OutputError(path, e) from None
+
+
+def append(path, data):
+    """Add `data` (str, as UTF-8, or bytes) to the end of `path`, made with its folders if missing,
+    in one write flushed to disk. Not replaced by a rename: another process appending to the same
+    file meanwhile (a second REPL, prompt_toolkit's history) would lose its lines. Any failure is
+    an OutputError."""
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    try:
+        os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o666)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
     except OSError as e:
         raise OutputError(path, e) from None
 

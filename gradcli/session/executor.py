@@ -26,7 +26,8 @@ from .. import engine as _E
 from ..record import origin as O
 from ..errors import ParseError, ScriptError, LimitError, ExpectationFailed
 from ..record import trace as tracing
-from ..record.report import Report, CallEvent, LeafUpdate, NodeInfo, ErrorInfo
+from ..record.report import (Report, CallEvent, LeafUpdate, NodeInfo, ErrorInfo, Warned, LeavesShown, ExpectPassed,
+                             GraphShown)
 
 _GRADCLI_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 # The longest script gradcli parses (characters; --max-source sets it in KiB): CPython parses
@@ -63,7 +64,7 @@ class Recorder:
             e = record.error
             ev.error = (getattr(e, "pytype", None) or type(e).__name__, str(e))
             ev.exception = e
-        self.report.items.append(("call", ev))
+        self.report.items.append(ev)
         if self.keep_calls:
             call = tracing.CallTrace(record.index, record.kind, ev.line, ev.text, record.retain_graph, record,
                                      list(record.executed), list(record.freed), list(record.updates), record.error,
@@ -78,7 +79,7 @@ class Recorder:
         if (line, message) in self.warned:        # Python's default filter: once per location
             return
         self.warned.add((line, message))
-        self.report.items.append(("warn", line, message))
+        self.report.items.append(Warned(line, message))
 
     # -- the dialect's statements (bound as _gradcli_* in the script's namespace) ----------
     def expect(self, value, text):
@@ -122,7 +123,7 @@ class Recorder:
             raise ExpectationFailed(f"expected an error containing {expected!r} ({_label(text)}), but got "
                                     f"{_type_name(error)}: {message}") from None
         line = _line_of(text)
-        self.report.items.append(("expect", line, True, f"error as expected: {_type_name(error)}"))
+        self.report.items.append(ExpectPassed(line, f"error as expected: {_type_name(error)}"))
 
     def expect_no_error(self, text):
         raise ExpectationFailed(f"expected an error containing {_expected_of(text)!r} ({_label(text)}), but the "
@@ -134,11 +135,11 @@ class Recorder:
         if not isinstance(target, Tensor):
             raise TypeError(f"graph needs a tensor, not {type(target).__name__}")
         by_tensor, by_node = self.session.names()
-        self.report.items.append(("graph", self.session.current_line(), graph_snapshot.snapshot(
+        self.report.items.append(GraphShown(self.session.current_line(), graph_snapshot.snapshot(
             {name: target}, by_node, by_tensor, modules=self.session.modules())))
 
     def _passed(self, text):
-        self.report.items.append(("expect", _line_of(text), True, _label(text)))
+        self.report.items.append(ExpectPassed(_line_of(text), _label(text)))
 
     def helpers(self):
         return {dialect.HELPER_PREFIX + n: getattr(self, n) for n in
@@ -390,8 +391,9 @@ class Session:
                 self.running = False
                 if leaves:
                     import gradcli.torch as gtorch
-                    shown = [(n, repr(gtorch.tensor(dialect.leaf_literal(v), requires_grad=True))) for n, v in leaves]
-                    report.items.insert(0, ("leaves", shown))
+                    shown = tuple((n, repr(gtorch.tensor(dialect.leaf_literal(v), requires_grad=True)))
+                                  for n, v in leaves)
+                    report.items.insert(0, LeavesShown(shown))
                     self.leaves_announced.extend(n for n, _ in leaves)
         _caught(report, self.filename)
         report.describe = self.describe_tensors
@@ -497,11 +499,10 @@ def leaf_grads(session):
 def _caught(report, filename):
     """For each call that raised but did not end the script: the line of the `except` that caught
     it (the innermost `try` around the line the exception passed through in the catching frame)."""
-    for item in report.items:
-        if item[0] != "call" or item[1].exception is None:
+    for ev in report.events:
+        if ev.exception is None:
             continue
-        ev, exc = item[1], item[1].exception
-        ev.exception = None
+        exc, ev.exception = ev.exception, None
         if exc is report.exception or exc.__traceback__ is None:
             continue
         # the outermost script frame the exception went through (gradcli may have raised another

@@ -31,7 +31,7 @@ import sys
 import traceback
 import warnings
 
-E1 = "Trying to backward through the graph a second time"
+SECOND_BACKWARD = "Trying to backward through the graph a second time"
 ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 RTOL, ATOL = 1e-5, 1e-6
 
@@ -108,7 +108,7 @@ class _TorchRun:
         try:
             v = getattr(node, "_saved_" + slot)
         except RuntimeError as e:
-            return "freed" if str(e).startswith(E1) else "error"
+            return "freed" if str(e).startswith(SECOND_BACKWARD) else "error"
         except Exception:
             return "error"
         T = self.torch.Tensor

@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import math
 
+from ..record.report import LeavesShown, Warned
 from ..session.limits import FULL_VALUES  # (1000 elements, PyTorch's print threshold)
 
 VERSION = 1
@@ -15,22 +16,64 @@ def as_dict(report, full_values=FULL_VALUES) -> dict:
         "version": VERSION,
         "ok": report.error is None,
         "stdout": report.stdout,
-        "error": None if report.error is None else report.error.as_json(),
-        "events": [ev.as_json() for ev in report.events],
-        "warnings": [{"line": i[1], "message": i[2]} for i in report.items if i[0] == "warn"],
-        "leaves": [name for i in report.items if i[0] == "leaves" for name, _ in i[1]],
+        "error": None if report.error is None else error_json(report.error),
+        "events": [call_json(ev) for ev in report.events],
+        "warnings": [{"line": i.line, "message": i.message} for i in report.items if isinstance(i, Warned)],
+        "leaves": [name for i in report.items if isinstance(i, LeavesShown) for name, _ in i.leaves],
         "tensors": report.tensors_json(full_values),
         "surprises": [surprise_json(w) for w in report.surprises()],
     }
 
 
+def call_json(ev):
+    """An `events` entry: one backward() or autograd.grad() call (a report.CallEvent)."""
+    return {"kind": ev.kind, "line": ev.line, "retain_graph": ev.retain_graph,
+            "freed": [node_json(n) for n in ev.freed],
+            "ran": [n.grad_fn for n in ev.executed],
+            "updated": [u.name for u in ev.updates], "failed": ev.failed, "raised": ev.raised,
+            "error": None if ev.error is None else {"type": ev.error[0], "message": ev.error[1],
+                                                    "caught_line": ev.caught_line}}
+
+
+def node_json(n):
+    """A graph node (a report.NodeInfo) in `events[].freed`."""
+    return {"grad_fn": n.grad_fn, "line": n.line, "saved": list(n.saved), "module": n.module,
+            "function": n.function}
+
+
+def error_json(err):
+    """The `error` object (a report.ErrorInfo), with the facts and fixes of its explanation, the
+    fixes tried on copies of the script first."""
+    why = err.explained()
+    out = {"type": err.type, "message": err.message, "line": err.line, "column": err.col,
+           "hint": err.hint, "cause": err.cause, "why": err.why, "fix": err.fix,
+           "frames": [{"line": line, "function": name} for line, name in err.frames]}
+    if why is not None:
+        facts, out["fixes"] = _facts_and_fixes(why)
+        facts.pop("text")
+        out["facts"] = facts
+    return out
+
+
 def surprise_json(why):
     """A surprise as `error.facts` and `error.fixes` describe an error (docs/json.md)."""
-    from dataclasses import asdict
-    from ..record.report import fix_json
-    facts = asdict(why)
-    fixes = [fix_json(f) for f in facts.pop("fixes") if f["tried"] is False or f["works"]]
+    facts, fixes = _facts_and_fixes(why)
     return {"why": facts.pop("text"), "facts": facts, "fixes": fixes}
+
+
+def _facts_and_fixes(why):
+    """An explain.Why's facts (without its fixes) and the fixes worth showing: the untried ones
+    and those that, tried, worked."""
+    from dataclasses import asdict
+    facts = asdict(why)
+    return facts, [fix_json(f) for f in facts.pop("fixes") if f["tried"] is False or f["works"]]
+
+
+def fix_json(f):
+    edit = f["edit"]
+    return {"title": f["title"], "advice": f["advice"], "effect": f["effect"],
+            "edit": None if edit is None else edit["changes"], "tried": f["tried"],
+            "outcome": f["outcome"], "grads": f["grads"], "differs": f["differs"], "oracle": f["oracle"]}
 
 
 def render(report, out, full_values=FULL_VALUES):

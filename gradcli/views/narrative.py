@@ -26,6 +26,7 @@ from typing import Any, Optional
 import numpy as np
 
 from .. import engine as E
+from ..record.report import LeavesShown
 from ..record.trace import saved_what, none_reason, public_attrs, fmt_value
 
 
@@ -170,15 +171,9 @@ def _graph_nodes(start):
     return order
 
 
-
-
 def _leaf_name(acc, by_tensor):
     return by_tensor.get(id(acc.variable)) or "a leaf"
 
-
-def _retain_fix(text):
-    from ..explain.why import retain_fix
-    return retain_fix(text)
 
 # ----------------------------------------------------------------------------- building the story
 
@@ -187,8 +182,8 @@ def build(trace) -> Narrative:
     report = trace.report
     narr = Narrative(report.filename, parse_failed=report.parse_failed, error=report.error)
     for item in report.items:
-        if item[0] == "leaves":
-            narr.leaves = list(item[1])
+        if isinstance(item, LeavesShown):
+            narr.leaves = list(item.leaves)
     by_record = {c.record: c for c in trace.calls}
     ran_by = []                     # per earlier call: the set of nodes it ran
     for i, call in enumerate(trace.calls):

@@ -1,6 +1,8 @@
 """`--plain`: what Python + PyTorch would print: stdout as is, warnings and the error on stderr."""
 from __future__ import annotations
 
+from ..record.report import Printed, Warned
+
 
 def error_line(err) -> str:
     msg = f"{err.type}: {err.message}" if err.message else err.type
@@ -12,11 +14,11 @@ def error_line(err) -> str:
 def render(report, out, err_stream, filename="<script>"):
     lines = report.source.split("\n")
     for item in report.items:
-        if item[0] == "out":
-            out.write(item[1])
-        elif item[0] == "warn":
-            _, line, text = item
-            err_stream.write(f"{filename}:{line}: UserWarning: {text}\n")
+        if isinstance(item, Printed):
+            out.write(item.text)
+        elif isinstance(item, Warned):
+            line = item.line
+            err_stream.write(f"{filename}:{line}: UserWarning: {item.message}\n")
             src = lines[line - 1].strip() if line and 0 < line <= len(lines) else ""
             if src:
                 err_stream.write(f"  {src}\n")

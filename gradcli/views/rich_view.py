@@ -7,6 +7,8 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from ..record.report import CallEvent, ExpectPassed, GraphShown, LeavesShown, Printed, Warned
+
 
 def _node(n, with_line=True):
     label = Text(n.grad_fn, style="bold cyan" if n.grad_fn != "AccumulateGrad" else "blue")
@@ -195,25 +197,25 @@ def render(report, console: Console):
     i = 0
     while i < len(items):
         item = items[i]
-        kind = item[0]
         i += 1
-        if kind == "out":                     # what the script printed, up to the next event, at once
-            text = [item[1]]
-            while i < len(items) and items[i][0] == "out":
-                text.append(items[i][1])
-                i += 1
-            script_output(console, "".join(text))
-        elif kind == "warn":
-            console.print(Text(f"UserWarning (line {item[1]}): {item[2]}", style="yellow"), soft_wrap=False)
-        elif kind == "call":
-            console.print(call_block(item[1]))
-        elif kind == "leaves":
-            console.print(leaves_line(item[1]))
-        elif kind == "expect":
-            console.print(Text(f"  ✓ {item[3]}   line {item[1]}", style="green"))
-        elif kind == "graph":
-            from .graph import tree
-            console.print(tree(item[2]))
+        match item:
+            case Printed(first):              # what the script printed, up to the next event, at once
+                text = [first]
+                while i < len(items) and isinstance(items[i], Printed):
+                    text.append(items[i].text)
+                    i += 1
+                script_output(console, "".join(text))
+            case Warned(line, message):
+                console.print(Text(f"UserWarning (line {line}): {message}", style="yellow"), soft_wrap=False)
+            case CallEvent():
+                console.print(call_block(item))
+            case LeavesShown(leaves):
+                console.print(leaves_line(leaves))
+            case ExpectPassed(line, text):
+                console.print(Text(f"  ✓ {text}   line {line}", style="green"))
+            case GraphShown(_, snapshot):
+                from .graph import tree
+                console.print(tree(snapshot))
     for why in report.surprises():
         console.print(surprise_panel(why))
     if report.error is not None:
