@@ -118,10 +118,7 @@ def _run_source_kwargs():
 
 
 def _show():
-    try:
-        from gradcli.views import show
-    except ImportError:
-        from gradcli.cli.app import show
+    from gradcli.views import show
     return show
 
 

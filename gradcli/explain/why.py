@@ -17,7 +17,7 @@ from typing import Optional
 from .. import engine as E
 from ..record import origin as O
 from .fixes import Edit, Fix, statement_at, enclosing, replace_in, call_named, method_calls, with_fields
-from .report import Warned
+from ..record.report import Warned
 
 # ----------------------------------------------------------------------------- data
 

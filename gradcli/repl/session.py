@@ -1092,7 +1092,7 @@ def _report_crash(session):
 def _append_history(path, text):
     """The same format as prompt_toolkit's FileHistory, so both front ends share history."""
     import datetime
-    from .atomic import append
+    from ..session.atomic import append
     entry = f"\n# {datetime.datetime.now()}\n" + "".join(f"+{line}\n" for line in text.split("\n"))
     try:
         append(path, entry.encode("utf-8", "surrogateescape"))     # the bytes as typed
