@@ -426,6 +426,7 @@ def run_torch(source, instrument=True):
 def run_gradcli(source):
     from gradcli.record.report import Warned
     from gradcli.session.executor import run_source
+    from gradcli.views import json_view
     try:
         report = run_source(source, "<script>", values=None, strict=False)
     except BaseException as e:      # a Python traceback escaping gradcli is a bug: show it
@@ -446,7 +447,7 @@ def run_gradcli(source):
             "updated": [u.name for u in ev.updates],
         })
     tensors = {}
-    for name, d in report.tensors.items():
+    for name, d in json_view.tensors_json(report).items():
         tensors[name] = dict(d)
     return {"stdout": report.stdout,
             "error": None if err is None else {"type": err.type, "message": err.message, "line": err.line},

@@ -514,16 +514,16 @@ def test_load_runs_a_file_in_the_session(session, tmp_path):
 def _reproduces(session, tmp_path, name="s.grad"):
     """:save, then check `gradcli run` ends with the same tensors and grads as the session."""
     from gradcli.session.executor import run_source
-    from gradcli.session.executor import describe
+    from gradcli.views import json_view
     from gradcli.engine import Tensor
     path = tmp_path / name
     out = run(session, f":save {path}")
     assert "gradcli run" in out, out
     text = path.read_text()
-    expected = {k: describe(v) for k, v in session.interp.globals.items() if isinstance(v, Tensor) and not k.startswith("_")}
+    expected = {k: json_view.tensor_json(v) for k, v in session.interp.globals.items() if isinstance(v, Tensor) and not k.startswith("_")}
     report = run_source(text, name)
     assert report.error is None, (report.error, text)
-    assert {k: (v["value"], v["grad"], v["grad_fn"]) for k, v in report.tensors.items()} == \
+    assert {k: (v["value"], v["grad"], v["grad_fn"]) for k, v in json_view.tensors_json(report).items()} == \
         {k: (v["value"], v["grad"], v["grad_fn"]) for k, v in expected.items()}, text
     return text, report
 

@@ -505,7 +505,7 @@ def test_the_examples_pass(tmp_path):
 
 
 def test_oracle_differences_name_what_differs():
-    from gradcli.session import oracle
+    from gradcli.testing import oracle
     torch_side = {"stdout": "a <X object at 0x7f01>\nb\n", "error": None, "grads": {"x": [1.0, 2.0], "w": None},
                   "calls": [{"kind": "backward", "line": 3, "freed": [("MulBackward0", ("other",))]},
                             {"kind": "backward", "line": 4, "freed": []}]}

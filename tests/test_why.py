@@ -8,8 +8,8 @@ import textwrap
 
 import pytest
 
-from gradcli.explain import fixes
-from gradcli.session import oracle
+from gradcli.explain import explained, fixes, surprises
+from gradcli.testing import oracle
 from gradcli.record import origin as O
 from gradcli.session.executor import run_source
 from gradcli.views import json_view
@@ -241,7 +241,7 @@ def _explained(case):
     source, name = _source(case)
     report = run_source(source, name)
     assert report.error is not None, "the script must fail"
-    why = report.error.explained()
+    why = explained(report.error)
     assert why is not None, f"no Why for {report.error.type}: {report.error.message}"
     return source, name, report, why
 
@@ -323,7 +323,7 @@ def test_edit_keeps_comments_and_layout_of_a_python_script():
 
 def test_a_concise_script_is_fixed_through_its_python_tree():
     report = run_source("f = x+y; z = 2*f; y1 = z**2; y2 = z**3; backward y1; backward y2", "c.grad")
-    why = report.error.explained()
+    why = explained(report.error)
     first = why.fixes[0]
     assert (first.title, first.edit.after, first.works) == ("keep the graph", "y1.backward(retain_graph=True)", True)
     text = fixes.apply(report.source, O.source_map("c.grad").tree, first.edit)
@@ -423,7 +423,7 @@ def _surprise(case):
     source, name = _source(case)
     report = run_source(source, name)
     assert report.error is None
-    (why,) = report.surprises()
+    (why,) = surprises(report)
     return source, name, report, why
 
 
@@ -442,7 +442,7 @@ def test_a_tried_surprise_fix_removes_it_and_pytorch_agrees(name):
     assert fix.works
     text = fixes.apply(source, O.source_map(filename).tree, fix.edit)
     fixed = run_source(text, "fixed.py")
-    assert fixed.error is None and fixed.surprises() == []
+    assert fixed.error is None and surprises(fixed) == []
     torch_facts = oracle.run_torch(text, "fixed.py")
     assert torch_facts["error"] is None
     assert oracle.differences(torch_facts, oracle.gradcli_facts(fixed)) == []
@@ -450,7 +450,7 @@ def test_a_tried_surprise_fix_removes_it_and_pytorch_agrees(name):
 
 def test_accumulating_micro_batches_on_purpose_is_not_a_surprise():
     report = run_source((EXAMPLES / "accumulation_micro_batches.py").read_text(), "accumulation_micro_batches.py")
-    assert report.error is None and report.surprises() == []
+    assert report.error is None and surprises(report) == []
 
 # ----------------------------------------------------------------------------- the same facts everywhere
 
@@ -534,9 +534,9 @@ def test_a_node_made_in_a_method_is_named_by_its_function_and_the_line_that_call
         loss.backward()
         loss.backward()
         """)
-    why = run_source(source, "net.py").error.explained()
+    why = explained(run_source(source, "net.py").error)
     assert (why.node, why.line, why.function, why.called_from) == ("TanhBackward0", 7, "Net.forward", 10)
     assert "on line 7 of `Net.forward`, called from line 10" in why.text
-    top = run_source("import torch\nx = torch.ones(2, requires_grad=True)\ny = (x * 2).sum()\n"
-                     "y.backward()\ny.backward()\n", "top.py").error.explained()
+    top = explained(run_source("import torch\nx = torch.ones(2, requires_grad=True)\ny = (x * 2).sum()\n"
+                               "y.backward()\ny.backward()\n", "top.py").error)
     assert (top.function, top.called_from) == (None, None) and "called from" not in top.text

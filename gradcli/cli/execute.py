@@ -1,4 +1,5 @@
-"""`gradcli run`, without Typer: reading scripts, running them, showing reports, exit codes.
+"""`gradcli run` and `gradcli explain`, without Typer: reading scripts, running them, showing
+reports and narratives, exit codes.
 
 Typer (which imports pydantic) costs about as much start-up time as the whole run of a
 small script, so `gradcli run` takes this fast path (entry.py parses its options with
@@ -13,7 +14,7 @@ import math
 import os
 import sys
 
-from ..session.atomic import cannot_write
+from ..session.atomic import cannot_write, write_atomic
 from ..session.limits import (DEFAULT_MAX_ELEMENTS, DEFAULT_MAX_MEMORY_GB, DEFAULT_MAX_SOURCE_KIB, FULL_VALUES,
                               MAX_MEMORY_GB)
 from ..record.report import exit_status
@@ -119,7 +120,6 @@ def _run(source, name, values, strict, plain, json_, timeout, max_elements, max_
     report = None
     try:
         if explain_:
-            from ..views.narrative import run_and_explain
             return run_and_explain(source, name, values, strict=strict, timeout=timeout, max_elements=max_elements,
                                    max_memory=int(max_memory * 2 ** 30), mode="plain" if plain else "rich",
                                    show_run=True)
@@ -172,3 +172,67 @@ def fast_run(argv):
         return execute(**vars(run_parser().parse_args(argv)))
     except SystemExit as e:
         return e.code
+
+
+def run_and_explain(source, name, values=None, *, strict=False, timeout=None, max_elements=None, max_memory=None,
+                    mode="rich", width=None, show_run=False, fix=None, output=None, oracle=None):
+    """`gradcli explain` (and `run --explain`, show_run=True: first what `run` shows): run the
+    script, print its narrative in mode "rich", "plain" or "json", return the exit status
+    (0 ok, 1 the script raised, 2 it could not be parsed). Typer-free, for run's fast path."""
+    from ..explain import explained
+    from ..views import console
+    from ..views.narrative import build, refresh, render_rich, render_text
+    from ..session.executor import run_traced
+    trace = run_traced(source, name, values=values, strict=strict, timeout=timeout, max_elements=max_elements,
+                       max_memory=max_memory)
+    narr = build(trace)
+    report = trace.report
+    if report.parse_failed:
+        show(report, "plain" if mode == "plain" else "rich", name)
+        return exit_status(report)
+    why = explained(report.error)
+    if oracle == "torch" and why is not None and report.trial is not None:
+        from ..testing.oracle import confirm_fixes
+        confirm_fixes(why, report.trial)
+        refresh(narr)
+    if fix is not None:
+        return _write_fix(report, why, fix, output)
+    if show_run:
+        show(report, mode, name)
+        sys.stdout.flush()
+        if mode == "plain":
+            sys.stdout.write("\n--- explain ---\n")
+        else:
+            from rich.rule import Rule
+            console(width=width).print(Rule("explain", style="dim"))
+    if mode == "json":
+        import dataclasses
+        import json
+        data = dataclasses.asdict(narr)
+        data["text"] = render_text(narr)
+        json.dump(data, sys.stdout, indent=1, default=str)
+        sys.stdout.write("\n")
+    elif mode == "plain":
+        sys.stdout.write(render_text(narr))
+    else:
+        console(width=width).print(render_rich(narr))
+    return exit_status(report)
+
+
+def _write_fix(report, why, n, output):
+    """`--fix N [-o PATH]`: the script with the N-th working fix applied; exit 0 when written."""
+    from ..explain.fixes import fixed_script
+    trial = report.trial
+    text = fixed_script(why, trial, n) if why is not None and trial is not None else None
+    if text is None:
+        count = sum(1 for f in why.fixes if f.shown and f.edit is not None) if why is not None and trial else 0
+        sys.stderr.write(f"gradcli: --fix {n}: " + ("the script raised no error it can fix" if why is None else
+                                                    f"there {'is' if count == 1 else 'are'} {count} tried fix"
+                                                    f"{'es' * (count != 1)} that worked") + "\n")
+        return 2
+    if output is None:
+        sys.stdout.write(text)
+    else:
+        write_atomic(output, text)
+        sys.stderr.write(f"gradcli: wrote {output} (fix {n})\n")
+    return 0

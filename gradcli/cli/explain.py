@@ -51,7 +51,7 @@ def command(file: Optional[str] = typer.Argument(None, metavar="FILE", help="The
     if output is not None and fix is None:
         usage("-o PATH needs --fix N")
     if oracle == "torch":
-        from ..session import oracle as oracle_mod
+        from ..testing import oracle as oracle_mod
         if not oracle_mod.available():
             usage("--oracle torch: PyTorch is not importable here")
     check_limits(timeout, max_elements, max_memory)
@@ -64,7 +64,7 @@ def command(file: Optional[str] = typer.Argument(None, metavar="FILE", help="The
         raise typer.Exit(_html(source, name, html, values, plain or json_, debug, strict=strict, timeout=timeout,
                                  max_elements=max_elements, max_memory=int(max_memory * 2 ** 30)))
     try:
-        from ..views.narrative import run_and_explain
+        from .execute import run_and_explain
         status = run_and_explain(source, name, values, strict=strict, timeout=timeout, max_elements=max_elements,
                                  max_memory=int(max_memory * 2 ** 30),
                                  mode="json" if json_ else "plain" if plain else "rich",
@@ -79,7 +79,6 @@ def command(file: Optional[str] = typer.Argument(None, metavar="FILE", help="The
 
 def _html(source, name, path, values, other_view, debug, **limits):
     """`gradcli explain --html PATH`: the exit status (3: an internal error, 2: a bad command line)."""
-    from ..views.html import explain_to_html
     if other_view:
         sys.stderr.write("gradcli: --html cannot be used with --plain or --json\n")
         return 2
@@ -93,3 +92,16 @@ def _html(source, name, path, values, other_view, debug, **limits):
     except Exception:                       # (a page that cannot be written: one line, exit 2 or 1)
         from .execute import internal_error
         return internal_error(debug)
+
+
+def explain_to_html(source, name, path, **kwargs):
+    """Run the script, write its step-through page to path atomically; returns the exit status."""
+    from ..record.report import exit_status
+    from ..session.atomic import write_atomic
+    from ..session.executor import run_traced
+    from ..views import html
+    from ..views.narrative import build
+    with html.edge_gradients([]) as log:
+        trace = run_traced(source, name, **kwargs)
+    write_atomic(path, html.render(*html.page_data(build(trace), trace, log)))
+    return exit_status(trace.report)

@@ -86,7 +86,7 @@ def main(paths, keyword=None, exitfirst=False, jobs=1, json_=False, junit_xml=No
         s.index = i
     deselected = len(found) - len(scripts)
     if oracle == "torch":
-        from ..session import oracle as oracle_mod
+        from ..testing import oracle as oracle_mod
         if not oracle_mod.available():        # a comparison that cannot run is not a pass
             raise testing.UsageError("--oracle torch: PyTorch is not importable here "
                                      "(pip install torch==2.13.0, or gradcli's test extra)")

@@ -1363,7 +1363,8 @@ def _nonleaf_grad(view, report, line):
         return None
     name = attrs[0].value.id
     d = view.definition(name, line)
-    node = (report.tensors.get(name) or {}).get("grad_fn")
+    t = report.tensors_at_end().get(name) if report.tensors_at_end is not None else None
+    node = t.grad_fn.name() if t is not None and t.grad_fn is not None else None
     why = Why("nonleaf_grad", "", node=node, line=getattr(d, "lineno", None), expression=view.text(d), variable=name,
               by_line=line, by_text=view.text(st))
     why.text = (f"`{name}.grad` is None on line {line}: `{name}` is not a leaf"
@@ -1474,10 +1475,8 @@ def _shared_grads(view, report):
     """Two leaves whose .grad are one memory (AccumulateGrad kept a view of one gradient for each),
     and a later backward that added to one of them, and so to the other."""
     import numpy as np
-    session = getattr(report.describe, "__self__", None)
-    scope = getattr(session, "globals", {})
-    leaves = {k: v for k, v in scope.items() if not k.startswith("_") and isinstance(v, E.Tensor) and v.is_leaf
-              and v.grad is not None}
+    scope = report.tensors_at_end() if report.tensors_at_end is not None else {}
+    leaves = {k: v for k, v in scope.items() if v.is_leaf and v.grad is not None}
     out, seen = [], set()
     for a, ta in leaves.items():
         for b, tb in leaves.items():

@@ -151,15 +151,6 @@ class ErrorInfo:
         self.trial = None         # the report's trial: how to run a fixed copy of the script
         self.tried = False        # the fixes were tried (once, when a view first asks)
 
-    def explained(self):
-        """The Why, with its mechanical fixes tried on copies of the script (the first time)."""
-        if self.explanation is not None and self.trial is not None and not self.tried:
-            from ..explain import why as explain, fixes
-            self.tried = True
-            fixes.try_fixes(self.explanation, self.trial)
-            self.fix = explain.fix_text(self.explanation.fixes)
-        return self.explanation
-
 
 class Report:
     def __init__(self, source="", filename="<script>"):
@@ -168,7 +159,7 @@ class Report:
         # In order: Printed | Warned | CallEvent | LeavesShown | ExpectPassed | GraphShown
         self.items = []
         self.error = None             # ErrorInfo
-        self.describe = None          # (full_values) -> {name: JSON-ready description} of the tensors at the end
+        self.tensors_at_end = None    # () -> {name: Tensor}: the script's tensors when it ended
         self.parse_failed = False
         self.exception = None         # the exception that ended the script, for explanations
         self.trial = None             # how to run a fixed copy of the script (fixes.trial_of)
@@ -180,21 +171,6 @@ class Report:
         return any(isinstance(i, Warned) and i.message.startswith("The .grad attribute of a Tensor that is not a leaf")
                    or isinstance(i, CallEvent) and any(u._before is not None for u in i.updates)
                    for i in self.items) or ".data" in self.source
-
-    def surprises(self):
-        if not self.may_surprise():
-            return []
-        from ..explain.why import surprises
-        return surprises(self)
-
-    def tensors_json(self, full_values=None):
-        """Every script variable bound to a tensor when the script ended (the JSON contract);
-        values of tensors over `full_values` elements summarised (None: all values)."""
-        return self.describe(full_values) if self.describe is not None else {}
-
-    @property
-    def tensors(self):
-        return self.tensors_json()
 
     @property
     def ok(self):

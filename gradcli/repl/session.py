@@ -203,8 +203,6 @@ class Session:
         from ..record.report import Report
         self.recorder = Recorder(Report(source="", filename="<stdin>"), keep_calls=True)
         interp = Namespace("<stdin>", values=self.values, strict=self.strict, recorder=self.recorder, echo=True)
-        # The REPL never shows report.tensors (a JSON copy of every tensor after each statement).
-        interp.describe_tensors = dict
         self.interp = interp
 
     MAX_TRACES = 100       # calls :explain keeps the engine records of (they hold graph nodes)

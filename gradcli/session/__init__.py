@@ -1,3 +1,3 @@
-"""Running a script: `torch` resolved to gradcli (importer), the executor and its Report, where each
-node came from (origin), the engine's records kept for explanations (records), limits and the watchdog,
-the files gradcli reads (sourcefile) and writes (atomic), and the PyTorch oracle."""
+"""Running a script: `torch` resolved to gradcli (importer), the executor that runs it and fills
+its Report, limits and the watchdog, `--set` values, and the files gradcli reads (sourcefile)
+and writes (atomic)."""

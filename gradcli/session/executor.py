@@ -276,9 +276,6 @@ class Session:
         from ..engine import Tensor
         return {k: v for k, v in self.globals.items() if isinstance(v, Tensor) and not k.startswith("_")}
 
-    def describe_tensors(self, full_values=None):
-        return {name: describe(t, full_values) for name, t in self.tensors().items()}
-
     # -- running -------------------------------------------------------------------------------
     def run(self, source, report=None, *, timeout=None, max_elements=None, max_memory=None, upto=None,
             max_source=MAX_SOURCE):
@@ -396,7 +393,7 @@ class Session:
                     report.items.insert(0, LeavesShown(shown))
                     self.leaves_announced.extend(n for n, _ in leaves)
         _caught(report, self.filename)
-        report.describe = self.describe_tensors
+        report.tensors_at_end = self.tensors
         return report
 
     def current_line_of(self, e):
@@ -800,16 +797,4 @@ def node_info(node, by_node=None, by_tensor=None, modules=None):
     return info
 
 
-def _dtype_name(a):
-    return "bool" if a.dtype.kind == "b" else a.dtype.name
 
-
-def describe(t, full_values=None):
-    """A tensor as the JSON contract describes it; `value` and `grad` are summarised above
-    `full_values` elements (None: never)."""
-    from ..views.json_view import tensor_values
-    grad = t._grad
-    return {"shape": list(t._data.shape), "dtype": _dtype_name(t._data), "requires_grad": bool(t.requires_grad),
-            "is_leaf": t.grad_fn is None, "grad_fn": None if t.grad_fn is None else t.grad_fn.name(),
-            "value": tensor_values(t._data, full_values),
-            "grad": None if grad is None else tensor_values(grad._data, full_values)}

@@ -38,7 +38,7 @@ def pytest_addoption(parser):
 
 def pytest_configure(config):
     if config.getoption("gradcli_oracle"):
-        from gradcli.session import oracle
+        from gradcli.testing import oracle
         if not oracle.available():        # a comparison that cannot run is not a pass
             raise pytest.UsageError("--gradcli-oracle torch: PyTorch is not importable here "
                                     "(pip install torch==2.13.0, or gradcli's test extra)")

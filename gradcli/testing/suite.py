@@ -43,6 +43,7 @@ import traceback
 from dataclasses import dataclass, field, asdict
 from typing import Callable, List, Optional
 
+from ..explain import explained
 from ..session import limits
 from ..session.atomic import write_atomic
 
@@ -560,7 +561,7 @@ def _compare_with_pytorch(result):
     """--oracle torch: the script under real PyTorch against the facts of gradcli's run."""
     if result.oracle is None:
         return
-    from ..session import oracle
+    from . import oracle
     source, facts = result.oracle
     result.oracle = None
     diffs = oracle.compare(source, result.path, facts)
@@ -687,7 +688,7 @@ def _judge(script, options, result):
                                        excerpt(source, err.line), hint=hint))
 
     if options.oracle == "torch" and script.path.endswith(".py"):
-        from ..session import oracle
+        from . import oracle
         if not oracle.is_python(source, script.path):
             result.notes.append("oracle: not valid Python (gradcli statements?), not compared")
         else:
@@ -833,7 +834,7 @@ def progress_line(r: Result) -> str:
 
 def _why(err):
     """The error's explanation (explain.py) under its message, when it has one."""
-    why = err.explained() if hasattr(err, "explained") else None
+    why = explained(err)
     if why is None:
         return ""
     from ..explain.why import text_lines

@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from html import escape
 from pathlib import Path
 
+from ..explain import explained
 from .. import engine as E
 from ..record import graph as G
 from .graph import node_title
@@ -39,7 +40,7 @@ def explanation(error=None, findings=()):
     fixes tried; a caught failure's Why from narrate's findings)."""
     from ..explain import why as explain
     found = [f.why for f in findings if f.why is not None]
-    why = error.explained() if error is not None else None
+    why = explained(error)
     why = why if why is not None else (found[0] if found else None)
     out = {"why": None, "fixes": [], "created_line": None, "freed_line": None}
     if why is not None:
@@ -172,14 +173,3 @@ def render(data, graph_svg):
                        ("GRAPH", graph_svg), ("DATA", blob)):
         page = page.replace(f"/*{key}*/", value, 1)
     return page
-
-
-def explain_to_html(source, name, path, **kwargs):
-    """Run the script, write its step-through page to path atomically; returns the exit status."""
-    from ..session.atomic import write_atomic
-    from .narrative import explain_source
-    from ..record.report import exit_status
-    with edge_gradients([]) as log:
-        narr, trace = explain_source(source, name, **kwargs)
-    write_atomic(path, render(*page_data(narr, trace, log)))
-    return exit_status(trace.report)

@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import math
 
+from ..explain import explained, surprises
 from ..record.report import LeavesShown, Warned
 from ..session.limits import FULL_VALUES  # (1000 elements, PyTorch's print threshold)
 
@@ -20,8 +21,8 @@ def as_dict(report, full_values=FULL_VALUES) -> dict:
         "events": [call_json(ev) for ev in report.events],
         "warnings": [{"line": i.line, "message": i.message} for i in report.items if isinstance(i, Warned)],
         "leaves": [name for i in report.items if isinstance(i, LeavesShown) for name, _ in i.leaves],
-        "tensors": report.tensors_json(full_values),
-        "surprises": [surprise_json(w) for w in report.surprises()],
+        "tensors": tensors_json(report, full_values),
+        "surprises": [surprise_json(w) for w in surprises(report)],
     }
 
 
@@ -44,7 +45,7 @@ def node_json(n):
 def error_json(err):
     """The `error` object (a report.ErrorInfo), with the facts and fixes of its explanation, the
     fixes tried on copies of the script first."""
-    why = err.explained()
+    why = explained(err)
     out = {"type": err.type, "message": err.message, "line": err.line, "column": err.col,
            "hint": err.hint, "cause": err.cause, "why": err.why, "fix": err.fix,
            "frames": [{"line": line, "function": name} for line, name in err.frames]}
@@ -85,6 +86,27 @@ def _number(v):
     if isinstance(v, float) and not math.isfinite(v):
         return "nan" if v != v else ("inf" if v > 0 else "-inf")
     return v
+
+
+def tensors_json(report, full_values=None):
+    """Every script variable bound to a tensor when the script ended; the values of tensors over
+    `full_values` elements summarised (None: all values)."""
+    tensors = report.tensors_at_end() if report.tensors_at_end is not None else {}
+    return {name: tensor_json(t, full_values) for name, t in tensors.items()}
+
+
+def tensor_json(t, full_values=None):
+    """A tensor as the JSON contract describes it; `value` and `grad` are summarised above
+    `full_values` elements (None: never)."""
+    grad = t._grad
+    return {"shape": list(t._data.shape), "dtype": _dtype_name(t._data), "requires_grad": bool(t.requires_grad),
+            "is_leaf": t.grad_fn is None, "grad_fn": None if t.grad_fn is None else t.grad_fn.name(),
+            "value": tensor_values(t._data, full_values),
+            "grad": None if grad is None else tensor_values(grad._data, full_values)}
+
+
+def _dtype_name(a):
+    return "bool" if a.dtype.kind == "b" else a.dtype.name
 
 
 def tensor_values(a, full_values=FULL_VALUES):

@@ -25,6 +25,7 @@ from typing import Any, Optional
 
 import numpy as np
 
+from ..explain import explained, surprises
 from .. import engine as E
 from ..record.report import LeavesShown
 from ..record.trace import saved_what, none_reason, public_attrs, fmt_value
@@ -190,7 +191,7 @@ def build(trace) -> Narrative:
         story = _story(call, trace.calls[:i], ran_by, by_record, trace)
         narr.calls.append(story)
         ran_by.append(set(call.executed))
-    narr.surprises = [_finding_of(w) for w in report.surprises()]
+    narr.surprises = [_finding_of(w) for w in surprises(report)]
     exc = trace.exception
     failing_calls = [c for c in trace.calls if c.failed and c.error is exc]
     if exc is not None and not failing_calls:
@@ -372,7 +373,7 @@ def _error_finding(exc, trace, line, text):
     """The error's one explanation (explain.py): the script's error carries it; an error a
     script caught is explained the same way here."""
     info = trace.report.error
-    why = info.explained() if info is not None and trace.exception is exc else None
+    why = explained(info) if trace.exception is exc else None
     if why is None:
         from ..explain.why import explain_exception
         why = explain_exception(exc, trace.interp, line, text) if trace.interp is not None else None
@@ -574,50 +575,7 @@ def layout(entries):
     return Group(*parts)
 
 
-def run_and_explain(source, name, values=None, *, strict=False, timeout=None, max_elements=None, max_memory=None,
-                    mode="rich", width=None, show_run=False, fix=None, output=None, oracle=None):
-    """`gradcli explain` (and `run --explain`, show_run=True: first what `run` shows): run the
-    script, print its narrative in mode "rich", "plain" or "json", return the exit status
-    (0 ok, 1 the script raised, 2 it could not be parsed). Typer-free, for run's fast path."""
-    import sys
-    from ..record.report import exit_status
-    from . import show, console
-    narr, trace = explain_source(source, name, values=values, strict=strict, timeout=timeout,
-                                 max_elements=max_elements, max_memory=max_memory)
-    report = trace.report
-    if report.parse_failed:
-        show(report, "plain" if mode == "plain" else "rich", name)
-        return exit_status(report)
-    why = report.error.explained() if report.error is not None else None
-    if oracle == "torch" and why is not None and report.trial is not None:
-        from ..session.oracle import confirm_fixes
-        confirm_fixes(why, report.trial)
-        _refresh(narr)
-    if fix is not None:
-        return _write_fix(report, why, fix, output)
-    if show_run:
-        show(report, mode, name)
-        sys.stdout.flush()
-        if mode == "plain":
-            sys.stdout.write("\n--- explain ---\n")
-        else:
-            from rich.rule import Rule
-            console(width=width).print(Rule("explain", style="dim"))
-    if mode == "json":
-        import dataclasses
-        import json
-        data = dataclasses.asdict(narr)
-        data["text"] = render_text(narr)
-        json.dump(data, sys.stdout, indent=1, default=str)
-        sys.stdout.write("\n")
-    elif mode == "plain":
-        sys.stdout.write(render_text(narr))
-    else:
-        console(width=width).print(render_rich(narr))
-    return exit_status(report)
-
-
-def _refresh(narr):
+def refresh(narr):
     """Rebuild the error's finding after the fixes learnt more (the oracle's word)."""
     for c in narr.calls:
         c.findings = [_error_finding_again(f) for f in c.findings]
@@ -632,31 +590,3 @@ def _error_finding_again(f):
     g = _finding_of(f.why)
     g.facts = f.facts
     return g
-
-
-def _write_fix(report, why, n, output):
-    """`--fix N [-o PATH]`: the script with the N-th working fix applied; exit 0 when written."""
-    import sys
-    from ..explain.fixes import fixed_script
-    trial = report.trial
-    text = fixed_script(why, trial, n) if why is not None and trial is not None else None
-    if text is None:
-        count = sum(1 for f in why.fixes if f.shown and f.edit is not None) if why is not None and trial else 0
-        sys.stderr.write(f"gradcli: --fix {n}: " + ("the script raised no error it can fix" if why is None else
-                                                    f"there {'is' if count == 1 else 'are'} {count} tried fix"
-                                                    f"{'es' * (count != 1)} that worked") + "\n")
-        return 2
-    if output is None:
-        sys.stdout.write(text)
-    else:
-        from ..session.atomic import write_atomic
-        write_atomic(output, text)
-        sys.stderr.write(f"gradcli: wrote {output} (fix {n})\n")
-    return 0
-
-
-def explain_source(source, filename="<script>", **kwargs):
-    """Run a script and build its narrative: (Narrative, Trace)."""
-    from ..session.executor import run_traced
-    trace = run_traced(source, filename, **kwargs)
-    return build(trace), trace

@@ -7,6 +7,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from ..explain import explained, surprises
 from ..record.report import CallEvent, ExpectPassed, GraphShown, LeavesShown, Printed, Warned
 
 
@@ -129,7 +130,7 @@ def error_panel(err):
     body = Text(_shortened(err.message, MESSAGE_CHARS))
     if err.hint and err.type == "NameError":
         body.append("\n" + err.hint, style="yellow")
-    why = err.explained() if hasattr(err, "explained") else None
+    why = explained(err)
     if why is not None:
         body = Group(body, Text(""), why_block(why))
     elif err.why:
@@ -216,7 +217,7 @@ def render(report, console: Console):
             case GraphShown(_, snapshot):
                 from .graph import tree
                 console.print(tree(snapshot))
-    for why in report.surprises():
+    for why in surprises(report):
         console.print(surprise_panel(why))
     if report.error is not None:
         console.print(error_panel(report.error))

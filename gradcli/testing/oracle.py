@@ -233,7 +233,8 @@ def run_torch(source, filename="<oracle-script>"):
 
 def gradcli_facts(report):
     err = report.error
-    grads = {name: d.get("grad") for name, d in report.tensors_json(None).items()
+    from ..views.json_view import tensors_json
+    grads = {name: d.get("grad") for name, d in tensors_json(report, None).items()
              if d.get("is_leaf") and d.get("requires_grad")}
     calls = [{"kind": ev.kind, "line": ev.line,
               "freed": sorted((n.grad_fn, tuple(sorted(n.saved))) for n in ev.freed)}
