@@ -10,7 +10,7 @@ import pytest
 from rich.console import Console
 from typer.testing import CliRunner
 
-import gradcli.cli.explain  # noqa: F401  (registers the command)
+from gradcli.session.executor import run_traced
 from gradcli.views import narrative as narrate
 from gradcli.cli.app import app
 
@@ -57,8 +57,14 @@ y.backward(torch.ones(2, 2))
 """
 
 
+def narrative_of(source, name, **kw):
+    """Run a script as `gradcli explain` does: (its narrative, its trace)."""
+    trace = run_traced(source, name, **kw)
+    return narrate.build(trace), trace
+
+
 def explain(source, **kw):
-    narr, trace = narrate.explain_source(textwrap.dedent(source), "t.py", **kw)
+    narr, trace = narrative_of(textwrap.dedent(source), "t.py", **kw)
     return narr
 
 
@@ -397,7 +403,7 @@ def test_readme_shows_a_real_explanation():
     assert marker in readme
     shown = readme.split(marker, 1)[1].split("```", 1)[0]
     source = (root / "examples" / "seed000_block2.py").read_text()
-    narr, _ = narrate.explain_source(source, "examples/seed000_block2.py")
+    narr, _ = narrative_of(source, "examples/seed000_block2.py")
     assert narrate.render_text(narr).endswith(shown)
 
 

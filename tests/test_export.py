@@ -13,7 +13,6 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-import gradcli.cli.export  # noqa: F401  (registers the command)
 from gradcli.views import export as X
 from gradcli.cli.app import app
 from gradcli.session.executor import run_source

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, seed, settings
 
 from fuzz_strategies import valid_scripts
 from gradcli.session import executor
-from gradcli.views import html as page
+from gradcli.cli.explain import explain_to_html
 from gradcli.views import json_view
 
 SCALE = float(os.environ.get("GRADCLI_FUZZ_SCALE", "1"))
@@ -34,7 +34,7 @@ def _embedded(text):
 @given(source=valid_scripts())
 def test_every_generated_script_gets_a_page_that_agrees_with_its_json_report(source, tmp_path_factory):
     path = tmp_path_factory.mktemp("page") / "p.html"
-    status = page.explain_to_html(source, "s.py", str(path), values={}, **LIMITS)
+    status = explain_to_html(source, "s.py", str(path), values={}, **LIMITS)
     data = _embedded(path.read_text(encoding="utf-8"))
 
     report = executor.run_source(source, "s.py", **LIMITS)

@@ -11,7 +11,8 @@ import pytest
 from gradcli.explain import explained, fixes, surprises
 from gradcli.testing import oracle
 from gradcli.record import origin as O
-from gradcli.session.executor import run_source
+from gradcli.session.executor import run_source, run_traced
+from gradcli.views import narrative as narrate
 from gradcli.views import json_view
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -231,6 +232,12 @@ CASES = {
 }
 
 
+def narrative_of(source, name, **kw):
+    """Run a script as `gradcli explain` does: (its narrative, its trace)."""
+    trace = run_traced(source, name, **kw)
+    return narrate.build(trace), trace
+
+
 def _source(case):
     if "example" in case:
         return (EXAMPLES / case["example"]).read_text(), case["example"]
@@ -331,8 +338,7 @@ def test_a_concise_script_is_fixed_through_its_python_tree():
 
 
 def test_a_caught_error_is_explained_by_the_narrative_too():
-    from gradcli.views import narrative as narrate
-    narr, _ = narrate.explain_source(textwrap.dedent("""\
+    narr, _ = narrative_of(textwrap.dedent("""\
         import torch
         x = torch.tensor([1., 2.], requires_grad=True)
         y = x * 2
@@ -504,8 +510,7 @@ def test_panel_json_and_test_output_carry_the_same_why_and_fixes(tmp_path):
 
 
 def test_a_loops_repeated_nodes_are_folded():
-    from gradcli.views import narrative as narrate
-    narr, _ = narrate.explain_source((EXAMPLES / "rnn_hidden_state_carried.py").read_text(), "rnn.py")
+    narr, _ = narrative_of((EXAMPLES / "rnn_hidden_state_carried.py").read_text(), "rnn.py")
     text = narrate.render_text(narr, width=None)
     assert "5 × AddBackward0 #28, #22, #16, #10, #4  line 16: h = cell(x.unsqueeze(0), h)" in text
     panel = _cli("run", str(EXAMPLES / "rnn_hidden_state_carried.py"), cwd=ROOT).stdout
