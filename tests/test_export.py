@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
+from gradcli.views import json_view
 from gradcli.views import export as X
 from gradcli.cli.app import app
 from gradcli.session.executor import run_source
@@ -159,7 +160,7 @@ def test_exported_script_does_in_pytorch_what_gradcli_did(name, torch_runs):
         assert torch_run["error"] is None, torch_run["error"]
     else:
         assert torch_run["error"] == [ours.error.type, ours.error.message]
-    for tname, desc in ours.tensors.items():
+    for tname, desc in json_view.tensors_json(ours).items():
         theirs = torch_run["tensors"].get(tname)
         assert theirs is not None, f"{tname} missing under PyTorch"
         np.testing.assert_allclose(_num(theirs["value"]), _num(desc["value"]).reshape(np.shape(theirs["value"])),
