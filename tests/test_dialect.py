@@ -1,4 +1,4 @@
-"""The concise dialect is translated into the Python that CPython runs (gradcli/dialect.py).
+"""The concise dialect is translated into the Python that CPython runs (gradcli/lang/dialect.py).
 
 The grammar reads a subset of Python as well as the dialect, so the translator can be checked
 against CPython itself: for every script that both read, the translated tree is exactly

@@ -1,4 +1,4 @@
-"""The interactive REPL (gradcli/repl.py, gradcli/lexer.py, gradcli/cmd_repl.py).
+"""The interactive REPL (gradcli/repl/, gradcli/lang/pygments_lexer.py, gradcli/cli/repl.py).
 
 * In a real pseudo-terminal (pexpect): the prompt_toolkit front end as a user drives it,
   and the plain line mode a dumb terminal gets. HOME and the XDG directories point into a
@@ -23,7 +23,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 
-# `gradcli repl` through the Typer command, whether or not cli.py imports cmd_repl yet.
+# `gradcli repl` through the Typer command.
 LAUNCH = [sys.executable, "-c", "from gradcli.cli.app import main; main()", "repl"]
 GRADCLI = [sys.executable, "-m", "gradcli"]
 
@@ -673,7 +673,7 @@ def test_prompt_history_navigation(pipe):
 # ----------------------------------------------------------------------------- the command line
 
 def test_repl_options_are_the_same_without_typer():
-    """entry.py's fast path (repl.cli_main, argparse) and the Typer command accept the same options."""
+    """cli/entry.py's fast path (repl.cli_main, argparse) and the Typer command accept the same options."""
     import typer.main
     from gradcli.cli.app import app
     cmd = typer.main.get_command(app).commands["repl"]

@@ -1,5 +1,5 @@
 """`gradcli explain FILE`: the story of every backward/grad call and the true cause of
-what happened (narrate.py). Exit status as `gradcli run`: 0 ok, 1 the script raised,
+what happened (views/narrative.py). Exit status as `gradcli run`: 0 ok, 1 the script raised,
 2 it could not be parsed or the command line was wrong."""
 from __future__ import annotations
 

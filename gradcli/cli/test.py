@@ -1,4 +1,4 @@
-"""`gradcli test`: run a folder of scripts as a regression suite (the rules are in testing.py)."""
+"""`gradcli test`: run a folder of scripts as a regression suite (the rules are in testing/suite.py)."""
 from __future__ import annotations
 
 import sys

@@ -1,7 +1,7 @@
 """Source text -> a Python `ast.Module` that CPython compiles and runs.
 
 A script that is valid Python 3 is CPython's own AST, unchanged. Anything else (the concise
-dialect, Python 2's `print x`) is parsed by the Lark grammar (lark_parser.py) and translated
+dialect, Python 2's `print x`) is parsed by the Lark grammar (grammar.py) and translated
 here, with the source positions of every node, so that tracebacks, node origins and
 explanations name the script's own lines and columns:
 

@@ -968,7 +968,7 @@ class _NoTerminal(Exception):
 
 def cli_main(argv):
     """`gradcli repl [--set NAME=VALUE] [--strict] [--debug]` without Typer, whose import and
-    set-up cost about 0.3 s before the first prompt (entry.py calls this; cmd_repl.py declares
+    set-up cost about 0.3 s before the first prompt (cli/entry.py calls this; cli/repl.py declares
     the same options for `gradcli repl --help`). Returns the exit status."""
     import argparse
     from ..session.set_values import parse_set, UsageError

@@ -833,7 +833,7 @@ def progress_line(r: Result) -> str:
 
 
 def _why(err):
-    """The error's explanation (explain.py) under its message, when it has one."""
+    """The error's explanation (explain/why.py) under its message, when it has one."""
     why = explained(err)
     if why is None:
         return ""

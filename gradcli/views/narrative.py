@@ -5,7 +5,7 @@ statement, script variable), what each needed from its saved tensors and in what
 they were, what the call freed, and which leaves it updated and by how much. Then the
 true cause of what happened:
 
-* a failing call (or an error outside any call): the error's one explanation, explain.py's
+* a failing call (or an error outside any call): the error's one explanation, explain/why.py's
   Why, with the fixes gradcli tried on copies of the script;
 * a repeated backward that works: every node it shares with earlier calls saves no
   tensors (or was only run with retain_graph=True), and every node that does hold
@@ -15,7 +15,7 @@ true cause of what happened:
 * what ran without an error but is not what it seems (explain.surprises).
 
 A loop's repeated nodes are shown once, with a count.
-Every sentence is built from facts recorded by the engine (tracing.py) and the op
+Every sentence is built from facts recorded by the engine (record/trace.py) and the op
 table (node.op): nothing here knows what a particular op saves.
 """
 from __future__ import annotations
@@ -370,7 +370,7 @@ def _worked_finding(call, story, earlier, ran_by, by_node):
 
 
 def _error_finding(exc, trace, line, text):
-    """The error's one explanation (explain.py): the script's error carries it; an error a
+    """The error's one explanation (explain/why.py): the script's error carries it; an error a
     script caught is explained the same way here."""
     info = trace.report.error
     why = explained(info) if trace.exception is exc else None
