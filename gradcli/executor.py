@@ -21,7 +21,7 @@ import threading
 import time
 
 from . import dialect, engine as _E, origin as O
-from .errors import ParseError, ScriptError, LimitError, ExpectationFailed
+from .engine import ParseError, ScriptError, LimitError, ExpectationFailed
 from .report import Report, CallEvent, LeafUpdate, NodeInfo, ErrorInfo
 
 _GRADCLI_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
@@ -552,12 +552,12 @@ def limits(max_elements=None, max_memory=None, timeout=None, shown_timeout=None)
     ops.LIMITS.max_bytes = max_memory
     ops.LIMITS.timeout = shown_timeout or timeout
     ops.LIMITS.deadline = None if timeout is None else time.monotonic() + timeout
-    engine.MEMORY_HOOK = ops._MEMORY.track if max_memory is not None else None
+    engine.STATE.memory_hook = ops._MEMORY.track if max_memory is not None else None
     try:
         yield
     finally:
         ops.LIMITS.max_elements = ops.LIMITS.max_bytes = ops.LIMITS.timeout = ops.LIMITS.deadline = None
-        engine.MEMORY_HOOK = None
+        engine.STATE.memory_hook = None
 
 
 @contextlib.contextmanager

@@ -240,7 +240,7 @@ def run_fixed(trial, text, tag, goal=None):
 def leaf_grads(session):
     """The .grad of every leaf that requires grad: global tensors, then the modules' parameters."""
     from .engine import Tensor
-    from .printing import format_tensor
+    from .engine import format_tensor
     out = {}
     for name, v in list(session.globals.items()):
         if name.startswith("_"):

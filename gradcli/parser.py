@@ -6,7 +6,7 @@ import bisect
 import re
 
 from . import syntax as S
-from .errors import ParseError
+from .engine import ParseError
 
 
 def is_incomplete(source: str) -> bool:

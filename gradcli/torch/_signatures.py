@@ -25,7 +25,7 @@ import operator
 import numpy as np
 
 from ..engine import DType, Size, Tensor, _make_grads
-from ..errors import (ScriptError, TorchAssertionError, TorchAttributeError, TorchOverflowError, TorchRuntimeError, TorchTypeError,
+from ..engine import (ScriptError, TorchAssertionError, TorchAttributeError, TorchOverflowError, TorchRuntimeError, TorchTypeError,
                       TorchValueError)
 
 _UNARY = "Tensor input"
