@@ -2437,7 +2437,7 @@ _NumpyMath.narrow = staticmethod(lambda g, dim, start, n: g[(slice(None),) * dim
 _NumpyMath.select = staticmethod(lambda g, dim, i: g[(slice(None),) * (dim % g.ndim) + (i,)])     # unbind: views
 TABLE["cat"].variadic = _cat_backward
 TABLE["stack"].variadic = _stack_backward
-TABLE["mul"].twins = True       # g * other, g * self: for x * x one product, doubled (engine execute._twins)
+TABLE["mul"].twins = True       # g * other, g * self: for x * x one product, doubled (engine._twins)
 E.configure(numpy_math=NUMPY_MATH, tensor_math=TENSOR_MATH, fresh_view=fresh_view)
 
 # ----------------------------------------------------------------------------- shape ops

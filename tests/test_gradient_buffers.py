@@ -178,7 +178,7 @@ def test_reusing_buffers_leaves_gradients_bitwise_unchanged(monkeypatch):
     the same bits."""
     import numpy as np
     from benchmarks import workloads as W
-    from gradcli.engine import execute as E
+    from gradcli.engine import engine as E
 
     def grads():
         a = G.from_numpy(W.w2_inputs(70000)[0]).requires_grad_()
@@ -258,7 +258,7 @@ def _observed(script):
 @settings(max_examples=120, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_big_scripts())
 def test_random_large_graphs_see_the_same_bytes_with_and_without_reuse(script):
-    from gradcli.engine import execute as E
+    from gradcli.engine import engine as E
     reused = _observed(script)
     saved = E._SPARE_MIN, E._getrefcount
     E._SPARE_MIN, E._getrefcount = 1 << 62, (lambda obj: 1 << 30)

@@ -8,8 +8,9 @@ table, which hands the engine what it needs from it once, through configure().
 Modules, bottom up: errors (the exception types a script sees), vml (the float32 sqrt
 kernel), printing (tensors printed as PyTorch prints them), dtypes, numpy_math (the
 namespace backward formulas run on), state (STATE, configure, warning texts), graph (nodes,
-edges, saved tensors, OpDef), tensor, accumulate_grad, execute (the engine proper) and
-autograd (backward() and grad()). Everything the rest of gradcli uses is importable from here.
+edges, saved tensors, OpDef), tensor, accumulate_grad, engine (the engine proper, as
+PyTorch's engine.cpp) and autograd (backward() and grad()). Everything the rest of gradcli
+uses is importable from here.
 """
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ from .errors import (BY_NAME, ExpectationFailed, LimitError, ParseError, ScriptE
                      TorchAttributeError, TorchIndexError, TorchKeyError, TorchNameError, TorchNotImplementedError,
                      TorchOverflowError, TorchRecursionError, TorchRuntimeError, TorchStopIteration, TorchTypeError,
                      TorchValueError, TorchZeroDivisionError)
-from .execute import CallRecord, _apply, execute
+from .engine import CallRecord, _apply, execute
 from .graph import (ACCUMULATE, COPY_BACKWARDS, GRAPH_ROOT, INVALID, AccumulateGrad, BackwardTwiceError,
                     MultiOutputNode, Node, OpDef, OutputEdge, Saved, Version, VersionError, _fake_address, _NUMBERS,
                     _version_error, output_edges, short_name, wrapped_number)

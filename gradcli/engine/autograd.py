@@ -6,7 +6,7 @@ import numpy as np
 
 from .dtypes import Size, dtype_of
 from .errors import TorchRuntimeError, TorchTypeError
-from .execute import CallRecord, _starts, execute
+from .engine import CallRecord, _starts, execute
 from .state import STATE, W_CREATE_GRAPH
 from .tensor import Tensor
 

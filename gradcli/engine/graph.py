@@ -354,7 +354,7 @@ class OpDef:
         # a list of inputs (cat, stack)
         self.variadic = None
         # the two formulas are one function of the other operand (mul): for x * x the engine
-        # computes one product and doubles it (execute._twins)
+        # computes one product and doubles it (engine._twins)
         self.twins = False
 
     def __repr__(self):

@@ -11,7 +11,7 @@ class _Reuse:
     """Arrays a formula may write into, saving a new array and its cold memory. Set by the
     engine around a node's last formula: `spare`, the incoming gradient when nothing else
     refers to it (nor to its memory); `spare_saved`, a saved array that the release right
-    after frees and that nothing else refers to (execute._spare_saved). Only formulas that
+    after frees and that nothing else refers to (engine._spare_saved). Only formulas that
     read them once, in that call, use them. `dead`: up to two incoming gradients that their
     nodes left unused and unreferenced, recently read (so in cache), for the next new results
     (_fresh)."""
