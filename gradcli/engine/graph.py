@@ -193,22 +193,6 @@ class Node:
             CONFIG.fresh_view(s.tensor)
         return s.tensor
 
-    def __getattr__(self, name):
-        # PyTorch's `_saved_<slot>` attributes: tensors (E1 once freed, E5 once modified) or plain values.
-        # (As Tensor's, it slows every attribute read of a node: the backward loop reads each once.)
-        if name.startswith("_saved_"):
-            slot = name[7:]
-            saved = object.__getattribute__(self, "saved")
-            if slot in saved:
-                value = self.unpack(slot, True)
-                return getattr(value, "items", value)       # IndexBackward0's indices read as a tuple
-            attrs = object.__getattribute__(self, "attrs")
-            if slot in attrs:
-                return saved_attr_value(slot, attrs[slot])
-        if name.startswith("_raw_saved_") and name[11:] in object.__getattribute__(self, "saved"):
-            return RawSaved()           # PyTorch's SavedTensor handle: opaque, and it never raises
-        raise TorchAttributeError(f"'{object.__getattribute__(self, 'op').name}' object has no attribute '{name}'")
-
     @property
     def metadata(self):
         """PyTorch's per-node dict for the user's own data (kept beside the node, made on first use)."""
@@ -326,6 +310,43 @@ class AccumulateGrad(Node):
         self.variable = variable
 
 
+def _saved_attributes(saved, attrs):
+    """PyTorch's `_saved_<slot>` attributes of a node class, one property per saved slot and
+    attribute of its row: a saved tensor (E1 once freed, E5 once modified), or a plain value;
+    and `_raw_saved_<slot>`, PyTorch's SavedTensor handle. (Properties rather than a
+    __getattr__, which would slow every attribute read of every node.)"""
+    props = {}
+    for slot in attrs:
+        props["_saved_" + slot] = property(_saved_reader(slot))
+    for slot, *_ in saved:
+        props["_saved_" + slot] = property(_saved_reader(slot))
+        props["_raw_saved_" + slot] = property(_raw_saved_reader(slot))
+    return props
+
+
+def _saved_reader(slot):
+    name = "_saved_" + slot
+
+    def read(node):
+        if slot in node.saved:
+            value = node.unpack(slot, True)
+            return getattr(value, "items", value)       # IndexBackward0's indices read as a tuple
+        if slot in node.attrs:
+            return saved_attr_value(slot, node.attrs[slot])
+        raise TorchAttributeError(f"'{node.op.name}' object has no attribute '{name}'")
+    return read
+
+
+def _raw_saved_reader(slot):
+    name = "_raw_saved_" + slot
+
+    def read(node):
+        if slot in node.saved:
+            return RawSaved()           # opaque, and it never raises
+        raise TorchAttributeError(f"'{node.op.name}' object has no attribute '{name}'")
+    return read
+
+
 class OpDef:
     """A row of the op table (see ops.py): the grad_fn name, its differentiable inputs,
     the saved slots with the condition under which each holds a tensor, the non-tensor
@@ -337,7 +358,8 @@ class OpDef:
     def __init__(self, name, inputs=(), saved=(), attrs=(), formulas=(), doc="", cpp=False, multi=False,
                  apply=None):
         self.name = name
-        self.node_class = type(name, (MultiOutputNode if multi else Node,), {"__slots__": (), "__module__": "builtins"})
+        self.node_class = type(name, (MultiOutputNode if multi else Node,),
+                               {"__slots__": (), "__module__": "builtins", **_saved_attributes(saved, attrs)})
         self.qualname = "torch::autograd::" + name if cpp else name     # what node.name() returns
         self.plan = None            # ops._record's precomputed saved-slot plan
         self.compact = None         # ops._compact_saver's shortcut of it (False: none)
