@@ -40,7 +40,7 @@ def op(name, inputs=(), saved=(), attrs=(), doc="", cpp=False, multi=False, **fo
     `condition` is ALWAYS, or when the named input requires grad ("never": a slot that
     PyTorch has but leaves None here). A slot named `result` saves the output; any other
     slot saves the input or extra tensor of that name. `inputs=("tensors",)` marks a
-    variadic op (cat, stack), whose backward is one function in ops._VARIADIC."""
+    variadic op (cat, stack), whose backward is one function, the row's `variadic`."""
     rows = []
     for inp in inputs:
         f = formulas.get(inp)

@@ -1,10 +1,10 @@
 """Backward may write a node's last formula into its incoming gradient when nothing else
-refers to that array (engine._run, NUMPY_MATH.spare; benchmark W2). Against PyTorch: no
+refers to that array (the engine's thread_main, REUSE.spare; benchmark W2). Against PyTorch: no
 gradient a script can see (a hook's argument or return value, retain_grad, .grad, a captured
 autograd.grad result, a tensor passed as `gradient`) is changed afterwards. Likewise a
 formula may write a temporary into a saved array that the node's release frees right after
-(NUMPY_MATH.spare_saved), and a later fresh result into an incoming gradient that its node
-left unused and unreferenced (NUMPY_MATH.dead): no tensor a script can still reach changes.
+(REUSE.spare_saved), and a later fresh result into an incoming gradient that its node
+left unused and unreferenced (REUSE.dead): no tensor a script can still reach changes.
 The vectors are large enough (70,000 elements) for the engine to reuse buffers and for
 NumPy's float32 kernels. Last, the gradients are bitwise those computed without any reuse."""
 import pytest

@@ -229,7 +229,7 @@ def thread_main(task):
                 continue
             # (`is not`: NumPy's dtypes are singletons; fit compares them properly.)
             saved = fn._saved
-            attrs = vals = fn.attrs     # (a node's attributes are slow to read: each read once)
+            attrs = vals = fn.attrs
             if saved:               # _unpacked, inlined for nodes holding only compact slots
                 vals = saved
                 if attrs or fn.freed_by is not None:
