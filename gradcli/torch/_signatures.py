@@ -491,7 +491,7 @@ def _type_name(v):
     if isinstance(v, DType):
         return "torch.dtype"
     t = type(v)
-    return t.__name__ if isinstance(v, Tensor) or t.__module__ in ("builtins", "gradcli.engine") else f"{t.__module__.split('.')[0]}.{t.__name__}"
+    return t.__name__ if isinstance(v, Tensor) or t.__module__ == "builtins" or t.__module__.startswith("gradcli.engine") else f"{t.__module__.split('.')[0]}.{t.__name__}"
 
 
 _LONG = 2 ** 63
