@@ -688,7 +688,6 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
 # ----------------------------------------------------------------------------- embedding, dropout, layer_norm
 
 
-
 def _embedding_backward(g, indices, num_weights, padding_idx, scale_grad_by_freq):
     """embedding_dense_backward: each index's rows of g summed into its weight row (the padding
     row gets nothing; with scale_grad_by_freq each sum is divided by the index's count)."""

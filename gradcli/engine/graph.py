@@ -215,6 +215,7 @@ class Node:
 _NODE_METADATA = [None]
 
 
+# attributes PyTorch declares as int64_t: a negative one reads as unsigned (padding_idx=-1 as 2**64 - 1)
 _INT64_ATTRS = {"dim", "dims", "dim0", "dim1", "index", "ignore_index", "start", "end", "step", "padding_idx"}
 
 
