@@ -10,38 +10,44 @@ kernel), printing (tensors printed as PyTorch prints them), dtypes, numpy_math (
 namespace backward formulas run on), state (STATE, configure, warning texts), graph (nodes,
 edges, saved tensors, OpDef), tensor, accumulate_grad, engine (the engine proper, as
 PyTorch's engine.cpp) and autograd (backward() and grad()). Everything the rest of gradcli
-uses is importable from here.
+uses is importable from here, each name loaded with its module on first use: the script
+language's parser takes its error types from here without loading NumPy.
 """
 from __future__ import annotations
 
-from . import errors, printing, vml
-from .accumulate_grad import written
-from .autograd import _make_grads, backward, grad
-from .dtypes import (BOOL, DTYPES, FLOAT, INT, DType, Size, _sizes, bool_, dtype_of, float16, float32, float64,
-                     int8, int16, int32, int64, promote_types, uint8)
-from .errors import (BY_NAME, ExpectationFailed, LimitError, ParseError, ScriptError, TorchAssertionError,
-                     TorchAttributeError, TorchIndexError, TorchKeyError, TorchNameError, TorchNotImplementedError,
-                     TorchOverflowError, TorchRecursionError, TorchRuntimeError, TorchStopIteration, TorchTypeError,
-                     TorchValueError, TorchZeroDivisionError)
-from .engine import CallRecord, _apply, execute
-from .graph import (ACCUMULATE, COPY_BACKWARDS, GRAPH_ROOT, INVALID, AccumulateGrad, BackwardTwiceError,
-                    MultiOutputNode, Node, OpDef, OutputEdge, Saved, Version, VersionError, _fake_address, _NUMBERS,
-                    _version_error, output_edges, short_name, wrapped_number)
-from .numpy_math import REUSE, _fresh, _into, _np_pow, _NumpyMath
-from .printing import format_item, format_tensor
-from .state import CONFIG, STATE, _default_warn, configure, warn_once
-from .tensor import Tensor, _wrap_dim, result_type
+from importlib import import_module
 
-__all__ = [
-    "errors", "printing", "vml", "written", "_make_grads", "backward", "grad", "BOOL", "DTYPES", "FLOAT", "INT",
-    "DType", "Size", "_sizes", "bool_", "dtype_of", "float16", "float32", "float64", "int8", "int16", "int32",
-    "int64", "promote_types", "uint8", "BY_NAME", "ExpectationFailed", "LimitError", "ParseError", "ScriptError",
-    "TorchAssertionError", "TorchAttributeError", "TorchIndexError", "TorchKeyError", "TorchNameError",
-    "TorchNotImplementedError", "TorchOverflowError", "TorchRecursionError", "TorchRuntimeError",
-    "TorchStopIteration", "TorchTypeError", "TorchValueError", "TorchZeroDivisionError", "CallRecord", "_apply",
-    "execute", "ACCUMULATE", "COPY_BACKWARDS", "GRAPH_ROOT", "INVALID", "AccumulateGrad", "BackwardTwiceError",
-    "MultiOutputNode", "Node", "OpDef", "OutputEdge", "Saved", "Version", "VersionError", "_fake_address",
-    "_NUMBERS", "_version_error", "output_edges", "short_name", "wrapped_number", "REUSE", "_fresh", "_into",
-    "_np_pow", "_NumpyMath", "format_item", "format_tensor", "CONFIG", "STATE", "_default_warn", "configure",
-    "warn_once", "Tensor", "_wrap_dim", "result_type",
-]
+# The names, by module (a module's own name: the module), each loaded on its first use.
+_EXPORTS = {
+    "errors": "errors BY_NAME ExpectationFailed LimitError ParseError ScriptError TorchAssertionError "
+              "TorchAttributeError TorchIndexError TorchKeyError TorchNameError TorchNotImplementedError "
+              "TorchOverflowError TorchRecursionError TorchRuntimeError TorchStopIteration TorchTypeError "
+              "TorchValueError TorchZeroDivisionError",
+    "accumulate_grad": "written",
+    "autograd": "_make_grads backward grad",
+    "dtypes": "BOOL DTYPES FLOAT INT DType Size _sizes bool_ dtype_of float16 float32 float64 int8 int16 int32 "
+              "int64 promote_types uint8",
+    "engine": "CallRecord _apply execute",
+    "graph": "ACCUMULATE COPY_BACKWARDS GRAPH_ROOT INVALID AccumulateGrad BackwardTwiceError MultiOutputNode Node "
+             "OpDef OutputEdge Saved Version VersionError _fake_address _NUMBERS _version_error output_edges "
+             "short_name wrapped_number",
+    "numpy_math": "REUSE _fresh _into _np_pow _NumpyMath",
+    "printing": "printing format_item format_tensor",
+    "state": "CONFIG STATE _default_warn configure warn_once",
+    "tensor": "Tensor _wrap_dim result_type",
+    "vml": "vml",
+}
+_MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names.split()}
+
+
+def __getattr__(name):
+    module = _MODULE_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    loaded = import_module("." + module, __name__)
+    value = loaded if module == name else getattr(loaded, name)
+    globals()[name] = value         # (read from the module's dict from now on)
+    return value
+
+
+__all__ = list(_MODULE_OF)
