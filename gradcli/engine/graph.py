@@ -184,7 +184,7 @@ class Node:
             raise _version_error(self, s)
         if not as_tensor:
             return s._data
-        from .tensor import Tensor      # (a tensor's grad_fn is a Node: the one import back up)
+        from .tensor import Tensor      # (tensor.py imports this module: a tensor holds its node)
         if s.is_output:
             return Tensor(s._data, requires_grad=True, grad_fn=self, version=s.version)
         if s.tensor is None:                     # a wrapped number, first read
@@ -349,7 +349,7 @@ def _raw_saved_reader(slot):
 
 
 class OpDef:
-    """A row of the op table (see ops.py): the grad_fn name, its differentiable inputs,
+    """A row of the op table (gradcli.ops): the grad_fn name, its differentiable inputs,
     the saved slots with the condition under which each holds a tensor, the non-tensor
     attributes, and one backward formula per input."""
 

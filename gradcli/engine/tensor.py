@@ -27,7 +27,7 @@ def _requires_grad_leaf_error(requires_grad):
 
 
 class Tensor:
-    """A NumPy array plus PyTorch's autograd metadata. Operations are added by ops.py."""
+    """A NumPy array plus PyTorch's autograd metadata. Its operations are installed by gradcli.torch."""
 
     # `_vc`: the Version, or None while nothing has needed one (read `_version_counter`)
     __slots__ = ("_data", "_rg", "_fn", "_grad", "_vc", "_acc",
