@@ -77,7 +77,7 @@ class GraphTask:
         self.not_ready = {}
         self.ready = []
         self.owned = set()      # nodes whose buffer is a sum this call made: add into it in place, keep it as .grad
-        self.adds = {}          # node -> the version PyTorch's sum in its buffer has (_sum_into)
+        self.adds = {}          # node -> the version PyTorch's sum in its buffer has (_input_buffer_add)
         # With inputs= (exec_info): the nodes on a path to an input (`exec_info`), autograd.grad's
         # inputs as edges -> their positions (`captures`), the nodes whose incoming gradient is
         # computed (`wanted`: needed ones and captured ones), and the captured gradients.
@@ -203,7 +203,7 @@ def thread_main(task):
                 fn, buf = carry, cbuf
                 carry = cbuf = g = None         # (buf's reference count matters: see spare)
             else:
-                fn = heap.pop() if len(heap) == 1 else _heap_pop(heap)
+                fn = heap.pop() if len(heap) == 1 else _ready_pop(heap)
                 buf = buffers.pop(fn, None)
             # Tensor pre-hooks (register_hook, retain_grad) run on every node popped, even
             # one that is only captured or not needed (the root), as in PyTorch.
@@ -282,7 +282,7 @@ def thread_main(task):
                             continue
                         buffers[nxt] = g
                     else:
-                        _sum_into(buffers, owned, nxt, old, g, adds)
+                        _input_buffer_add(buffers, owned, nxt, old, g, adds)
                 d = deps[nxt] - 1
                 deps[nxt] = d
                 if d == 0:
@@ -295,7 +295,7 @@ def thread_main(task):
                         heap.append(carry)
                         carry = cbuf = None
                     if heap:
-                        _heap_push(heap, nxt)
+                        _ready_push(heap, nxt)
                     else:
                         heap.append(nxt)
             if keep_graph or not saved:
@@ -352,13 +352,13 @@ def evaluate_function(task, fn, buf):
         if nxt is None:
             continue
         g = outs[i]
-        outs[i] = None          # (the buffer alone holds g: _sum_into reads its reference count)
+        outs[i] = None          # (the buffer alone holds g: _input_buffer_add reads its reference count)
         if g is not None:
             old = buffers.get(nxt)
             if old is None:
                 buffers[nxt] = g
             else:
-                _sum_into(buffers, task.owned, nxt, old, g, task.adds)
+                _input_buffer_add(buffers, task.owned, nxt, old, g, task.adds)
         d = deps[nxt] - 1
         deps[nxt] = d
         if d == 0 and type(nxt) is OutputEdge:
@@ -367,7 +367,7 @@ def evaluate_function(task, fn, buf):
                 continue
         if d == 0 and (wanted is None or nxt in wanted):
             if heap:
-                _heap_push(heap, nxt)
+                _ready_push(heap, nxt)
             else:
                 heap.append(nxt)
 
@@ -449,7 +449,7 @@ def _doubled(task, fn, op, vals, buf, nm):
         d = 0 if nxt is not None else 1
     if d == 0:
         if heap:
-            _heap_push(heap, nxt)
+            _ready_push(heap, nxt)
         else:
             heap.append(nxt)
 
@@ -457,10 +457,10 @@ def _doubled(task, fn, op, vals, buf, nm):
 # The ready queue: PyTorch's ReadyQueue, a heap of nodes.
 
 
-def _heap_push(heap, item):
+def _ready_push(heap, item):
     # libstdc++ std::push_heap, so that ties pop in exactly PyTorch's order. Priority is
     # PyTorch's CompareNodeTaskTime: a lower sequence number is a lower priority (compared
-    # inline here and in _heap_pop: a function call per comparison was most of their cost).
+    # inline here and in _ready_pop: a function call per comparison was most of their cost).
     heap.append(item)
     hole = len(heap) - 1
     parent = (hole - 1) // 2
@@ -472,7 +472,7 @@ def _heap_push(heap, item):
     heap[hole] = item
 
 
-def _heap_pop(heap):
+def _ready_pop(heap):
     # libstdc++ std::pop_heap (__adjust_heap then __push_heap) followed by pop_back.
     n = len(heap)
     top = heap[0]
@@ -610,10 +610,10 @@ def _topological(root, deps):
     return order
 
 
-def _sum_into(buffers, owned, nxt, old, g, adds):
-    """A further gradient g for nxt, whose buffer holds old: added in place into a sum this
-    call made (owned: nothing else sees it yet), or into g when g is a formula's own
-    temporary (it owns its memory, and only the caller's `g`, this argument and
+def _input_buffer_add(buffers, owned, nxt, old, g, adds):
+    """PyTorch's InputBuffer::add: a further gradient g for nxt, whose buffer holds old: added
+    in place into a sum this call made (owned: nothing else sees it yet), or into g when g is a
+    formula's own temporary (it owns its memory, and only the caller's `g`, this argument and
     getrefcount's refer to it), the same additions as `old + g`, one array fewer; else a new
     sum, which the call then owns.
 
