@@ -277,7 +277,7 @@ def _custom_exc(shell, etype, value, tb, tb_offset=None):
 
 def load_ipython_extension(shell):
     from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
-    from .errors import ScriptError
+    from .engine import ScriptError
 
     @magics_class
     class GradcliMagics(Magics):

@@ -25,10 +25,10 @@ import numpy as np
 np.seterr(all="ignore")
 
 from . import engine as E
-from . import vml
+from .engine import vml
 from .engine import STATE, OpDef, Saved, Tensor, result_type, Size
-from .errors import TorchAttributeError, TorchRuntimeError, TorchTypeError, TorchIndexError, TorchValueError
-from .errors import TorchNotImplementedError as TorchNotImplementedError_
+from .engine import TorchAttributeError, TorchRuntimeError, TorchTypeError, TorchIndexError, TorchValueError
+from .engine import TorchNotImplementedError as TorchNotImplementedError_
 
 _F32 = np.dtype(np.float32)
 
@@ -40,7 +40,7 @@ def op(name, inputs=(), saved=(), attrs=(), doc="", cpp=False, multi=False, **fo
     `condition` is ALWAYS, or when the named input requires grad ("never": a slot that
     PyTorch has but leaves None here). A slot named `result` saves the output; any other
     slot saves the input or extra tensor of that name. `inputs=("tensors",)` marks a
-    variadic op (cat, stack), whose backward is one function in ops._VARIADIC."""
+    variadic op (cat, stack), whose backward is one function, the row's `variadic`."""
     rows = []
     for inp in inputs:
         f = formulas.get(inp)
@@ -644,7 +644,7 @@ def _arr(v, dt):
 
 def _check_operand(v, what="other"):
     if type(v) is int and not -2 ** 63 <= v < 2 ** 63:
-        from .errors import TorchOverflowError
+        from .engine import TorchOverflowError
         raise TorchOverflowError("int too big to convert")
     if isinstance(v, Tensor) or isinstance(v, (int, float, bool)):
         return
@@ -792,7 +792,7 @@ def _check_work(amount, rate, what):
         return
     left = deadline - _time.monotonic()
     if amount / rate > left:
-        from .errors import LimitError
+        from .engine import LimitError
         raise LimitError(f"{what} cannot finish within the time limit of {LIMITS.timeout:g} s "
                          f"(refused before it started; raise it with --timeout)")
 
@@ -802,14 +802,14 @@ def _check_numel(n, itemsize=4):
     process's resident memory plus this tensor against --max-memory (checked for large ones)."""
     limit = LIMITS.max_elements
     if limit is not None and n > limit:
-        from .errors import LimitError
+        from .engine import LimitError
         raise LimitError(f"a tensor of {n:,} elements exceeds the limit of {limit:,} elements per tensor "
                          "(raise it with --max-elements)")
     cap = LIMITS.max_bytes
     if cap is not None and n >= 1024:
         need = n * itemsize
         if need + _MEMORY.live > cap or need + _resident_bytes() > cap:
-            from .errors import LimitError
+            from .engine import LimitError
             raise LimitError(f"a tensor of {n:,} elements ({need / 2 ** 30:.2g} GiB) would take gradcli past its "
                              f"memory limit of {cap / 2 ** 30:g} GiB (raise it with --max-memory)")
 
@@ -1449,11 +1449,6 @@ _NO_GRAD_VIEW = ("A view was created in no_grad mode and is being modified inpla
                  "that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by "
                  "moving both the view and the inplace either both inside the no_grad block (if you don't want the "
                  "inplace to be tracked) or both outside (if you want the inplace to be tracked).")
-_NO_GRAD_VIEW_INDIRECT = (
-    "A view was created in no_grad mode and its base or another view of its base has been modified inplace with "
-    "grad mode enabled. Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify "
-    "your code by moving both the view and the inplace either both inside the no_grad block (if you don't want the "
-    "inplace to be tracked) or both outside (if you want the inplace to be tracked).")
 INVALID = E.INVALID
 short_name = E.short_name
 
@@ -1466,11 +1461,6 @@ def _multi_view_error(t, modified):
             "to be modified inplace. You should replace the inplace operation by an out-of-place one.")
 
 
-def _invalid_backward(node, g, create_graph):
-    raise TorchRuntimeError(node.attrs.get("_error", _NO_GRAD_VIEW_INDIRECT))
-
-
-E.CUSTOM_APPLY[INVALID] = _invalid_backward
 _PARTIAL_OVERLAP = ("unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
                     "single memory location. Please clone() the tensor before performing the operation.")
 _OVERLAP = ("unsupported operation: more than one element of the written-to tensor refers to a single memory "
@@ -1694,9 +1684,6 @@ def fresh_views(values):
                     fresh_view(w)
 
 
-E.FRESH = fresh_view
-
-
 def _geometry(view, base):
     """AsStridedBackward0's attributes for a view of base (in elements), and `_positions`: the
     flat index in base of every element of the view, for the backward formulas."""
@@ -1763,8 +1750,8 @@ def _copy_slices_backward(node, g, create_graph):
     return [Tensor(result) if create_graph else result] + list(outs[1:])
 
 
-COPY_SLICES = OpDef("CopySlices", ("self", "src"), cpp=True, doc="an in-place op on a view, applied to its base")
-E.CUSTOM_APPLY[COPY_SLICES] = _copy_slices_backward
+COPY_SLICES = OpDef("CopySlices", ("self", "src"), cpp=True, doc="an in-place op on a view, applied to its base",
+                    apply=_copy_slices_backward)
 
 
 def _inplace_view(t, out, row, attrs):
@@ -1871,7 +1858,7 @@ def _double_backward(name, *attr_names):
     the forward output, both saved."""
     def record(g, output, *attrs):
         seq = _begin(g, output)
-        out = getattr(E.NUMPY_MATH, name)(g._data, output._data, *attrs)
+        out = getattr(NUMPY_MATH, name)(g._data, output._data, *attrs)
         return _record(TABLE[name], seq, out, (g, output), extra={"grad_output": g, "output": output},
                        attrs=dict(zip(attr_names, attrs)) if attrs else None)
     return staticmethod(record)
@@ -1879,14 +1866,14 @@ def _double_backward(name, *attr_names):
 
 class _TensorMath:
     """The namespace backward formulas use under create_graph: the same operations as
-    engine.NUMPY_MATH, recorded as graph nodes so gradients can be differentiated."""
+    NUMPY_MATH, recorded as graph nodes so gradients can be differentiated."""
 
     def __getattr__(self, name):
         """A backward helper without a differentiable version of its own. When its result
         cannot require grad (the incoming gradient is a constant and the helper is linear in
         it, or every tensor it reads is constant), PyTorch's result has no grad_fn either: compute
         it with NumPy. Otherwise say so clearly: never a silently wrong higher-order gradient."""
-        helper = getattr(E.NUMPY_MATH, name)
+        helper = getattr(NUMPY_MATH, name)
 
         def constant_or_refuse(*args):
             g = args[0]
@@ -1995,12 +1982,12 @@ class _TensorMath:
     @staticmethod
     def slice_backward(g, sizes, dim, start, end, step):
         seq = _begin(g)
-        return _record(TABLE["slice_backward"], seq, E.NUMPY_MATH.slice_backward(g._data, sizes, dim, start, end, step),
+        return _record(TABLE["slice_backward"], seq, NUMPY_MATH.slice_backward(g._data, sizes, dim, start, end, step),
                        (g,), attrs={"dim": dim, "end": end, "start": start, "step": step})
 
     @staticmethod
     def select_backward(g, sizes, dim, index):
-        return _record(TABLE["select_backward"], _begin(g), E.NUMPY_MATH.select_backward(g._data, sizes, dim, index),
+        return _record(TABLE["select_backward"], _begin(g), NUMPY_MATH.select_backward(g._data, sizes, dim, index),
                        (g,), attrs={"dim": dim, "index": index})
 
     @staticmethod
@@ -2069,14 +2056,14 @@ class _TensorMath:
     @staticmethod
     def mse_backward(g, self, target, reduction):
         seq = _begin(g, self, target)
-        out = E.NUMPY_MATH.mse_backward(g._data, self._data, target._data, reduction)
+        out = NUMPY_MATH.mse_backward(g._data, self._data, target._data, reduction)
         return _record(TABLE["mse_loss_backward"], seq, out, (g, self, target),
                        extra={"grad_output": g}, attrs={"reduction": reduction})
 
     @staticmethod
     def nll_backward(g, self, target, total_weight, ignore_index, reduction):
         seq = _begin(g, self)
-        out = E.NUMPY_MATH.nll_backward(g._data, self._data, target._data, total_weight._data, ignore_index, reduction)
+        out = NUMPY_MATH.nll_backward(g._data, self._data, target._data, total_weight._data, ignore_index, reduction)
         return _record(TABLE["nll_loss_backward"], seq, out, (g, self),
                        extra={"target": target, "weight": None},
                        attrs={"ignore_index": ignore_index, "reduction": reduction})
@@ -2084,22 +2071,6 @@ class _TensorMath:
     @staticmethod
     def nll_loss(g, target, ignore_index, reduction):
         return nll_loss(g, target, ignore_index=ignore_index, reduction=_REDUCTION_NAMES[reduction])
-
-
-def _np_unsqueeze_dims(g, dims, ndim):
-    for d in sorted(dims):
-        g = np.expand_dims(g, d)
-    return g
-
-
-E._NumpyMath.div_scalar = staticmethod(lambda a, s: a / np.asarray(s, a.dtype))
-E._NumpyMath.add_scalar = staticmethod(lambda a, s: a + np.asarray(s, a.dtype))
-E._NumpyMath.reshape = staticmethod(lambda g, shape: g.reshape(shape))
-E._NumpyMath.unsqueeze_dims = staticmethod(_np_unsqueeze_dims)
-E._NumpyMath.squeeze_dim = staticmethod(lambda g, dim: np.squeeze(g, dim))
-E._NumpyMath.tanh_backward = staticmethod(lambda g, r: g * (1 - r * r))
-E._NumpyMath.sigmoid_backward = staticmethod(lambda g, r: g * (r * (1 - r)))
-E._NumpyMath.threshold_backward = staticmethod(lambda g, r: np.where(r > 0, g, np.zeros((), g.dtype)))
 
 
 def _sum_to(t, shape):
@@ -2176,7 +2147,7 @@ def to_dtype(t, dtype):
     return _record(TABLE["to_copy"], seq, t._data.astype(dt), (t,))
 
 
-E.TENSOR_MATH = _TensorMath()
+TENSOR_MATH = _TensorMath()
 
 # ============================================================================= breadth: shapes, indexing,
 # reductions that save tensors, selection, losses
@@ -2225,11 +2196,11 @@ class _NumpyMath(E._NumpyMath):
 
     @staticmethod
     def sin(a):
-        return _sin(a) if _rounds(a) else np.sin(a, out=a if a is E.NUMPY_MATH.spare_saved else E._fresh(a, a))
+        return _sin(a) if _rounds(a) else np.sin(a, out=a if a is E.REUSE.spare_saved else E._fresh(a, a))
 
     @staticmethod
     def cos(a):
-        return _cos(a) if _rounds(a) else np.cos(a, out=a if a is E.NUMPY_MATH.spare_saved else E._fresh(a, a))
+        return _cos(a) if _rounds(a) else np.cos(a, out=a if a is E.REUSE.spare_saved else E._fresh(a, a))
 
     div_scalar = staticmethod(lambda a, s: a / np.asarray(s, a.dtype))
     reshape = staticmethod(lambda g, shape: g.reshape(tuple(shape)))
@@ -2266,7 +2237,7 @@ class _NumpyMath(E._NumpyMath):
         if r.dtype == np.float32 and r.size <= 65536:
             r64 = r.astype(np.float64)
             return E._NumpyMath.mul_into(g, (1 - r64 * r64).astype(np.float32))
-        t = np.multiply(r, r, out=r if r is E.NUMPY_MATH.spare_saved else E._fresh(r, r))
+        t = np.multiply(r, r, out=r if r is E.REUSE.spare_saved else E._fresh(r, r))
         if type(t) is np.ndarray:
             np.subtract(1, t, out=t)
         else:
@@ -2279,8 +2250,8 @@ class _NumpyMath(E._NumpyMath):
         (self.pow(1) is self itself: e * self is then the temporary)."""
         s = np.asarray(e, self.dtype)
         if e == 2:
-            return E._NumpyMath.mul_into(g, E.NUMPY_MATH.mul_scalar(self, e))
-        if e == 3 and self is E.NUMPY_MATH.spare_saved:
+            return E._NumpyMath.mul_into(g, NUMPY_MATH.mul_scalar(self, e))
+        if e == 3 and self is E.REUSE.spare_saved:
             t = np.multiply(self, self, out=self)       # self.pow(2), as _np_pow, in the freed self
         else:
             t = E._np_pow(self, e - 1)
@@ -2290,7 +2261,7 @@ class _NumpyMath(E._NumpyMath):
     def div_tensor_other_backward(g, self, other):
         """-grad * ((self / other) / other), PyTorch's div_tensor_other_backward; the
         quotient's temporary takes the second division and the product."""
-        if self is E.NUMPY_MATH.spare_saved:
+        if self is E.REUSE.spare_saved:
             q = E._into(np.divide, self, other, self)
         else:
             q = np.divide(self, other, out=E._fresh(self, other))
@@ -2441,7 +2412,7 @@ class _NumpyMath(E._NumpyMath):
         return np.moveaxis(before * s, -1, dim)
 
 
-E.NUMPY_MATH = _NumpyMath()
+NUMPY_MATH = _NumpyMath()
 
 
 def _cat_backward(m, g, attrs, meta):
@@ -2464,8 +2435,10 @@ def _stack_backward(m, g, attrs, meta):
 
 _NumpyMath.narrow = staticmethod(lambda g, dim, start, n: g[(slice(None),) * dim + (slice(start, start + n),)])
 _NumpyMath.select = staticmethod(lambda g, dim, i: g[(slice(None),) * (dim % g.ndim) + (i,)])     # unbind: views
-E.VARIADIC.update(CatBackward0=_cat_backward, StackBackward0=_stack_backward)
-E.TWINS.add(TABLE["mul"])       # g * other, g * self: for x * x one product, doubled (engine._twins)
+TABLE["cat"].variadic = _cat_backward
+TABLE["stack"].variadic = _stack_backward
+TABLE["mul"].twins = True       # g * other, g * self: for x * x one product, doubled (engine._twins)
+E.configure(numpy_math=NUMPY_MATH, tensor_math=TENSOR_MATH, fresh_view=fresh_view)
 
 # ----------------------------------------------------------------------------- shape ops
 
@@ -3766,7 +3739,7 @@ def _bitwise(name, ufunc):
         if not (isinstance(b, Tensor) or isinstance(b, (int, float, bool))):
             return NotImplemented
         if type(b) is int and not -2 ** 63 <= b < 2 ** 64:       # past what a Scalar holds
-            from .errors import TorchOverflowError
+            from .engine import TorchOverflowError
             raise TorchOverflowError("int too big to convert")
         if type(b) is int and b >= 2 ** 63:           # held as uint64, it wraps into int64 as in PyTorch
             if isinstance(a, Tensor) and a._data.dtype == np.bool_:

@@ -14,7 +14,7 @@ import numpy as np
 from . import engine as E
 from . import ops as O
 from .engine import STATE, Saved, Size, Tensor
-from .errors import TorchIndexError, TorchRuntimeError, TorchValueError
+from .engine import TorchIndexError, TorchRuntimeError, TorchValueError
 from .ops import ALWAYS, TABLE, _begin, _record, op
 
 _F32 = np.dtype(np.float32)
@@ -35,7 +35,7 @@ def _tensor_args(name, **args):
     (arguments given in their positional order; None is allowed for optional ones by not passing them)."""
     for pos, (arg, v) in enumerate(args.items(), 1):
         if not isinstance(v, Tensor):
-            from .errors import TorchTypeError
+            from .engine import TorchTypeError
             raise TorchTypeError(f"{name}(): argument '{arg}' (position {pos}) must be Tensor, not {type(v).__name__}")
 
 
@@ -687,8 +687,6 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
 
 # ----------------------------------------------------------------------------- embedding, dropout, layer_norm
 
-E._INT64_ATTRS.add("padding_idx")        # PyTorch shows padding_idx=-1 as 2**64 - 1, as it shows dims
-
 
 def _embedding_backward(g, indices, num_weights, padding_idx, scale_grad_by_freq):
     """embedding_dense_backward: each index's rows of g summed into its weight row (the padding
@@ -1120,7 +1118,7 @@ def _lstm_layer_backward(node, grad_out, create_graph):
             dh_next.astype(dt), dc_next.astype(dt)]
 
 
-E.CUSTOM_APPLY[ROWS["mkldnn_rnn_layer"]] = _lstm_layer_backward
+ROWS["mkldnn_rnn_layer"].apply = _lstm_layer_backward
 
 
 def _mkldnn_lstm_layer(input, w_ih, w_hh, b_ih, b_hh, hx, cx, num_layers, train, has_biases, batch_first, reverse,
@@ -1610,7 +1608,7 @@ def _batch_norm_stats(x, threads):
 def _batch_norm_checks(input, running_mean, running_var, weight, bias, training, momentum):
     """torch.batch_norm's argument parser, _batch_norm_impl_index's sizes, batch_norm_cpu's dtypes."""
     if not isinstance(momentum, (int, float)):
-        from .errors import TorchTypeError
+        from .engine import TorchTypeError
         raise TorchTypeError(f"batch_norm(): argument 'momentum' (position 7) must be float, not "
                              f"{type(momentum).__name__}")
     features = input._data.shape[1]
@@ -2001,7 +1999,7 @@ def _recorded(key, helper, inputs, arrays, saved=None, attrs=None):
     """TENSOR_MATH's version of a NumPy kernel: its value, as a node of its own."""
     def record(*args):
         tensors = dict(zip(arrays, args))
-        value = getattr(E.NUMPY_MATH, helper)(*(a._data if isinstance(a, Tensor) else a for a in args))
+        value = getattr(O.NUMPY_MATH, helper)(*(a._data if isinstance(a, Tensor) else a for a in args))
         return _kernel_node(key, value, tuple(tensors[i] for i in inputs),
                             {s: tensors[i] for s, i in (saved or {}).items()},
                             {a: args[i] for a, i in (attrs or {}).items()})
@@ -2044,7 +2042,7 @@ def _conv_backward_weight_recorded(g, input, weight, stride, padding, dilation, 
 
 def _conv_backward_bias_recorded(g, input, weight):
     nd = g._data.ndim - 2
-    return _kernel_node("convolution_backward_bias", E.NUMPY_MATH.conv_backward_bias(g._data, None, None),
+    return _kernel_node("convolution_backward_bias", O.NUMPY_MATH.conv_backward_bias(g._data, None, None),
                         (g, input, weight),
                         {"grad_output": g}, _conv_attrs((1,) * nd, (0,) * nd, (1,) * nd, 1))
 
@@ -2085,7 +2083,7 @@ _TM.layer_norm_backward_weight = staticmethod(
         g, x, weight, mean, rstd, normalized_shape))
 _TM.layer_norm_backward_bias = staticmethod(
     lambda g, x, weight, normalized_shape: _kernel_node(
-        "native_layer_norm_backward_bias", E.NUMPY_MATH.layer_norm_backward_bias(g._data, None, None,
+        "native_layer_norm_backward_bias", O.NUMPY_MATH.layer_norm_backward_bias(g._data, None, None,
                                                                                   normalized_shape),
         (g, x, weight), {"grad_out": g}))
 

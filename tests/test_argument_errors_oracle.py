@@ -6,7 +6,7 @@ one argument is replaced by, or followed by, a bad value (tests/argument_cases.p
 gradcli (library mode, inside a script session's limits) and under real PyTorch. For every
 call:
 
-* an exception escaping gradcli is one of its script errors (gradcli/errors.py), or a Python
+* an exception escaping gradcli is one of its script errors (gradcli/engine/errors.py), or a Python
   error raised by the call itself, never by gradcli's internals (NumPy's errors, an
   IndexError from a tuple, ...): the command line reports those as internal errors;
 * when both raise, the Python exception types are the same;
@@ -25,7 +25,7 @@ import gradcli
 import gradcli.torch as GT
 from gradcli.session import executor
 from gradcli.engine import Tensor
-from gradcli.errors import ScriptError
+from gradcli.engine import ScriptError
 
 from argument_cases import CANDIDATES, Sym, builtin_name, call, cases
 

@@ -20,7 +20,7 @@ import fuzz_strategies as F
 import scripts_corpus
 from gradcli.lang import dialect, grammar as lark_parser, statements as parser
 from gradcli.lang.dialect import _Translator
-from gradcli.errors import ParseError
+from gradcli.engine import ParseError
 
 SCALE = float(os.environ.get("GRADCLI_FUZZ_SCALE", "1"))
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"

@@ -138,7 +138,7 @@ def _record(test, key, src, summary):
 
 def check_in_process(src, test, record=None):
     """Run `src` through run_source and the three views; record any internal failure."""
-    from gradcli.errors import ScriptError
+    from gradcli.engine import ScriptError
     run_source, kwargs = _run_source_kwargs()
     show = _show()
     record = record or _record

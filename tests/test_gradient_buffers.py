@@ -1,10 +1,10 @@
 """Backward may write a node's last formula into its incoming gradient when nothing else
-refers to that array (engine._run, NUMPY_MATH.spare; benchmark W2). Against PyTorch: no
+refers to that array (the engine's thread_main, REUSE.spare; benchmark W2). Against PyTorch: no
 gradient a script can see (a hook's argument or return value, retain_grad, .grad, a captured
 autograd.grad result, a tensor passed as `gradient`) is changed afterwards. Likewise a
 formula may write a temporary into a saved array that the node's release frees right after
-(NUMPY_MATH.spare_saved), and a later fresh result into an incoming gradient that its node
-left unused and unreferenced (NUMPY_MATH.dead): no tensor a script can still reach changes.
+(REUSE.spare_saved), and a later fresh result into an incoming gradient that its node
+left unused and unreferenced (REUSE.dead): no tensor a script can still reach changes.
 The vectors are large enough (70,000 elements) for the engine to reuse buffers and for
 NumPy's float32 kernels. Last, the gradients are bitwise those computed without any reuse."""
 import pytest
@@ -178,7 +178,7 @@ def test_reusing_buffers_leaves_gradients_bitwise_unchanged(monkeypatch):
     the same bits."""
     import numpy as np
     from benchmarks import workloads as W
-    from gradcli import engine as E
+    from gradcli.engine import engine as E
 
     def grads():
         a = G.from_numpy(W.w2_inputs(70000)[0]).requires_grad_()
@@ -258,7 +258,7 @@ def _observed(script):
 @settings(max_examples=120, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_big_scripts())
 def test_random_large_graphs_see_the_same_bytes_with_and_without_reuse(script):
-    from gradcli import engine as E
+    from gradcli.engine import engine as E
     reused = _observed(script)
     saved = E._SPARE_MIN, E._getrefcount
     E._SPARE_MIN, E._getrefcount = 1 << 62, (lambda obj: 1 << 30)

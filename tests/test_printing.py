@@ -1,4 +1,4 @@
-"""Tests for gradcli.printing: hand-picked examples checked against torch, plus a random oracle vs torch."""
+"""Tests for gradcli.engine.printing: hand-picked examples checked against torch, plus a random oracle vs torch."""
 import importlib.util
 import math
 import pathlib
@@ -6,7 +6,7 @@ import pathlib
 import numpy as np
 
 # Load the module by path so these tests do not depend on the package's __init__.
-_PATH = pathlib.Path(__file__).resolve().parents[1] / "gradcli" / "printing.py"
+_PATH = pathlib.Path(__file__).resolve().parents[1] / "gradcli" / "engine" / "printing.py"
 _spec = importlib.util.spec_from_file_location("gradcli_printing_under_test", _PATH)
 printing = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(printing)

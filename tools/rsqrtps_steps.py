@@ -1,7 +1,7 @@
-"""Read this CPU's rsqrtps estimates and print them as gradcli/vml.py's _RSQRTPS_STEPS.
+"""Read this CPU's rsqrtps estimates and print them as gradcli/engine/vml.py's _RSQRTPS_STEPS.
 
     python tools/rsqrtps_steps.py            # print the encoded table
-    python tools/rsqrtps_steps.py --check    # exit 1 if it differs from gradcli/vml.py's
+    python tools/rsqrtps_steps.py --check    # exit 1 if it differs from gradcli/engine/vml.py's
 
 Needs an x86-64 CPU and a C compiler (`cc`). rsqrtps is an estimate each CPU design
 computes its own way (the shipped table is AMD EPYC's): it depends only on the exponent's
@@ -61,9 +61,9 @@ def main(argv):
     text = encode(read_estimates())
     if "--check" in argv:
         sys.path.insert(0, str(REPO))
-        from gradcli import vml
+        from gradcli.engine import vml
         same = text == "".join(vml._RSQRTPS_STEPS)
-        print("same as gradcli/vml.py" if same else "differs from gradcli/vml.py")
+        print("same as gradcli/engine/vml.py" if same else "differs from gradcli/engine/vml.py")
         return 0 if same else 1
     print("\n".join(f'    "{line}"' for line in textwrap.wrap(text, 92)))
     return 0

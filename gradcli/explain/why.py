@@ -304,7 +304,7 @@ def _raised_by_backward(exc):
     tb = exc.__traceback__
     while tb is not None:
         code = tb.tb_frame.f_code
-        if code.co_name == "_run" and code.co_filename == E.__file__:
+        if code is E.execute.__code__:
             return True
         tb = tb.tb_next
     return False

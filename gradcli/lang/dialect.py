@@ -24,7 +24,7 @@ import re
 import unicodedata
 
 from . import syntax as S
-from ..errors import ParseError
+from ..engine import ParseError
 
 # Bound for a script that does not import torch itself (the concise dialect, the REPL).
 TORCH_NAMES = {"torch": "torch", "nn": "torch.nn", "F": "torch.nn.functional"}

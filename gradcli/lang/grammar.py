@@ -26,7 +26,7 @@ finally:
         del sys.modules["regex"]
 
 from . import syntax as S
-from ..errors import ParseError
+from ..engine import ParseError
 from .spans import first_pos as _first_pos, shift, span as _span
 
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))      # gradcli/

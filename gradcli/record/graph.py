@@ -91,7 +91,7 @@ class GraphSnapshot:
 
 def brief(data, limit=6):
     """A tensor's values as PyTorch prints them, on one line when small; else its shape."""
-    from ..printing import format_tensor
+    from ..engine import format_tensor
     if data is None:
         return None
     if data.size <= limit:

@@ -97,7 +97,7 @@ class LeafUpdate:
 
     @staticmethod
     def _fmt(a):
-        from ..printing import format_tensor
+        from ..engine import format_tensor
         return format_tensor(a, "bool" if a.dtype.kind == "b" else a.dtype.name)
 
     @property

@@ -538,7 +538,7 @@ class Session:
             return
         text = self.script_text(os.path.basename(path))
         from ..lang import dialect
-        from ..errors import ParseError
+        from ..engine import ParseError
         try:
             dialect.parse(text)
         except ParseError as e:          # cannot happen for statements that parsed; checked anyway
@@ -871,7 +871,7 @@ def _literal(spec):
 
 
 def _fmt(data):
-    from ..printing import format_tensor
+    from ..engine import format_tensor
     return format_tensor(data, "bool" if data.dtype.kind == "b" else data.dtype.name)
 
 

@@ -24,7 +24,7 @@ import time
 from ..lang import dialect
 from .. import engine as _E
 from ..record import origin as O
-from ..errors import ParseError, ScriptError, LimitError, ExpectationFailed
+from ..engine import ParseError, ScriptError, LimitError, ExpectationFailed
 from ..record import trace as tracing
 from ..record.report import (Report, CallEvent, LeafUpdate, NodeInfo, ErrorInfo, Warned, LeavesShown, ExpectPassed,
                              GraphShown)
@@ -479,7 +479,7 @@ def run_copy(text, name, *, values, strict, timeout, max_elements, max_memory):
 def leaf_grads(session):
     """The .grad of every leaf that requires grad: global tensors, then the modules' parameters."""
     from ..engine import Tensor
-    from ..printing import format_tensor
+    from ..engine import format_tensor
     out = {}
     for name, v in list(session.globals.items()):
         if name.startswith("_"):
@@ -600,12 +600,12 @@ def limits(max_elements=None, max_memory=None, timeout=None, shown_timeout=None)
     ops.LIMITS.max_bytes = max_memory
     ops.LIMITS.timeout = shown_timeout or timeout
     ops.LIMITS.deadline = None if timeout is None else time.monotonic() + timeout
-    engine.MEMORY_HOOK = ops._MEMORY.track if max_memory is not None else None
+    engine.STATE.memory_hook = ops._MEMORY.track if max_memory is not None else None
     try:
         yield
     finally:
         ops.LIMITS.max_elements = ops.LIMITS.max_bytes = ops.LIMITS.timeout = ops.LIMITS.deadline = None
-        engine.MEMORY_HOOK = None
+        engine.STATE.memory_hook = None
 
 
 @contextlib.contextmanager

@@ -11,8 +11,8 @@ import numpy as np
 from .. import engine as _E
 from .. import ops as _ops
 from ..engine import Size, Tensor, STATE as _STATE
-from .. import errors as _errors
-from ..errors import TorchRuntimeError, TorchTypeError, TorchValueError
+from ..engine import errors as _errors
+from ..engine import TorchRuntimeError, TorchTypeError, TorchValueError
 
 # Freed large buffers stay in the heap for the next tensor instead of going back to the
 # system and page-faulting back in on first touch (a library user gets what `gradcli run` does).
@@ -415,7 +415,7 @@ def eye(n, m=None, dtype=None, requires_grad=False, device=None):
 # PyTorch's CPU generator and kernels, bit for bit (random.py, _distribution_kernels.py);
 # here the factories and the in-place methods that fill tensors from them.
 
-from ..errors import TorchNotImplementedError as _NotImplemented
+from ..engine import TorchNotImplementedError as _NotImplemented
 from . import random
 from .random import Generator, default_generator, manual_seed, seed, initial_seed, get_rng_state, set_rng_state
 

@@ -14,7 +14,7 @@ import os
 import numpy as np
 
 from .. import engine as _E
-from ..errors import TorchNotImplementedError, TorchRuntimeError
+from ..engine import TorchNotImplementedError, TorchRuntimeError
 from ..ops import _C_NAME, _SCALAR_NAME, op
 
 # ----------------------------------------------------------------------------- arithmetic helpers

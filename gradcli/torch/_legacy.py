@@ -9,7 +9,7 @@ import numpy as np
 from .. import engine as _E
 from .. import ops as _ops
 from ..engine import Tensor
-from ..errors import TorchAssertionError, TorchRuntimeError, TorchTypeError, TorchValueError
+from ..engine import TorchAssertionError, TorchRuntimeError, TorchTypeError, TorchValueError
 
 _NO_CUDA = "Torch not compiled with CUDA enabled"
 _DEVICE_TYPES = ("cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, maia, xla, lazy, vulkan, mps, "

@@ -5,7 +5,7 @@ from ._pytorch_names import NAMES
 def missing(module, name, what=None):
     """The AttributeError for `module.name`: PyTorch's own words, and when PyTorch has the name,
     that gradcli does not implement it (yet)."""
-    from ..errors import TorchAttributeError
+    from ..engine import TorchAttributeError
     owner = what or f"module '{module}'"
     if name in NAMES.get(module, ()):
         return TorchAttributeError(f"{owner} has no attribute '{name}': gradcli does not implement {module}.{name} "

@@ -25,7 +25,7 @@ import operator
 import numpy as np
 
 from ..engine import DType, Size, Tensor, _make_grads
-from ..errors import (ScriptError, TorchAssertionError, TorchAttributeError, TorchOverflowError, TorchRuntimeError, TorchTypeError,
+from ..engine import (ScriptError, TorchAssertionError, TorchAttributeError, TorchOverflowError, TorchRuntimeError, TorchTypeError,
                       TorchValueError)
 
 _UNARY = "Tensor input"
@@ -491,7 +491,7 @@ def _type_name(v):
     if isinstance(v, DType):
         return "torch.dtype"
     t = type(v)
-    return t.__name__ if isinstance(v, Tensor) or t.__module__ in ("builtins", "gradcli.engine") else f"{t.__module__.split('.')[0]}.{t.__name__}"
+    return t.__name__ if isinstance(v, Tensor) or t.__module__ == "builtins" or t.__module__.startswith("gradcli.engine") else f"{t.__module__.split('.')[0]}.{t.__name__}"
 
 
 _LONG = 2 ** 63

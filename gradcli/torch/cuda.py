@@ -1,5 +1,5 @@
 """`torch.cuda` as PyTorch's CPU build has it: no device, and an error for anything that needs one."""
-from ..errors import TorchAssertionError
+from ..engine import TorchAssertionError
 
 _NO_CUDA = "Torch not compiled with CUDA enabled"
 

@@ -12,7 +12,7 @@ import numpy as np
 from .. import engine as _E
 from ..engine import Tensor
 from . import _Context             # (defined before gradcli.torch imports this module)
-from ..errors import BY_NAME, TorchNotImplementedError, TorchRuntimeError, TorchTypeError, TorchValueError
+from ..engine import BY_NAME, TorchNotImplementedError, TorchRuntimeError, TorchTypeError, TorchValueError
 
 __all__ = ["set_rng_state", "get_rng_state", "manual_seed", "seed", "initial_seed", "fork_rng"]
 

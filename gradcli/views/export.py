@@ -111,7 +111,7 @@ def export_source(source, filename="<script>", *, values=None, strict=False, tim
                   max_elements=None, max_memory=None) -> Exported:
     """Run the script under gradcli (its report says how it ends), then write it for PyTorch."""
     from ..lang import dialect
-    from ..errors import ParseError
+    from ..engine import ParseError
     from ..session.executor import run_source
     report = run_source(source, filename, values=values, strict=strict, timeout=timeout,
                         max_elements=max_elements, max_memory=max_memory)

@@ -128,7 +128,7 @@ class Narrative:
 
 
 def _tensor_text(a):
-    from ..printing import format_tensor
+    from ..engine import format_tensor
     return format_tensor(a, "bool" if a.dtype.kind == "b" else a.dtype.name)
 
 

@@ -2,7 +2,7 @@
 
 As in PyTorch, `ctx` is the grad_fn itself: a node of class `<Name>Backward` (one class per
 Function), made before forward runs (so it takes its sequence number first). Its backward is
-called by the engine like any other node (engine.CUSTOM_APPLY) with the incoming gradients as
+called by the engine like any other node (its OpDef's `apply`) with the incoming gradients as
 tensors; the tensors it returns flow to the inputs. Saved tensors are freed by a backward that
 does not retain the graph, and reading them afterwards raises PyTorch's error.
 
@@ -19,7 +19,7 @@ import numpy as np
 
 from ... import engine as _E
 from ...engine import Node, OpDef, Saved, Tensor
-from ...errors import TorchNotImplementedError, TorchRuntimeError, TorchTypeError
+from ...engine import TorchNotImplementedError, TorchRuntimeError, TorchTypeError
 
 _W_NO_BACKWARD = ("You must implement either the backward or vjp method for your custom autograd.Function to use "
                   "it with backward mode AD.")
@@ -90,9 +90,8 @@ def _backward_op(cls):
     op = cls.__dict__.get("_backward_op")
     if op is None:
         name = cls.__name__ + "Backward"
-        op = OpDef(name)
+        op = OpDef(name, apply=_run_backward)
         op.node_class = type(name, (BackwardCFunction,), {"__module__": "torch.autograd.function"})
-        _E.CUSTOM_APPLY[op] = _run_backward
         cls._backward_op = op
     return op
 
@@ -267,5 +266,4 @@ def _delayed_error(node, g, create_graph):
     raise TorchRuntimeError(_ONCE)
 
 
-DELAYED_ERROR = OpDef("DelayedError", cpp=True)
-_E.CUSTOM_APPLY[DELAYED_ERROR] = _delayed_error
+DELAYED_ERROR = OpDef("DelayedError", cpp=True, apply=_delayed_error)

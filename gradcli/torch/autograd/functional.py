@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ... import engine as _E
 from ...engine import Tensor
-from ...errors import TorchAssertionError, TorchNotImplementedError, TorchRuntimeError, TorchTypeError
+from ...engine import TorchAssertionError, TorchNotImplementedError, TorchRuntimeError, TorchTypeError
 
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
 

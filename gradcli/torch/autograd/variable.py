@@ -3,7 +3,7 @@ import numpy as np
 
 from ... import engine as _E
 from ...engine import Tensor
-from ...errors import TorchTypeError
+from ...engine import TorchTypeError
 
 _W_VOLATILE = "volatile was removed and now has no effect. Use `with torch.no_grad():` instead."
 

@@ -2,7 +2,7 @@
 from ... import ops as _ops
 from ... import ops_nn as _nn
 from ...engine import STATE as _STATE, Tensor as _Tensor
-from ...errors import TorchValueError as _TorchValueError
+from ...engine import TorchValueError as _TorchValueError
 
 linear = _nn.linear
 embedding, dropout, layer_norm = _nn.embedding, _nn.dropout, _nn.layer_norm

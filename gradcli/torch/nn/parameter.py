@@ -7,7 +7,7 @@ parameter itself.
 from __future__ import annotations
 
 from ...engine import Tensor
-from ...errors import TorchAttributeError, TorchTypeError
+from ...engine import TorchAttributeError, TorchTypeError
 
 
 class Parameter(Tensor):

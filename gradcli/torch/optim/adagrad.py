@@ -1,8 +1,8 @@
 """torch.optim.Adagrad, as PyTorch's single-tensor (CPU) implementation computes it."""
 import numpy as np
 
-from ... import vml
-from ...errors import TorchValueError
+from ...engine import vml
+from ...engine import TorchValueError
 from . import _kernels as K
 from .optimizer import Optimizer, _no_grad_step, count_step, flat, flat_param_and_grad, new_state, write_flat
 

@@ -6,7 +6,7 @@ from bisect import bisect_right
 from collections import Counter
 
 from ... import engine as _E
-from ...errors import TorchKeyError, TorchRuntimeError, TorchTypeError, TorchValueError
+from ...engine import TorchKeyError, TorchRuntimeError, TorchTypeError, TorchValueError
 from .optimizer import Optimizer
 
 _W_ORDER = ("Detected call of `lr_scheduler.step()` before `optimizer.step()`. In PyTorch 1.1.0 and later, you "

@@ -9,7 +9,7 @@ import numpy as np
 from ... import engine as _E
 from ... import ops as _ops
 from ...engine import Tensor
-from ...errors import TorchTypeError, TorchValueError
+from ...engine import TorchTypeError, TorchValueError
 from . import _kernels as K
 
 

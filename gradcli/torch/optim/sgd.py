@@ -2,7 +2,7 @@
 import numpy as np
 
 from ...engine import Tensor
-from ...errors import TorchValueError
+from ...engine import TorchValueError
 from . import _kernels as K
 from .optimizer import Optimizer, _no_grad_step, flat, flat_param_and_grad, parts, write_flat
 

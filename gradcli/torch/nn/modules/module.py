@@ -6,7 +6,7 @@ import itertools
 from collections import OrderedDict, namedtuple
 
 from ....engine import Tensor, STATE as _STATE
-from ....errors import TorchAttributeError
+from ....engine import TorchAttributeError
 from ..parameter import Parameter
 
 __all__ = ["Module"]

@@ -6,7 +6,7 @@ import numpy as np
 from .... import engine as _E
 from .... import ops as _ops
 from ....engine import Tensor
-from ....errors import TorchRuntimeError
+from ....engine import TorchRuntimeError
 
 
 def _no_grad(f):

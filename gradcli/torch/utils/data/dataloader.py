@@ -9,7 +9,7 @@ import copy
 import numpy as np
 
 from ....engine import Tensor
-from ....errors import TorchRuntimeError, TorchTypeError, TorchValueError
+from ....engine import TorchRuntimeError, TorchTypeError, TorchValueError
 from .dataset import IterableDataset
 from .sampler import BatchSampler, RandomSampler, SequentialSampler
 

@@ -4,7 +4,7 @@ import itertools
 import math
 
 from .... import engine as _E
-from ....errors import TorchAssertionError, TorchNotImplementedError, TorchValueError
+from ....engine import TorchAssertionError, TorchNotImplementedError, TorchValueError
 
 
 class Dataset:

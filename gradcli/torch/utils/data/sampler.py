@@ -1,7 +1,7 @@
 """Samplers: the order in which a DataLoader visits a map-style dataset's indices."""
 import itertools
 
-from ....errors import TorchTypeError, TorchValueError
+from ....engine import TorchTypeError, TorchValueError
 
 
 def _torch():

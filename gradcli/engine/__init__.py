@@ -1,0 +1,53 @@
+"""The autograd engine: tensors, graph nodes, saved tensors and the backward pass.
+
+It knows nothing of the script language. It behaves like PyTorch 2.13 in what a user can
+observe: which node saves which tensor, when saved tensors are freed, the order nodes run
+in, how `.grad` accumulates, and the exact error texts. Per-op knowledge lives in the op
+table, which hands the engine what it needs from it once, through configure().
+
+Modules, bottom up: errors (the exception types a script sees), vml (the float32 sqrt
+kernel), printing (tensors printed as PyTorch prints them), dtypes, numpy_math (the
+namespace backward formulas run on), state (STATE, configure, warning texts), graph (nodes,
+edges, saved tensors, OpDef), tensor, accumulate_grad, engine (the engine proper, as
+PyTorch's engine.cpp) and autograd (backward() and grad()). Everything the rest of gradcli
+uses is importable from here, each name loaded with its module on first use: the script
+language's parser takes its error types from here without loading NumPy.
+"""
+from __future__ import annotations
+
+from importlib import import_module
+
+# The names, by module (a module's own name: the module), each loaded on its first use.
+_EXPORTS = {
+    "errors": "errors BY_NAME ExpectationFailed LimitError ParseError ScriptError TorchAssertionError "
+              "TorchAttributeError TorchIndexError TorchKeyError TorchNameError TorchNotImplementedError "
+              "TorchOverflowError TorchRecursionError TorchRuntimeError TorchStopIteration TorchTypeError "
+              "TorchValueError TorchZeroDivisionError",
+    "accumulate_grad": "written",
+    "autograd": "_make_grads backward grad",
+    "dtypes": "BOOL DTYPES FLOAT INT DType Size _sizes bool_ dtype_of float16 float32 float64 int8 int16 int32 "
+              "int64 promote_types uint8",
+    "engine": "CallRecord _apply execute",
+    "graph": "ACCUMULATE COPY_BACKWARDS GRAPH_ROOT INVALID AccumulateGrad BackwardTwiceError MultiOutputNode Node "
+             "OpDef OutputEdge Saved Version VersionError _fake_address _NUMBERS _version_error output_edges "
+             "short_name wrapped_number",
+    "numpy_math": "REUSE _fresh _into _np_pow _NumpyMath",
+    "printing": "printing format_item format_tensor",
+    "state": "CONFIG STATE _default_warn configure warn_once",
+    "tensor": "Tensor _wrap_dim result_type",
+    "vml": "vml",
+}
+_MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names.split()}
+
+
+def __getattr__(name):
+    module = _MODULE_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    loaded = import_module("." + module, __name__)
+    value = loaded if module == name else getattr(loaded, name)
+    globals()[name] = value         # (read from the module's dict from now on)
+    return value
+
+
+__all__ = list(_MODULE_OF)

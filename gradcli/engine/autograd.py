@@ -1,0 +1,123 @@
+"""torch.autograd.backward and torch.autograd.grad: their arguments checked and turned into
+the roots and gradients the engine starts from (execute)."""
+from __future__ import annotations
+
+import numpy as np
+
+from .dtypes import Size, dtype_of
+from .errors import TorchRuntimeError, TorchTypeError
+from .engine import CallRecord, _starts, execute
+from .state import STATE, W_CREATE_GRAPH
+from .tensor import Tensor
+
+
+def _as_tensor_list(value, what):
+    if value is None:
+        return None
+    if isinstance(value, Tensor):
+        return [value]
+    if isinstance(value, (list, tuple)):
+        return list(value)
+    raise TorchTypeError(f"'{type(value).__name__}' object is not iterable")
+
+
+def _make_grads(outputs, grads, create_graph):
+    result = []
+    for i, out in enumerate(outputs):
+        g = grads[i] if grads is not None and i < len(grads) else None
+        if g is None:
+            if out.requires_grad and out._data.size != 1:
+                raise TorchRuntimeError("grad can be implicitly created only for scalar outputs")
+            if out.requires_grad and out._data.dtype.kind != "f":
+                raise TorchRuntimeError(
+                    f"grad can be implicitly created only for real scalar outputs but got {dtype_of(out._data)}")
+            result.append(np.ones(out._data.shape, out._data.dtype) if not create_graph
+                          else Tensor(np.ones(out._data.shape, out._data.dtype)))
+        else:
+            if not isinstance(g, Tensor):
+                raise TorchTypeError(f"'{type(g).__name__}' object is not iterable")
+            if g._data.shape != out._data.shape:
+                raise TorchRuntimeError(
+                    f"Mismatch in shape: grad_output[{i}] has a shape of {Size(g._data.shape)} and "
+                    f"output[{i}] has a shape of {Size(out._data.shape)}.")
+            result.append(g if create_graph else g._data)
+    return result
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None,
+             _single_gradient=None):
+    """torch.autograd.backward / Tensor.backward."""
+    calls = STATE.calls
+    try:
+        _backward(tensors, grad_tensors, retain_graph, create_graph, inputs)
+    except Exception as e:
+        _raised_early(calls, "backward", retain_graph, create_graph, e)
+        raise
+
+
+def _raised_early(calls, kind, retain_graph, create_graph, error):
+    """A call that raised before running any node is still one call, in the report too."""
+    if STATE.calls == calls and STATE.observer is not None:
+        record = CallRecord(kind, bool(create_graph if retain_graph is None else retain_graph))
+        record.error = error
+        record.finish()
+
+
+def _backward(tensors, grad_tensors, retain_graph, create_graph, inputs):
+    tensors = _as_tensor_list(tensors, "tensors")
+    if grad_tensors is not None and not isinstance(grad_tensors, (list, tuple)):
+        grad_tensors = _as_tensor_list(grad_tensors, "grad_tensors")
+    if retain_graph is None:
+        retain_graph = create_graph
+    if create_graph:
+        STATE.warn(W_CREATE_GRAPH)
+    grads = _make_grads(tensors, grad_tensors, create_graph)
+    if inputs is not None:
+        inputs = _as_tensor_list(inputs, "inputs")
+        if not inputs:
+            raise TorchRuntimeError("'inputs' argument to backward() cannot be empty.")
+        for t in inputs:
+            if not t.requires_grad:
+                raise TorchRuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+    execute(tensors, grads, bool(retain_graph), bool(create_graph), inputs, accumulate=True, given=grad_tensors)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    """torch.autograd.grad."""
+    calls = STATE.calls
+    try:
+        return _grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused, materialize_grads)
+    except Exception as e:
+        _raised_early(calls, "grad", retain_graph, create_graph, e)
+        raise
+
+
+def _grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused, materialize_grads):
+    outputs = _as_tensor_list(outputs, "outputs")
+    inputs = _as_tensor_list(inputs, "inputs")
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    if grad_outputs is not None and not isinstance(grad_outputs, (list, tuple)):
+        grad_outputs = _as_tensor_list(grad_outputs, "grad_outputs")
+    if retain_graph is None:
+        retain_graph = create_graph
+    grads = _make_grads(outputs, grad_outputs, create_graph)
+    _starts(outputs)                        # PyTorch's engine reads the outputs before the inputs
+    for t in inputs:
+        if not t.requires_grad:
+            raise TorchRuntimeError("One of the differentiated Tensors does not require grad")
+    captured = execute(outputs, grads, bool(retain_graph), bool(create_graph), inputs, accumulate=False)
+    result = []
+    for i, (t, g) in enumerate(zip(inputs, captured)):
+        if g is None:
+            if materialize_grads:
+                g = np.zeros(t._data.shape, t._data.dtype)
+            elif not allow_unused:
+                raise TorchRuntimeError(
+                    f"The differentiated Tensor at index {i} appears to not have been used in the graph. "
+                    "Set allow_unused=True if this is the desired behavior.")
+        if g is not None and not isinstance(g, Tensor):
+            g = Tensor(g)
+        result.append(g)
+    return tuple(result)

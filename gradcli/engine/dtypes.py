@@ -1,0 +1,104 @@
+"""PyTorch's dtypes, their promotion, and torch.Size."""
+from __future__ import annotations
+
+import numpy as np
+
+from .errors import TorchAttributeError, TorchNotImplementedError, TorchRuntimeError
+
+
+class DType:
+    """A torch dtype: `torch.float32` and friends."""
+
+    __slots__ = ("name", "np", "kind", "tensor_type")
+
+    def __init__(self, name, np_dtype, kind, tensor_type):
+        for slot, value in zip(self.__slots__, (name, np.dtype(np_dtype), kind, tensor_type)):
+            object.__setattr__(self, slot, value)
+
+    @property
+    def is_floating_point(self):
+        return self.kind == 2
+
+    @property
+    def is_signed(self):
+        return self.np.kind in "if"
+
+    @property
+    def is_complex(self):
+        return False
+
+    @property
+    def itemsize(self):
+        return self.np.itemsize
+
+    @property
+    def abbr(self):
+        return f"{self.np.kind}{self.np.itemsize * 8}"          # b8, u8, i64, f32, ...
+
+    def to_real(self):
+        return self
+
+    def to_complex(self):
+        if self.kind != 2:
+            raise TorchRuntimeError(f"Unknown Complex ScalarType for {self.tensor_type[:-6]}")
+        raise TorchNotImplementedError("gradcli has no complex dtypes")
+
+    def __getattr__(self, name):
+        raise TorchAttributeError(f"'torch.dtype' object has no attribute '{name}'")
+
+    def __setattr__(self, name, value):
+        if name in type(self).__dict__ or name in self.__slots__:
+            raise TorchAttributeError(f"attribute '{name}' of 'torch.dtype' objects is not writable")
+        raise TorchAttributeError(f"'torch.dtype' object has no attribute '{name}'")
+
+    def __repr__(self):
+        return "torch." + self.name
+
+    __str__ = __repr__
+
+
+BOOL, INT, FLOAT = 0, 1, 2          # promotion categories
+bool_ = DType("bool", np.bool_, BOOL, "BoolTensor")
+uint8 = DType("uint8", np.uint8, INT, "ByteTensor")
+int8 = DType("int8", np.int8, INT, "CharTensor")
+int16 = DType("int16", np.int16, INT, "ShortTensor")
+int32 = DType("int32", np.int32, INT, "IntTensor")
+int64 = DType("int64", np.int64, INT, "LongTensor")
+float16 = DType("float16", np.float16, FLOAT, "HalfTensor")
+float32 = DType("float32", np.float32, FLOAT, "FloatTensor")
+float64 = DType("float64", np.float64, FLOAT, "DoubleTensor")
+DTYPES = (bool_, uint8, int8, int16, int32, int64, float16, float32, float64)
+_BY_NP = {d.np: d for d in DTYPES}
+
+
+def dtype_of(array) -> DType:
+    return _BY_NP[array.dtype]
+
+
+def promote_types(a: DType, b: DType) -> DType:
+    if a is b:
+        return a
+    if a.kind != b.kind:             # a float beats any int, an int beats bool
+        return a if a.kind > b.kind else b
+    return _BY_NP[np.promote_types(a.np, b.np)]
+
+
+class Size(tuple):
+    """torch.Size: a tuple that prints as `torch.Size([2, 3])`."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return "torch.Size([" + ", ".join(map(str, self)) + "])"
+
+    __str__ = __repr__
+
+    def numel(self):
+        n = 1
+        for d in self:
+            n *= d
+        return n
+
+
+def _sizes(shape):
+    return "[" + ", ".join(map(str, shape)) + "]"
