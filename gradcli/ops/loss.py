@@ -16,81 +16,6 @@ from .reduction import log_softmax, mean, sum
 from .shape import expand, view
 from .inplace import masked_fill_
 from .linalg import _contiguous
-def _mse_loss_broadcast(input, target, size_average=None, reduce=None, reduction="mean"):
-    _check_like(input._data.shape, target._data.shape)
-    if input._data.shape != target._data.shape:     # F.mse_loss warns, then broadcasts both operands
-        STATE.warn(f"Using a target size ({Size(target._data.shape)}) that is different to the input size "
-                   f"({Size(input._data.shape)}). This will likely lead to incorrect results due to broadcasting. "
-                   "Please ensure they have the same size.")
-        shape = broadcast_shapes(input._data.shape, target._data.shape)
-        if input._data.shape != shape:
-            input = expand(input, shape)
-        if target._data.shape != shape:
-            target = expand(target, shape)
-    r = _reduction(reduction)
-    sq = np.asarray(input._data - target._data)     # (a 0-d difference is a NumPy scalar)
-    np.multiply(sq, sq, out=sq)
-    if r == 1 and sq.dtype.char in "fd":        # sq.mean() without its Python wrapper: the same sum and division
-        out = np.asarray(np.add.reduce(sq, axis=None) / np.intp(sq.size), sq.dtype)
-    else:
-        out = sq if r == 0 else np.asarray(sq.mean() if r == 1 else sq.sum(), sq.dtype)
-    seq = _begin(input, target)
-    return _record(TABLE["mse_loss"], seq, out, (input, target), attrs={"reduction": r})
-
-
-def _nll_check_unweighted(x, t):
-    """The argument checks of PyTorch's nll_loss, in its order."""
-    if x.ndim < 1:
-        raise TorchValueError(f"Expected 1 or more dimensions (got {x.ndim})")
-    batch = t.shape[0] if t.ndim else 0            # (PyTorch reads a 0-d target's size as 0)
-    if x.ndim != 1 and x.shape[0] != batch:
-        raise TorchValueError(f"Expected input batch_size ({x.shape[0]}) to match target batch_size ({batch}).")
-    if t.ndim > 1:
-        raise TorchRuntimeError("0D or 1D target tensor expected, multi-target not supported")
-    if x.ndim == 1 and t.ndim == 1 and t.shape[0] != 1:
-        raise TorchValueError(f"For 1D input, 1D target must have size 1, but got target size: {t.shape[0]}")
-    if t.dtype.kind not in "iu" or t.dtype.itemsize not in (1, 8):
-        raise TorchRuntimeError(f"expected target dtype to be Long or Byte, but got {_SCALAR_NAME[t.dtype.name]}")
-    if x.dtype.kind != "f":
-        raise TorchNotImplementedError_(f"\"nll_loss_out_frame\" not implemented for '{_SCALAR_NAME[x.dtype.name]}'")
-    classes = x.shape[-1] if x.ndim == 1 else x.shape[1]
-    bad = t[(t < 0) | (t >= classes)] if t.size else t
-    if bad.size:
-        raise TorchIndexError(f"Target {bad.flat[0]} is out of bounds.")
-
-
-def _nll_loss_unweighted(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
-    r = _reduction(reduction)
-    _nll_check_unweighted(input._data, np.where(target._data == ignore_index, 0, target._data) if target._data.dtype.kind in "iu"
-               else target._data)
-    out, total = _nll_forward_unweighted(input._data, target._data, ignore_index, r)
-    seq = _begin(input)
-    return _record(TABLE["nll_loss"], seq, out, (input,),
-                   extra={"target": target, "total_weight": Tensor(total), "weight": None},
-                   attrs={"ignore_index": ignore_index, "reduction": r})
-
-
-def _nll_forward_unweighted(x, target, ignore_index, r):
-    """nll_loss on arrays: (loss, total_weight). A 2-D input with reduction 'none' reports a
-    total weight of 0, as PyTorch's kernel does (it never sums the weights then)."""
-    t = target.astype(np.int64)
-    if x.ndim == 1:
-        picked = x[t] if t.ndim == 0 else x[t[0]]
-        keep = t != ignore_index
-        out = -picked if keep.all() else np.zeros((), x.dtype)
-        total = np.asarray(1.0 if keep.all() else 0.0, x.dtype)
-    else:
-        keep = t != ignore_index
-        safe = np.where(keep, t, 0)
-        if (safe < 0).any() or (safe >= x.shape[1]).any():
-            bad = safe[(safe < 0) | (safe >= x.shape[1])][0]
-            raise TorchIndexError(f"Target {bad} is out of bounds.")
-        picked = np.where(keep, -x[np.arange(x.shape[0]), safe], 0)
-        total = np.asarray(keep.sum() if r else 0, x.dtype)
-        out = picked if r == 0 else np.asarray(picked.sum() / total if r == 1 else picked.sum(), x.dtype)
-    return np.asarray(out, x.dtype), total
-
-
 def _broadcast_pair(input, target):
     """torch.broadcast_tensors: each operand is expanded only when its shape differs."""
     shape = broadcast_shapes(input._data.shape, target._data.shape)
@@ -148,7 +73,25 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
         d = input._data - _same_kind(input, target)
         out = _reduce_array(np.asarray(d * d, input._data.dtype), r)
         return _record(TABLE["mse_loss"], _begin(input, target), out, (input, target), attrs={"reduction": r})
-    return _mse_loss_broadcast(input, target, reduction=reduction)
+    _check_like(input._data.shape, target._data.shape)
+    if input._data.shape != target._data.shape:     # F.mse_loss warns, then broadcasts both operands
+        STATE.warn(f"Using a target size ({Size(target._data.shape)}) that is different to the input size "
+                   f"({Size(input._data.shape)}). This will likely lead to incorrect results due to broadcasting. "
+                   "Please ensure they have the same size.")
+        shape = broadcast_shapes(input._data.shape, target._data.shape)
+        if input._data.shape != shape:
+            input = expand(input, shape)
+        if target._data.shape != shape:
+            target = expand(target, shape)
+    r = _reduction(reduction)
+    sq = np.asarray(input._data - target._data)     # (a 0-d difference is a NumPy scalar)
+    np.multiply(sq, sq, out=sq)
+    if r == 1 and sq.dtype.char in "fd":        # sq.mean() without its Python wrapper: the same sum and division
+        out = np.asarray(np.add.reduce(sq, axis=None) / np.intp(sq.size), sq.dtype)
+    else:
+        out = sq if r == 0 else np.asarray(sq.mean() if r == 1 else sq.sum(), sq.dtype)
+    seq = _begin(input, target)
+    return _record(TABLE["mse_loss"], seq, out, (input, target), attrs={"reduction": r})
 
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):

@@ -8,7 +8,7 @@ import numpy as np
 from .. import engine as E
 from ..engine import Saved, Tensor
 from ..errors import TorchNotImplementedError as TorchNotImplementedError_
-from .numeric import _CONST32, _F32, _INT64_MAX, _REDUCTION_NAMES, _in64, _mul_g, _number_operand, _rounds
+from .numeric import _CONST32, _F32, _INT64_MAX, _in64, _mul_g, _number_operand, _rounds
 from .kernels import _avg_pool_backward, _conv_backward_input, _conv_backward_weight, _max_pool_backward
 from .record import _begin, _numel, _record
 from .formulas import _avg_pool2d, _bce_double_backward, _bce_double_backward_grad_output, _bce_double_backward_target, _bias_double_backward, _conv, _elu_backward_np, _elu_double_backward, _embedding_backward, _embedding_double_backward, _f64, _gelu_backward_np, _gelu_double_backward, _huber_double_backward, _layer_norm_backward_input, _layer_norm_backward_weight, _log_sigmoid, _max_pool_double_backward, _nll_backward, _reduced_grad_output, _smooth_l1_double_backward, _softplus_backward_np, _softplus_double_backward, _trilinear_np
@@ -21,7 +21,7 @@ from .inplace import masked_fill
 from .indexing import setitem
 from .join import _split_backward, _unbind_backward, cat
 from .linalg import _trilinear, bmm, matmul, mm, mv
-from .loss import _nll, _nll_forward, _nll_forward_unweighted, _nll_loss_unweighted
+from .loss import _nll, _nll_forward
 from .normalization import _batch_norm_backward
 # ----------------------------------------------------------------------------- differentiable maths for create_graph
 
@@ -30,7 +30,7 @@ from .normalization import _batch_norm_backward
 # result is a constant whenever the incoming gradient is.
 _LINEAR_IN_GRAD = {"mask", "evenly_distribute", "value_selecting", "tie_split",
                    "slice_backward", "index_backward", "swapaxes", "permute", "zero_at", "take", "narrow",
-                   "select", "as_strided_backward", "nll_backward"}
+                   "select", "as_strided_backward"}
 
 
 def _double_backward(name, *attr_names):
@@ -238,17 +238,7 @@ class _TensorMath:
         return _record(TABLE["mse_loss_backward"], seq, out, (g, self, target),
                        extra={"grad_output": g}, attrs={"reduction": reduction})
 
-    @staticmethod
-    def nll_backward(g, self, target, total_weight, ignore_index, reduction):
-        seq = _begin(g, self)
-        out = E.NUMPY_MATH.nll_backward(g._data, self._data, target._data, total_weight._data, ignore_index, reduction)
-        return _record(TABLE["nll_loss_backward"], seq, out, (g, self),
-                       extra={"target": target, "weight": None},
-                       attrs={"ignore_index": ignore_index, "reduction": reduction})
 
-    @staticmethod
-    def _nll_loss_unweighted(g, target, ignore_index, reduction):
-        return _nll_loss_unweighted(g, target, ignore_index=ignore_index, reduction=_REDUCTION_NAMES[reduction])
 
 
 def _np_unsqueeze_dims(g, dims, ndim):
@@ -404,24 +394,6 @@ class _NumpyMath(E._NumpyMath):
         return (g * d).astype(self.dtype, copy=False)     # (g * d is a temporary: no copy of it)
 
     @staticmethod
-    def nll_backward(g, self, target, total_weight, ignore_index, reduction):
-        sizes = self.shape
-        z = np.zeros(tuple(sizes), g.dtype)
-        n = sizes[0] if len(sizes) > 1 else 1
-        t = target.reshape(-1)
-        keep = t != ignore_index
-        scale = -g
-        if reduction == 1:
-            scale = scale / total_weight
-        rows = np.arange(n)[keep] if len(sizes) > 1 else None
-        if len(sizes) > 1:
-            gz = scale if np.ndim(scale) == 0 else scale[keep]
-            z[rows, t[keep]] = gz
-        elif keep.all():
-            z[t[0]] = scale
-        return z
-
-    @staticmethod
     def as_strided_backward(g, positions, base_shape):
         _check_positions(positions)
         z = np.zeros(_numel(base_shape), g.dtype)
@@ -445,10 +417,6 @@ class _NumpyMath(E._NumpyMath):
     sigmoid = staticmethod(_rounded(_sigmoid))
     zeros_like = staticmethod(np.zeros_like)
     sum_keepdim = staticmethod(lambda a, dim: a.sum(axis=dim, keepdims=True))
-
-    @staticmethod
-    def _nll_loss_unweighted(g, target, ignore_index, reduction):
-        return _nll_forward_unweighted(g, target, ignore_index, reduction)[0]
 
     # -- prod, norm, pow(tensor, tensor) and the matmul family: their formulas' building blocks
     t = staticmethod(lambda a: a.T)

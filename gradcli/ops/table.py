@@ -228,19 +228,6 @@ TABLE = {
                    attrs=("reduction",),
                    self=lambda m, g, self, target, reduction: m.mse_backward(g, self, target, reduction),
                    target=lambda m, g, self, target, reduction: m.mse_backward(g, target, self, reduction)),
-    "nll_loss": op("NllLossBackward0", ("self",),
-                   saved=(("self", ALWAYS), ("target", ALWAYS), ("total_weight", ALWAYS), ("weight", "never")),
-                   attrs=("ignore_index", "reduction"),
-                   self=lambda m, g, self, target, total_weight, ignore_index, reduction: m.nll_backward(
-                       g, self, target, total_weight, ignore_index, reduction)),
-    "bce_logits": op("BinaryCrossEntropyWithLogitsBackward0", ("self", "target"),
-                     saved=(("pos_weight", "never"), ("self", ALWAYS), ("target", ALWAYS), ("weight", "never")),
-                     attrs=("reduction",),
-                     self=lambda m, g, self, target, reduction: _loss_mean(m, (m.sigmoid(self) - target) * g,
-                                                                           self, reduction),
-                     target=lambda m, g, self, reduction: _loss_mean(m, -self * g, self, reduction),
-                     doc="its backward is plain arithmetic: under create_graph the gradient's grad_fn is a Mul or Div"),
-    # -- the double-backward nodes of softmax, log_softmax and the losses (create_graph) --------
     "softmax_backward": op("SoftmaxBackwardDataBackward0", ("grad_output", "output"),
                            saved=(("grad_output", ALWAYS), ("output", ALWAYS)), attrs=("dim",),
                            grad_output=lambda m, g, output, dim: m.softmax_backward(g, output, dim),
@@ -263,13 +250,6 @@ TABLE = {
                             target=lambda m, g, grad_output, target, reduction: -_loss_mean(
                                 m, m.mul_scalar(g * grad_output, 2), target, reduction),
                             doc="mse_loss's gradient under create_graph: saves everything it was computed from"),
-    "nll_loss_backward": op("NllLossBackwardBackward0", ("grad_output", "self"),
-                            saved=(("target", ALWAYS), ("weight", "never")), attrs=("ignore_index", "reduction"),
-                            grad_output=lambda m, g, target, ignore_index, reduction: m.nll_loss(
-                                g, target, ignore_index, reduction),
-                            self=lambda m, g: m.zeros_like(g),
-                            doc="nll_loss's gradient under create_graph: linear in the incoming gradient, "
-                                "constant in the log-probabilities"),
     # -- in place -----------------------------------------------------------------------
     "fill": op("FillBackward2", ("self",), self=lambda m, g: m.zeros_like(g)),
     "fill_tensor": op("FillBackward3", ("self", "value"), self=lambda m, g: m.zeros_like(g),
@@ -586,3 +566,6 @@ ROWS["binary_cross_entropy_backward"] = TABLE["nn.binary_cross_entropy_backward"
         grad_output, g, self, target, weight, reduction),
     target=lambda m, g, grad_output, self, target, weight, reduction: m.bce_double_backward_target(
         g, grad_output, self, target, weight, reduction))
+TABLE["nn.backward_hook_function"] = op(
+    "BackwardHookFunctionBackward", ("self",), self=lambda m, g: g,
+    doc="an identity that lets a module's full backward hooks see its gradients: saves nothing")

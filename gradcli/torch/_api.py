@@ -28,6 +28,7 @@ class Op(NamedTuple):
     inplace: str = ""               # Tensor.NAME_: the forward run in place (views._inplace)
     method: Callable = None         # the method when its arguments differ from the function's
     numbers: bool = False           # torch.NAME(2, 3): a Python number is taken as the input too
+    cast: bool = False              # in place, any result dtype is cast to the tensor's (logical ops: bool)
 
 
 def _squeeze_method(f):
@@ -44,33 +45,33 @@ P, R, S, J, C = pointwise, reduction, shape, join, comparison
 API = (
     # -- pointwise ----------------------------------------------------------------------------------------------
     Op(P.add, "add", "add", "add_", numbers=True),
-    Op(P.sub, "sub subtract", "sub subtract", "sub_", numbers=True),
-    Op(P.mul, "mul multiply", "mul multiply", "mul_", numbers=True),
-    Op(P.div, "div divide", "div divide", "div_", numbers=True),
+    Op(P.sub, "sub subtract", "sub subtract", "sub_ subtract_", numbers=True),
+    Op(P.mul, "mul multiply", "mul multiply", "mul_ multiply_", numbers=True),
+    Op(P.div, "div divide", "div divide", "div_ divide_", numbers=True),
     Op(P.pow, "pow", "pow", "pow_"),
-    Op(P.neg, "neg negative", "neg negative", "neg_"),
-    Op(P.floor_divide, "floor_divide", ""),
-    Op(P.remainder, "remainder", ""),
+    Op(P.neg, "neg negative", "neg negative", "neg_ negative_"),
+    Op(P.floor_divide, "floor_divide", "floor_divide", "floor_divide_"),
+    Op(P.remainder, "remainder", "remainder", "remainder_"),
     Op(P.exp, "exp", "exp", "exp_"),
-    Op(P.log, "log", "log"),
-    Op(P.sin, "sin", "sin"),
-    Op(P.cos, "cos", "cos"),
+    Op(P.log, "log", "log", "log_"),
+    Op(P.sin, "sin", "sin", "sin_"),
+    Op(P.cos, "cos", "cos", "cos_"),
     Op(P.tanh, "tanh", "tanh", "tanh_"),
     Op(P.sigmoid, "sigmoid", "sigmoid", "sigmoid_"),
     Op(P.relu, "relu", "relu", "relu_"),
     Op(P.sqrt, "sqrt", "sqrt", "sqrt_"),
-    Op(P.rsqrt, "rsqrt", "rsqrt"),
+    Op(P.rsqrt, "rsqrt", "rsqrt", "rsqrt_"),
     Op(P.abs, "abs", "abs", "abs_"),
-    Op(P.reciprocal, "reciprocal", "reciprocal"),
+    Op(P.reciprocal, "reciprocal", "reciprocal", "reciprocal_"),
     Op(P.square, "square", "square", "square_"),
-    Op(P.floor, "floor", "floor"),
-    Op(P.ceil, "ceil", "ceil"),
-    Op(P.round, "round", "round"),
-    Op(P.trunc, "trunc", "trunc"),
-    Op(P.sign, "sign", "sign"),
-    Op(P.frac, "frac", "frac"),
+    Op(P.floor, "floor", "floor", "floor_"),
+    Op(P.ceil, "ceil", "ceil", "ceil_"),
+    Op(P.round, "round", "round", "round_"),
+    Op(P.trunc, "trunc", "trunc", "trunc_"),
+    Op(P.sign, "sign", "sign", "sign_"),
+    Op(P.frac, "frac", "frac", "frac_"),
     Op(P.clamp, "clamp clip", "clamp clip"),
-    Op(inplace.clamp_, "", "clamp_"),
+    Op(inplace.clamp_, "", "clamp_ clip_"),
     Op(P.clamp_min, "clamp_min", "clamp_min", "clamp_min_"),
     Op(P.maximum, "maximum", "maximum"),
     Op(P.minimum, "minimum", "minimum"),
@@ -81,9 +82,9 @@ API = (
     Op(C.bitwise_or, "bitwise_or", "bitwise_or", "bitwise_or_"),
     Op(C.bitwise_xor, "bitwise_xor", "bitwise_xor", "bitwise_xor_"),
     Op(C.bitwise_not, "bitwise_not", "bitwise_not", "bitwise_not_"),
-    Op(C.logical_and, "logical_and", "logical_and"),
-    Op(C.logical_or, "logical_or", "logical_or"),
-    Op(C.logical_xor, "logical_xor", "logical_xor"),
+    Op(C.logical_and, "logical_and", "logical_and", "logical_and_", cast=True),
+    Op(C.logical_or, "logical_or", "logical_or", "logical_or_", cast=True),
+    Op(C.logical_xor, "logical_xor", "logical_xor", "logical_xor_", cast=True),
     Op(C.logical_not, "logical_not", "logical_not", "logical_not_"),
     Op(C.tensor_all, "all", "all"),
     Op(C.tensor_any, "any", "any"),
@@ -97,8 +98,8 @@ API = (
     Op(R.min, "min", "min"),
     Op(R.argmax, "argmax", "argmax"),
     Op(R.argmin, "argmin", "argmin"),
-    Op(R.cumsum, "cumsum", "cumsum"),
-    Op(R.cumprod, "cumprod", "cumprod"),
+    Op(R.cumsum, "cumsum", "cumsum", "cumsum_"),
+    Op(R.cumprod, "cumprod", "cumprod", "cumprod_"),
     Op(R.softmax, "softmax", "softmax"),
     Op(R.log_softmax, "log_softmax", "log_softmax"),
     # -- shapes and views ---------------------------------------------------------------------------------------
@@ -180,9 +181,9 @@ def _binop(f):
     return method
 
 
-def _inplace(f, name):
+def _inplace(f, name, cast=False):
     def method(self, *args, **kwargs):
-        return views._inplace(self, lambda t, *a: f(t, *a, **kwargs), *args, name=name)
+        return views._inplace(self, lambda t, *a: f(t, *a, **kwargs), *args, name=name, cast=cast)
     method.__name__ = name
     return method
 
@@ -273,7 +274,7 @@ def methods(base=Tensor):
         for name in _names(row.methods):
             m[name] = row.method or row.forward
         for name in _names(row.inplace):
-            m[name] = _inplace(row.forward, name)
+            m[name] = _inplace(row.forward, name, row.cast)
     m.update(_operators())
     m.update(_random_methods())
     m.update(_legacy.methods(base))
