@@ -1,7 +1,6 @@
 """Activation functions with a node of their own (leaky_relu, elu, gelu, softplus) and dropout."""
 from __future__ import annotations
 
-
 import numpy as np
 
 from ..engine import Tensor
@@ -12,7 +11,6 @@ from .formulas import _elu_np, _gelu_np, _softplus_np
 from .table import ROWS
 from .views import _inplace
 from .pointwise import mul
-# ----------------------------------------------------------------------------- activations
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):

@@ -1,7 +1,6 @@
 """Comparison, logical and bitwise ops (no gradient), all/any/allclose."""
 from __future__ import annotations
 
-
 import numpy as np
 
 from .. import engine as E
@@ -11,7 +10,6 @@ from ..errors import TorchNotImplementedError as TorchNotImplementedError_
 from .numeric import _SCALAR_NAME, _arr, _check_operand, _dims, broadcast_shapes
 from .record import _check_broadcast, _check_like, _check_reads, _check_reduced
 from .pointwise import _check_shapes
-# ----------------------------------------------------------------------------- comparisons (no grad)
 
 
 def _compare(ufunc):

@@ -1,7 +1,6 @@
 """Convolution and pooling forwards."""
 from __future__ import annotations
 
-
 import numpy as np
 
 from ..engine import Tensor
@@ -11,6 +10,8 @@ from .kernels import _avg_pool_forward, _conv_forward, _max_pool_forward, _tup
 from .record import _begin, _record
 from .table import ROWS
 from .shape import squeeze, unsqueeze
+
+
 def _conv_padding(padding, x, w, stride, dilation, nd):
     """Numeric padding for an int/tuple or 'valid'/'same' (symmetric 'same' only, as PyTorch
     then calls the padded convolution directly)."""

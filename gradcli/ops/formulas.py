@@ -10,6 +10,8 @@ import numpy as np
 from ..engine import Tensor
 from .numeric import _arr_of
 from .kernels import _avg_pool_forward, _bn_axes, _conv_forward, _layer_norm_axes
+
+
 def _ndim(g):
     return g._data.ndim if isinstance(g, Tensor) else g.ndim
 

@@ -14,6 +14,8 @@ from .table import TABLE
 from .views import _inplace, fresh_views
 from .shape import _slice, _view_result, expand, select, unsqueeze, view
 from .inplace import copy_, fill_
+
+
 def _is_advanced(i):
     return isinstance(i, Tensor) or isinstance(i, (list, np.ndarray)) or (isinstance(i, tuple) and False)
 

@@ -1,7 +1,6 @@
 """In-place forwards (`x.add_(...)` runs through `_inplace`), copy_, fill_, masked_fill."""
 from __future__ import annotations
 
-
 import numpy as np
 
 from .. import engine as E
@@ -13,6 +12,8 @@ from .table import TABLE
 from .views import _inplace, _inplace_view
 from .pointwise import clamp
 from .shape import _squeezed_dims
+
+
 def t_inplace(t):
     if t._data.ndim > 2:
         raise TorchRuntimeError(f"t_() expects a tensor with <= 2 dimensions, but self is {t._data.ndim}D")

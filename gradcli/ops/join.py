@@ -14,6 +14,8 @@ from .record import _NO_SAVED, _begin, _check_numel
 from .table import TABLE
 from .views import _register_view
 from .shape import _slice
+
+
 def _tensor_list(tensors, name, empty_message):
     """cat/stack's argument: a non-empty sequence of tensors whose result fits the limits."""
     tensors = list(tensors)

@@ -5,6 +5,7 @@ import builtins as _b
 
 import numpy as np
 
+
 def _layer_norm_axes(x, normalized_shape):
     return tuple(range(x.ndim - len(normalized_shape), x.ndim))
 

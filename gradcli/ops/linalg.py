@@ -14,6 +14,8 @@ from .table import ROWS, TABLE
 from .views import _inplace
 from .pointwise import add, clone
 from .shape import _squeeze0_, _unsafe_view, expand, reshape, squeeze, t_, transpose, unsqueeze, view
+
+
 def matmul(a, b):
     if not isinstance(a, Tensor) or not isinstance(b, Tensor):
         raise TorchTypeError(f"matmul(): argument 'other' (position 1) must be Tensor, not "

@@ -1,7 +1,6 @@
 """Loss functions (torch.nn.functional's losses)."""
 from __future__ import annotations
 
-
 import numpy as np
 
 from ..engine import STATE, Size, Tensor
@@ -16,6 +15,8 @@ from .reduction import log_softmax, mean, sum
 from .shape import expand, view
 from .inplace import masked_fill_
 from .linalg import _contiguous
+
+
 def _broadcast_pair(input, target):
     """torch.broadcast_tensors: each operand is expanded only when its shape differs."""
     shape = broadcast_shapes(input._data.shape, target._data.shape)

@@ -2,7 +2,6 @@
 create_graph, differentiable tensors (_TensorMath)."""
 from __future__ import annotations
 
-
 import numpy as np
 
 from .. import engine as E
@@ -11,19 +10,26 @@ from ..errors import TorchNotImplementedError as TorchNotImplementedError_
 from .numeric import _CONST32, _F32, _INT64_MAX, _in64, _mul_g, _number_operand, _rounds
 from .kernels import _avg_pool_backward, _conv_backward_input, _conv_backward_weight, _max_pool_backward
 from .record import _begin, _numel, _record
-from .formulas import _avg_pool2d, _bce_double_backward, _bce_double_backward_grad_output, _bce_double_backward_target, _bias_double_backward, _conv, _elu_backward_np, _elu_double_backward, _embedding_backward, _embedding_double_backward, _f64, _gelu_backward_np, _gelu_double_backward, _huber_double_backward, _layer_norm_backward_input, _layer_norm_backward_weight, _log_sigmoid, _max_pool_double_backward, _nll_backward, _reduced_grad_output, _smooth_l1_double_backward, _softplus_backward_np, _softplus_double_backward, _trilinear_np
+from .formulas import (_avg_pool2d, _bce_double_backward, _bce_double_backward_grad_output,
+                       _bce_double_backward_target, _bias_double_backward, _conv, _elu_backward_np,
+                       _elu_double_backward, _embedding_backward, _embedding_double_backward, _f64, _gelu_backward_np,
+                       _gelu_double_backward, _huber_double_backward, _layer_norm_backward_input,
+                       _layer_norm_backward_weight, _log_sigmoid, _max_pool_double_backward, _nll_backward,
+                       _reduced_grad_output, _smooth_l1_double_backward, _softplus_backward_np,
+                       _softplus_double_backward, _trilinear_np)
 from .table import ROWS, TABLE
 from .views import _check_positions
-from .pointwise import _cos, _exp, _log, _power, _rounded, _sigmoid, _sin, _sub_scalar, _tanh, abs, clone, cos, div_scalar, exp, log, mul_scalar, pow, sigmoid, sin, sqrt, tanh, to_dtype, where
+from .pointwise import (_cos, _exp, _log, _power, _rounded, _sigmoid, _sin, _sub_scalar, _tanh, abs, clone, cos,
+                        div_scalar, exp, log, mul_scalar, pow, sigmoid, sin, sqrt, tanh, to_dtype, where)
 from .reduction import cumprod, cumsum, prod, sum
-from .shape import _slice, _slice_from, _sum_to, _view_result, expand, flip, reshape, squeeze, t_, transpose, unsqueeze
+from .shape import (_slice, _slice_from, _sum_to, _view_result, expand, flip, reshape, squeeze, t_, transpose,
+                    unsqueeze)
 from .inplace import masked_fill
 from .indexing import setitem
 from .join import _split_backward, _unbind_backward, cat
 from .linalg import _trilinear, bmm, matmul, mm, mv
 from .loss import _nll, _nll_forward
 from .normalization import _batch_norm_backward
-# ----------------------------------------------------------------------------- differentiable maths for create_graph
 
 
 # Helpers whose other tensor arguments only select or place values (masks, indices): their

@@ -1,7 +1,6 @@
 """batch_norm and layer_norm."""
 from __future__ import annotations
 
-
 import numpy as np
 
 from ..engine import Size, Tensor
@@ -10,6 +9,8 @@ from .numeric import _F32, _SCALAR_NAME
 from .kernels import _bn_axes, _layer_norm_axes
 from .record import _begin, _record
 from .table import ROWS
+
+
 def _layer_norm_stats(x, normalized_shape, eps):
     axes = _layer_norm_axes(x, normalized_shape)
     x64 = x.astype(np.float64)

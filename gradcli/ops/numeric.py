@@ -8,6 +8,7 @@ import numpy as np
 from .. import engine as E
 from ..engine import Tensor
 from ..errors import TorchRuntimeError, TorchTypeError, TorchValueError
+
 _F32 = np.dtype(np.float32)
 
 

@@ -11,9 +11,12 @@ from .. import vml
 from ..engine import STATE, Tensor, result_type
 from ..errors import TorchRuntimeError, TorchTypeError
 from .numeric import _CONST32, _F32, _SCALAR_NAME, _arr, _check_operand, _number_operand, broadcast_shapes
-from .record import _EMPTY, _META, _begin, _check_broadcast, _check_like, _check_numel, _compact_saver, _input_meta, _numel, _record, _record_binary, _save
+from .record import (_EMPTY, _META, _begin, _check_broadcast, _check_like, _check_numel, _compact_saver, _input_meta,
+                     _numel, _record, _record_binary, _save)
 from .table import TABLE
 from .views import _dense
+
+
 def _binary(row, ufunc, a, b, dt=None, extra_attrs=None):
     ta, tb = isinstance(a, Tensor), isinstance(b, Tensor)
     if not ta:

@@ -14,6 +14,7 @@ from .. import engine as E
 from ..engine import OpDef, STATE, Saved, Tensor
 from ..errors import TorchRuntimeError
 from .numeric import _wrapped, broadcast_shapes
+
 ALWAYS = "always"
 
 

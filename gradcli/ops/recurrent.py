@@ -1,7 +1,6 @@
 """Recurrent layers: PyTorch's RNN.cpp op for op, and LSTM through oneDNN."""
 from __future__ import annotations
 
-
 import numpy as np
 
 from .. import engine as E
@@ -18,6 +17,8 @@ from .inplace import transpose_
 from .join import _multi_output, _pieces, cat, stack, unbind
 from .linalg import _contiguous, linear, matmul
 from .activation import dropout
+
+
 def _unsafe_chunk(t, chunks, dim):
     """unsafe_chunk: split's pieces, not views (the cells change them in place)."""
     size = t._data.shape[dim]

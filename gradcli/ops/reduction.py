@@ -13,6 +13,8 @@ from .numeric import _SCALAR_NAME, _dims, _norm_dim, _raw_dims
 from .record import _begin, _check_like, _check_reads, _check_reduced, _record
 from .table import TABLE
 from .pointwise import maximum, minimum
+
+
 def _arg_extreme(name, pick):
     def arg(t, dim=None, keepdim=False):
         _check_reads(t)

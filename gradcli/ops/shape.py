@@ -14,7 +14,6 @@ from .table import TABLE
 from .views import _view
 from .pointwise import clone
 from .reduction import sum
-# ----------------------------------------------------------------------------- shapes
 
 
 def unsqueeze(t, dim):

@@ -1,13 +1,14 @@
 """embedding (torch.nn.functional's sparse functions)."""
 from __future__ import annotations
 
-
 import numpy as np
 
 from ..errors import TorchIndexError, TorchRuntimeError
 from .numeric import _SCALAR_NAME, _tensor_args
 from .record import _begin, _record
 from .table import ROWS
+
+
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
               sparse=False):
     if padding_idx is not None:

@@ -1,15 +1,28 @@
-"""The op table, every row in one place (PyTorch's tools/autograd/derivatives.yaml)."""
-from __future__ import annotations
+"""The op table. Like PyTorch's tools/autograd/derivatives.yaml, every differentiable op is one
+row: its grad_fn name, its inputs (the order of next_functions), the tensors it saves and under
+which condition each slot holds a tensor, its non-tensor attributes, and one backward formula per
+input. A formula is `lambda m, g, <slots...>`: `g` is the incoming gradient, the other parameters
+name saved slots or attributes, and `m` is the maths namespace (NumPy arrays normally,
+differentiable tensors under create_graph: maths.py). One-line formulas are written here; longer
+ones are functions of formulas.py. The engine, explanations, graph views and the exporter read
+this table; nothing else repeats per-op knowledge.
 
+Adding an op: its row here, its forward in its family's module, one line in
+gradcli/torch/_api.py, and a case in the op tests (tests/test_api_table.py checks they agree).
+"""
+from __future__ import annotations
 
 import numpy as np
 
 from ..engine import Tensor
 from .numeric import _arr_of, _col_major, _count, _in_bounds, _inverse_perm, _split_sizes
 from .record import ALWAYS, op
-from .formulas import _bce_logits_self, _bce_logits_target, _bn_second, _clamp_max_mask, _clamp_min_mask, _cumprod_backward, _cumsum_backward, _ln_second, _loss_mean, _ndim, _norm_backward, _pow_backward_exponent, _pow_backward_self, _prod_backward, _scaled
+from .formulas import (_bce_logits_self, _bce_logits_target, _bn_second, _clamp_max_mask, _clamp_min_mask,
+                       _cumprod_backward, _cumsum_backward, _ln_second, _loss_mean, _ndim, _norm_backward,
+                       _pow_backward_exponent, _pow_backward_self, _prod_backward, _scaled)
+
 TABLE = {
-    # -- arithmetic ---------------------------------------------------------------------
+    # -- arithmetic (a C++ Scalar operand: the *_scalar rows, which backward formulas record under create_graph)
     "add": op("AddBackward0", ("self", "other"), attrs=("alpha",),
               self=lambda m, g: g, other=lambda m, g, alpha: g if alpha == 1 else m.mul_scalar(g, alpha),
               doc="saves only the number alpha: nothing to free"),
@@ -39,7 +52,13 @@ TABLE = {
                           attrs=("self",),
                           exponent=lambda m, g, result, self: g * m.mul_scalar(result, float(np.log(self))),
                           doc="number ** tensor: saves the exponent and the result"),
-    # -- unary ----------------------------------------------------------------------------
+    "add_scalar": op("AddBackward1", ("self",), self=lambda m, g: g,
+                     doc="tensor + a C++ Scalar: saves nothing"),
+    "sub_scalar": op("SubBackward1", ("self",), self=lambda m, g: g, doc="tensor - a C++ Scalar: saves nothing"),
+    "mul_scalar": op("MulBackward1", ("self",), attrs=("other",), self=lambda m, g, other: m.mul_scalar(g, other),
+                     doc="tensor * a C++ Scalar: saves the number, not a tensor"),
+    "div_scalar": op("DivBackward1", ("self",), attrs=("other",), self=lambda m, g, other: m.div_scalar(g, other)),
+    # -- unary -------------------------------------------------------------------------------------
     # m.mul_g(g, x) is g * x (m.div_g: g / x), written into a buffer the engine can spare
     "exp": op("ExpBackward0", ("self",), saved=(("result", ALWAYS),), self=lambda m, g, result: m.mul_g(g, result)),
     "log": op("LogBackward0", ("self",), saved=(("self", ALWAYS),), self=lambda m, g, self: m.div_g(g, self)),
@@ -62,134 +81,18 @@ TABLE = {
               self=lambda m, g, self: m.mul_into(g, m.sign(self))),
     "reciprocal": op("ReciprocalBackward0", ("self",), saved=(("result", ALWAYS),),
                      self=lambda m, g, result: m.mul_into(-g, result * result)),
-    "clone": op("CloneBackward0", ("self",), self=lambda m, g: g, doc="saves nothing"),
     # piecewise constant: a zero gradient, and nothing saved
     "floor": op("FloorBackward0", ("self",), self=lambda m, g: m.zeros_like(g), doc="its gradient is zero"),
     "ceil": op("CeilBackward0", ("self",), self=lambda m, g: m.zeros_like(g), doc="its gradient is zero"),
     "round": op("RoundBackward0", ("self",), self=lambda m, g: m.zeros_like(g), doc="its gradient is zero"),
     "trunc": op("TruncBackward0", ("self",), self=lambda m, g: m.zeros_like(g), doc="its gradient is zero"),
     "sign": op("SignBackward0", ("self",), self=lambda m, g: m.zeros_like(g), doc="its gradient is zero"),
-    "frac": op("FracBackward0", ("self",), self=lambda m, g: g, doc="x - trunc(x): the gradient passes through"),
-    # -- reductions -------------------------------------------------------------------------
-    "sum": op("SumBackward0", ("self",), attrs=("self_sym_sizes",),
-              self=lambda m, g, self_sym_sizes: m.expand(g, self_sym_sizes), doc="saves only the input's sizes"),
-    "sum_dim": op("SumBackward1", ("self",), attrs=("dim", "keepdim", "self_sym_sizes"),
-                  self=lambda m, g, dim, keepdim, self_sym_sizes: m.expand(
-                      g if keepdim else m.unsqueeze_dims(g, dim, len(self_sym_sizes)), self_sym_sizes),
-                  doc="saves only dims and sizes"),
-    "mean": op("MeanBackward0", ("self",), attrs=("self_sym_numel", "self_sym_sizes"),
-               self=lambda m, g, self_sym_numel, self_sym_sizes: m.div_scalar(
-                   m.expand(g, self_sym_sizes), self_sym_numel), doc="saves only the input's sizes"),
-    "mean_dim": op("MeanBackward1", ("self",), attrs=("dim", "keepdim", "self_sym_numel", "self_sym_sizes"),
-                   # PyTorch's mean_backward: sum's backward (an expanded view), then divided
-                   self=lambda m, g, dim, keepdim, self_sym_numel, self_sym_sizes: m.div_scalar(
-                       m.expand(g if keepdim else m.unsqueeze_dims(g, dim, len(self_sym_sizes)), self_sym_sizes),
-                       _count(self_sym_sizes, dim)),
-                   doc="saves only dims and sizes"),
-    # -- matrix products ----------------------------------------------------------------------
-    "dot": op("DotBackward0", ("self", "tensor"), saved=(("self", "tensor"), ("tensor", "self")),
-              self=lambda m, g, tensor: g * tensor, tensor=lambda m, g, self: g * self),
-    "mv": op("MvBackward0", ("self", "vec"), saved=(("self", "vec"), ("vec", "self")),
-             self=lambda m, g, vec: m.outer(g, vec), vec=lambda m, g, self: m.mv(m.t(self), g)),
-    "mm": op("MmBackward0", ("self", "mat2"), saved=(("mat2", "self"), ("self", "mat2")),
-             attrs=("mat2_sym_sizes", "mat2_sym_strides", "self_sym_sizes", "self_sym_strides"),
-             self=lambda m, g, mat2, self_sym_sizes, self_sym_strides: m.t(m.mm(mat2, m.t(g))) if _col_major(
-                 self_sym_sizes, self_sym_strides) else m.mm(g, m.t(mat2)),
-             mat2=lambda m, g, self, mat2_sym_sizes, mat2_sym_strides: m.t(m.mm(m.t(g), self)) if _col_major(
-                 mat2_sym_sizes, mat2_sym_strides) else m.mm(m.t(self), g)),
-    # -- shapes (views: they save sizes, never tensors) ------------------------------------------
-    "unsqueeze": op("UnsqueezeBackward0", ("self",), attrs=("dim",),
-                    self=lambda m, g, dim: m.squeeze_dim(g, dim)),
-    "squeeze_dim_": op("SqueezeBackward4", ("self",), attrs=("dim", "self_sym_sizes"),
-                       self=lambda m, g, dim, self_sym_sizes: m.unsqueeze_to(g, dim, self_sym_sizes)),
-    "view": op("ViewBackward0", ("self",), attrs=("self_sym_sizes",),
-               self=lambda m, g, self_sym_sizes: m.reshape(g, self_sym_sizes)),
-    "unsafe_view": op("UnsafeViewBackward0", ("self",), attrs=("self_sym_sizes",),
-                      self=lambda m, g, self_sym_sizes: m.reshape(g, self_sym_sizes)),
-    "reshape_alias": op("ReshapeAliasBackward0", ("self",), attrs=("self_sym_sizes",),
-                        self=lambda m, g, self_sym_sizes: m.reshape(g, self_sym_sizes),
-                        doc="reshape of a non-contiguous tensor that can still be a view"),
-    "squeeze": op("SqueezeBackward0", ("self",), attrs=("self_sym_sizes",),
-                  self=lambda m, g, self_sym_sizes: m.reshape(g, self_sym_sizes)),
-    "squeeze_dim": op("SqueezeBackward1", ("self",), attrs=("dim", "self_sym_sizes"),
-                      self=lambda m, g, dim, self_sym_sizes: m.unsqueeze_to(g, dim, self_sym_sizes)),
-    "squeeze_dims": op("SqueezeBackward2", ("self",), attrs=("dim", "self_sym_sizes"),
-                       self=lambda m, g, dim, self_sym_sizes: m.unsqueeze_to(g, dim, self_sym_sizes)),
-    "squeeze_dims_": op("SqueezeBackward5", ("self",), attrs=("dim", "self_sym_sizes"),
-                        self=lambda m, g, dim, self_sym_sizes: m.unsqueeze_to(g, dim, self_sym_sizes)),
-    "transpose": op("TransposeBackward0", ("self",), attrs=("dim0", "dim1"),
-                    self=lambda m, g, dim0, dim1: m.swapaxes(g, dim0, dim1)),
-    "t": op("TBackward0", ("self",), self=lambda m, g: m.t(g)),
-    "permute": op("PermuteBackward0", ("self",), attrs=("dims",),
-                  self=lambda m, g, dims: m.permute(g, _inverse_perm(dims))),
-    "select": op("SelectBackward0", ("self",), attrs=("dim", "index", "self_sym_sizes"),
-                 self=lambda m, g, dim, index, self_sym_sizes: m.select_backward(g, self_sym_sizes, dim, index)),
-    "slice": op("SliceBackward0", ("self",), attrs=("dim", "end", "self_sym_sizes", "start", "step"),
-                self=lambda m, g, dim, start, end, step, self_sym_sizes: m.slice_backward(
-                    g, self_sym_sizes, dim, start, end, step)),
-    "index": op("IndexBackward0", ("self",), saved=(("indices", ALWAYS),), attrs=("self_sym_sizes",),
-                self=lambda m, g, _index, self_sym_sizes: m.index_backward(g, self_sym_sizes, _index),
-                doc="saves the index tensors, so a second backward fails"),
-    "alias": op("AliasBackward0", ("self",), self=lambda m, g: g),
-    # -- the nodes backward formulas record under create_graph (higher-order gradients) ---------
-    "mul_scalar": op("MulBackward1", ("self",), attrs=("other",), self=lambda m, g, other: m.mul_scalar(g, other),
-                     doc="tensor * a C++ Scalar: saves the number, not a tensor"),
-    "add_scalar": op("AddBackward1", ("self",), self=lambda m, g: g,
-                     doc="tensor + a C++ Scalar: saves nothing"),
-    "div_scalar": op("DivBackward1", ("self",), attrs=("other",), self=lambda m, g, other: m.div_scalar(g, other)),
-    "tanh_backward": op("TanhBackwardBackward0", ("grad_output", "output"),
-                        saved=(("grad_output", ALWAYS), ("output", ALWAYS)),
-                        grad_output=lambda m, g, output: m.tanh_backward(g, output),
-                        output=lambda m, g, grad_output, output: g * (m.mul_scalar(output, -2) * grad_output)),
-    "sigmoid_backward": op("SigmoidBackwardBackward0", ("grad_output", "output"),
-                           saved=(("grad_output", ALWAYS), ("output", ALWAYS)),
-                           grad_output=lambda m, g, output: m.sigmoid_backward(g, output),
-                           output=lambda m, g, grad_output, output: g * grad_output * m.add_scalar(
-                               m.mul_scalar(output, -2), 1)),
-    "threshold_backward": op("ThresholdBackwardBackward0", ("grad_output", "self"), saved=(("self", ALWAYS),),
-                             attrs=("threshold",),
-                             grad_output=lambda m, g, self, threshold: m.threshold_backward(g, self),
-                             self=lambda m, g: m.zeros_like(g)),
     "sgn": op("SgnBackward0", ("self",), saved=(("result", ALWAYS), ("self", ALWAYS)),
               self=lambda m, g: m.zeros_like(g)),
-    "cat": op("CatBackward0", ("tensors",), attrs=("dim",), doc="saves only dim"),
-    "stack": op("StackBackward0", ("tensors",), attrs=("dim",), doc="saves only dim"),
-    # -- one node for several outputs (views of the input): the gradient is a list, one per output
-    "split": op("SplitBackward0", ("self",), attrs=("dim", "self_sym_sizes", "split_size"), multi=True,
-                self=lambda m, g, dim, self_sym_sizes, split_size: m.split_backward(
-                    g, _split_sizes(self_sym_sizes[dim], split_size), dim, self_sym_sizes),
-                doc="one node for every piece: the pieces' gradients side by side (zeros for a piece without)"),
-    "split_with_sizes": op("SplitWithSizesBackward0", ("self",), attrs=("dim", "self_sym_sizes", "split_sizes"),
-                           multi=True,
-                           self=lambda m, g, dim, self_sym_sizes, split_sizes: m.split_backward(
-                               g, split_sizes, dim, self_sym_sizes),
-                           doc="one node for every piece: the pieces' gradients side by side"),
-    "unbind": op("UnbindBackward0", ("self",), attrs=("dim",), multi=True,
-                 self=lambda m, g, dim: m.unbind_backward(g, dim),
-                 doc="one node for every slice: the slices' gradients stacked"),
-    # -- reductions that save tensors -----------------------------------------------------
-    "max": op("MaxBackward1", ("self",), saved=(("result", ALWAYS), ("self", ALWAYS)),
-              self=lambda m, g, self, result: m.evenly_distribute(g, self, result)),
-    "min": op("MinBackward1", ("self",), saved=(("result", ALWAYS), ("self", ALWAYS)),
-              self=lambda m, g, self, result: m.evenly_distribute(g, self, result)),
-    "max_dim": op("MaxBackward0", ("self",), saved=(("indices", ALWAYS),), attrs=("dim", "keepdim", "self_sym_sizes"),
-                  self=lambda m, g, indices, dim, keepdim, self_sym_sizes: m.value_selecting(
-                      g, dim, indices, self_sym_sizes, keepdim)),
-    "min_dim": op("MinBackward0", ("self",), saved=(("indices", ALWAYS),), attrs=("dim", "keepdim", "self_sym_sizes"),
-                  self=lambda m, g, indices, dim, keepdim, self_sym_sizes: m.value_selecting(
-                      g, dim, indices, self_sym_sizes, keepdim)),
-    "prod": op("ProdBackward0", ("self",), saved=(("result", ALWAYS), ("self", ALWAYS)),
-               self=lambda m, g, self, result: _prod_backward(m, g, self, result, None, False)),
-    "prod_dim": op("ProdBackward1", ("self",), saved=(("result", ALWAYS), ("self", ALWAYS)), attrs=("dim", "keepdim"),
-                   self=_prod_backward),
-    "norm": op("LinalgVectorNormBackward0", ("self",), saved=(("result", ALWAYS), ("self", ALWAYS)),
-               attrs=("dim", "keepdim", "ord"),
-               self=_norm_backward),
-    "softmax": op("SoftmaxBackward0", ("self",), saved=(("result", ALWAYS),), attrs=("dim",),
-                  self=lambda m, g, result, dim: m.softmax_backward(g, result, dim)),
-    "log_softmax": op("LogSoftmaxBackward0", ("self",), saved=(("result", ALWAYS),), attrs=("dim",),
-                      self=lambda m, g, result, dim: m.log_softmax_backward(g, result, dim)),
-    # -- selection ----------------------------------------------------------------------
+    "frac": op("FracBackward0", ("self",), self=lambda m, g: g, doc="x - trunc(x): the gradient passes through"),
+    "clone": op("CloneBackward0", ("self",), self=lambda m, g: g, doc="saves nothing"),
+    "to_copy": op("ToCopyBackward0", ("self",), self=lambda m, g: g, doc="saves nothing"),
+    # -- selection ---------------------------------------------------------------------------------
     "clamp": op("ClampBackward1", ("self",), saved=(("self", ALWAYS),), attrs=("max", "min"),
                 self=lambda m, g, self, min, max: m.mask(g, _in_bounds(self, min, max))),
     "clamp_min": op("ClampMinBackward0", ("self",), saved=(("self", ALWAYS),), attrs=("min",),
@@ -209,25 +112,153 @@ TABLE = {
     "minimum": op("MinimumBackward0", ("self", "other"), saved=(("other", ALWAYS), ("self", ALWAYS)),
                   self=lambda m, g, self, other: m.tie_split(g, other, self),
                   other=lambda m, g, self, other: m.tie_split(g, self, other)),
-    # -- batched products ---------------------------------------------------------------
+    # -- reductions --------------------------------------------------------------------------------
+    "sum": op("SumBackward0", ("self",), attrs=("self_sym_sizes",),
+              self=lambda m, g, self_sym_sizes: m.expand(g, self_sym_sizes), doc="saves only the input's sizes"),
+    "sum_dim": op("SumBackward1", ("self",), attrs=("dim", "keepdim", "self_sym_sizes"),
+                  self=lambda m, g, dim, keepdim, self_sym_sizes: m.expand(
+                      g if keepdim else m.unsqueeze_dims(g, dim, len(self_sym_sizes)), self_sym_sizes),
+                  doc="saves only dims and sizes"),
+    "mean": op("MeanBackward0", ("self",), attrs=("self_sym_numel", "self_sym_sizes"),
+               self=lambda m, g, self_sym_numel, self_sym_sizes: m.div_scalar(
+                   m.expand(g, self_sym_sizes), self_sym_numel), doc="saves only the input's sizes"),
+    "mean_dim": op("MeanBackward1", ("self",), attrs=("dim", "keepdim", "self_sym_numel", "self_sym_sizes"),
+                   # PyTorch's mean_backward: sum's backward (an expanded view), then divided
+                   self=lambda m, g, dim, keepdim, self_sym_numel, self_sym_sizes: m.div_scalar(
+                       m.expand(g if keepdim else m.unsqueeze_dims(g, dim, len(self_sym_sizes)), self_sym_sizes),
+                       _count(self_sym_sizes, dim)),
+                   doc="saves only dims and sizes"),
+    "max": op("MaxBackward1", ("self",), saved=(("result", ALWAYS), ("self", ALWAYS)),
+              self=lambda m, g, self, result: m.evenly_distribute(g, self, result)),
+    "min": op("MinBackward1", ("self",), saved=(("result", ALWAYS), ("self", ALWAYS)),
+              self=lambda m, g, self, result: m.evenly_distribute(g, self, result)),
+    "max_dim": op("MaxBackward0", ("self",), saved=(("indices", ALWAYS),), attrs=("dim", "keepdim", "self_sym_sizes"),
+                  self=lambda m, g, indices, dim, keepdim, self_sym_sizes: m.value_selecting(
+                      g, dim, indices, self_sym_sizes, keepdim)),
+    "min_dim": op("MinBackward0", ("self",), saved=(("indices", ALWAYS),), attrs=("dim", "keepdim", "self_sym_sizes"),
+                  self=lambda m, g, indices, dim, keepdim, self_sym_sizes: m.value_selecting(
+                      g, dim, indices, self_sym_sizes, keepdim)),
+    "prod": op("ProdBackward0", ("self",), saved=(("result", ALWAYS), ("self", ALWAYS)),
+               self=lambda m, g, self, result: _prod_backward(m, g, self, result, None, False)),
+    "prod_dim": op("ProdBackward1", ("self",), saved=(("result", ALWAYS), ("self", ALWAYS)), attrs=("dim", "keepdim"),
+                   self=_prod_backward),
+    "norm": op("LinalgVectorNormBackward0", ("self",), saved=(("result", ALWAYS), ("self", ALWAYS)),
+               attrs=("dim", "keepdim", "ord"),
+               self=_norm_backward),
+    "cumsum": op("CumsumBackward0", ("self",), attrs=("dim",), self=lambda m, g, dim: _cumsum_backward(m, g, dim)),
+    "cumprod": op("CumprodBackward0", ("self",), saved=(("result", ALWAYS), ("self", ALWAYS)), attrs=("dim",),
+                  self=lambda m, g, self, result, dim: _cumprod_backward(m, g, self, dim, result)),
+    "softmax": op("SoftmaxBackward0", ("self",), saved=(("result", ALWAYS),), attrs=("dim",),
+                  self=lambda m, g, result, dim: m.softmax_backward(g, result, dim)),
+    "log_softmax": op("LogSoftmaxBackward0", ("self",), saved=(("result", ALWAYS),), attrs=("dim",),
+                      self=lambda m, g, result, dim: m.log_softmax_backward(g, result, dim)),
+    # -- matrix products ---------------------------------------------------------------------------
+    "dot": op("DotBackward0", ("self", "tensor"), saved=(("self", "tensor"), ("tensor", "self")),
+              self=lambda m, g, tensor: g * tensor, tensor=lambda m, g, self: g * self),
+    "mv": op("MvBackward0", ("self", "vec"), saved=(("self", "vec"), ("vec", "self")),
+             self=lambda m, g, vec: m.outer(g, vec), vec=lambda m, g, self: m.mv(m.t(self), g)),
+    "mm": op("MmBackward0", ("self", "mat2"), saved=(("mat2", "self"), ("self", "mat2")),
+             attrs=("mat2_sym_sizes", "mat2_sym_strides", "self_sym_sizes", "self_sym_strides"),
+             self=lambda m, g, mat2, self_sym_sizes, self_sym_strides: m.t(m.mm(mat2, m.t(g))) if _col_major(
+                 self_sym_sizes, self_sym_strides) else m.mm(g, m.t(mat2)),
+             mat2=lambda m, g, self, mat2_sym_sizes, mat2_sym_strides: m.t(m.mm(m.t(g), self)) if _col_major(
+                 mat2_sym_sizes, mat2_sym_strides) else m.mm(m.t(self), g)),
     "bmm": op("BmmBackward0", ("self", "mat2"), saved=(("mat2", "self"), ("self", "mat2")),
               self=lambda m, g, mat2: m.bmm(g, m.swapaxes(mat2, 1, 2)),
               mat2=lambda m, g, self: m.bmm(m.swapaxes(self, 1, 2), g)),
-    # -- the nodes the backward formulas of prod, norm and pow record under create_graph -----
-    "sub_scalar": op("SubBackward1", ("self",), self=lambda m, g: g, doc="tensor - a C++ Scalar: saves nothing"),
-    "cumprod": op("CumprodBackward0", ("self",), saved=(("result", ALWAYS), ("self", ALWAYS)), attrs=("dim",),
-                  self=lambda m, g, self, result, dim: _cumprod_backward(m, g, self, dim, result)),
-    "cumsum": op("CumsumBackward0", ("self",), attrs=("dim",), self=lambda m, g, dim: _cumsum_backward(m, g, dim)),
+    # -- shapes (views: they save sizes, never tensors) --------------------------------------------
+    "view": op("ViewBackward0", ("self",), attrs=("self_sym_sizes",),
+               self=lambda m, g, self_sym_sizes: m.reshape(g, self_sym_sizes)),
+    "unsafe_view": op("UnsafeViewBackward0", ("self",), attrs=("self_sym_sizes",),
+                      self=lambda m, g, self_sym_sizes: m.reshape(g, self_sym_sizes)),
+    "reshape_alias": op("ReshapeAliasBackward0", ("self",), attrs=("self_sym_sizes",),
+                        self=lambda m, g, self_sym_sizes: m.reshape(g, self_sym_sizes),
+                        doc="reshape of a non-contiguous tensor that can still be a view"),
+    "expand": op("ExpandBackward0", ("self",), attrs=("self_sym_sizes",),
+                 self=lambda m, g, self_sym_sizes: m.fit(g, tuple(self_sym_sizes), g.dtype if not isinstance(g, Tensor) else g._data.dtype)),
+    "unsqueeze": op("UnsqueezeBackward0", ("self",), attrs=("dim",),
+                    self=lambda m, g, dim: m.squeeze_dim(g, dim)),
+    "squeeze": op("SqueezeBackward0", ("self",), attrs=("self_sym_sizes",),
+                  self=lambda m, g, self_sym_sizes: m.reshape(g, self_sym_sizes)),
+    "squeeze_dim": op("SqueezeBackward1", ("self",), attrs=("dim", "self_sym_sizes"),
+                      self=lambda m, g, dim, self_sym_sizes: m.unsqueeze_to(g, dim, self_sym_sizes)),
+    "squeeze_dims": op("SqueezeBackward2", ("self",), attrs=("dim", "self_sym_sizes"),
+                       self=lambda m, g, dim, self_sym_sizes: m.unsqueeze_to(g, dim, self_sym_sizes)),
+    "transpose": op("TransposeBackward0", ("self",), attrs=("dim0", "dim1"),
+                    self=lambda m, g, dim0, dim1: m.swapaxes(g, dim0, dim1)),
+    "t": op("TBackward0", ("self",), self=lambda m, g: m.t(g)),
+    "permute": op("PermuteBackward0", ("self",), attrs=("dims",),
+                  self=lambda m, g, dims: m.permute(g, _inverse_perm(dims))),
+    "select": op("SelectBackward0", ("self",), attrs=("dim", "index", "self_sym_sizes"),
+                 self=lambda m, g, dim, index, self_sym_sizes: m.select_backward(g, self_sym_sizes, dim, index)),
+    "slice": op("SliceBackward0", ("self",), attrs=("dim", "end", "self_sym_sizes", "start", "step"),
+                self=lambda m, g, dim, start, end, step, self_sym_sizes: m.slice_backward(
+                    g, self_sym_sizes, dim, start, end, step)),
+    "index": op("IndexBackward0", ("self",), saved=(("indices", ALWAYS),), attrs=("self_sym_sizes",),
+                self=lambda m, g, _index, self_sym_sizes: m.index_backward(g, self_sym_sizes, _index),
+                doc="saves the index tensors, so a second backward fails"),
+    "alias": op("AliasBackward0", ("self",), self=lambda m, g: g),
     "flip": op("FlipBackward0", ("self",), attrs=("dims",), self=lambda m, g, dims: m.flip(g, dims)),
-    "slice_backward": op("SliceBackwardBackward0", ("grad_output",), attrs=("dim", "end", "start", "step"),
-                         grad_output=lambda m, g, dim, start, end, step: m.slice(g, dim, start, end, step)),
-    "select_backward": op("SelectBackwardBackward0", ("grad_output",), attrs=("dim", "index"),
-                          grad_output=lambda m, g, dim, index: m.select(g, dim, index)),
-    # -- losses -------------------------------------------------------------------------
+    # -- joining, and one node for several outputs (views of the input): the gradient is a list, one per output
+    "cat": op("CatBackward0", ("tensors",), attrs=("dim",), doc="saves only dim"),
+    "stack": op("StackBackward0", ("tensors",), attrs=("dim",), doc="saves only dim"),
+    "split": op("SplitBackward0", ("self",), attrs=("dim", "self_sym_sizes", "split_size"), multi=True,
+                self=lambda m, g, dim, self_sym_sizes, split_size: m.split_backward(
+                    g, _split_sizes(self_sym_sizes[dim], split_size), dim, self_sym_sizes),
+                doc="one node for every piece: the pieces' gradients side by side (zeros for a piece without)"),
+    "split_with_sizes": op("SplitWithSizesBackward0", ("self",), attrs=("dim", "self_sym_sizes", "split_sizes"),
+                           multi=True,
+                           self=lambda m, g, dim, self_sym_sizes, split_sizes: m.split_backward(
+                               g, split_sizes, dim, self_sym_sizes),
+                           doc="one node for every piece: the pieces' gradients side by side"),
+    "unbind": op("UnbindBackward0", ("self",), attrs=("dim",), multi=True,
+                 self=lambda m, g, dim: m.unbind_backward(g, dim),
+                 doc="one node for every slice: the slices' gradients stacked"),
+    # -- losses ------------------------------------------------------------------------------------
     "mse_loss": op("MseLossBackward0", ("self", "target"), saved=(("self", ALWAYS), ("target", ALWAYS)),
                    attrs=("reduction",),
                    self=lambda m, g, self, target, reduction: m.mse_backward(g, self, target, reduction),
                    target=lambda m, g, self, target, reduction: m.mse_backward(g, target, self, reduction)),
+    # -- in place ----------------------------------------------------------------------------------
+    "fill": op("FillBackward2", ("self",), self=lambda m, g: m.zeros_like(g)),
+    "fill_tensor": op("FillBackward3", ("self", "value"), self=lambda m, g: m.zeros_like(g),
+                      value=lambda m, g: m.sum_all(g)),
+    "zero": op("ZeroBackward0", ("self",), self=lambda m, g: m.zeros_like(g)),
+    "copy": op("CopyBackwards", ("self", "src"), self=lambda m, g: m.zeros_like(g), src=lambda m, g: g, cpp=True),
+    "index_put": op("IndexPutBackward0", ("self", "values"), saved=(("indices", ALWAYS),), attrs=("accumulate",),
+                    self=lambda m, g, _index: m.zero_at(g, _index),
+                    values=lambda m, g, _index: m.take(g, _index)),
+    "as_strided": op("AsStridedBackward0", ("self",), attrs=("size", "storage_offset", "stride"),
+                     self=lambda m, g, _positions, _base_shape: m.as_strided_backward(g, _positions, _base_shape)),
+    "masked_fill": op("MaskedFillBackward0", ("self",), saved=(("mask", ALWAYS),),
+                      self=lambda m, g, mask: m.masked_fill(g, mask, 0), doc="saves the mask"),
+    "masked_fill_tensor": op("MaskedFillBackward1", ("self", "value"), saved=(("mask", ALWAYS),),
+                             self=lambda m, g, mask: m.masked_fill(g, mask, 0),
+                             value=lambda m, g, mask: m.sum_all(m.mask(g, _arr_of(mask)))),
+    "unsqueeze_": op("UnsqueezeBackward1", ("self",), attrs=("dim",), self=lambda m, g, dim: m.squeeze_dim(g, dim)),
+    "squeeze_": op("SqueezeBackward3", ("self",), attrs=("self_sym_sizes",),
+                   self=lambda m, g, self_sym_sizes: m.reshape(g, self_sym_sizes)),
+    "squeeze_dim_": op("SqueezeBackward4", ("self",), attrs=("dim", "self_sym_sizes"),
+                       self=lambda m, g, dim, self_sym_sizes: m.unsqueeze_to(g, dim, self_sym_sizes)),
+    "squeeze_dims_": op("SqueezeBackward5", ("self",), attrs=("dim", "self_sym_sizes"),
+                        self=lambda m, g, dim, self_sym_sizes: m.unsqueeze_to(g, dim, self_sym_sizes)),
+    "t_": op("TBackward1", ("self",), self=lambda m, g: m.swapaxes(g, 0, -1) if _ndim(g) == 2 else g),
+    "transpose_": op("TransposeBackward1", ("self",), attrs=("dim0", "dim1"),
+                     self=lambda m, g, dim0, dim1: m.swapaxes(g, dim0, dim1)),
+    # -- the nodes backward formulas record under create_graph (higher-order gradients) ------------
+    "tanh_backward": op("TanhBackwardBackward0", ("grad_output", "output"),
+                        saved=(("grad_output", ALWAYS), ("output", ALWAYS)),
+                        grad_output=lambda m, g, output: m.tanh_backward(g, output),
+                        output=lambda m, g, grad_output, output: g * (m.mul_scalar(output, -2) * grad_output)),
+    "sigmoid_backward": op("SigmoidBackwardBackward0", ("grad_output", "output"),
+                           saved=(("grad_output", ALWAYS), ("output", ALWAYS)),
+                           grad_output=lambda m, g, output: m.sigmoid_backward(g, output),
+                           output=lambda m, g, grad_output, output: g * grad_output * m.add_scalar(
+                               m.mul_scalar(output, -2), 1)),
+    "threshold_backward": op("ThresholdBackwardBackward0", ("grad_output", "self"), saved=(("self", ALWAYS),),
+                             attrs=("threshold",),
+                             grad_output=lambda m, g, self, threshold: m.threshold_backward(g, self),
+                             self=lambda m, g: m.zeros_like(g)),
     "softmax_backward": op("SoftmaxBackwardDataBackward0", ("grad_output", "output"),
                            saved=(("grad_output", ALWAYS), ("output", ALWAYS)), attrs=("dim",),
                            grad_output=lambda m, g, output, dim: m.softmax_backward(g, output, dim),
@@ -250,37 +281,22 @@ TABLE = {
                             target=lambda m, g, grad_output, target, reduction: -_loss_mean(
                                 m, m.mul_scalar(g * grad_output, 2), target, reduction),
                             doc="mse_loss's gradient under create_graph: saves everything it was computed from"),
-    # -- in place -----------------------------------------------------------------------
-    "fill": op("FillBackward2", ("self",), self=lambda m, g: m.zeros_like(g)),
-    "fill_tensor": op("FillBackward3", ("self", "value"), self=lambda m, g: m.zeros_like(g),
-                      value=lambda m, g: m.sum_all(g)),
-    "zero": op("ZeroBackward0", ("self",), self=lambda m, g: m.zeros_like(g)),
-    "copy": op("CopyBackwards", ("self", "src"), self=lambda m, g: m.zeros_like(g), src=lambda m, g: g, cpp=True),
-    "index_put": op("IndexPutBackward0", ("self", "values"), saved=(("indices", ALWAYS),), attrs=("accumulate",),
-                    self=lambda m, g, _index: m.zero_at(g, _index),
-                    values=lambda m, g, _index: m.take(g, _index)),
-    "as_strided": op("AsStridedBackward0", ("self",), attrs=("size", "storage_offset", "stride"),
-                     self=lambda m, g, _positions, _base_shape: m.as_strided_backward(g, _positions, _base_shape)),
-    "masked_fill": op("MaskedFillBackward0", ("self",), saved=(("mask", ALWAYS),),
-                      self=lambda m, g, mask: m.masked_fill(g, mask, 0), doc="saves the mask"),
-    "masked_fill_tensor": op("MaskedFillBackward1", ("self", "value"), saved=(("mask", ALWAYS),),
-                             self=lambda m, g, mask: m.masked_fill(g, mask, 0),
-                             value=lambda m, g, mask: m.sum_all(m.mask(g, _arr_of(mask)))),
-    "unsqueeze_": op("UnsqueezeBackward1", ("self",), attrs=("dim",), self=lambda m, g, dim: m.squeeze_dim(g, dim)),
-    "squeeze_": op("SqueezeBackward3", ("self",), attrs=("self_sym_sizes",),
-                   self=lambda m, g, self_sym_sizes: m.reshape(g, self_sym_sizes)),
-    "t_": op("TBackward1", ("self",), self=lambda m, g: m.swapaxes(g, 0, -1) if _ndim(g) == 2 else g),
-    "transpose_": op("TransposeBackward1", ("self",), attrs=("dim0", "dim1"),
-                     self=lambda m, g, dim0, dim1: m.swapaxes(g, dim0, dim1)),
+    "slice_backward": op("SliceBackwardBackward0", ("grad_output",), attrs=("dim", "end", "start", "step"),
+                         grad_output=lambda m, g, dim, start, end, step: m.slice(g, dim, start, end, step)),
+    "select_backward": op("SelectBackwardBackward0", ("grad_output",), attrs=("dim", "index"),
+                          grad_output=lambda m, g, dim, index: m.select(g, dim, index)),
 }
 
+_CONV_INPUTS = ("grad_output", "input", "weight")
+_CONV_ATTRS = ("dilation", "groups", "output_padding", "padding", "stride", "transposed")
+_BN_SAVED = tuple((s, ALWAYS) for s in ("grad_out", "input", "weight", "running_mean", "running_var", "save_mean",
+                                        "save_invstd"))
+_LN_SAVED = tuple((s, ALWAYS) for s in ("grad_out", "input", "weight", "mean", "rstd"))
+_LOSS_SAVED = (("grad_output", ALWAYS), ("self", ALWAYS), ("target", ALWAYS))
 
-TABLE["expand"] = op("ExpandBackward0", ("self",), attrs=("self_sym_sizes",),
-                     self=lambda m, g, self_sym_sizes: m.fit(g, tuple(self_sym_sizes), g.dtype if not isinstance(g, Tensor) else g._data.dtype))
-TABLE["to_copy"] = op("ToCopyBackward0", ("self",), self=lambda m, g: g, doc="saves nothing")
-
-
+# torch.nn's rows, each also TABLE["nn." + its key]
 ROWS = {
+    # -- linear ------------------------------------------------------------------------------------
     "addmm": op("AddmmBackward0", ("self", "mat1", "mat2"), saved=(("mat1", "mat2"), ("mat2", "mat1")),
                 attrs=("alpha", "beta", "mat1_sym_sizes", "mat1_sym_strides", "mat2_sym_sizes", "mat2_sym_strides"),
                 self=lambda m, g, beta: g if beta == 1 else m.mul_scalar(g, beta),
@@ -291,6 +307,17 @@ ROWS = {
                     m.t(m.mm(m.t(g), mat1)) if _col_major(mat2_sym_sizes, mat2_sym_strides)
                     else m.mm(m.t(mat1), g)), alpha),
                 doc="bias + input @ weight.t(): saves each matrix when the other requires grad"),
+    "trilinear": op("TrilinearBackward0", ("i1", "i2", "i3"), saved=(("i1", ALWAYS), ("i2", ALWAYS), ("i3", ALWAYS)),
+                    attrs=("expand1", "expand2", "expand3", "sumdim"),
+                    # _trilinear_backward: each gradient is a _trilinear with the roles of the dims swapped
+                    i1=lambda m, g, i2, i3, expand1, expand2, expand3, sumdim: m.trilinear(
+                        g, i2, i3, sumdim, expand2, expand3, expand1),
+                    i2=lambda m, g, i1, i3, expand1, expand2, expand3, sumdim: m.trilinear(
+                        i1, g, i3, expand1, sumdim, expand3, expand2),
+                    i3=lambda m, g, i1, i2, expand1, expand2, expand3, sumdim: m.trilinear(
+                        i1, i2, g, expand1, expand2, sumdim, expand3),
+                    doc="x1^T W x2 per output feature: each input's gradient needs the other two"),
+    # -- activations -------------------------------------------------------------------------------
     "leaky_relu": op("LeakyReluBackward0", ("self",), saved=(("self", ALWAYS),), attrs=("negative_slope",),
                      self=lambda m, g, self, negative_slope: m.leaky_relu_backward(g, self, negative_slope)),
     "leaky_relu_": op("LeakyReluBackward1", ("self",), saved=(("result", ALWAYS),), attrs=("negative_slope",),
@@ -307,7 +334,7 @@ ROWS = {
                self=lambda m, g, self, approximate: m.gelu_backward(g, self, approximate)),
     "softplus": op("SoftplusBackward0", ("self",), saved=(("self", ALWAYS),), attrs=("beta", "threshold"),
                    self=lambda m, g, self, beta, threshold: m.softplus_backward(g, self, beta, threshold)),
-    # -- losses ----------------------------------------------------------------------------------
+    # -- losses ------------------------------------------------------------------------------------
     "smooth_l1_loss": op("SmoothL1LossBackward0", ("self", "target"), saved=(("self", ALWAYS), ("target", ALWAYS)),
                          attrs=("beta", "reduction"),
                          self=lambda m, g, self, target, reduction, beta: m.smooth_l1_backward(
@@ -346,17 +373,28 @@ ROWS = {
                      self=lambda m, g, self, target, weight, total_weight, ignore_index, reduction: m.nll_backward_w(
                          g, self, target, weight, total_weight, ignore_index, reduction, 1),
                      doc="nll_loss over images (N, C, H, W)"),
-}
-
-
-TABLE.update({"nn." + k: v for k, v in ROWS.items()})
-
-ROWS.update({
+    # -- embedding ---------------------------------------------------------------------------------
     "embedding": op("EmbeddingBackward0", ("weight",), saved=(("indices", ALWAYS),),
                     attrs=("padding_idx", "scale_grad_by_freq", "sparse", "weight_sym_argsize_0"),
                     weight=lambda m, g, indices, weight_sym_argsize_0, padding_idx, scale_grad_by_freq:
                         m.embedding_backward(g, indices, weight_sym_argsize_0, padding_idx, scale_grad_by_freq),
                     doc="saves the indices: the gradient sums rows of the incoming gradient per index"),
+    "embedding_dense_backward": op(
+        "EmbeddingDenseBackwardBackward0", ("grad_output",), saved=(("indices", ALWAYS),), attrs=("padding_idx",),
+        grad_output=lambda m, g, indices, padding_idx: m.embedding_double_backward(g, indices, padding_idx)),
+    # -- normalization -----------------------------------------------------------------------------
+    "native_batch_norm": op(
+        "NativeBatchNormBackward0", ("input", "weight", "bias"),
+        saved=(("input", ALWAYS), ("result1", ALWAYS), ("result2", ALWAYS), ("running_mean", ALWAYS),
+               ("running_var", ALWAYS), ("weight", ALWAYS)),
+        attrs=("eps", "training"),
+        input=lambda m, g, input, weight, running_mean, running_var, result1, result2, training, eps:
+            m.batch_norm_backward(g, input, weight, running_mean, running_var, result1, result2, training, eps)[0],
+        weight=lambda m, g, input, weight, running_mean, running_var, result1, result2, training, eps:
+            m.batch_norm_backward(g, input, weight, running_mean, running_var, result1, result2, training, eps)[1],
+        bias=lambda m, g, input, weight, running_mean, running_var, result1, result2, training, eps:
+            m.batch_norm_backward(g, input, weight, running_mean, running_var, result1, result2, training, eps)[2],
+        doc="saves the input, weight, running statistics and the batch's mean (result1) and 1/std (result2)"),
     "native_layer_norm": op("NativeLayerNormBackward0", ("input", "weight", "bias"),
                             saved=(("bias", ALWAYS), ("input", ALWAYS), ("result1", ALWAYS), ("result2", ALWAYS),
                                    ("weight", ALWAYS)),
@@ -368,40 +406,7 @@ ROWS.update({
                             bias=lambda m, g, input, weight, normalized_shape: m.layer_norm_backward_bias(
                                 g, input, weight, normalized_shape),
                             doc="saves the input, weight, bias, and each row's mean (result1) and 1/std (result2)"),
-})
-ROWS["embedding_dense_backward"] = op(
-    "EmbeddingDenseBackwardBackward0", ("grad_output",), saved=(("indices", ALWAYS),), attrs=("padding_idx",),
-    grad_output=lambda m, g, indices, padding_idx: m.embedding_double_backward(g, indices, padding_idx))
-TABLE.update({"nn." + k: ROWS[k] for k in ("embedding", "native_layer_norm", "embedding_dense_backward")})
-
-# ----------------------------------------------------------------------------- recurrent layers
-# PyTorch's RNN.cpp, op for op: the cells (SimpleCell, LSTMCell, GRUCell), the full layer that
-# computes the input projection of the whole sequence once and unbinds it per step, and the
-# layer stack. unsafe_chunk and unbind make one node with several outputs (engine.OutputEdge).
-
-ROWS["unsafe_split"] = op("UnsafeSplitBackward0", ("self",), attrs=("dim", "self_sym_sizes", "split_size"),
-                          multi=True, self=lambda m, g, dim, self_sym_sizes, split_size: m.split_backward(
-                              g, _split_sizes(self_sym_sizes[dim], split_size), dim, self_sym_sizes),
-                          doc="one node for every chunk: the chunks' gradients side by side")
-TABLE["nn.unsafe_split"] = ROWS["unsafe_split"]
-
-
-# ----------------------------------------------------------------------------- LSTM through oneDNN
-# PyTorch runs a float32 nn.LSTM on CPU through oneDNN: one MkldnnRnnLayerBackward0 node per
-# layer, with three outputs (output, h_n, c_n), whose gradients reach it side by side.
-
-
-ROWS["mkldnn_rnn_layer"] = op(
-    "MkldnnRnnLayerBackward0", ("input", "weight0", "weight1", "weight2", "weight3", "hx_", "cx_"),
-    saved=(("cx_", ALWAYS), ("hx_", ALWAYS), ("input", ALWAYS), ("result0", ALWAYS), ("result1", ALWAYS),
-           ("result2", ALWAYS), ("result3", ALWAYS), ("weight0", ALWAYS), ("weight1", ALWAYS), ("weight2", ALWAYS),
-           ("weight3", ALWAYS)), multi=True,
-    attrs=("batch_first", "batch_sizes", "bidirectional", "has_biases", "hidden_size", "mode", "num_layers",
-           "reverse", "train"),
-    doc="one LSTM layer over the whole sequence (oneDNN): saves its inputs, weights, outputs and the gates")
-TABLE["nn.mkldnn_rnn_layer"] = ROWS["mkldnn_rnn_layer"]
-
-ROWS.update({
+    # -- convolution and pooling -------------------------------------------------------------------
     "convolution": op("ConvolutionBackward0", ("input", "weight", "bias"), saved=(("input", ALWAYS), ("weight", ALWAYS)),
                       attrs=("bias_sym_sizes_opt", "dilation", "groups", "output_padding", "padding", "stride",
                              "transposed"),
@@ -420,55 +425,25 @@ ROWS.update({
                      self=lambda m, g, self, kernel_size, stride, padding, ceil_mode, count_include_pad,
                      divisor_override: m.avg_pool_backward(g, self, kernel_size, stride, padding, ceil_mode,
                                                            count_include_pad, divisor_override)),
-})
-TABLE.update({"nn." + k: ROWS[k] for k in ("convolution", "max_pool2d", "avg_pool2d")})
-
-ROWS.update({
-    "native_batch_norm": op(
-        "NativeBatchNormBackward0", ("input", "weight", "bias"),
-        saved=(("input", ALWAYS), ("result1", ALWAYS), ("result2", ALWAYS), ("running_mean", ALWAYS),
-               ("running_var", ALWAYS), ("weight", ALWAYS)),
-        attrs=("eps", "training"),
-        input=lambda m, g, input, weight, running_mean, running_var, result1, result2, training, eps:
-            m.batch_norm_backward(g, input, weight, running_mean, running_var, result1, result2, training, eps)[0],
-        weight=lambda m, g, input, weight, running_mean, running_var, result1, result2, training, eps:
-            m.batch_norm_backward(g, input, weight, running_mean, running_var, result1, result2, training, eps)[1],
-        bias=lambda m, g, input, weight, running_mean, running_var, result1, result2, training, eps:
-            m.batch_norm_backward(g, input, weight, running_mean, running_var, result1, result2, training, eps)[2],
-        doc="saves the input, weight, running statistics and the batch's mean (result1) and 1/std (result2)"),
-    "trilinear": op("TrilinearBackward0", ("i1", "i2", "i3"), saved=(("i1", ALWAYS), ("i2", ALWAYS), ("i3", ALWAYS)),
-                    attrs=("expand1", "expand2", "expand3", "sumdim"),
-                    # _trilinear_backward: each gradient is a _trilinear with the roles of the dims swapped
-                    i1=lambda m, g, i2, i3, expand1, expand2, expand3, sumdim: m.trilinear(
-                        g, i2, i3, sumdim, expand2, expand3, expand1),
-                    i2=lambda m, g, i1, i3, expand1, expand2, expand3, sumdim: m.trilinear(
-                        i1, g, i3, expand1, sumdim, expand3, expand2),
-                    i3=lambda m, g, i1, i2, expand1, expand2, expand3, sumdim: m.trilinear(
-                        i1, i2, g, expand1, expand2, sumdim, expand3),
-                    doc="x1^T W x2 per output feature: each input's gradient needs the other two"),
-})
-TABLE.update({"nn." + k: ROWS[k] for k in ("native_batch_norm", "trilinear")})
-
-
-# -- nll_loss's gradient under create_graph: a node of its own, linear in the incoming gradient
-for _key, _name in (("nll_loss_backward", "NllLossBackwardBackward0"),
-                    ("nll_loss2d_backward", "NllLoss2DBackwardBackward0")):
-    ROWS[_key] = TABLE["nn." + _key] = op(
-        _name, ("grad_output", "self"), saved=(("target", ALWAYS), ("weight", ALWAYS)),
-        attrs=("ignore_index", "reduction"),
-        grad_output=lambda m, g, target, weight, ignore_index, reduction: m.nll_loss_w(
-            g, target, weight, ignore_index, reduction),
-        self=lambda m, g: m.zeros_like(g),
-        doc="nll_loss's gradient under create_graph: linear in the incoming gradient, constant in the "
-            "log-probabilities")
-
-
-_CONV_INPUTS = ("grad_output", "input", "weight")
-_CONV_ATTRS = ("dilation", "groups", "output_padding", "padding", "stride", "transposed")
-_BN_SAVED = tuple((s, ALWAYS) for s in ("grad_out", "input", "weight", "running_mean", "running_var", "save_mean",
-                                        "save_invstd"))
-_LN_SAVED = tuple((s, ALWAYS) for s in ("grad_out", "input", "weight", "mean", "rstd"))
-ROWS.update({
+    # -- module hooks ------------------------------------------------------------------------------
+    "backward_hook_function": op(
+        "BackwardHookFunctionBackward", ("self",), self=lambda m, g: g,
+        doc="an identity that lets a module's full backward hooks see its gradients: saves nothing"),
+    # -- recurrent layers (PyTorch's RNN.cpp; a float32 LSTM through oneDNN: one MkldnnRnnLayerBackward0 node per layer,
+    # with three outputs (output, h_n, c_n), whose gradients reach it side by side)
+    "unsafe_split": op("UnsafeSplitBackward0", ("self",), attrs=("dim", "self_sym_sizes", "split_size"),
+                       multi=True, self=lambda m, g, dim, self_sym_sizes, split_size: m.split_backward(
+                           g, _split_sizes(self_sym_sizes[dim], split_size), dim, self_sym_sizes),
+                       doc="one node for every chunk: the chunks' gradients side by side"),
+    "mkldnn_rnn_layer": op(
+        "MkldnnRnnLayerBackward0", ("input", "weight0", "weight1", "weight2", "weight3", "hx_", "cx_"),
+        saved=(("cx_", ALWAYS), ("hx_", ALWAYS), ("input", ALWAYS), ("result0", ALWAYS), ("result1", ALWAYS),
+               ("result2", ALWAYS), ("result3", ALWAYS), ("weight0", ALWAYS), ("weight1", ALWAYS), ("weight2", ALWAYS),
+               ("weight3", ALWAYS)), multi=True,
+        attrs=("batch_first", "batch_sizes", "bidirectional", "has_biases", "hidden_size", "mode", "num_layers",
+               "reverse", "train"),
+        doc="one LSTM layer over the whole sequence (oneDNN): saves its inputs, weights, outputs and the gates"),
+    # -- the layers' gradients under create_graph: a node of their own, as in PyTorch's double-backward support
     "leaky_relu_backward": op(
         "LeakyReluBackwardBackward0", ("grad_output", "self"), saved=(("self", ALWAYS),), attrs=("negative_slope",),
         grad_output=lambda m, g, self, negative_slope: m.leaky_relu_backward(g, self, negative_slope),
@@ -523,7 +498,46 @@ ROWS.update({
         "ConvolutionBackwardBackward0", _CONV_INPUTS, saved=(("grad_output", ALWAYS),), attrs=_CONV_ATTRS,
         grad_output=lambda m, g, grad_output: m.bias_double_backward(g, grad_output, 1),
         input=lambda m, g: None, weight=lambda m, g: None),
-})
+    "native_layer_norm_backward_bias": op(
+        "NativeLayerNormBackwardBackward0", ("grad_out", "input", "weight"), saved=(("grad_out", ALWAYS),),
+        grad_out=lambda m, g, grad_out: m.bias_double_backward(g, grad_out, grad_out.ndim - g.ndim),
+        input=lambda m, g: None, weight=lambda m, g: None),
+    "smooth_l1_loss_backward": op(
+        "SmoothL1LossBackwardBackward0", ("grad_output", "self", "target"), saved=_LOSS_SAVED, attrs=("beta", "reduction"),
+        grad_output=lambda m, g, grad_output, self, target, reduction, beta: m.smooth_l1_double_backward_grad_output(
+            g, grad_output, self, target, reduction, beta),
+        self=lambda m, g, grad_output, self, target, reduction, beta: m.smooth_l1_double_backward(
+            m.mul_g(g, grad_output), self, target, reduction, beta),
+        target=lambda m, g, grad_output, self, target, reduction, beta: m.neg_g(m.smooth_l1_double_backward(
+            m.mul_g(g, grad_output), self, target, reduction, beta))),
+    "huber_loss_backward": op(
+        "HuberLossBackwardBackward0", ("grad_output", "self", "target"), saved=_LOSS_SAVED, attrs=("delta", "reduction"),
+        grad_output=lambda m, g, grad_output, self, target, reduction, delta: m.huber_double_backward_grad_output(
+            g, grad_output, self, target, reduction, delta),
+        self=lambda m, g, grad_output, self, target, reduction, delta: m.huber_double_backward(
+            m.mul_g(g, grad_output), self, target, reduction, delta),
+        target=lambda m, g, grad_output, self, target, reduction, delta: m.neg_g(m.huber_double_backward(
+            m.mul_g(g, grad_output), self, target, reduction, delta))),
+    "binary_cross_entropy_backward": op(
+        "BinaryCrossEntropyBackwardBackward0", ("grad_output", "self", "target"),
+        saved=_LOSS_SAVED + (("weight", ALWAYS),), attrs=("reduction",),
+        grad_output=lambda m, g, self, target, weight, reduction: m.bce_double_backward_grad_output(
+            g, self, target, weight, reduction),
+        self=lambda m, g, grad_output, self, target, weight, reduction: m.bce_double_backward(
+            grad_output, g, self, target, weight, reduction),
+        target=lambda m, g, grad_output, self, target, weight, reduction: m.bce_double_backward_target(
+            g, grad_output, self, target, weight, reduction)),
+}
+for _key, _name in (("nll_loss_backward", "NllLossBackwardBackward0"),
+                    ("nll_loss2d_backward", "NllLoss2DBackwardBackward0")):
+    ROWS[_key] = op(
+        _name, ("grad_output", "self"), saved=(("target", ALWAYS), ("weight", ALWAYS)),
+        attrs=("ignore_index", "reduction"),
+        grad_output=lambda m, g, target, weight, ignore_index, reduction: m.nll_loss_w(
+            g, target, weight, ignore_index, reduction),
+        self=lambda m, g: m.zeros_like(g),
+        doc="nll_loss's gradient under create_graph: linear in the incoming gradient, constant in the "
+            "log-probabilities")
 for _which, _key in enumerate(("input", "weight", "bias")):
     ROWS["native_batch_norm_backward_" + _key] = op(
         "NativeBatchNormBackwardBackward0", ("grad_out", "input", "weight"), saved=_BN_SAVED, attrs=("eps", "train"),
@@ -533,39 +547,4 @@ for _which, _key in enumerate(("input", "weight")):
         "NativeLayerNormBackwardBackward0", ("grad_out", "input", "weight"), saved=_LN_SAVED,
         attrs=("normalized_shape",),
         grad_out=_ln_second(_which, 0), input=_ln_second(_which, 1), weight=_ln_second(_which, 2))
-ROWS["native_layer_norm_backward_bias"] = op(
-    "NativeLayerNormBackwardBackward0", ("grad_out", "input", "weight"), saved=(("grad_out", ALWAYS),),
-    grad_out=lambda m, g, grad_out: m.bias_double_backward(g, grad_out, grad_out.ndim - g.ndim),
-    input=lambda m, g: None, weight=lambda m, g: None)
-TABLE.update({"nn." + k: v for k, v in ROWS.items() if k not in TABLE})
-
-
-_LOSS_SAVED = (("grad_output", ALWAYS), ("self", ALWAYS), ("target", ALWAYS))
-ROWS["smooth_l1_loss_backward"] = TABLE["nn.smooth_l1_loss_backward"] = op(
-    "SmoothL1LossBackwardBackward0", ("grad_output", "self", "target"), saved=_LOSS_SAVED, attrs=("beta", "reduction"),
-    grad_output=lambda m, g, grad_output, self, target, reduction, beta: m.smooth_l1_double_backward_grad_output(
-        g, grad_output, self, target, reduction, beta),
-    self=lambda m, g, grad_output, self, target, reduction, beta: m.smooth_l1_double_backward(
-        m.mul_g(g, grad_output), self, target, reduction, beta),
-    target=lambda m, g, grad_output, self, target, reduction, beta: m.neg_g(m.smooth_l1_double_backward(
-        m.mul_g(g, grad_output), self, target, reduction, beta)))
-ROWS["huber_loss_backward"] = TABLE["nn.huber_loss_backward"] = op(
-    "HuberLossBackwardBackward0", ("grad_output", "self", "target"), saved=_LOSS_SAVED, attrs=("delta", "reduction"),
-    grad_output=lambda m, g, grad_output, self, target, reduction, delta: m.huber_double_backward_grad_output(
-        g, grad_output, self, target, reduction, delta),
-    self=lambda m, g, grad_output, self, target, reduction, delta: m.huber_double_backward(
-        m.mul_g(g, grad_output), self, target, reduction, delta),
-    target=lambda m, g, grad_output, self, target, reduction, delta: m.neg_g(m.huber_double_backward(
-        m.mul_g(g, grad_output), self, target, reduction, delta)))
-ROWS["binary_cross_entropy_backward"] = TABLE["nn.binary_cross_entropy_backward"] = op(
-    "BinaryCrossEntropyBackwardBackward0", ("grad_output", "self", "target"),
-    saved=_LOSS_SAVED + (("weight", ALWAYS),), attrs=("reduction",),
-    grad_output=lambda m, g, self, target, weight, reduction: m.bce_double_backward_grad_output(
-        g, self, target, weight, reduction),
-    self=lambda m, g, grad_output, self, target, weight, reduction: m.bce_double_backward(
-        grad_output, g, self, target, weight, reduction),
-    target=lambda m, g, grad_output, self, target, weight, reduction: m.bce_double_backward_target(
-        g, grad_output, self, target, weight, reduction))
-TABLE["nn.backward_hook_function"] = op(
-    "BackwardHookFunctionBackward", ("self",), self=lambda m, g: g,
-    doc="an identity that lets a module's full backward hooks see its gradients: saves nothing")
+TABLE.update(("nn." + key, row) for key, row in ROWS.items())

@@ -13,8 +13,6 @@ from ..errors import TorchNotImplementedError as TorchNotImplementedError_
 from .numeric import _SCALAR_NAME
 from .record import _begin, _record
 from .table import TABLE
-# ----------------------------------------------------------------------------- in-place
-
 
 _NO_GRAD_VIEW = ("A view was created in no_grad mode and is being modified inplace with grad mode enabled. Given "
                  "that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by "
