@@ -5,6 +5,8 @@ import builtins as _b
 
 import numpy as np
 
+from ..errors import TorchRuntimeError, TorchValueError
+
 
 def _layer_norm_axes(x, normalized_shape):
     return tuple(range(x.ndim - len(normalized_shape), x.ndim))
@@ -166,3 +168,38 @@ def _avg_pool_backward(g, self, kernel_size, stride, padding, ceil_mode, count_i
 
 def _bn_axes(x):
     return (0,) + tuple(range(2, x.ndim))
+
+
+# -- PyTorch's intra-op thread count: its CPU kernels split some reductions by it (batch norm's statistics)
+
+_num_threads = []       # the count torch.set_num_threads gave, once given
+
+
+def _physical_cores():
+    try:
+        with open("/proc/cpuinfo") as f:
+            cores = {line.split(":")[1].strip() for line in f if line.startswith("core id")}
+        return len(cores) or None
+    except OSError:
+        return None
+
+
+def get_num_threads():
+    """PyTorch's intra-op thread count (its CPU kernels split some reductions by it): set_num_threads's,
+    else OMP_NUM_THREADS or MKL_NUM_THREADS, else the physical cores."""
+    if not _num_threads:
+        import os
+        env = os.environ.get("OMP_NUM_THREADS") or os.environ.get("MKL_NUM_THREADS")
+        _num_threads.append(int(env) if env and env.isdigit() and int(env) > 0
+                            else _physical_cores() or os.cpu_count() or 1)
+    return _num_threads[0]
+
+
+def set_num_threads(n):
+    if type(n) is not int:
+        raise TorchRuntimeError(f"set_num_threads expects an int, but got {type(n).__name__}")
+    if not -2 ** 31 <= n < 2 ** 31:         # a C int, read through a long long
+        raise TorchValueError("Overflow when unpacking long" + (" long" if not -2 ** 63 <= n < 2 ** 63 else ""))
+    if n <= 0:
+        raise TorchRuntimeError("set_num_threads expects a positive integer")
+    _num_threads[:] = [n]

@@ -115,10 +115,7 @@ class _TensorMath:
     div_tensor_other_backward = staticmethod(lambda g, self, other: -g * ((self / other) / other))
     pow_backward = staticmethod(lambda g, self, e: g * _TensorMath.mul_scalar(pow(self, e - 1), e))
 
-    @staticmethod
-    def where(c, a, b):
-        from ..torch import where
-        return where(c, a, b)
+    where = staticmethod(lambda c, a, b: where(c, a, b))
 
     @staticmethod
     def expand(g, shape):

@@ -6,7 +6,7 @@ import numpy as np
 from ..engine import Size, Tensor
 from ..errors import TorchRuntimeError, TorchValueError
 from .numeric import _F32, _SCALAR_NAME
-from .kernels import _bn_axes, _layer_norm_axes
+from .kernels import _bn_axes, _layer_norm_axes, get_num_threads
 from .record import _begin, _record
 from .table import ROWS
 
@@ -163,7 +163,6 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     x = input._data
     n = x.size // x.shape[1]
     if training:
-        from ..torch import get_num_threads
         mean, var_sum = _batch_norm_stats(x, get_num_threads())
         dt = x.dtype.type
         # batch_norm_cpu_update_stats_template: var_sum / n in the input's dtype, the transform in

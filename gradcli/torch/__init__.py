@@ -13,6 +13,7 @@ from .. import ops as _ops
 from ..engine import Size, Tensor, STATE as _STATE
 from .. import errors as _errors
 from ..errors import TorchRuntimeError, TorchTypeError, TorchValueError
+from ..ops.kernels import get_num_threads, set_num_threads
 
 # Freed large buffers stay in the heap for the next tensor instead of going back to the
 # system and page-faulting back in on first touch (a library user gets what `gradcli run` does).
@@ -44,38 +45,6 @@ def is_tensor(obj):
 def is_grad_enabled():
     return _STATE.grad_enabled
 
-
-_num_threads = []       # the count torch.set_num_threads gave, once given
-
-
-def _physical_cores():
-    try:
-        with open("/proc/cpuinfo") as f:
-            cores = {line.split(":")[1].strip() for line in f if line.startswith("core id")}
-        return len(cores) or None
-    except OSError:
-        return None
-
-
-def get_num_threads():
-    """PyTorch's intra-op thread count (its CPU kernels split some reductions by it): set_num_threads's,
-    else OMP_NUM_THREADS or MKL_NUM_THREADS, else the physical cores."""
-    if not _num_threads:
-        import os
-        env = os.environ.get("OMP_NUM_THREADS") or os.environ.get("MKL_NUM_THREADS")
-        _num_threads.append(_py_int(env) if env and env.isdigit() and _py_int(env) > 0
-                            else _physical_cores() or os.cpu_count() or 1)
-    return _num_threads[0]
-
-
-def set_num_threads(n):
-    if type(n) is not _py_int:
-        raise TorchRuntimeError(f"set_num_threads expects an int, but got {type(n).__name__}")
-    if not -2 ** 31 <= n < 2 ** 31:         # a C int, read through a long long
-        raise TorchValueError("Overflow when unpacking long" + (" long" if not -2 ** 63 <= n < 2 ** 63 else ""))
-    if n <= 0:
-        raise TorchRuntimeError("set_num_threads expects a positive integer")
-    _num_threads[:] = [n]
 
 # ----------------------------------------------------------------------------- grad mode
 
