@@ -83,8 +83,6 @@ def fill_(t, value):
     return _inplace(t, lambda x: _record(TABLE["fill"], _begin(x), np.full_like(x._data, value), (x,)),
                     name="fill_", cast=True)
 
-# ----------------------------------------------------------------------------- in place, continued
-
 
 def copy_(t, src, non_blocking=False):
     if not isinstance(src, Tensor):

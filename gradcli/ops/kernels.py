@@ -14,6 +14,7 @@ def _layer_norm_axes(x, normalized_shape):
 
 # ----------------------------------------------------------------------------- convolution and pooling
 
+
 _windows = np.lib.stride_tricks.sliding_window_view
 
 
@@ -163,7 +164,7 @@ def _avg_pool_backward(g, self, kernel_size, stride, padding, ceil_mode, count_i
         padded[:, :, i:i + stride[0] * (out[0] - 1) + 1:stride[0], j:j + stride[1] * (out[1] - 1) + 1:stride[1]] += gd
     return padded[:, :, padding[0]:padding[0] + h, padding[1]:padding[1] + w].astype(g.dtype)
 
-# ----------------------------------------------------------------------------- batch norm, bilinear
+# ----------------------------------------------------------------------------- batch norm
 
 
 def _bn_axes(x):
@@ -171,6 +172,7 @@ def _bn_axes(x):
 
 
 # -- PyTorch's intra-op thread count: its CPU kernels split some reductions by it (batch norm's statistics)
+
 
 _num_threads = []       # the count torch.set_num_threads gave, once given
 

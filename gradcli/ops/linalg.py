@@ -77,8 +77,6 @@ def mm(a, b):
              "self_sym_sizes": tuple(a._data.shape), "self_sym_strides": _strides(a) if ra else ()}
     return _record(TABLE["mm"], seq, a._data @ b._data, (a, b), extra={"mat2": b}, attrs=attrs)
 
-# ----------------------------------------------------------------------------- products
-
 
 def bmm(a, b):
     if a._data.ndim != 3 or b._data.ndim != 3:

@@ -242,8 +242,6 @@ class _TensorMath:
                        extra={"grad_output": g}, attrs={"reduction": reduction})
 
 
-
-
 def _np_unsqueeze_dims(g, dims, ndim):
     for d in sorted(dims):
         g = np.expand_dims(g, d)

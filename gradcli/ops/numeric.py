@@ -70,8 +70,6 @@ def _number_operand(b, dtype):
         return c
     return dtype.type(b)
 
-# ----------------------------------------------------------------------------- reductions
-
 
 def _dims(dim, ndim):
     """The reduced axes, wrapped; an empty list reduces every axis (None)."""
@@ -95,8 +93,6 @@ def _count(sizes, dim):
     for d in (dim if dim != () else range(len(sizes))) if isinstance(dim, tuple) else (dim,):
         n *= sizes[d % len(sizes)] if sizes else 1
     return n
-
-# ----------------------------------------------------------------------------- matrix products
 
 
 def _shape_str(s):
@@ -135,8 +131,6 @@ def _type_str(t):
     """PyTorch's legacy type name of a CPU tensor: torch.FloatTensor, torch.LongTensor, ..."""
     return f"torch.{_SCALAR_NAME[t._data.dtype.name]}Tensor"
 
-# ============================================================================= breadth: shapes, indexing,
-# reductions that save tensors, selection, losses
 
 _INT64_MAX = 2 ** 63 - 1
 
@@ -185,7 +179,6 @@ def _split_sizes(size, split_size):
         return [0]
     return [_b.min(split_size, size - start) for start in range(0, size, split_size)]
 
-# ----------------------------------------------------------------------------- losses
 
 _REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
 

@@ -68,6 +68,7 @@ def _binary(row, ufunc, a, b, dt=None, extra_attrs=None):
 
 # ----------------------------------------------------------------------------- arithmetic
 
+
 _ADD, _SUB, _MUL, _DIV = TABLE["add"], TABLE["sub"], TABLE["mul"], TABLE["div"]
 
 

@@ -76,8 +76,6 @@ def mean(t, dim=None, keepdim=False, dtype=None):
                    attrs={"dim": _raw_dims(dim), "keepdim": bool(keepdim), "self_sym_numel": data.size,
                           "self_sym_sizes": tuple(data.shape)})
 
-# ----------------------------------------------------------------------------- reductions
-
 
 def _reduce_all(row, t, out, extra=None):
     seq = _begin(t)

@@ -281,8 +281,6 @@ def _slice_from(t, dim, start):
     return _view_result(TABLE["slice"], t, out, {"dim": dim, "end": None, "self_sym_sizes": tuple(t._data.shape),
                                                  "start": start, "step": 1})
 
-# ----------------------------------------------------------------------------- nodes only backward formulas record
-
 
 def flip(t, dims):
     seq = _begin(t)

@@ -37,6 +37,8 @@ def _multi_view_error(t, modified):
 
 def _invalid_backward(node, g, create_graph):
     raise TorchRuntimeError(node.attrs.get("_error", _NO_GRAD_VIEW_INDIRECT))
+
+
 _PARTIAL_OVERLAP = ("unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
                     "single memory location. Please clone() the tensor before performing the operation.")
 _OVERLAP = ("unsupported operation: more than one element of the written-to tensor refers to a single memory "
