@@ -15,9 +15,6 @@ def _layer_norm_axes(x, normalized_shape):
 # ----------------------------------------------------------------------------- convolution and pooling
 
 
-_windows = np.lib.stride_tricks.sliding_window_view
-
-
 def _tup(v, n):
     return tuple(v) if isinstance(v, (tuple, list)) else (v,) * n
 
@@ -26,7 +23,7 @@ def _conv_windows(xp, k, stride, dilation, out):
     """(N, C, *out, *k) views of the padded input xp: each output position's receptive field."""
     nd = len(k)
     span = tuple(d * (kk - 1) + 1 for kk, d in zip(k, dilation))
-    w = _windows(xp, span, axis=tuple(range(2, 2 + nd)))
+    w = np.lib.stride_tricks.sliding_window_view(xp, span, axis=tuple(range(2, 2 + nd)))   # (loads on first use)
     sel = (slice(None), slice(None)) + tuple(slice(None, s * (o - 1) + 1, s) for s, o in zip(stride, out)) + \
         tuple(slice(None, None, d) for d in dilation)
     return w[sel]
