@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import engine as E
 from ..engine import Tensor
 from ..errors import TorchRuntimeError, TorchTypeError
 from .numeric import _C_NAME, _check_operand, _norm_dim, _sizes_str, broadcast_shapes
@@ -27,7 +26,7 @@ def transpose_(t, dim0, dim1):
 
 
 def unsqueeze_(t, dim):
-    d = E._wrap_dim(dim, t._data.ndim + 1)
+    d = _norm_dim(dim, t._data.ndim + 1)
     return _inplace_view(t, np.expand_dims(t._data, d), TABLE["unsqueeze_"], {"dim": d})
 
 

@@ -71,12 +71,15 @@ def _number_operand(b, dtype):
     return dtype.type(b)
 
 
+_norm_dim = E._wrap_dim        # a dim in [-ndim, ndim) as a dim in [0, ndim), or PyTorch's IndexError
+
+
 def _dims(dim, ndim):
     """The reduced axes, wrapped; an empty list reduces every axis (None)."""
     if not isinstance(dim, (list, tuple)):
-        dim = E._wrap_dim(dim, ndim)
+        dim = _norm_dim(dim, ndim)
         return (dim,) if ndim else None
-    dims = tuple(E._wrap_dim(d, ndim) for d in dim)
+    dims = tuple(_norm_dim(d, ndim) for d in dim)
     for k, d in enumerate(dims):
         if d in dims[:k]:
             raise TorchRuntimeError(f"dim {d} appears multiple times in the list of dims")
@@ -154,10 +157,6 @@ def _in_bounds(self, lo, hi):
     if hi is not None:
         mask = mask & (a <= _arr_of(hi))
     return mask
-
-
-def _norm_dim(d, ndim):
-    return E._wrap_dim(d, ndim)
 
 
 def _rounds(a):

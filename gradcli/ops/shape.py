@@ -17,7 +17,7 @@ from .reduction import sum
 
 
 def unsqueeze(t, dim):
-    d = E._wrap_dim(dim, t._data.ndim + 1)
+    d = _norm_dim(dim, t._data.ndim + 1)
     seq = _begin(t)
     return _view(TABLE["unsqueeze"], seq, np.expand_dims(t._data, d), t, {"dim": dim})
 
