@@ -51,6 +51,81 @@ def _double_backward(name, *attr_names):
     return staticmethod(record)
 
 
+def _nll_backward_recorded(g, self, target, weight, total_weight, ignore_index, reduction, class_dim):
+    row = ROWS["nll_loss2d_backward" if self._data.ndim == 4 else "nll_loss_backward"]
+    out = _nll_backward(g._data, self._data, target._data, None if weight is None else weight._data, total_weight._data,
+                        ignore_index, reduction, class_dim)
+    return _record(row, _begin(g, self), out, (g, self), extra={"target": target, "weight": weight},
+                   attrs={"ignore_index": ignore_index, "reduction": reduction})
+
+
+def _nll_loss_recorded(g, target, weight, ignore_index, reduction):
+    row = ROWS["nll_loss2d" if g._data.ndim == 4 else "nll_loss"]
+    return _nll(row, g, target, weight, ignore_index, reduction)
+
+
+def _kernel_node(key, value, inputs, saved=None, attrs=None):
+    """A first-order kernel's result `value` recorded as the node ROWS[key] on `inputs`."""
+    return _record(ROWS[key], _begin(*inputs), value, inputs, extra=saved, attrs=attrs)
+
+
+def _recorded(key, helper, inputs, arrays, saved=None, attrs=None):
+    """TENSOR_MATH's version of a NumPy kernel: its value, as a node of its own."""
+    def record(*args):
+        tensors = dict(zip(arrays, args))
+        value = getattr(E.NUMPY_MATH, helper)(*(a._data if isinstance(a, Tensor) else a for a in args))
+        return _kernel_node(key, value, tuple(tensors[i] for i in inputs),
+                            {s: tensors[i] for s, i in (saved or {}).items()},
+                            {a: args[i] for a, i in (attrs or {}).items()})
+    return staticmethod(record)
+
+
+def _conv_attrs(stride, padding, dilation, groups):
+    return {"dilation": dilation, "groups": groups, "output_padding": (0,) * len(stride), "padding": padding,
+            "stride": stride, "transposed": False}
+
+
+def _conv_backward_input_recorded(g, input, weight, stride, padding, dilation, groups):
+    value = _conv_backward_input(g._data, input._data, weight._data, stride, padding, dilation, groups)
+    return _kernel_node("convolution_backward_input", value, (g, input, weight), {"grad_output": g, "weight": weight},
+                        _conv_attrs(stride, padding, dilation, groups))
+
+
+def _conv_backward_weight_recorded(g, input, weight, stride, padding, dilation, groups):
+    value = _conv_backward_weight(g._data, input._data, weight._data, stride, padding, dilation, groups)
+    return _kernel_node("convolution_backward_weight", value, (g, input, weight), {"grad_output": g, "input": input},
+                        _conv_attrs(stride, padding, dilation, groups))
+
+
+def _conv_backward_bias_recorded(g, input, weight):
+    nd = g._data.ndim - 2
+    return _kernel_node("convolution_backward_bias", E.NUMPY_MATH.conv_backward_bias(g._data, None, None),
+                        (g, input, weight),
+                        {"grad_output": g}, _conv_attrs((1,) * nd, (0,) * nd, (1,) * nd, 1))
+
+
+class _BatchNormGrads:
+    """batch_norm_backward under create_graph: each output, when a formula reads it, is recorded
+    as its own node."""
+
+    def __init__(self, *args):
+        self.args = args
+
+    def __getitem__(self, i):
+        g, x, weight, running_mean, running_var, save_mean, save_invstd, training, eps = self.args
+        value = _batch_norm_backward(*(a._data if isinstance(a, Tensor) else a for a in self.args))[i]
+        return _kernel_node("native_batch_norm_backward_" + ("input", "weight", "bias")[i], value, (g, x, weight),
+                            {"grad_out": g, "input": x, "weight": weight, "running_mean": running_mean,
+                             "running_var": running_var, "save_mean": save_mean, "save_invstd": save_invstd},
+                            {"eps": eps, "train": training})
+
+
+def _layer_norm_node(which, value, g, x, weight, mean, rstd, normalized_shape):
+    return _kernel_node("native_layer_norm_backward_" + which, value, (g, x, weight),
+                        {"grad_out": g, "input": x, "weight": weight, "mean": mean, "rstd": rstd},
+                        {"normalized_shape": normalized_shape})
+
+
 class _TensorMath:
     """The namespace backward formulas use under create_graph: the same operations as
     engine.NUMPY_MATH, recorded as graph nodes so gradients can be differentiated."""
@@ -240,6 +315,54 @@ class _TensorMath:
         out = E.NUMPY_MATH.mse_backward(g._data, self._data, target._data, reduction)
         return _record(TABLE["mse_loss_backward"], seq, out, (g, self, target),
                        extra={"grad_output": g}, attrs={"reduction": reduction})
+
+    # -- torch.nn's kernels, each a node of its own (PyTorch's double-backward support)
+    embedding_backward = staticmethod(
+        lambda g, indices, num_weights, padding_idx, scale_grad_by_freq: _record(
+            ROWS["embedding_dense_backward"], _begin(g),
+            _embedding_backward(g._data, indices._data, num_weights, padding_idx, scale_grad_by_freq), (g,),
+            extra={"indices": indices}, attrs={"padding_idx": padding_idx}))
+    trilinear = staticmethod(_trilinear)
+    nll_backward_w = staticmethod(_nll_backward_recorded)
+    nll_loss_w = staticmethod(_nll_loss_recorded)
+    leaky_relu_backward = _recorded("leaky_relu_backward", "leaky_relu_backward", (0, 1), range(2),
+                                    attrs={"negative_slope": 2})
+    elu_backward = _recorded("elu_backward", "elu_backward", (0, 1), range(2),
+                             saved={"grad_output": 0, "self_or_result": 1},
+                             attrs={"alpha": 2, "scale": 3, "input_scale": 4, "is_result": 5})
+    gelu_backward = _recorded("gelu_backward", "gelu_backward", (0, 1), range(2), saved={"grad_output": 0},
+                              attrs={"approximate": 2})
+    softplus_backward = _recorded("softplus_backward", "softplus_backward", (0, 1), range(2),
+                                  saved={"grad_output": 0}, attrs={"beta": 2, "threshold": 3})
+    max_pool_backward = _recorded("max_pool2d_backward", "max_pool_backward", (0, 1), range(3),
+                                  saved={"indices": 2})
+    avg_pool_backward = _recorded("avg_pool2d_backward", "avg_pool_backward", (0, 1), range(2),
+                                  attrs={"kernel_size": 2, "stride": 3, "padding": 4, "ceil_mode": 5,
+                                         "count_include_pad": 6, "divisor_override": 7})
+    conv_backward_input = staticmethod(_conv_backward_input_recorded)
+    conv_backward_weight = staticmethod(_conv_backward_weight_recorded)
+    conv_backward_bias = staticmethod(_conv_backward_bias_recorded)
+    batch_norm_backward = staticmethod(_BatchNormGrads)
+    layer_norm_backward_input = staticmethod(
+        lambda g, x, weight, mean, rstd, normalized_shape: _layer_norm_node(
+            "input", _layer_norm_backward_input(g._data, x._data, None if weight is None else weight._data,
+                                                mean._data, rstd._data, normalized_shape),
+            g, x, weight, mean, rstd, normalized_shape))
+    layer_norm_backward_weight = staticmethod(
+        lambda g, x, weight, mean, rstd, normalized_shape: _layer_norm_node(
+            "weight", _layer_norm_backward_weight(g._data, x._data, None, mean._data, rstd._data, normalized_shape),
+            g, x, weight, mean, rstd, normalized_shape))
+    layer_norm_backward_bias = staticmethod(
+        lambda g, x, weight, normalized_shape: _kernel_node(
+            "native_layer_norm_backward_bias", E.NUMPY_MATH.layer_norm_backward_bias(g._data, None, None,
+                                                                                  normalized_shape),
+            (g, x, weight), {"grad_out": g}))
+    smooth_l1_backward = _recorded("smooth_l1_loss_backward", "smooth_l1_backward", (0, 1, 2), range(3),
+                                   attrs={"reduction": 3, "beta": 4})
+    huber_backward = _recorded("huber_loss_backward", "huber_backward", (0, 1, 2), range(3),
+                               attrs={"reduction": 3, "delta": 4})
+    bce_backward = _recorded("binary_cross_entropy_backward", "bce_backward", (0, 1, 2), range(4),
+                             saved={"weight": 3}, attrs={"reduction": 4})
 
 
 def _np_unsqueeze_dims(g, dims, ndim):
@@ -448,16 +571,13 @@ class _NumpyMath(E._NumpyMath):
             s[..., i] = gm[..., i] + x[..., i + 1] * s[..., i + 1]
         return np.moveaxis(before * s, -1, dim)
 
+    # -- views' and splits' gradients
+    split_backward = staticmethod(_split_backward)
+    unbind_backward = staticmethod(_unbind_backward)
+    narrow = staticmethod(lambda g, dim, start, n: g[(slice(None),) * dim + (slice(start, start + n),)])
+    select = staticmethod(lambda g, dim, i: g[(slice(None),) * (dim % g.ndim) + (i,)])     # unbind: views
 
-_NumpyMath.split_backward = staticmethod(_split_backward)
-_NumpyMath.unbind_backward = staticmethod(_unbind_backward)
-_NumpyMath.narrow = staticmethod(lambda g, dim, start, n: g[(slice(None),) * dim + (slice(start, start + n),)])
-_NumpyMath.select = staticmethod(lambda g, dim, i: g[(slice(None),) * (dim % g.ndim) + (i,)])     # unbind: views
-
-
-class _Math:
-    """The array helpers these rows' formulas call (added to the engine's NumPy namespace)."""
-
+    # -- torch.nn's kernels and their double backward
     @staticmethod
     def leaky_relu_backward(g, x, negative_slope):
         return np.where(x > 0, g, g * np.asarray(negative_slope, g.dtype))
@@ -517,185 +637,38 @@ class _Math:
     def nll_backward_w(g, x, target, weight, total_weight, ignore_index, reduction, class_dim):
         return _nll_backward(g, x, target, weight, total_weight, ignore_index, reduction, class_dim)
 
+    embedding_backward = staticmethod(_embedding_backward)
+    embedding_double_backward = staticmethod(_embedding_double_backward)
+    layer_norm_backward_input = staticmethod(_layer_norm_backward_input)
+    layer_norm_backward_weight = staticmethod(_layer_norm_backward_weight)
+    layer_norm_backward_bias = staticmethod(     # (input and weight: its node's edges, as above)
+        lambda g, input, weight, normalized_shape: g.sum(axis=tuple(range(g.ndim - len(normalized_shape)))).astype(
+            g.dtype))
 
-for _name in dir(_Math):
-    if not _name.startswith("_"):
-        setattr(_NumpyMath, _name, staticmethod(getattr(_Math, _name)))
-
-
-_NumpyMath.embedding_backward = staticmethod(_embedding_backward)
-_NumpyMath.embedding_double_backward = staticmethod(_embedding_double_backward)
-_TensorMath.embedding_backward = staticmethod(
-    lambda g, indices, num_weights, padding_idx, scale_grad_by_freq: _record(
-        ROWS["embedding_dense_backward"], _begin(g),
-        _embedding_backward(g._data, indices._data, num_weights, padding_idx, scale_grad_by_freq), (g,),
-        extra={"indices": indices}, attrs={"padding_idx": padding_idx}))
-
-
-_NumpyMath.layer_norm_backward_input = staticmethod(_layer_norm_backward_input)
-_NumpyMath.layer_norm_backward_weight = staticmethod(_layer_norm_backward_weight)
-_NumpyMath.layer_norm_backward_bias = staticmethod(     # (input and weight: its node's edges, as above)
-    lambda g, input, weight, normalized_shape: g.sum(axis=tuple(range(g.ndim - len(normalized_shape)))).astype(g.dtype))
-
-
-_NumpyMath.conv_backward_input = staticmethod(_conv_backward_input)
-_NumpyMath.conv_backward_weight = staticmethod(_conv_backward_weight)
-_NumpyMath.conv_backward_bias = staticmethod(     # (input and weight: the edges of its node under create_graph)
-    lambda g, input, weight: g.sum(axis=(0,) + tuple(range(2, g.ndim))).astype(g.dtype))
-
-
-_NumpyMath.max_pool_backward = staticmethod(_max_pool_backward)
-
-
-_NumpyMath.avg_pool_backward = staticmethod(_avg_pool_backward)
-
-
-_NumpyMath.batch_norm_backward = staticmethod(_batch_norm_backward)
-
-
-_NumpyMath.trilinear = staticmethod(_trilinear_np)
-_TensorMath.trilinear = staticmethod(_trilinear)
-
-
-def _nll_backward_recorded(g, self, target, weight, total_weight, ignore_index, reduction, class_dim):
-    row = ROWS["nll_loss2d_backward" if self._data.ndim == 4 else "nll_loss_backward"]
-    out = _nll_backward(g._data, self._data, target._data, None if weight is None else weight._data, total_weight._data,
-                        ignore_index, reduction, class_dim)
-    return _record(row, _begin(g, self), out, (g, self), extra={"target": target, "weight": weight},
-                   attrs={"ignore_index": ignore_index, "reduction": reduction})
-
-
-def _nll_loss_recorded(g, target, weight, ignore_index, reduction):
-    row = ROWS["nll_loss2d" if g._data.ndim == 4 else "nll_loss"]
-    return _nll(row, g, target, weight, ignore_index, reduction)
-
-
-_TensorMath.nll_backward_w = staticmethod(_nll_backward_recorded)
-_TensorMath.nll_loss_w = staticmethod(_nll_loss_recorded)
-_NumpyMath.nll_loss_w = staticmethod(
-    lambda g, target, weight, ignore_index, reduction: _nll_forward(g, target.astype(np.int64), weight, ignore_index,
-                                                                    reduction, 1)[0])
-
-for _name, _fn in (("elu_double_backward", _f64(_elu_double_backward)),
-                   ("gelu_double_backward", _f64(_gelu_double_backward)),
-                   ("softplus_double_backward", _f64(_softplus_double_backward)),
-                   ("max_pool_double_backward", _max_pool_double_backward), ("avg_pool2d", _avg_pool2d),
-                   ("conv", _conv), ("bias_double_backward", _bias_double_backward)):
-    setattr(_NumpyMath, _name, staticmethod(_fn))
-
-
-def _kernel_node(key, value, inputs, saved=None, attrs=None):
-    """A first-order kernel's result `value` recorded as the node ROWS[key] on `inputs`."""
-    return _record(ROWS[key], _begin(*inputs), value, inputs, extra=saved, attrs=attrs)
-
-
-def _recorded(key, helper, inputs, arrays, saved=None, attrs=None):
-    """TENSOR_MATH's version of a NumPy kernel: its value, as a node of its own."""
-    def record(*args):
-        tensors = dict(zip(arrays, args))
-        value = getattr(E.NUMPY_MATH, helper)(*(a._data if isinstance(a, Tensor) else a for a in args))
-        return _kernel_node(key, value, tuple(tensors[i] for i in inputs),
-                            {s: tensors[i] for s, i in (saved or {}).items()},
-                            {a: args[i] for a, i in (attrs or {}).items()})
-    return staticmethod(record)
-
-
-_TM = _TensorMath
-_TM.leaky_relu_backward = _recorded("leaky_relu_backward", "leaky_relu_backward", (0, 1), range(2),
-                                    attrs={"negative_slope": 2})
-_TM.elu_backward = _recorded("elu_backward", "elu_backward", (0, 1), range(2),
-                             saved={"grad_output": 0, "self_or_result": 1},
-                             attrs={"alpha": 2, "scale": 3, "input_scale": 4, "is_result": 5})
-_TM.gelu_backward = _recorded("gelu_backward", "gelu_backward", (0, 1), range(2), saved={"grad_output": 0},
-                              attrs={"approximate": 2})
-_TM.softplus_backward = _recorded("softplus_backward", "softplus_backward", (0, 1), range(2),
-                                  saved={"grad_output": 0}, attrs={"beta": 2, "threshold": 3})
-_TM.max_pool_backward = _recorded("max_pool2d_backward", "max_pool_backward", (0, 1), range(3),
-                                  saved={"indices": 2})
-_TM.avg_pool_backward = _recorded("avg_pool2d_backward", "avg_pool_backward", (0, 1), range(2),
-                                  attrs={"kernel_size": 2, "stride": 3, "padding": 4, "ceil_mode": 5,
-                                         "count_include_pad": 6, "divisor_override": 7})
-
-
-def _conv_attrs(stride, padding, dilation, groups):
-    return {"dilation": dilation, "groups": groups, "output_padding": (0,) * len(stride), "padding": padding,
-            "stride": stride, "transposed": False}
-
-
-def _conv_backward_input_recorded(g, input, weight, stride, padding, dilation, groups):
-    value = _conv_backward_input(g._data, input._data, weight._data, stride, padding, dilation, groups)
-    return _kernel_node("convolution_backward_input", value, (g, input, weight), {"grad_output": g, "weight": weight},
-                        _conv_attrs(stride, padding, dilation, groups))
-
-
-def _conv_backward_weight_recorded(g, input, weight, stride, padding, dilation, groups):
-    value = _conv_backward_weight(g._data, input._data, weight._data, stride, padding, dilation, groups)
-    return _kernel_node("convolution_backward_weight", value, (g, input, weight), {"grad_output": g, "input": input},
-                        _conv_attrs(stride, padding, dilation, groups))
-
-
-def _conv_backward_bias_recorded(g, input, weight):
-    nd = g._data.ndim - 2
-    return _kernel_node("convolution_backward_bias", E.NUMPY_MATH.conv_backward_bias(g._data, None, None),
-                        (g, input, weight),
-                        {"grad_output": g}, _conv_attrs((1,) * nd, (0,) * nd, (1,) * nd, 1))
-
-
-class _BatchNormGrads:
-    """batch_norm_backward under create_graph: each output, when a formula reads it, is recorded
-    as its own node."""
-
-    def __init__(self, *args):
-        self.args = args
-
-    def __getitem__(self, i):
-        g, x, weight, running_mean, running_var, save_mean, save_invstd, training, eps = self.args
-        value = _batch_norm_backward(*(a._data if isinstance(a, Tensor) else a for a in self.args))[i]
-        return _kernel_node("native_batch_norm_backward_" + ("input", "weight", "bias")[i], value, (g, x, weight),
-                            {"grad_out": g, "input": x, "weight": weight, "running_mean": running_mean,
-                             "running_var": running_var, "save_mean": save_mean, "save_invstd": save_invstd},
-                            {"eps": eps, "train": training})
-
-
-def _layer_norm_node(which, value, g, x, weight, mean, rstd, normalized_shape):
-    return _kernel_node("native_layer_norm_backward_" + which, value, (g, x, weight),
-                        {"grad_out": g, "input": x, "weight": weight, "mean": mean, "rstd": rstd},
-                        {"normalized_shape": normalized_shape})
-
-
-_TM.conv_backward_input = staticmethod(_conv_backward_input_recorded)
-_TM.conv_backward_weight = staticmethod(_conv_backward_weight_recorded)
-_TM.conv_backward_bias = staticmethod(_conv_backward_bias_recorded)
-_TM.batch_norm_backward = staticmethod(_BatchNormGrads)
-_TM.layer_norm_backward_input = staticmethod(
-    lambda g, x, weight, mean, rstd, normalized_shape: _layer_norm_node(
-        "input", _layer_norm_backward_input(g._data, x._data, None if weight is None else weight._data, mean._data,
-                                            rstd._data, normalized_shape), g, x, weight, mean, rstd, normalized_shape))
-_TM.layer_norm_backward_weight = staticmethod(
-    lambda g, x, weight, mean, rstd, normalized_shape: _layer_norm_node(
-        "weight", _layer_norm_backward_weight(g._data, x._data, None, mean._data, rstd._data, normalized_shape),
-        g, x, weight, mean, rstd, normalized_shape))
-_TM.layer_norm_backward_bias = staticmethod(
-    lambda g, x, weight, normalized_shape: _kernel_node(
-        "native_layer_norm_backward_bias", E.NUMPY_MATH.layer_norm_backward_bias(g._data, None, None,
-                                                                                  normalized_shape),
-        (g, x, weight), {"grad_out": g}))
-
-for _name, _fn in (
-        ("smooth_l1_double_backward", _f64(_smooth_l1_double_backward)),
-        ("smooth_l1_double_backward_grad_output", lambda g, go, x, y, r, beta: _reduced_grad_output(
-            _NumpyMath.smooth_l1_backward, g, go, x, y, r, beta)),
-        ("huber_double_backward", _f64(_huber_double_backward)),
-        ("huber_double_backward_grad_output", lambda g, go, x, y, r, delta: _reduced_grad_output(
-            _NumpyMath.huber_backward, g, go, x, y, r, delta)),
-        ("bce_double_backward", _f64(_bce_double_backward)),
-        ("bce_double_backward_grad_output", _f64(_bce_double_backward_grad_output)),
-        ("bce_double_backward_target", _f64(_bce_double_backward_target))):
-    setattr(_NumpyMath, _name, staticmethod(_fn))
-
-_TM.smooth_l1_backward = _recorded("smooth_l1_loss_backward", "smooth_l1_backward", (0, 1, 2), range(3),
-                                   attrs={"reduction": 3, "beta": 4})
-_TM.huber_backward = _recorded("huber_loss_backward", "huber_backward", (0, 1, 2), range(3),
-                               attrs={"reduction": 3, "delta": 4})
-_TM.bce_backward = _recorded("binary_cross_entropy_backward", "bce_backward", (0, 1, 2), range(4),
-                             saved={"weight": 3}, attrs={"reduction": 4})
+    conv_backward_input = staticmethod(_conv_backward_input)
+    conv_backward_weight = staticmethod(_conv_backward_weight)
+    conv_backward_bias = staticmethod(     # (input and weight: the edges of its node under create_graph)
+        lambda g, input, weight: g.sum(axis=(0,) + tuple(range(2, g.ndim))).astype(g.dtype))
+    max_pool_backward = staticmethod(_max_pool_backward)
+    avg_pool_backward = staticmethod(_avg_pool_backward)
+    batch_norm_backward = staticmethod(_batch_norm_backward)
+    trilinear = staticmethod(_trilinear_np)
+    nll_loss_w = staticmethod(
+        lambda g, target, weight, ignore_index, reduction: _nll_forward(g, target.astype(np.int64), weight,
+                                                                        ignore_index, reduction, 1)[0])
+    elu_double_backward = staticmethod(_f64(_elu_double_backward))
+    gelu_double_backward = staticmethod(_f64(_gelu_double_backward))
+    softplus_double_backward = staticmethod(_f64(_softplus_double_backward))
+    max_pool_double_backward = staticmethod(_max_pool_double_backward)
+    avg_pool2d = staticmethod(_avg_pool2d)
+    conv = staticmethod(_conv)
+    bias_double_backward = staticmethod(_bias_double_backward)
+    smooth_l1_double_backward = staticmethod(_f64(_smooth_l1_double_backward))
+    smooth_l1_double_backward_grad_output = staticmethod(lambda g, go, x, y, r, beta: _reduced_grad_output(
+        _NumpyMath.smooth_l1_backward, g, go, x, y, r, beta))
+    huber_double_backward = staticmethod(_f64(_huber_double_backward))
+    huber_double_backward_grad_output = staticmethod(lambda g, go, x, y, r, delta: _reduced_grad_output(
+        _NumpyMath.huber_backward, g, go, x, y, r, delta))
+    bce_double_backward = staticmethod(_f64(_bce_double_backward))
+    bce_double_backward_grad_output = staticmethod(_f64(_bce_double_backward_grad_output))
+    bce_double_backward_target = staticmethod(_f64(_bce_double_backward_target))
