@@ -60,6 +60,15 @@ def test_every_function_and_method_of_the_api_table_is_installed():
             assert name in G.Tensor.__dict__, name
 
 
+def test_the_methods_mapping_is_what_tensor_has_checked_once():
+    from gradcli.torch import _signatures
+    mapping = _api.methods()
+    assert sorted(n for n in mapping if n not in G.Tensor.__dict__) == []
+    assert sorted(n for n, v in mapping.items() if type(v) is not type(G.Tensor.__dict__[n])) == []
+    twice = [n for n, v in mapping.items() if _signatures.is_checked(v) and _signatures.is_checked(v.__wrapped__)]
+    assert twice == []
+
+
 def test_tensor_has_every_method_pytorch_has_for_a_function_of_the_api_table():
     names = {n for row in _api.API for n in row.functions.split()}
     missing = sorted(m for n in names for m in (n, n + "_") if hasattr(torch.Tensor, m) and not hasattr(G.Tensor, m))

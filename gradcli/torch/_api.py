@@ -267,7 +267,8 @@ def _checked_function(name, f):
 
 def methods(base=Tensor):
     """{name: function or property}: every method and property torch adds to `base` (the engine's
-    tensor), argument-checked, and the checked versions of `base`'s own public methods."""
+    tensor), argument-checked, and the checked versions of `base`'s own public methods (those
+    already checked, after an install, are taken as they are)."""
     from . import _random_methods
     m = {}
     for row in API:
@@ -282,8 +283,8 @@ def methods(base=Tensor):
     for name in own:
         m[name] = inspect.getattr_static(base, name)
     for name, attr in m.items():
-        if not name.startswith("_") and isinstance(attr, types.FunctionType) and \
-                _signatures.signature_of("Tensor." + name) is not None:
+        if not name.startswith("_") and isinstance(attr, types.FunctionType) and not _signatures.is_checked(attr) \
+                and _signatures.signature_of("Tensor." + name) is not None:
             m[name] = _signatures.checked("Tensor." + name, attr)
     for name in own:
         if m[name] is inspect.getattr_static(base, name):

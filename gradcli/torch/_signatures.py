@@ -250,6 +250,14 @@ def checked(name, fn):
     return call
 
 
+def is_checked(fn):
+    """Whether fn is a `checked` function."""
+    return getattr(fn, "__code__", None) is _CHECKED_CODE
+
+
+_CHECKED_CODE = checked("", len).__code__
+
+
 PRELUDED = {"F.mse_loss", "F.nll_loss", "F.cross_entropy", "F.binary_cross_entropy_with_logits"}
 
 
