@@ -44,14 +44,38 @@ from .sparse import embedding
 from .conv import avg_pool2d, conv1d, conv2d, conv_nd, max_pool2d
 from .recurrent import rnn, rnn_cell
 from .maths import _NumpyMath, _TensorMath
+
+# What the rest of gradcli takes from the ops: gradcli.ops.X
+__all__ = [
+    "_C_NAME", "_REDUCTION_NAMES", "_SCALAR_NAME", "_arr_of", "_col_major", "_reduction", "_shape_str",
+    "_split_sizes", "_strides", "_type_str", "broadcast_shapes", "ALWAYS", "LIMITS", "_MALLOC", "_MEMORY", "_begin",
+    "_check_like", "_check_numel", "_check_size", "_compact_saver", "_record", "op", "ROWS", "TABLE", "_inplace",
+    "_refresh_views", "_register_view", "fresh_view", "fresh_views", "_rounded", "abs", "add", "add_method", "ceil",
+    "clamp", "clamp_min", "clone", "cos", "div", "exp", "floor", "floor_divide", "frac", "log", "maximum",
+    "minimum", "mul", "mul_method", "neg", "pow", "reciprocal", "relu", "remainder", "round", "rsqrt", "rsub",
+    "sigmoid", "sign", "sin", "sqrt", "square", "sub", "tanh", "to_dtype", "true_div_data", "trunc", "where",
+    "_compare", "allclose", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "invert", "logical_and",
+    "logical_not", "logical_or", "logical_xor", "tensor_all", "tensor_any", "argmax", "argmin", "cumprod", "cumsum",
+    "log_softmax", "max", "mean", "min", "norm", "prod", "softmax", "sum", "T_property", "expand", "flatten",
+    "flip", "mT_property", "permute", "reshape", "select", "squeeze", "t_", "transpose", "unsqueeze", "view",
+    "clamp_", "copy_", "fill_", "masked_fill", "masked_fill_", "squeeze_", "t_inplace", "transpose_", "unsqueeze_",
+    "zero_", "getitem", "setitem", "_multi_output", "_pieces", "_split_backward", "cat", "chunk", "dsplit",
+    "hsplit", "split", "split_like_method", "split_method", "split_with_sizes", "stack", "tensor_iter",
+    "tensor_split", "unbind", "vsplit", "_contiguous", "addmm", "bilinear", "bmm", "dot", "linear", "matmul", "mm",
+    "mv", "binary_cross_entropy", "binary_cross_entropy_with_logits", "cross_entropy", "huber_loss", "kl_div",
+    "l1_loss", "mse_loss", "nll_loss", "smooth_l1_loss", "dropout", "elu", "gelu", "leaky_relu", "softplus",
+    "batch_norm", "layer_norm", "embedding", "avg_pool2d", "conv1d", "conv2d", "conv_nd", "max_pool2d", "rnn",
+    "rnn_cell", "_NumpyMath", "_TensorMath",
+]
+
+# ----------------------------------------------------------------------------- what the engine takes from the op table
+# (its imports are here: only these lines use them)
 from .. import engine as E
 from .formulas import _cat_backward, _stack_backward
 from .views import COPY_SLICES, INVALID, _copy_slices_backward, _invalid_backward
 from .recurrent import _lstm_layer_backward
 from .maths import _np_unsqueeze_dims
 
-
-# ----------------------------------------------------------------------------- what the engine takes from the op table
 E.CUSTOM_APPLY[INVALID] = _invalid_backward
 E.FRESH = fresh_view
 E.CUSTOM_APPLY[COPY_SLICES] = _copy_slices_backward
