@@ -69,7 +69,7 @@ __all__ = [
 ]
 
 # ----------------------------------------------------------------------------- what the engine takes from the op table
-# (its imports are here: only these lines use them)
+# (the names only these lines use are imported here)
 from .. import engine as E
 from .formulas import _cat_backward, _stack_backward
 from .views import COPY_SLICES, INVALID, _copy_slices_backward, _invalid_backward
