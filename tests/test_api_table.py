@@ -88,11 +88,12 @@ METHODS = {
     "multiply_": (lambda t, x, y: (x * 1).multiply_(y), (2, 3), (3,)),
     "divide_": (lambda t, x, y: (x * 1).divide_(y), (2, 3), In((2, 3), **POS)),
     "negative_": (lambda t, x: (x * 1).negative_(), (2, 3)),
+    # (floor_divide records no node yet (PyTorch: NotImplemented): inputs that do not require grad)
     "floor_divide": (lambda t, x: x.floor_divide(0.7), In((2, 3), rg=False)),
     "floor_divide_": (lambda t, x: x.clone().floor_divide_(2), In((4,), rg=False, ints=True, low=-9, high=9)),
-    # (floor_divide and remainder record no node yet: inputs that do not require grad)
-    "remainder": (lambda t, x, y: x.remainder(y), In((2, 3), rg=False), In((2, 3), rg=False, **POS)),
-    "remainder_": (lambda t, x: x.clone().remainder_(0.75), In((2, 3), rg=False)),
+    "remainder": (lambda t, x, y: x.remainder(y), (2, 3), In((2, 3), **POS)),
+    "remainder_": (lambda t, x: (x * 1).remainder_(0.75), (2, 3)),
+    "remainder_-tensor": (lambda t, x, y: (x * 1).remainder_(y), (2, 3), In((3,), **POS)),
     "remainder_-int-by-float": (lambda t, x: x.clone().remainder_(2.5), In((3,), rg=False, ints=True, high=9)),
     "log_": (lambda t, x: (x * 1).log_(), In((2, 3), **POS)),
     "sin_": (lambda t, x: (x * 1).sin_(), (2, 3)),

@@ -187,6 +187,15 @@ class _TensorMath:
     mul_g = staticmethod(lambda g, x: g * x)
     div_g = staticmethod(lambda g, x: g / x)
     neg_g = staticmethod(lambda g: -g)
+
+    @staticmethod
+    def floor_divide(a, b):
+        """div(a, b, rounding_mode="floor") as a node (DivBackward2)."""
+        seq = _begin(a, b)
+        with np.errstate(all="ignore"):
+            out = np.floor_divide(a._data, b._data)
+        return _record(TABLE["div_floor"], seq, out, (a, b), attrs={"rounding_mode": "floor"})
+
     div_tensor_other_backward = staticmethod(lambda g, self, other: -g * ((self / other) / other))
     pow_backward = staticmethod(lambda g, self, e: g * _TensorMath.mul_scalar(pow(self, e - 1), e))
 
@@ -570,6 +579,8 @@ class _NumpyMath(E._NumpyMath):
         for i in range(n - 2, -1, -1):
             s[..., i] = gm[..., i] + x[..., i + 1] * s[..., i + 1]
         return np.moveaxis(before * s, -1, dim)
+
+    floor_divide = staticmethod(np.floor_divide)
 
     # -- views' and splits' gradients
     split_backward = staticmethod(_split_backward)

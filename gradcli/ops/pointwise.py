@@ -225,8 +225,12 @@ def floor_divide(a, b):
 def remainder(a, b):
     dt = result_type(a, b)
     _check_shapes(a, b, dt)
+    seq = _begin(a, b) if isinstance(a, Tensor) else None      # (number % tensor: no node yet)
     with np.errstate(all="ignore"):
-        return _nograd(np.asarray(np.remainder(_arr(a, dt), _arr(b, dt)), dt.np))
+        out = np.asarray(np.remainder(_arr(a, dt), _arr(b, dt)), dt.np)
+    if isinstance(b, Tensor):
+        return _record(TABLE["remainder_tensor"], seq, out, (a, b))
+    return _record(TABLE["remainder"], seq, out, (a,))
 
 
 def _nograd(out):
