@@ -102,6 +102,15 @@ case("a + b", In((2, 3), rg=False), In((3,), dtype="float64"))
 case("a * 2.5", In((3,), dtype="float64"))
 case("a / b", In((3,)), In((), dtype="float64", **POS))
 case("(a * b).sum()", In((2, 3), dtype="float64"), In((), rg=False, dtype="float64"))
+# remainder: the gradient of a divisor is -g * floor(a / b), whose second order records DivBackward2
+case("a % 0.75", (2, 3))
+case("a % b", (2, 3), In((2, 3), **POS))
+case("torch.remainder(a, b)", (2, 3), In((3,), **POS))
+case("a % b", In((2, 3), rg=False), In((3,), **POS))
+case("a % b", (2, 3), In((2, 3), rg=False, **POS))
+case("a % b", (2, 3), In((2, 3), low=-2.0, high=-0.5))
+case("a % b", In((3,), dtype="float64"), In((3,), dtype="float64", **POS))
+case("a.remainder(b)", In((4,), rg=False, ints=True, low=-9, high=9), In((4,), rg=False, ints=True, low=1, high=4))
 
 # ============================================================================ unary
 UNARY = [("exp", {}), ("log", POS), ("sin", {}), ("cos", {}), ("tanh", {}), ("sigmoid", {}), ("relu", {}),

@@ -13,6 +13,7 @@ from .. import ops as _ops
 from ..engine import Size, Tensor, STATE as _STATE
 from ..engine import errors as _errors
 from ..engine import TorchRuntimeError, TorchTypeError, TorchValueError
+from ..ops.kernels import get_num_threads, set_num_threads
 
 # Freed large buffers stay in the heap for the next tensor instead of going back to the
 # system and page-faulting back in on first touch (a library user gets what `gradcli run` does).
@@ -44,38 +45,6 @@ def is_tensor(obj):
 def is_grad_enabled():
     return _STATE.grad_enabled
 
-
-_num_threads = []       # the count torch.set_num_threads gave, once given
-
-
-def _physical_cores():
-    try:
-        with open("/proc/cpuinfo") as f:
-            cores = {line.split(":")[1].strip() for line in f if line.startswith("core id")}
-        return len(cores) or None
-    except OSError:
-        return None
-
-
-def get_num_threads():
-    """PyTorch's intra-op thread count (its CPU kernels split some reductions by it): set_num_threads's,
-    else OMP_NUM_THREADS or MKL_NUM_THREADS, else the physical cores."""
-    if not _num_threads:
-        import os
-        env = os.environ.get("OMP_NUM_THREADS") or os.environ.get("MKL_NUM_THREADS")
-        _num_threads.append(_py_int(env) if env and env.isdigit() and _py_int(env) > 0
-                            else _physical_cores() or os.cpu_count() or 1)
-    return _num_threads[0]
-
-
-def set_num_threads(n):
-    if type(n) is not _py_int:
-        raise TorchRuntimeError(f"set_num_threads expects an int, but got {type(n).__name__}")
-    if not -2 ** 31 <= n < 2 ** 31:         # a C int, read through a long long
-        raise TorchValueError("Overflow when unpacking long" + (" long" if not -2 ** 63 <= n < 2 ** 63 else ""))
-    if n <= 0:
-        raise TorchRuntimeError("set_num_threads expects a positive integer")
-    _num_threads[:] = [n]
 
 # ----------------------------------------------------------------------------- grad mode
 
@@ -456,7 +425,8 @@ def _random_inplace(t, name, node, values):
     return _ops._inplace(t, compute, name=name)
 
 
-def _install_random_methods(T):
+def _random_methods():
+    """The random in-place methods of Tensor (and bernoulli, multinomial), by name."""
     def uniform_(self, from_=0.0, to=1.0, *, generator=None, **kw):
         from_ = kw.pop("from", from_)           # `from` is a Python keyword: only as **{"from": x}
         if kw:
@@ -517,9 +487,9 @@ def _install_random_methods(T):
     def multinomial_method(self, num_samples, replacement=False, *, generator=None):
         return multinomial(self, num_samples, replacement, generator=generator)
 
-    for f in (uniform_, normal_, random_, bernoulli_, exponential_, cauchy_, log_normal_, geometric_):
-        setattr(T, f.__name__, f)
-    T.bernoulli, T.multinomial = bernoulli_method, multinomial_method
+    methods = {f.__name__: f for f in (uniform_, normal_, random_, bernoulli_, exponential_, cauchy_, log_normal_,
+                                       geometric_)}
+    return {**methods, "bernoulli": bernoulli_method, "multinomial": multinomial_method}
 
 
 def _random_bounds(args, kw):
@@ -741,52 +711,12 @@ def _prod(size):
     return n
 
 # ----------------------------------------------------------------------------- functions
-
-
-def _numbers_as_tensors(f):
-    """torch.add(2, 3): PyTorch's parser takes a Python number for these functions' input too."""
-    def call(input, *args, **kwargs):
-        if isinstance(input, (_py_int, _py_float)) and not isinstance(args[0] if args else None, Tensor):
-            input = tensor(input)
-        return f(input, *args, **kwargs)
-    call.__name__ = f.__name__
-    return call
-
-
-add, sub, mul, div = (_numbers_as_tensors(f) for f in (_ops.add, _ops.sub, _ops.mul, _ops.div))
-pow, neg = _ops.pow, _ops.neg
-subtract, multiply, divide, negative = sub, mul, div, neg
-exp, log, sin, cos, tanh, sigmoid, relu = _ops.exp, _ops.log, _ops.sin, _ops.cos, _ops.tanh, _ops.sigmoid, _ops.relu
-sqrt, rsqrt, abs, reciprocal, square, clone = _ops.sqrt, _ops.rsqrt, _ops.abs, _ops.reciprocal, _ops.square, _ops.clone
-matmul, mm, dot, mv = _ops.matmul, _ops.mm, _ops.dot, _ops.mv
-sum, mean = _ops.sum, _ops.mean
-reshape, unsqueeze, select = _ops.reshape, _ops.unsqueeze, _ops.select
-floor_divide, remainder = _ops.floor_divide, _ops.remainder
-floor, ceil, round, trunc, sign, frac = _ops.floor, _ops.ceil, _ops.round, _ops.trunc, _ops.sign, _ops.frac
-argmax, argmin = _ops.argmax, _ops.argmin
-cumsum, cumprod = _ops.cumsum, _ops.cumprod
-
-
-where, maximum, minimum, clamp, clamp_min = _ops.where, _ops.maximum, _ops.minimum, _ops.clamp, _ops.clamp_min
-clip = clamp
-cat, stack, bmm, prod, norm = _ops.cat, _ops.stack, _ops.bmm, _ops.prod, _ops.norm
-split, split_with_sizes, chunk, unbind = _ops.split, _ops.split_with_sizes, _ops.chunk, _ops.unbind
-tensor_split, hsplit, vsplit, dsplit = _ops.tensor_split, _ops.hsplit, _ops.vsplit, _ops.dsplit
-concat = concatenate = cat
-max, min = _ops.max, _ops.min
-softmax, log_softmax = _ops.softmax, _ops.log_softmax
-transpose, permute, squeeze, flatten, t = _ops.transpose, _ops.permute, _ops.squeeze, _ops.flatten, _ops.t_
-swapaxes = swapdims = transpose
+# (the functions of the ops are made from the API table, _api.py, at the end of this module)
 
 
 def numel(t):
     return t._data.size
 
-
-bitwise_and, bitwise_or, bitwise_xor, bitwise_not = _ops.bitwise_and, _ops.bitwise_or, _ops.bitwise_xor, _ops.bitwise_not
-logical_and, logical_or, logical_xor, logical_not = _ops.logical_and, _ops.logical_or, _ops.logical_xor, _ops.logical_not
-all, any, allclose = _ops.tensor_all, _ops.tensor_any, _ops.allclose
-masked_fill = _ops.masked_fill
 
 # ----------------------------------------------------------------------------- autograd
 
@@ -862,153 +792,6 @@ def __getattr__(name):
     raise missing("torch", name)
 
 
-# ----------------------------------------------------------------------------- Tensor methods
-
-
-def _type(self, dtype=None):
-    """Tensor.type(): the type's name, or a copy converted to a dtype or a type name ('torch.DoubleTensor')."""
-    if dtype is None:
-        return "torch." + self.dtype.tensor_type
-    if isinstance(dtype, str):
-        by_name = {"torch." + d.tensor_type: d for d in _E.DTYPES}
-        if dtype not in by_name:
-            raise TorchValueError(f"invalid type: '{dtype}'")
-        dtype = by_name[dtype]
-    elif not isinstance(dtype, _E.DType):
-        raise TorchTypeError("dtype must be a type, str, or dtype object")
-    return _ops.to_dtype(self, dtype)
-
-
-def _install_methods():
-    T = Tensor
-    ops = _ops
-
-    def rev(f):
-        return lambda self, other: f(other, self)
-
-    def binop(f):
-        def method(self, other):
-            if not (isinstance(other, Tensor) or isinstance(other, (_py_int, _py_float))):
-                return NotImplemented
-            return f(self, other)
-        return method
-
-    T.__add__ = T.__radd__ = ops.add_method           # (binop, without a call level: the commonest ops)
-    T.__sub__ = binop(ops.sub)
-    T.__rsub__ = binop(lambda s, o: ops.sub(o, s))
-    T.__mul__ = T.__rmul__ = ops.mul_method
-    T.__truediv__ = binop(ops.div)
-    T.__rtruediv__ = binop(lambda s, o: ops.div(o, s))
-    T.__floordiv__ = binop(ops.floor_divide)
-    T.__rfloordiv__ = binop(lambda s, o: ops.floor_divide(o, s))
-    T.__mod__ = binop(ops.remainder)
-    T.__rmod__ = binop(lambda s, o: ops.remainder(o, s))
-    T.__pow__ = binop(ops.pow)
-    T.__rpow__ = binop(lambda s, o: ops.pow(o, s))
-    T.__matmul__ = lambda s, o: ops.matmul(s, o)
-    T.__rmatmul__ = rev(ops.matmul)
-    T.__neg__ = ops.neg
-    T.__and__ = T.__rand__ = ops.bitwise_and
-    T.__or__ = T.__ror__ = ops.bitwise_or
-    T.__xor__ = T.__rxor__ = ops.bitwise_xor
-    T.__invert__ = ops.invert
-    for name in ("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "logical_and", "logical_or",
-                 "logical_xor", "logical_not", "allclose"):
-        setattr(T, name, getattr(ops, name))
-    T.all, T.any = ops.tensor_all, ops.tensor_any
-    T.retains_grad = property(lambda self: self._retains_grad)
-    T.__pos__ = lambda s: s
-    T.__lt__ = ops._compare(np.less)
-    T.__le__ = ops._compare(np.less_equal)
-    T.__gt__ = ops._compare(np.greater)
-    T.__ge__ = ops._compare(np.greater_equal)
-    T.__eq__ = ops._compare(np.equal)
-    T.__ne__ = ops._compare(np.not_equal)
-    T.__hash__ = lambda s: id(s)
-
-    for name in ("add", "sub", "mul", "div", "pow", "exp", "log", "sin", "cos", "tanh", "sigmoid", "relu",
-                 "sqrt", "rsqrt", "abs", "neg", "reciprocal", "square", "sum", "mean", "matmul", "mm", "dot",
-                 "mv", "clone", "unsqueeze", "expand", "select", "floor", "ceil", "round", "trunc", "sign",
-                 "frac", "argmax", "argmin", "cumsum", "cumprod"):
-        setattr(T, name, getattr(ops, name))
-    T.subtract, T.multiply, T.divide, T.negative = ops.sub, ops.mul, ops.div, ops.neg
-    T.reshape = ops.reshape
-    T.view = ops.view
-    for name in ("flatten", "transpose", "permute", "squeeze", "max", "min", "prod", "norm", "softmax",
-                 "log_softmax", "clamp", "clamp_min", "maximum", "minimum", "bmm", "copy_", "clamp_"):
-        setattr(T, name, getattr(ops, name))
-    T.swapaxes = T.swapdims = ops.transpose
-    T.clip = ops.clamp
-    T.t = ops.t_
-    T.T = property(ops.T_property)
-    T.mT = property(ops.mT_property)
-    T.__getitem__ = ops.getitem
-    T.__setitem__ = ops.setitem
-    T.__iter__ = ops.tensor_iter
-    T.__abs__ = ops.abs
-    T.expand_as = lambda self, other: ops.expand(self, other._data.shape)
-    T.view_as = lambda self, other: ops.view(self, other._data.shape)
-    T.reshape_as = lambda self, other: ops.reshape(self, other._data.shape)
-    T.where = lambda self, condition, other: ops.where(condition, self, other)
-    for name in ("split_with_sizes", "chunk", "unbind", "tensor_split"):
-        setattr(T, name, getattr(ops, name))
-    T.split = ops.split_method
-    for name in ("hsplit", "vsplit", "dsplit"):
-        setattr(T, name, ops.split_like_method(getattr(ops, name)))
-    T.zero_ = ops.zero_
-    T.fill_ = ops.fill_
-    T.t_ = ops.t_inplace
-    T.unsqueeze_ = ops.unsqueeze_
-    # x.squeeze(0, 2): the method also takes the dims one by one
-    T.squeeze = lambda self, *dim: ops.squeeze(self, dim if len(dim) > 1 else dim[0] if dim else None)
-    T.squeeze_ = lambda self, *dim: ops.squeeze_(self, dim if len(dim) > 1 else dim[0] if dim else None)
-    T.masked_fill, T.masked_fill_ = ops.masked_fill, ops.masked_fill_
-    T.transpose_ = T.swapaxes_ = T.swapdims_ = ops.transpose_
-    _install_random_methods(T)
-
-    def inplace(f, name):
-        def method(self, *args, **kwargs):
-            return ops._inplace(self, lambda t, *a: f(t, *a, **kwargs), *args, name=name)
-        method.__name__ = name
-        return method
-
-    for name, f in (("add_", ops.add), ("sub_", ops.sub), ("mul_", ops.mul), ("div_", ops.div),
-                    ("pow_", ops.pow), ("exp_", ops.exp), ("neg_", ops.neg), ("relu_", ops.relu),
-                    ("sigmoid_", ops.sigmoid), ("tanh_", ops.tanh), ("sqrt_", ops.sqrt), ("abs_", ops.abs),
-                    ("clamp_min_", ops.clamp_min), ("square_", ops.square)):
-        setattr(T, name, inplace(f, name))
-    for name, f in (("bitwise_and_", ops.bitwise_and), ("bitwise_or_", ops.bitwise_or),
-                    ("bitwise_xor_", ops.bitwise_xor), ("bitwise_not_", ops.bitwise_not),
-                    ("logical_not_", ops.logical_not)):
-        setattr(T, name, inplace(f, name))
-    def inplace_operator(f, name):
-        run = inplace(f, name)
-
-        def method(self, other):              # `x += 'a'`: Python's TypeError, as for `x + 'a'`
-            if not (isinstance(other, Tensor) or isinstance(other, (_py_int, _py_float))):
-                return NotImplemented
-            return run(self, other)
-        return method
-
-    T.__iand__ = inplace_operator(ops.bitwise_and, "bitwise_and_")
-    T.__ior__ = inplace_operator(ops.bitwise_or, "bitwise_or_")
-    T.__ixor__ = inplace_operator(ops.bitwise_xor, "bitwise_xor_")
-    T.__iadd__ = inplace_operator(ops.add, "add_")
-    T.__isub__ = inplace_operator(ops.sub, "sub_")
-    T.__imul__ = inplace_operator(ops.mul, "mul_")
-    T.__itruediv__ = inplace_operator(ops.div, "div_")
-
-    T.float = lambda self: _ops.to_dtype(self, float32)
-    T.double = lambda self: _ops.to_dtype(self, float64)
-    T.long = lambda self: _ops.to_dtype(self, int64)
-    T.int = lambda self: _ops.to_dtype(self, int32)
-    T.bool = lambda self: _ops.to_dtype(self, bool)
-    T.contiguous = lambda self, memory_format=None: self if self._data.flags.c_contiguous else ops.clone(self)
-    T.is_contiguous = lambda self, memory_format=None: _py_bool(self._data.flags.c_contiguous)
-
-
-_install_methods()
-
 # ----------------------------------------------------------------------------- legacy and device API
 
 from . import _legacy  # noqa: E402  (needs the names above)
@@ -1019,9 +802,9 @@ device = _legacy.device
 FloatTensor, DoubleTensor, HalfTensor = (_legacy.TYPED[d] for d in (float32, float64, float16))
 LongTensor, IntTensor, ShortTensor, CharTensor, ByteTensor, BoolTensor = (
     _legacy.TYPED[d] for d in (int64, int32, int16, int8, uint8, bool))
-_legacy.install(Tensor)
 
-from . import _signatures  # noqa: E402
+from . import _api, _signatures  # noqa: E402
 
-_signatures.install(globals(), "")
-_signatures.install_methods(Tensor)
+_signatures.install(globals(), "")          # torch's own functions (tensor, zeros, rand, ...)
+globals().update(_api.functions())          # the functions of the ops, already checked
+_api.install(Tensor)

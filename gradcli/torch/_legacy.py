@@ -302,18 +302,21 @@ def cuda(self, device=None, non_blocking=False, memory_format=None):
     raise TorchAssertionError(_NO_CUDA)
 
 
-def install(T):
-    T.new_tensor = new_tensor
-    T.new_zeros = _new_filled("new_zeros", 0)
-    T.new_ones = _new_filled("new_ones", 1)
-    T.new_empty = _new_filled("new_empty", None)
-    T.new_full = new_full
-    T.new = new
-    T.type = type_
-    T.to = to
-    T.cuda = cuda
-    T.cpu = lambda self, memory_format=None: self
-    T.device = property(lambda self: CPU)
-    T.is_cuda = property(lambda self: False)
-    T.get_device = lambda self: -1
-    T.nelement = T.numel
+def methods(T):
+    """The legacy and device methods and properties of Tensor, by name."""
+    return {
+        "new_tensor": new_tensor,
+        "new_zeros": _new_filled("new_zeros", 0),
+        "new_ones": _new_filled("new_ones", 1),
+        "new_empty": _new_filled("new_empty", None),
+        "new_full": new_full,
+        "new": new,
+        "type": type_,
+        "to": to,
+        "cuda": cuda,
+        "cpu": lambda self, memory_format=None: self,
+        "device": property(lambda self: CPU),
+        "is_cuda": property(lambda self: False),
+        "get_device": lambda self: -1,
+        "nelement": T.numel,
+    }

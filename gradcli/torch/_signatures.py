@@ -250,7 +250,15 @@ def checked(name, fn):
     return call
 
 
-_PRELUDED = {"F.mse_loss", "F.nll_loss", "F.cross_entropy", "F.binary_cross_entropy_with_logits"}
+def is_checked(fn):
+    """Whether fn is a `checked` function."""
+    return getattr(fn, "__code__", None) is _CHECKED_CODE
+
+
+_CHECKED_CODE = checked("", len).__code__
+
+
+PRELUDED = {"F.mse_loss", "F.nll_loss", "F.cross_entropy", "F.binary_cross_entropy_with_logits"}
 
 
 def install(namespace, prefix):
@@ -258,20 +266,9 @@ def install(namespace, prefix):
     losses of torch.nn.functional call checked ones after their Python prelude instead)."""
     for key in SIGNATURES:
         space, _, name = key.rpartition(".")
-        if space == prefix and key not in _PRELUDED and callable(namespace.get(name)):
+        if space == prefix and key not in PRELUDED and callable(namespace.get(name)):
             namespace[name] = checked(key, namespace[name])
 
-
-def install_methods(cls):
-    """The same for the public methods of Tensor (operators keep their direct paths)."""
-    import inspect
-    import types
-    for name in dir(cls):
-        if name.startswith("_"):
-            continue
-        attr = inspect.getattr_static(cls, name)
-        if isinstance(attr, types.FunctionType) and signature_of("Tensor." + name) is not None:
-            setattr(cls, name, checked("Tensor." + name, attr))
 
 # ----------------------------------------------------------------------------- checking, on failure
 

@@ -1,17 +1,16 @@
 """`torch.nn.functional`: the functional forms of layers, activations and losses."""
 from ... import ops as _ops
-from ... import ops_nn as _nn
 from ...engine import STATE as _STATE, Tensor as _Tensor
 from ...engine import TorchValueError as _TorchValueError
 
-linear = _nn.linear
-embedding, dropout, layer_norm = _nn.embedding, _nn.dropout, _nn.layer_norm
-bilinear, conv1d, conv2d, batch_norm = _nn.bilinear, _nn.conv1d, _nn.conv2d, _nn.batch_norm
-max_pool2d, avg_pool2d = _nn.max_pool2d, _nn.avg_pool2d
-leaky_relu, elu, gelu, softplus = _nn.leaky_relu, _nn.elu, _nn.gelu, _nn.softplus
-l1_loss, smooth_l1_loss, huber_loss = _nn.l1_loss, _nn.smooth_l1_loss, _nn.huber_loss
-kl_div = _nn.kl_div
-binary_cross_entropy = _nn.binary_cross_entropy
+linear = _ops.linear
+embedding, dropout, layer_norm = _ops.embedding, _ops.dropout, _ops.layer_norm
+bilinear, conv1d, conv2d, batch_norm = _ops.bilinear, _ops.conv1d, _ops.conv2d, _ops.batch_norm
+max_pool2d, avg_pool2d = _ops.max_pool2d, _ops.avg_pool2d
+leaky_relu, elu, gelu, softplus = _ops.leaky_relu, _ops.elu, _ops.gelu, _ops.softplus
+l1_loss, smooth_l1_loss, huber_loss = _ops.l1_loss, _ops.smooth_l1_loss, _ops.huber_loss
+kl_div = _ops.kl_div
+binary_cross_entropy = _ops.binary_cross_entropy
 
 
 def _truth(value):
@@ -76,11 +75,11 @@ def relu_(input):
 
 
 def leaky_relu_(input, negative_slope=0.01):
-    return _nn.leaky_relu(input, negative_slope, inplace=True)
+    return _ops.leaky_relu(input, negative_slope, inplace=True)
 
 
 def elu_(input, alpha=1.0):
-    return _nn.elu(input, alpha, inplace=True)
+    return _ops.elu(input, alpha, inplace=True)
 
 
 def tanh(input):
@@ -122,7 +121,7 @@ from .. import _signatures  # noqa: E402
 
 _signatures.install(globals(), "F")
 # The losses check their arguments after the deprecated reduction pair is read, as in PyTorch.
-_mse_loss = _signatures.checked("F.mse_loss", _nn.mse_loss)
-_nll_loss = _signatures.checked("F.nll_loss", _nn.nll_loss)
-_cross_entropy = _signatures.checked("F.cross_entropy", _nn.cross_entropy)
-_bce_with_logits = _signatures.checked("F.binary_cross_entropy_with_logits", _nn.binary_cross_entropy_with_logits)
+_mse_loss = _signatures.checked("F.mse_loss", _ops.mse_loss)
+_nll_loss = _signatures.checked("F.nll_loss", _ops.nll_loss)
+_cross_entropy = _signatures.checked("F.cross_entropy", _ops.cross_entropy)
+_bce_with_logits = _signatures.checked("F.binary_cross_entropy_with_logits", _ops.binary_cross_entropy_with_logits)

@@ -3,11 +3,9 @@ outputs pass through an identity node, BackwardHookFunctionBackward, whose gradi
 from __future__ import annotations
 
 from ....engine import STATE, Tensor
-from ....ops import TABLE, _begin, _record, op
+from ....ops import TABLE, _begin, _record
 
-ROW = TABLE.setdefault("nn.backward_hook_function", op(
-    "BackwardHookFunctionBackward", ("self",), self=lambda m, g: g,
-    doc="an identity that lets a module's full backward hooks see its gradients: saves nothing"))
+ROW = TABLE["nn.backward_hook_function"]
 
 W_NO_INPUT_GRAD = ("Full backward hook is firing when gradients are computed with respect to module outputs since "
                    "no inputs require gradients. See https://docs.pytorch.org/docs/main/generated/torch.nn.Module."

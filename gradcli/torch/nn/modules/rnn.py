@@ -1,10 +1,10 @@
-"""RNN, LSTM, GRU and their cells (PyTorch's rnn.py); the computation is ops_nn's port of
+"""RNN, LSTM, GRU and their cells (PyTorch's rnn.py); the computation is gradcli.ops.recurrent's port of
 PyTorch's RNN.cpp, so the graph has PyTorch's nodes step by step."""
 from __future__ import annotations
 
 import math
 
-from .... import ops_nn
+from ....ops import recurrent
 from .... import torch
 from .. import init
 from ..parameter import Parameter
@@ -142,7 +142,7 @@ class RNNBase(Module):
             raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected {self.input_size}, "
                                f"got {input.size(-1)}")
         self._check_hidden(hx, input)
-        output, hidden = ops_nn.rnn(self.mode, input, hx, self._layer_params(), self.num_layers, self.dropout,
+        output, hidden = recurrent.rnn(self.mode, input, hx, self._layer_params(), self.num_layers, self.dropout,
                                     self.training, self.batch_first, self.bidirectional)
         if not is_batched:
             output = output.squeeze(batch_dim)
@@ -204,7 +204,7 @@ class LSTM(RNNBase):
                                f"got {input.size(-1)}")
         self._check_hidden(hx[0], input, "Expected hidden[0] size {}, got {}")
         self._check_hidden(hx[1], input, "Expected hidden[1] size {}, got {}")
-        output, h, c = ops_nn.rnn("LSTM", input, hx, self._layer_params(), self.num_layers, self.dropout,
+        output, h, c = recurrent.rnn("LSTM", input, hx, self._layer_params(), self.num_layers, self.dropout,
                                   self.training, self.batch_first, self.bidirectional)
         if not is_batched:
             output = output.squeeze(batch_dim)
@@ -265,7 +265,7 @@ class RNNCell(RNNCellBase):
             mode = "RNN_RELU"
         else:
             raise RuntimeError(f"Unknown nonlinearity: {self.nonlinearity}")
-        ret = ops_nn.rnn_cell(mode, input, hx, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)
+        ret = recurrent.rnn_cell(mode, input, hx, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)
         return ret if is_batched else ret.squeeze(0)
 
 
@@ -288,7 +288,7 @@ class LSTMCell(RNNCellBase):
             hx = (zeros, zeros)
         else:
             hx = (hx[0].unsqueeze(0), hx[1].unsqueeze(0)) if not is_batched else hx
-        ret = ops_nn.rnn_cell("LSTM", input, hx, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)
+        ret = recurrent.rnn_cell("LSTM", input, hx, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)
         if not is_batched:
             ret = (ret[0].squeeze(0), ret[1].squeeze(0))
         return ret
@@ -310,5 +310,5 @@ class GRUCell(RNNCellBase):
             hx = torch.zeros(input.size(0), self.hidden_size, dtype=input.dtype)
         else:
             hx = hx.unsqueeze(0) if not is_batched else hx
-        ret = ops_nn.rnn_cell("GRU", input, hx, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)
+        ret = recurrent.rnn_cell("GRU", input, hx, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)
         return ret if is_batched else ret.squeeze(0)

@@ -1,0 +1,470 @@
+"""Pointwise ops: arithmetic, unary maths, clamp/where/maximum/minimum, dtype conversion."""
+from __future__ import annotations
+
+import builtins as _b
+import math as _math
+
+import numpy as np
+
+from .. import engine as E
+from ..engine import vml
+from ..engine import STATE, Tensor, result_type
+from ..engine import TorchRuntimeError, TorchTypeError
+from .numeric import _CONST32, _F32, _SCALAR_NAME, _arr, _check_operand, _number_operand, broadcast_shapes
+from .record import (_EMPTY, _META, _begin, _check_broadcast, _check_like, _check_numel, _compact_saver, _input_meta,
+                     _numel, _record, _record_binary, _save)
+from .table import TABLE
+from .views import _dense
+
+
+def _binary(row, ufunc, a, b, dt=None, extra_attrs=None):
+    ta, tb = isinstance(a, Tensor), isinstance(b, Tensor)
+    if not ta:
+        _check_operand(a)
+    if not (tb or type(b) is float):          # (a float needs no check)
+        _check_operand(b)
+    if STATE.grad_enabled and ((ta and a._rg) or (tb and b._rg)):
+        seq = STATE.seq                       # STATE.next_seq(), inlined: this is every binary op
+        STATE.seq = seq + 1
+    else:
+        seq = None
+    if ta and dt is None:
+        da = a._data
+        if tb:
+            db = b._data
+            if da.dtype == db.dtype:          # the common case: nothing to promote
+                if da.shape != db.shape:
+                    _check_broadcast(da.shape, db.shape, da.dtype.itemsize)
+                elif da.size > 65535:
+                    _check_numel(da.size, da.dtype.itemsize)
+                out = ufunc(da, db)
+                if type(out) is not np.ndarray:
+                    out = np.asarray(out, da.dtype)
+                return _record_binary(row, seq, out, a, b, extra_attrs)
+        elif type(b) is float or type(b) is int:   # tensor with a Python number
+            k = da.dtype.kind
+            if k == "f" or (k in "iu" and type(b) is int):
+                if da.size > 65535:
+                    _check_numel(da.size, da.dtype.itemsize)
+                c = _CONST32.get(b) if da.dtype is _F32 else None
+                out = ufunc(da, c if c is not None else _number_operand(b, da.dtype))
+                if type(out) is not np.ndarray:
+                    out = np.asarray(out, da.dtype)
+                return _record_binary(row, seq, out, a, b, extra_attrs)
+    if dt is None:
+        dt = result_type(a, b)
+    sa = a._data.shape if ta else ()
+    sb = b._data.shape if tb else ()
+    if sa != sb:
+        _check_broadcast(sa, sb, dt.np.itemsize)
+    elif (a._data.size if ta else b._data.size) > 65535:
+        _check_numel(a._data.size if ta else b._data.size, dt.np.itemsize)
+    out = ufunc(_arr(a, dt), _arr(b, dt))
+    if type(out) is not np.ndarray:
+        out = np.asarray(out, dt.np)
+    if ta:
+        return _record_binary(row, seq, out, a, b, extra_attrs)
+    return _record(row, seq, out, (a, b), attrs=extra_attrs)
+
+# ----------------------------------------------------------------------------- arithmetic
+
+
+_ADD, _SUB, _MUL, _DIV = TABLE["add"], TABLE["sub"], TABLE["mul"], TABLE["div"]
+
+
+def _alpha(name, alpha):
+    if isinstance(alpha, (int, float)) and not isinstance(alpha, bool):
+        return alpha
+    raise TorchTypeError(f"{name}(): argument 'alpha' must be Number, not {type(alpha).__name__}")
+
+
+_ALPHA_1 = {"alpha": 1}      # the attrs of every add/sub node with the default alpha (nothing writes node attrs)
+
+
+def _alpha_check(a, b, alpha):
+    """PyTorch's alpha_check: a floating alpha cannot scale an integral result."""
+    if isinstance(alpha, float) and result_type(a, b).np.kind in "iu":
+        raise TorchRuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
+
+
+def _deprecated_alpha_first(b, alpha):
+    """PyTorch's deprecated overloads add/sub(Number alpha, Tensor other): a number, then a tensor."""
+    return (alpha, b) if isinstance(alpha, Tensor) and not isinstance(b, Tensor) else (b, alpha)
+
+
+def add(a, b, alpha=1):
+    b, alpha = _deprecated_alpha_first(b, alpha)
+    if not isinstance(a, Tensor):                  # 2 + x: PyTorch calls x.__radd__(2) = add(x, 2)
+        a, b = b, a
+    if type(alpha) is int and alpha == 1:
+        return _binary(_ADD, np.add, a, b, None, _ALPHA_1)
+    alpha = _alpha("add", alpha)
+    _alpha_check(a, b, alpha)
+    ufunc = np.add if alpha == 1 else (lambda x, y: x + y * np.asarray(alpha, np.result_type(y)))
+    return _binary(_ADD, ufunc, a, b, extra_attrs={"alpha": alpha})
+
+
+def sub(a, b, alpha=1):
+    b, alpha = _deprecated_alpha_first(b, alpha)
+    alpha = _alpha("sub", alpha)
+    if not isinstance(a, Tensor):                  # 2 - x is rsub(x, 2)
+        return rsub(b, a, alpha)
+    if a._data.dtype == np.bool_ and (type(b) is bool or isinstance(b, Tensor) and b._data.dtype == np.bool_):
+        raise TorchRuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
+                                "Use the `^` or `logical_xor()` operator instead.")
+    if a._data.dtype == np.bool_ or isinstance(b, Tensor) and b._data.dtype == np.bool_:
+        raise TorchRuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+                                "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+    if type(alpha) is int and alpha == 1:
+        return _binary(_SUB, np.subtract, a, b, None, _ALPHA_1)
+    _alpha_check(a, b, alpha)
+    ufunc = np.subtract if alpha == 1 else (lambda x, y: x - y * np.asarray(alpha, np.result_type(y)))
+    return _binary(_SUB, ufunc, a, b, extra_attrs={"alpha": alpha})
+
+
+def rsub(t, number, alpha=1):
+    _check_operand(number)
+    seq = _begin(t)
+    dt = result_type(t, number)
+    with np.errstate(all="ignore"):
+        out = np.asarray(np.subtract(_arr(number, dt), _arr(t, dt)), dt.np)
+    return _record(TABLE["rsub"], seq, out, (t,), attrs={"alpha": alpha})
+
+
+def mul(a, b):
+    if not isinstance(a, Tensor):
+        a, b = b, a
+    return _binary(_MUL, np.multiply, a, b)
+
+
+_NUMBER_META = {}      # shape -> input_meta of a float32 tensor of that shape and a Python float (bounded)
+
+
+def _operator_method(row, ufunc, attrs, general):
+    """Tensor.__add__ and __radd__, or __mul__ and __rmul__ (`t` is the tensor). A small float32
+    tensor with a Python float (`z * 0.5`, `z + 1.`), the commonest op of a small script and
+    W1's, runs here in one function; a tensor operand goes straight to _binary; an operand
+    the op does not take gives NotImplemented, as Python's protocol wants."""
+    def method(t, other):
+        if isinstance(t, Tensor):
+            if type(other) is float:
+                da = t._data
+                c = _CONST32.get(other)
+                if c is None or da.dtype is not _F32 or da.size > 65535:
+                    return _binary(row, ufunc, t, other, None, attrs)
+                out = ufunc(da, c)
+                if type(out) is not np.ndarray:         # a 0-d operand gives a NumPy scalar
+                    out = np.asarray(out, _F32)
+                r = Tensor(out)
+                if not (t._rg and STATE.grad_enabled):
+                    return r
+                seq = STATE.seq
+                STATE.seq = seq + 1
+                fn = t._fn
+                if fn is None:
+                    fn = t._acc or t._accumulator()
+                meta = _NUMBER_META.get(da.shape)
+                if meta is None:
+                    if len(_NUMBER_META) >= 1024:
+                        _NUMBER_META.clear()
+                    meta = _NUMBER_META[da.shape] = _input_meta((da.shape, _F32, (), _F32))
+                save = row.compact
+                if save is None:
+                    save = _compact_saver(row)
+                r._fn = row.node_class(row, (fn, None), save(out, other) if save else
+                                           _save(row.plan, r, (t, other), None),
+                                           attrs or _EMPTY, meta, seq)
+                r._rg = True
+                return r
+            if isinstance(other, Tensor):
+                return _binary(row, ufunc, t, other, None, attrs)
+        if not (isinstance(other, Tensor) or isinstance(other, (int, float))):
+            return NotImplemented
+        return general(t, other)
+    method.__name__ = general.__name__ + "_method"
+    return method
+
+
+add_method = _operator_method(_ADD, np.add, _ALPHA_1, add)
+mul_method = _operator_method(_MUL, np.multiply, None, mul)
+
+
+def div(a, b, rounding_mode=None):
+    if rounding_mode is not None:
+        return floor_divide(a, b) if rounding_mode == "floor" else _nograd(np.trunc(true_div_data(a, b)))
+    if not isinstance(a, Tensor):                  # 2 / x is reciprocal(x) * 2: two nodes
+        return mul(reciprocal(b), a)
+    dt = result_type(a, b)
+    if dt.kind != E.FLOAT:
+        dt = E.float32
+    return _binary(_DIV, np.true_divide, a, b, dt=dt)
+
+
+def true_div_data(a, b):
+    dt = result_type(a, b)
+    return np.true_divide(_arr(a, dt), _arr(b, dt))
+
+
+def _check_shapes(a, b, dt):
+    """Broadcasting two operands the way PyTorch does: its error text, and the size limit."""
+    sa = a._data.shape if isinstance(a, Tensor) else ()
+    sb = b._data.shape if isinstance(b, Tensor) else ()
+    if sa != sb:
+        _check_broadcast(sa, sb, dt.np.itemsize)
+    else:
+        _check_like(sa, itemsize=dt.np.itemsize)
+
+
+def floor_divide(a, b):
+    dt = result_type(a, b)
+    _check_shapes(a, b, dt)
+    with np.errstate(all="ignore"):
+        return _nograd(np.asarray(np.floor_divide(_arr(a, dt), _arr(b, dt)), dt.np))
+
+
+def remainder(a, b):
+    dt = result_type(a, b)
+    _check_shapes(a, b, dt)
+    seq = _begin(a, b) if isinstance(a, Tensor) else None      # (number % tensor: no node yet)
+    with np.errstate(all="ignore"):
+        out = np.asarray(np.remainder(_arr(a, dt), _arr(b, dt)), dt.np)
+    if isinstance(b, Tensor):
+        return _record(TABLE["remainder_tensor"], seq, out, (a, b))
+    return _record(TABLE["remainder"], seq, out, (a,))
+
+
+def _nograd(out):
+    return Tensor(out)
+
+
+def neg(t):
+    _check_like(t._data.shape)
+    seq = _begin(t)
+    if t._data.dtype == np.bool_:
+        raise TorchRuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are "
+                                "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+    return _record(TABLE["neg"], seq, np.negative(t._data), (t,))
+
+
+def _power(a, b):
+    """pow with a tensor exponent, as PyTorch computes it per element (std::pow): NumPy's
+    float32 power is often an ulp off (0.57735026 ** -2 gives 3.0000002 where PyTorch gives 3.),
+    so small float32 arrays are evaluated in float64 and rounded once, as in _rounded."""
+    if a.dtype == np.float32 and b.dtype == np.float32 and _b.max(a.size, b.size) <= 65536:
+        return np.power(a.astype(np.float64), b.astype(np.float64)).astype(np.float32)
+    return np.power(a, b)
+
+
+def pow(a, b):
+    if not isinstance(a, Tensor):                  # number ** tensor
+        _check_operand(a)
+        _check_like(b._data.shape)
+        seq = _begin(b)
+        dt = result_type(a, b)
+        with np.errstate(all="ignore"):
+            out = np.asarray(_power(_arr(a, dt), _arr(b, dt)), dt.np)
+        return _record(TABLE["pow_scalar_base"], seq, out, (b,), attrs={"self": a})
+    if isinstance(b, Tensor):
+        return _binary(TABLE["pow_tensor"], _power, a, b)
+    _check_operand(b)
+    dt = result_type(a, b)
+    if dt.kind == E.INT and not isinstance(b, bool) and b < 0:
+        raise TorchRuntimeError("Integers to negative integer powers are not allowed.")
+    _check_like(a._data.shape, itemsize=dt.np.itemsize)
+    seq = _begin(a)
+    with np.errstate(all="ignore"):
+        out = E._np_pow(_arr(a, dt), b)
+    return _record(TABLE["pow"], seq, np.asarray(out, dt.np), (a,), attrs={"exponent": b})
+
+
+def square(t):
+    return pow(t, 2)
+
+
+def _unary(name, fn, float_only=True):
+    row = TABLE[name]
+
+    def forward(t):
+        if not isinstance(t, Tensor):
+            raise TorchTypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(t).__name__}")
+        data = t._data
+        dtype = data.dtype                      # (the input's, for input_meta: data may be cast below)
+        if data.size > 65535:
+            _check_numel(data.size, dtype.itemsize)
+        if float_only and dtype.kind != "f":
+            data = data.astype(np.float32)
+        out = fn(data)
+        if type(out) is not np.ndarray:         # a ufunc on a 0-d array gives a NumPy scalar
+            out = np.asarray(out)
+        r = Tensor(out)
+        if not (t._rg and STATE.grad_enabled):
+            return r
+        seq = STATE.seq                         # _record, inlined for one tensor input
+        STATE.seq = seq + 1
+        edge = t._fn
+        if edge is None:
+            edge = t._acc or t._accumulator()
+        key = (data.shape, dtype)
+        save = row.compact
+        if save is None:
+            save = _compact_saver(row)
+        r._fn = row.node_class(row, (edge,), save(out, None) if save else _save(row.plan, r, (t,), None),
+                                   _EMPTY, _META.get(key) or _input_meta(key), seq)
+        r._rg = True
+        return r
+    forward.__name__ = name
+    return forward
+
+
+def _sigmoid(a):
+    return np.asarray(1 / (1 + np.exp(-a)), a.dtype)
+
+
+def _rounded(fn, scalar=None):
+    """Evaluate in float64 and round once, for small float32 arrays: NumPy's float32 kernels
+    can be 1 ulp off the correctly rounded value PyTorch prints (exp(6.) gives 403.42877
+    instead of 403.42880). Large arrays keep the fast float32 kernels. A one-element vector
+    goes through `scalar` (the math module's float64 function, equal to NumPy's after the
+    rounding): a third of the cost of three NumPy calls, which is most of a small op's."""
+    def f(a):
+        if scalar is not None and a.shape == (1,) and a.dtype is _F32:
+            out = np.empty(1, _F32)                     # (then setting the element: the quickest 1-element array)
+            try:
+                out[0] = scalar(a.item())
+                return out
+            except (ValueError, OverflowError):         # outside the math domain: NumPy's nan/inf
+                pass
+        if a.dtype == np.float32 and a.size <= 65536:
+            return fn(a.astype(np.float64)).astype(np.float32)
+        return fn(a)
+    f.__name__ = getattr(fn, "__name__", "f")
+    return f
+
+
+_exp, _log, _sin, _cos, _tanh = map(_rounded, (np.exp, np.log, np.sin, np.cos, np.tanh),
+                                    (_math.exp, _math.log, _math.sin, _math.cos, _math.tanh))
+exp = _unary("exp", _exp)
+log = _unary("log", _log)
+sin = _unary("sin", _sin)
+cos = _unary("cos", _cos)
+tanh = _unary("tanh", _tanh)
+sigmoid = _unary("sigmoid", _rounded(_sigmoid))
+# PyTorch keeps x unless x < 0: relu(-0.) is -0. and relu(nan) is nan (np.maximum would give +0.)
+relu = _unary("relu", lambda a: np.where(a < 0, np.zeros((), a.dtype), a), float_only=False)
+sqrt = _unary("sqrt", vml.sqrt)         # (MKL's float32 kernel, as PyTorch's)
+rsqrt = _unary("rsqrt", _rounded(lambda a: np.asarray(1 / np.sqrt(a), a.dtype)))
+abs = _unary("abs", np.abs, float_only=False)
+reciprocal = _unary("reciprocal", lambda a: np.asarray(1 / a, a.dtype))
+floor = _unary("floor", np.floor, float_only=False)
+ceil = _unary("ceil", np.ceil, float_only=False)
+round = _unary("round", np.round, float_only=False)          # half to even, as PyTorch
+trunc = _unary("trunc", np.trunc, float_only=False)
+sign = _unary("sign", lambda a: a.copy() if a.dtype == np.bool_ else np.sign(a), float_only=False)
+frac = _unary("frac", lambda a: a - np.trunc(a))
+
+
+def clone(t, memory_format=None):
+    if t._data.size > 65535:
+        _check_numel(t._data.size, t._data.itemsize)
+    seq = _begin(t)
+    # torch.preserve_format: a dense tensor (_dense, below) keeps its strides (a clone of x.t() is
+    # not contiguous, so reshaping it copies); any other is cloned contiguous.
+    return _record(TABLE["clone"], seq, t._data.copy(order="K" if _dense(t._data) else "C"), (t,))
+
+
+def to_dtype(t, dtype):
+    dt = dtype.np if isinstance(dtype, E.DType) else np.dtype(dtype)
+    if t._data.dtype == dt:
+        return t
+    _check_like(t._data.shape, itemsize=dt.itemsize)
+    seq = _begin(t) if dt.kind == "f" else None
+    return _record(TABLE["to_copy"], seq, t._data.astype(dt), (t,))
+
+# ----------------------------------------------------------------------------- selection
+
+
+def _max_keep(a, b):
+    """PyTorch's max as std::max: where a == b it is a (max(-0., 0.) is -0.); nan propagates."""
+    return np.where(a == b, a, np.maximum(a, b))
+
+
+def _min_keep(a, b):
+    return np.where(a == b, a, np.minimum(a, b))
+
+
+def clamp(t, min=None, max=None):
+    if min is None and max is None:
+        raise TorchRuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    _check_like(t._data.shape, *(v._data.shape for v in (min, max) if isinstance(v, Tensor)))
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        lo = min._data if isinstance(min, Tensor) else min
+        hi = max._data if isinstance(max, Tensor) else max
+        out = t._data
+        if lo is not None:
+            out = _max_keep(out, lo)
+        if hi is not None:
+            out = _min_keep(out, hi)
+        seq = _begin(t, *(v for v in (min, max) if isinstance(v, Tensor)))
+        return _record(TABLE["clamp_tensor"], seq, np.asarray(out, t._data.dtype),
+                       (t, min if isinstance(min, Tensor) else None, max if isinstance(max, Tensor) else None),
+                       extra={"min": min, "max": max})
+    out = t._data
+    if min is not None:
+        out = _max_keep(out, out.dtype.type(min))
+    if max is not None:
+        out = _min_keep(out, out.dtype.type(max))
+    seq = _begin(t)
+    return _record(TABLE["clamp"], seq, np.asarray(out, t._data.dtype), (t,), attrs={"max": max, "min": min})
+
+
+def clamp_min(t, min):
+    _check_like(t._data.shape)
+    seq = _begin(t)
+    return _record(TABLE["clamp_min"], seq, _max_keep(t._data, t._data.dtype.type(min)), (t,), attrs={"min": min})
+
+
+W_WHERE_UINT8 = ("where received a uint8 condition tensor. This behavior is deprecated and will be removed in a "
+                 "future version of PyTorch. Use a boolean condition instead. (Triggered internally at "
+                 "/__w/pytorch/pytorch/aten/src/ATen/native/TensorCompare.cpp:621.)")
+
+
+def where(condition, input, other):
+    cond = condition._data if isinstance(condition, Tensor) else np.asarray(condition)
+    dt = result_type(input, other)
+    seq = _begin(input, other)
+    if cond.dtype == np.uint8:
+        E.warn_once(W_WHERE_UINT8)
+        cond = cond.astype(np.bool_)
+    if cond.dtype != np.bool_:
+        raise TorchRuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
+                                f"{_SCALAR_NAME[cond.dtype.name]}")
+    shape = cond.shape                      # broadcast condition, input, other in that order
+    for v in (input, other):
+        shape = broadcast_shapes(shape, v._data.shape if isinstance(v, Tensor) else ())
+    _check_numel(_numel(shape), dt.np.itemsize)
+    out = np.where(cond, _arr(input, dt), _arr(other, dt)).astype(dt.np, copy=False)
+    cond_t = condition if isinstance(condition, Tensor) else Tensor(cond)
+    return _record(TABLE["where"], seq, out, (input, other), extra={"condition": cond_t})
+
+
+def maximum(a, b):
+    return _binary(TABLE["maximum"], _max_keep, a, b)
+
+
+def minimum(a, b):
+    return _binary(TABLE["minimum"], _min_keep, a, b)
+
+
+def _sub_scalar(t, s):
+    seq = _begin(t)
+    return _record(TABLE["sub_scalar"], seq, t._data - np.asarray(s, t._data.dtype), (t,))
+
+
+def mul_scalar(a, s):
+    seq = _begin(a)
+    return _record(TABLE["mul_scalar"], seq, a._data * np.asarray(s, a._data.dtype), (a,), attrs={"other": s})
+
+
+def div_scalar(a, s):
+    seq = _begin(a)
+    return _record(TABLE["div_scalar"], seq, a._data / np.asarray(s, a._data.dtype), (a,), attrs={"other": s})

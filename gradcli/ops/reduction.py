@@ -1,0 +1,261 @@
+"""Reductions: sum, mean, prod, norm, max/min, argmax/argmin, cumulative ops, softmax."""
+from __future__ import annotations
+
+import builtins as _b
+
+import numpy as np
+
+from .. import engine as E
+from ..engine import Tensor
+from ..engine import TorchIndexError, TorchRuntimeError
+from ..engine import TorchNotImplementedError as TorchNotImplementedError_
+from .numeric import _SCALAR_NAME, _dims, _norm_dim, _raw_dims
+from .record import _begin, _check_like, _check_reads, _check_reduced, _record
+from .table import TABLE
+from .pointwise import maximum, minimum
+
+
+def _arg_extreme(name, pick):
+    def arg(t, dim=None, keepdim=False):
+        _check_reads(t)
+        data = t._data
+        if dim is None:
+            if data.size == 0:
+                raise TorchIndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
+            out = np.asarray(pick(data.reshape(-1)), np.int64)
+            if keepdim:
+                out = out.reshape((1,) * data.ndim)
+            return Tensor(out)
+        d = _norm_dim(dim, _b.max(data.ndim, 1))
+        if data.ndim == 0:
+            return Tensor(np.asarray(0, np.int64))
+        _check_reduced(data, (d,))
+        out = np.asarray(pick(data, axis=d), np.int64)
+        return Tensor(np.expand_dims(out, d) if keepdim else out)
+    arg.__name__ = name
+    return arg
+
+
+argmax = _arg_extreme("argmax", np.argmax)
+argmin = _arg_extreme("argmin", np.argmin)
+
+
+def sum(t, dim=None, keepdim=False, dtype=None):
+    seq = _begin(t)
+    data = t._data
+    out_dt = data.dtype if data.dtype.kind == "f" else np.dtype(np.int64)
+    if dtype is not None:
+        out_dt = dtype.np
+    if dim is None:
+        out = np.asarray(data.sum(dtype=out_dt))
+        return _record(TABLE["sum"], seq, out, (t,), attrs={"self_sym_sizes": tuple(data.shape)})
+    dims = _dims(dim, data.ndim)
+    _check_reduced(data, dims)
+    out = np.asarray(data.sum(axis=dims, keepdims=keepdim, dtype=out_dt))
+    return _record(TABLE["sum_dim"], seq, out, (t,),
+                   attrs={"dim": _raw_dims(dim), "keepdim": bool(keepdim), "self_sym_sizes": tuple(data.shape)})
+
+
+def mean(t, dim=None, keepdim=False, dtype=None):
+    data = t._data
+    if data.dtype.kind != "f" and dtype is None:
+        name = {"i": "Long", "b": "Bool", "u": "Byte"}.get(data.dtype.kind, "Long")
+        if data.dtype == np.int32:
+            name = "Int"
+        raise TorchRuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating "
+                                f"point or complex dtype. Got: {name}")
+    seq = _begin(t)
+    if dim is None:
+        out = np.asarray(data.mean(dtype=data.dtype))
+        return _record(TABLE["mean"], seq, out, (t,),
+                       attrs={"self_sym_numel": data.size, "self_sym_sizes": tuple(data.shape)})
+    dims = _dims(dim, data.ndim)
+    _check_reduced(data, dims)
+    out = np.asarray(data.mean(axis=dims, keepdims=keepdim, dtype=data.dtype))
+    return _record(TABLE["mean_dim"], seq, out, (t,),
+                   attrs={"dim": _raw_dims(dim), "keepdim": bool(keepdim), "self_sym_numel": data.size,
+                          "self_sym_sizes": tuple(data.shape)})
+
+
+def _reduce_all(row, t, out, extra=None):
+    seq = _begin(t)
+    return _record(row, seq, np.asarray(out, t._data.dtype), (t,), extra=extra)
+
+
+ReturnType = None
+
+
+def _return_type(name, values, indices):
+    return _ReturnTypes(name, values, indices)
+
+
+class _ReturnTypes(tuple):
+    """torch.return_types.max(values=..., indices=...)."""
+
+    def __new__(cls, name, values, indices):
+        self = super().__new__(cls, (values, indices))
+        self.name = name
+        return self
+
+    @property
+    def values(self):
+        return self[0]
+
+    @property
+    def indices(self):
+        return self[1]
+
+    def __repr__(self):
+        return f"torch.return_types.{self.name}(\nvalues={self[0]!r},\nindices={self[1]!r})"
+
+    __str__ = __repr__
+
+
+ReturnType = _ReturnTypes
+
+
+def _minmax(t, name, dim, keepdim, other=None):
+    if other is not None and isinstance(other, Tensor):
+        return (maximum if name == "max" else minimum)(t, other)
+    _check_reads(t)
+    if dim is None:
+        if t._data.size == 0:
+            raise TorchRuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
+                                    "Specify the reduction dim with the 'dim' argument.")
+        out = t._data.max() if name == "max" else t._data.min()
+        return _reduce_all(TABLE[name], t, out)
+    nd = t._data.ndim
+    d = _norm_dim(dim, nd)
+    _check_reduced(t._data, (d,))
+    if nd == 0:
+        idx = np.zeros((), np.int64)
+        values = t._data.copy()
+    else:
+        idx = (np.argmax if name == "max" else np.argmin)(t._data, axis=d)
+        values = np.take_along_axis(t._data, np.expand_dims(idx, d), axis=d).squeeze(d)
+        if keepdim:
+            idx, values = np.expand_dims(idx, d), np.expand_dims(values, d)
+    indices = Tensor(np.asarray(idx, np.int64))
+    seq = _begin(t)
+    v = _record(TABLE[name + "_dim"], seq, np.array(values, order="C"), (t,), extra={"indices": indices},
+                attrs={"dim": dim, "keepdim": bool(keepdim), "self_sym_sizes": tuple(t._data.shape)})
+    return _return_type(name, v, indices)
+
+
+def max(t, dim=None, keepdim=False):
+    if isinstance(dim, Tensor):
+        return maximum(t, dim)
+    return _minmax(t, "max", dim, keepdim)
+
+
+def min(t, dim=None, keepdim=False):
+    if isinstance(dim, Tensor):
+        return minimum(t, dim)
+    return _minmax(t, "min", dim, keepdim)
+
+
+def prod(t, dim=None, keepdim=False, dtype=None):
+    data = t._data
+    out_dt = data.dtype if data.dtype.kind == "f" else np.dtype(np.int64)
+    if dim is None:
+        seq = _begin(t)
+        return _record(TABLE["prod"], seq, np.asarray(data.prod(dtype=out_dt)), (t,))
+    d = _norm_dim(dim, data.ndim)
+    _check_reduced(data, (d,))
+    seq = _begin(t)
+    out = np.asarray(data.prod(axis=d if data.ndim else None, keepdims=keepdim, dtype=out_dt))
+    return _record(TABLE["prod_dim"], seq, out, (t,), attrs={"dim": dim, "keepdim": bool(keepdim)})
+
+
+def norm(t, p="fro", dim=None, keepdim=False, dtype=None):
+    if isinstance(p, Tensor):
+        p = p.item()
+    if p == "fro" or p is None:
+        p = 2
+    elif isinstance(p, str):
+        raise TorchRuntimeError(f"linalg.matrix_norm: Order {p} not supported.")
+    if t._data.dtype.kind != "f":
+        raise TorchRuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+                                f"{_SCALAR_NAME[t._data.dtype.name]}")
+    if dim is not None and not isinstance(dim, (tuple, list)):
+        dim = (dim,)
+    data = t._data
+    axes = None if dim is None else tuple(_norm_dim(d, data.ndim) for d in dim)
+    if data.ndim == 0:
+        axes = None                            # dim 0 or -1 of a 0-d tensor: the element itself
+    _check_like(data.shape, itemsize=data.itemsize)          # |x| is computed whole
+    a = np.abs(data)
+    if p == 2:
+        out = np.sqrt((a * a).sum(axis=axes, keepdims=keepdim))
+    elif p == 1:
+        out = a.sum(axis=axes, keepdims=keepdim)
+    elif p == float("inf"):
+        out = a.max(axis=axes, keepdims=keepdim)
+    elif p == -float("inf"):
+        out = a.min(axis=axes, keepdims=keepdim)
+    elif p == 0:
+        out = (a != 0).sum(axis=axes, keepdims=keepdim)
+    else:
+        out = (a ** p).sum(axis=axes, keepdims=keepdim) ** (1.0 / p)
+    seq = _begin(t)
+    return _record(TABLE["norm"], seq, np.asarray(out, data.dtype), (t,),
+                   attrs={"dim": None if dim is None else tuple(dim), "keepdim": bool(keepdim), "ord": p})
+
+
+def _softmax_dim(name, t, dim):
+    """torch.nn.functional's implicit dim for dim=None (deprecated there, with a warning)."""
+    if dim is not None:
+        return dim
+    E.STATE.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X "
+                 "as an argument.")
+    return 0 if t._data.ndim in (0, 1, 3) else 1
+
+
+def _softmax_input(name, t, dim):
+    """The array and the wrapped dim; a non-float input has no kernel in PyTorch."""
+    d = _norm_dim(dim, t._data.ndim)
+    if t._data.dtype.kind != "f":
+        kernel = "lastdim_kernel_impl" if d == _b.max(t._data.ndim - 1, 0) else "kernel_impl"
+        raise TorchNotImplementedError_(f'"{name}_{kernel}" not implemented for \'{_SCALAR_NAME[t._data.dtype.name]}\'')
+    return t._data, d
+
+
+def softmax(t, dim=None, dtype=None, _stacklevel=3):
+    dim = _softmax_dim("softmax", t, dim)
+    x, d = _softmax_input("softmax", t, dim)
+    _check_like(x.shape)
+    e = np.exp(x - x.max(axis=d, keepdims=True)) if x.ndim and x.size else np.ones_like(x)
+    out = e / e.sum(axis=d, keepdims=True) if x.ndim and x.size else e
+    seq = _begin(t)
+    return _record(TABLE["softmax"], seq, out.astype(x.dtype), (t,), attrs={"dim": dim})
+
+
+def log_softmax(t, dim=None, dtype=None, _stacklevel=3):
+    dim = _softmax_dim("log_softmax", t, dim)
+    x, d = _softmax_input("log_softmax", t, dim)
+    _check_like(x.shape)
+    if x.ndim and x.size:
+        shifted = x - x.max(axis=d, keepdims=True)
+        out = shifted - np.log(np.exp(shifted).sum(axis=d, keepdims=True))
+    else:
+        out = np.zeros_like(x)
+    seq = _begin(t)
+    return _record(TABLE["log_softmax"], seq, out.astype(x.dtype), (t,), attrs={"dim": dim})
+
+
+def _cumulative(name, fn):
+    def forward(t, dim):
+        _check_like(t._data.shape, itemsize=8)
+        seq = _begin(t)
+        d = _norm_dim(dim, t._data.ndim)
+        out = fn(t._data, axis=d) if t._data.ndim else t._data.copy()
+        if name == "cumsum" and out.dtype.kind == "f":
+            out = out + 0.0                 # PyTorch's running sum starts at +0: cumsum([-0.]) is 0.
+        dt = np.int64 if t._data.dtype.kind in "biu" else t._data.dtype      # integers and bools sum as int64
+        return _record(TABLE[name], seq, np.asarray(out, dt), (t,), attrs={"dim": dim})
+    forward.__name__ = name
+    return forward
+
+
+cumsum = _cumulative("cumsum", np.cumsum)
+cumprod = _cumulative("cumprod", np.cumprod)

@@ -1,0 +1,298 @@
+"""The API table: each op's torch function(s), Tensor method(s) and in-place method(s), and the
+forward in gradcli.ops that they call. torch's functions (`functions()`) and Tensor's methods
+(`methods()`, installed by `install(Tensor)`) are made from it, wrapped by the argument checks
+of _signatures (PyTorch's errors for a call that does not match).
+
+Adding an op: its row in ops/table.py, its forward in its family's module in gradcli/ops/, one
+line here, and a case in the op tests; tests/test_api_table.py checks that the three agree.
+"""
+from __future__ import annotations
+
+import inspect
+import types
+from typing import Callable, NamedTuple
+
+import numpy as np
+
+from ..engine import Tensor
+from ..ops import (comparison, indexing, inplace, join, linalg, pointwise, reduction, shape,
+                   views)
+from . import _legacy, _signatures
+
+
+class Op(NamedTuple):
+    """One row. Names are space-separated; the first is PyTorch's, the others its aliases."""
+    forward: Callable               # the function in gradcli.ops that computes it
+    functions: str = ""             # torch.NAME
+    methods: str = ""               # Tensor.NAME, calling `method` (default: the forward itself)
+    inplace: str = ""               # Tensor.NAME_: the forward run in place (views._inplace)
+    method: Callable = None         # the method when its arguments differ from the function's
+    numbers: bool = False           # torch.NAME(2, 3): a Python number is taken as the input too
+    cast: bool = False              # in place, any result dtype is cast to the tensor's (logical ops: bool)
+
+
+def _squeeze_method(f):
+    """x.squeeze(0, 2): the method also takes the dims one by one."""
+    return lambda self, *dim: f(self, dim if len(dim) > 1 else dim[0] if dim else None)
+
+
+def _where_method(self, condition, other):
+    return pointwise.where(condition, self, other)
+
+
+P, R, S, J, C = pointwise, reduction, shape, join, comparison
+
+API = (
+    # -- pointwise ----------------------------------------------------------------------------------------------
+    Op(P.add, "add", "add", "add_", numbers=True),
+    Op(P.sub, "sub subtract", "sub subtract", "sub_ subtract_", numbers=True),
+    Op(P.mul, "mul multiply", "mul multiply", "mul_ multiply_", numbers=True),
+    Op(P.div, "div divide", "div divide", "div_ divide_", numbers=True),
+    Op(P.pow, "pow", "pow", "pow_"),
+    Op(P.neg, "neg negative", "neg negative", "neg_ negative_"),
+    Op(P.floor_divide, "floor_divide", "floor_divide", "floor_divide_"),
+    Op(P.remainder, "remainder", "remainder", "remainder_"),
+    Op(P.exp, "exp", "exp", "exp_"),
+    Op(P.log, "log", "log", "log_"),
+    Op(P.sin, "sin", "sin", "sin_"),
+    Op(P.cos, "cos", "cos", "cos_"),
+    Op(P.tanh, "tanh", "tanh", "tanh_"),
+    Op(P.sigmoid, "sigmoid", "sigmoid", "sigmoid_"),
+    Op(P.relu, "relu", "relu", "relu_"),
+    Op(P.sqrt, "sqrt", "sqrt", "sqrt_"),
+    Op(P.rsqrt, "rsqrt", "rsqrt", "rsqrt_"),
+    Op(P.abs, "abs", "abs", "abs_"),
+    Op(P.reciprocal, "reciprocal", "reciprocal", "reciprocal_"),
+    Op(P.square, "square", "square", "square_"),
+    Op(P.floor, "floor", "floor", "floor_"),
+    Op(P.ceil, "ceil", "ceil", "ceil_"),
+    Op(P.round, "round", "round", "round_"),
+    Op(P.trunc, "trunc", "trunc", "trunc_"),
+    Op(P.sign, "sign", "sign", "sign_"),
+    Op(P.frac, "frac", "frac", "frac_"),
+    Op(P.clamp, "clamp clip", "clamp clip"),
+    Op(inplace.clamp_, "", "clamp_ clip_"),
+    Op(P.clamp_min, "clamp_min", "clamp_min", "clamp_min_"),
+    Op(P.maximum, "maximum", "maximum"),
+    Op(P.minimum, "minimum", "minimum"),
+    Op(P.where, "where", "where", method=_where_method),
+    Op(P.clone, "clone", "clone"),
+    # -- comparison, logical, bitwise ---------------------------------------------------------------------------
+    Op(C.bitwise_and, "bitwise_and", "bitwise_and", "bitwise_and_"),
+    Op(C.bitwise_or, "bitwise_or", "bitwise_or", "bitwise_or_"),
+    Op(C.bitwise_xor, "bitwise_xor", "bitwise_xor", "bitwise_xor_"),
+    Op(C.bitwise_not, "bitwise_not", "bitwise_not", "bitwise_not_"),
+    Op(C.logical_and, "logical_and", "logical_and", "logical_and_", cast=True),
+    Op(C.logical_or, "logical_or", "logical_or", "logical_or_", cast=True),
+    Op(C.logical_xor, "logical_xor", "logical_xor", "logical_xor_", cast=True),
+    Op(C.logical_not, "logical_not", "logical_not", "logical_not_"),
+    Op(C.tensor_all, "all", "all"),
+    Op(C.tensor_any, "any", "any"),
+    Op(C.allclose, "allclose", "allclose"),
+    # -- reductions ---------------------------------------------------------------------------------------------
+    Op(R.sum, "sum", "sum"),
+    Op(R.mean, "mean", "mean"),
+    Op(R.prod, "prod", "prod"),
+    Op(R.norm, "norm", "norm"),
+    Op(R.max, "max", "max"),
+    Op(R.min, "min", "min"),
+    Op(R.argmax, "argmax", "argmax"),
+    Op(R.argmin, "argmin", "argmin"),
+    Op(R.cumsum, "cumsum", "cumsum", "cumsum_"),
+    Op(R.cumprod, "cumprod", "cumprod", "cumprod_"),
+    Op(R.softmax, "softmax", "softmax"),
+    Op(R.log_softmax, "log_softmax", "log_softmax"),
+    # -- shapes and views ---------------------------------------------------------------------------------------
+    Op(S.view, "", "view"),
+    Op(S.reshape, "reshape", "reshape"),
+    Op(S.expand, "", "expand"),
+    Op(S.flatten, "flatten", "flatten"),
+    Op(S.unsqueeze, "unsqueeze", "unsqueeze"),
+    Op(inplace.unsqueeze_, "", "unsqueeze_"),
+    Op(S.squeeze, "squeeze", "squeeze", method=_squeeze_method(S.squeeze)),
+    Op(inplace.squeeze_, "", "squeeze_", method=_squeeze_method(inplace.squeeze_)),
+    Op(S.transpose, "transpose swapaxes swapdims", "transpose swapaxes swapdims"),
+    Op(inplace.transpose_, "", "transpose_ swapaxes_ swapdims_"),
+    Op(S.t_, "t", "t"),
+    Op(inplace.t_inplace, "", "t_"),
+    Op(S.permute, "permute", "permute"),
+    Op(S.select, "select", "select"),
+    # -- joining and splitting ----------------------------------------------------------------------------------
+    Op(J.cat, "cat concat concatenate", ""),
+    Op(J.stack, "stack", ""),
+    Op(J.split, "split", "split", method=J.split_method),
+    Op(J.split_with_sizes, "split_with_sizes", "split_with_sizes"),
+    Op(J.chunk, "chunk", "chunk"),
+    Op(J.unbind, "unbind", "unbind"),
+    Op(J.tensor_split, "tensor_split", "tensor_split"),
+    Op(J.hsplit, "hsplit", "hsplit", method=J.split_like_method(J.hsplit)),
+    Op(J.vsplit, "vsplit", "vsplit", method=J.split_like_method(J.vsplit)),
+    Op(J.dsplit, "dsplit", "dsplit", method=J.split_like_method(J.dsplit)),
+    # -- products -----------------------------------------------------------------------------------------------
+    Op(linalg.matmul, "matmul", "matmul"),
+    Op(linalg.mm, "mm", "mm"),
+    Op(linalg.bmm, "bmm", "bmm"),
+    Op(linalg.mv, "mv", "mv"),
+    Op(linalg.dot, "dot", "dot"),
+    # -- in place and indexing ----------------------------------------------------------------------------------
+    Op(inplace.masked_fill, "masked_fill", "masked_fill"),
+    Op(inplace.masked_fill_, "", "masked_fill_"),
+    Op(inplace.copy_, "", "copy_"),
+    Op(inplace.fill_, "", "fill_"),
+    Op(inplace.zero_, "", "zero_"),
+)
+
+# Python's operators. `a + b`, `b + a` (a Python number on either side): NotImplemented for other operands.
+ARITHMETIC = (
+    # forward          operator         reflected
+    (P.sub, "__sub__", "__rsub__"),
+    (P.div, "__truediv__", "__rtruediv__"),
+    (P.floor_divide, "__floordiv__", "__rfloordiv__"),
+    (P.remainder, "__mod__", "__rmod__"),
+    (P.pow, "__pow__", "__rpow__"),
+)
+# `x += y`: the forward in place, as the method of that name.
+INPLACE_OPERATORS = (
+    (P.add, "__iadd__", "add_"),
+    (P.sub, "__isub__", "sub_"),
+    (P.mul, "__imul__", "mul_"),
+    (P.div, "__itruediv__", "div_"),
+    (C.bitwise_and, "__iand__", "bitwise_and_"),
+    (C.bitwise_or, "__ior__", "bitwise_or_"),
+    (C.bitwise_xor, "__ixor__", "bitwise_xor_"),
+)
+COMPARISONS = {"__lt__": np.less, "__le__": np.less_equal, "__gt__": np.greater, "__ge__": np.greater_equal,
+               "__eq__": np.equal, "__ne__": np.not_equal}
+
+
+def _names(text):
+    return text.split()
+
+
+def _number_operand(other):
+    return isinstance(other, Tensor) or isinstance(other, (int, float))
+
+
+def _binop(f):
+    def method(self, other):
+        if not _number_operand(other):
+            return NotImplemented
+        return f(self, other)
+    return method
+
+
+def _inplace(f, name, cast=False):
+    def method(self, *args, **kwargs):
+        return views._inplace(self, lambda t, *a: f(t, *a, **kwargs), *args, name=name, cast=cast)
+    method.__name__ = name
+    return method
+
+
+def _inplace_operator(f, name):
+    run = _inplace(f, name)
+
+    def method(self, other):              # `x += 'a'`: Python's TypeError, as for `x + 'a'`
+        if not _number_operand(other):
+            return NotImplemented
+        return run(self, other)
+    return method
+
+
+def _numbers_as_tensors(f):
+    """torch.add(2, 3): PyTorch's parser takes a Python number for these functions' input too."""
+    def call(input, *args, **kwargs):
+        if isinstance(input, (int, float)) and not isinstance(args[0] if args else None, Tensor):
+            from . import tensor
+            input = tensor(input)
+        return f(input, *args, **kwargs)
+    call.__name__ = f.__name__
+    return call
+
+
+def _operators():
+    """The dunder methods and the few other methods and properties with no function of their own."""
+    from . import bool as bool_, float32, float64, int32, int64
+    to = pointwise.to_dtype
+    m = {}
+    for f, op, rop in ARITHMETIC:
+        m[op] = _binop(f)
+        m[rop] = _binop(lambda s, o, f=f: f(o, s))
+    for f, op, name in INPLACE_OPERATORS:
+        m[op] = _inplace_operator(f, name)
+    m["__add__"] = m["__radd__"] = P.add_method          # (without a call level: the commonest ops)
+    m["__mul__"] = m["__rmul__"] = P.mul_method
+    m["__and__"] = m["__rand__"] = C.bitwise_and
+    m["__or__"] = m["__ror__"] = C.bitwise_or
+    m["__xor__"] = m["__rxor__"] = C.bitwise_xor
+    m["__matmul__"] = lambda s, o: linalg.matmul(s, o)
+    m["__rmatmul__"] = lambda self, other: linalg.matmul(other, self)
+    m["__neg__"] = P.neg
+    m["__pos__"] = lambda s: s
+    m["__abs__"] = P.abs
+    m["__invert__"] = C.invert
+    m.update({name: C._compare(ufunc) for name, ufunc in COMPARISONS.items()})
+    m["__hash__"] = lambda s: id(s)
+    m["__getitem__"] = indexing.getitem
+    m["__setitem__"] = indexing.setitem
+    m["__iter__"] = J.tensor_iter
+    m["T"] = property(S.T_property)
+    m["mT"] = property(S.mT_property)
+    m["retains_grad"] = property(lambda self: self._retains_grad)
+    m["expand_as"] = lambda self, other: S.expand(self, other._data.shape)
+    m["view_as"] = lambda self, other: S.view(self, other._data.shape)
+    m["reshape_as"] = lambda self, other: S.reshape(self, other._data.shape)
+    m["float"] = lambda self: to(self, float32)
+    m["double"] = lambda self: to(self, float64)
+    m["long"] = lambda self: to(self, int64)
+    m["int"] = lambda self: to(self, int32)
+    m["bool"] = lambda self: to(self, bool_)
+    m["contiguous"] = lambda self, memory_format=None: self if self._data.flags.c_contiguous else P.clone(self)
+    m["is_contiguous"] = lambda self, memory_format=None: bool(self._data.flags.c_contiguous)
+    return m
+
+
+def functions():
+    """{name: function} of torch's functions made from the table, argument-checked."""
+    out = {}
+    for row in API:
+        f = _numbers_as_tensors(row.forward) if row.numbers else row.forward
+        for name in _names(row.functions):
+            out[name] = f
+    return {name: _checked_function(name, f) for name, f in out.items()}
+
+
+def _checked_function(name, f):
+    return _signatures.checked(name, f) if name in _signatures.SIGNATURES and name not in _signatures.PRELUDED else f
+
+
+def methods(base=Tensor):
+    """{name: function or property}: every method and property torch adds to `base` (the engine's
+    tensor), argument-checked, and the checked versions of `base`'s own public methods (those
+    already checked, after an install, are taken as they are)."""
+    from . import _random_methods
+    m = {}
+    for row in API:
+        for name in _names(row.methods):
+            m[name] = row.method or row.forward
+        for name in _names(row.inplace):
+            m[name] = _inplace(row.forward, name, row.cast)
+    m.update(_operators())
+    m.update(_random_methods())
+    m.update(_legacy.methods(base))
+    own = {name for name in dir(base) if not name.startswith("_") and name not in m}
+    for name in own:
+        m[name] = inspect.getattr_static(base, name)
+    for name, attr in m.items():
+        if not name.startswith("_") and isinstance(attr, types.FunctionType) and not _signatures.is_checked(attr) \
+                and _signatures.signature_of("Tensor." + name) is not None:
+            m[name] = _signatures.checked("Tensor." + name, attr)
+    for name in own:
+        if m[name] is inspect.getattr_static(base, name):
+            del m[name]
+    return m
+
+
+def install(cls):
+    """Set every method and property of `methods()` on cls."""
+    for name, attr in methods(cls).items():
+        setattr(cls, name, attr)
