@@ -74,7 +74,7 @@ def _names(namespace):
     """(by_tensor, by_node) for the tensors a namespace binds."""
     by_tensor, by_node = {}, {}
     for name, v in list(namespace.items()):
-        if isinstance(v, E.Tensor) and not name.startswith("_"):
+        if isinstance(v, E.TensorBase) and not name.startswith("_"):
             by_tensor.setdefault(id(v), name)
             if v.grad_fn is not None:
                 by_node.setdefault(v.grad_fn, name)
@@ -96,7 +96,7 @@ def show(*tensors, namespace=None):
     by_tensor, _ = _names(namespace)
     roots = {}
     for k, t in enumerate(tensors):
-        if not isinstance(t, E.Tensor):
+        if not isinstance(t, E.TensorBase):
             raise TypeError(f"gradcli.show() takes tensors, not {type(t).__name__}")
         roots[by_tensor.get(id(t)) or f"tensor {k + 1}"] = t
     return graph(roots, namespace)
@@ -318,7 +318,7 @@ def load_ipython_extension(shell):
             roots = {}
             for name in names:
                 t = ns.get(name, user.get(name))
-                if not isinstance(t, E.Tensor):
+                if not isinstance(t, E.TensorBase):
                     return Html(f'<pre style="color:#c00">gradcli: {escape(name)} is not a tensor</pre>',
                                 f"{name} is not a tensor")
                 roots[name] = t

@@ -24,7 +24,7 @@ import torch
 import gradcli
 import gradcli.torch as GT
 from gradcli.session import executor
-from gradcli.engine import Tensor
+from gradcli.torch import Tensor
 from gradcli.engine import ScriptError
 
 from argument_cases import CANDIDATES, Sym, builtin_name, call, cases

@@ -19,7 +19,7 @@ from gradcli.record import graph as graph_snapshot
 from gradcli.views import graph as graphview
 from gradcli.session.atomic import write_atomic
 from gradcli.cli.app import app
-from gradcli.engine import Tensor
+from gradcli.torch import Tensor
 from gradcli.record.report import GraphShown
 from gradcli.session.executor import run_source, run_traced
 

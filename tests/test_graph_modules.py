@@ -13,7 +13,7 @@ import pytest
 from gradcli.record import graph as graph_snapshot
 from gradcli.views import graph as graphview
 from gradcli.session.executor import run_traced
-from gradcli.engine import Tensor
+from gradcli.torch import Tensor
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from gradcli.session import watchdog
 from gradcli.session.executor import Session
-from gradcli.engine import Tensor
+from gradcli.torch import Tensor
 from gradcli.record.report import Report
 
 SCALE = float(os.environ.get("GRADCLI_FUZZ_SCALE", "1"))

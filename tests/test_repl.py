@@ -515,7 +515,7 @@ def _reproduces(session, tmp_path, name="s.grad"):
     """:save, then check `gradcli run` ends with the same tensors and grads as the session."""
     from gradcli.session.executor import run_source
     from gradcli.views import json_view
-    from gradcli.engine import Tensor
+    from gradcli.torch import Tensor
     path = tmp_path / name
     out = run(session, f":save {path}")
     assert "gradcli run" in out, out

@@ -108,7 +108,7 @@ def _graph(source, name, values, at, fmt, output, var, depth, full, strict, time
     from ..views import graph as graphview
     from ..views import show
     from ..session.atomic import write_atomic
-    from ..engine import Tensor
+    from ..engine import TensorBase
     trace = run_traced(source, name, values=values, strict=strict, timeout=timeout, max_elements=max_elements,
                         max_memory=max_memory,
                         upto=at)
@@ -116,7 +116,7 @@ def _graph(source, name, values, at, fmt, output, var, depth, full, strict, time
     if report.parse_failed:
         show(report, "rich", name)
         return exit_status(report)
-    tensors = {k: v for k, v in trace.interp.globals.items() if isinstance(v, Tensor)}
+    tensors = {k: v for k, v in trace.interp.globals.items() if isinstance(v, TensorBase)}
     if var:
         missing = [v for v in var if v not in tensors]
         if missing:

@@ -3,7 +3,8 @@
 It knows nothing of the script language. It behaves like PyTorch 2.13 in what a user can
 observe: which node saves which tensor, when saved tensors are freed, the order nodes run
 in, how `.grad` accumulates, and the exact error texts. Per-op knowledge lives in the op
-table, which hands the engine what it needs from it once, through configure().
+table; gradcli.torch completes the engine once, through configure(): the torch.Tensor class
+the engine makes (TensorBase with the operations) and the op table's maths.
 
 Modules, bottom up: errors (the exception types a script sees), vml (the float32 sqrt
 kernel), printing (tensors printed as PyTorch prints them), dtypes, numpy_math (the
@@ -34,7 +35,7 @@ _EXPORTS = {
     "numpy_math": "REUSE _fresh _into _np_pow _NumpyMath",
     "printing": "printing format_item format_tensor",
     "state": "CONFIG STATE _default_warn configure warn_once",
-    "tensor": "Tensor _wrap_dim result_type",
+    "tensor": "TensorBase _wrap_dim result_type",
     "vml": "vml",
 }
 _MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names.split()}

@@ -8,8 +8,8 @@ import numpy as np
 from numpy import ndarray
 
 from .graph import COPY_BACKWARDS, Version
-from .state import STATE
-from .tensor import Tensor
+from .state import CONFIG, STATE
+from .tensor import TensorBase
 
 
 def _accumulate(leaf, buf, create_graph, record, owned=False, version=None):
@@ -21,31 +21,31 @@ def _accumulate(leaf, buf, create_graph, record, owned=False, version=None):
     grad, variable = leaf._grad, leaf._data       # (each read once: a tensor's attributes are slow to read)
     before = grad._data.copy() if watched and grad is not None else None
     if not create_graph:
-        data = buf if type(buf) is ndarray else buf._data if isinstance(buf, Tensor) else buf
+        data = buf if type(buf) is ndarray else buf._data if isinstance(buf, TensorBase) else buf
         if grad is None:
             if owned and data.dtype == variable.dtype and data.flags.writeable and _obeys_layout(data, variable):
                 if data.base is not None or record.counters and id(data) in record.counters:
-                    leaf._grad = Tensor(data, version=_grad_version(record, data))
+                    leaf._grad = CONFIG.tensor(data, version=_grad_version(record, data))
                 else:
                     # the version PyTorch's kept gradient has: its in-place additions or writes
-                    leaf._grad = Tensor(data)
+                    leaf._grad = CONFIG.tensor(data)
                     version = _writes(data) if version is None else version
                     if version:
                         leaf._grad._version_counter.v = version
             else:
                 # PyTorch's clone_obey_contract: new_empty_strided(...).copy_(g), a copy at version 1,
                 # for a non-overlapping and dense variable, else clone(): version 0
-                leaf._grad = Tensor(np.array(data, dtype=variable.dtype, copy=True))
+                leaf._grad = CONFIG.tensor(np.array(data, dtype=variable.dtype, copy=True))
                 if _non_overlapping_and_dense(variable):
                     leaf._grad._version_counter.v = 1
         else:
             np.add(grad._data, data, out=grad._data, casting="unsafe")
             grad._version_counter.bump()
     else:
-        g = buf if isinstance(buf, Tensor) else Tensor(buf)
+        g = buf if isinstance(buf, TensorBase) else CONFIG.tensor(buf)
         if grad is None:
             # PyTorch copies into a fresh buffer under grad mode: a CopyBackwards node.
-            out = Tensor(np.array(g._data, dtype=variable.dtype, copy=True))
+            out = CONFIG.tensor(np.array(g._data, dtype=variable.dtype, copy=True))
             if g.requires_grad:
                 node = COPY_BACKWARDS.node_class(COPY_BACKWARDS, (None, g._edge()), {}, {},
                             ((g._data.shape, g._data.dtype), (g._data.shape, g._data.dtype)), STATE.next_seq())

@@ -7,14 +7,14 @@ import numpy as np
 from .dtypes import Size, dtype_of
 from .errors import TorchRuntimeError, TorchTypeError
 from .engine import CallRecord, _starts, execute
-from .state import STATE, W_CREATE_GRAPH
-from .tensor import Tensor
+from .state import CONFIG, STATE, W_CREATE_GRAPH
+from .tensor import TensorBase
 
 
 def _as_tensor_list(value, what):
     if value is None:
         return None
-    if isinstance(value, Tensor):
+    if isinstance(value, TensorBase):
         return [value]
     if isinstance(value, (list, tuple)):
         return list(value)
@@ -32,9 +32,9 @@ def _make_grads(outputs, grads, create_graph):
                 raise TorchRuntimeError(
                     f"grad can be implicitly created only for real scalar outputs but got {dtype_of(out._data)}")
             result.append(np.ones(out._data.shape, out._data.dtype) if not create_graph
-                          else Tensor(np.ones(out._data.shape, out._data.dtype)))
+                          else CONFIG.tensor(np.ones(out._data.shape, out._data.dtype)))
         else:
-            if not isinstance(g, Tensor):
+            if not isinstance(g, TensorBase):
                 raise TorchTypeError(f"'{type(g).__name__}' object is not iterable")
             if g._data.shape != out._data.shape:
                 raise TorchRuntimeError(
@@ -117,7 +117,7 @@ def _grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unuse
                 raise TorchRuntimeError(
                     f"The differentiated Tensor at index {i} appears to not have been used in the graph. "
                     "Set allow_unused=True if this is the desired behavior.")
-        if g is not None and not isinstance(g, Tensor):
-            g = Tensor(g)
+        if g is not None and not isinstance(g, TensorBase):
+            g = CONFIG.tensor(g)
         result.append(g)
     return tuple(result)

@@ -20,7 +20,7 @@ from .errors import TorchRuntimeError, TorchTypeError
 from .graph import (GRAPH_ROOT, AccumulateGrad, BackwardTwiceError, OutputEdge, Saved, _version_error)
 from .numpy_math import REUSE
 from .state import CONFIG, STATE
-from .tensor import Tensor
+from .tensor import TensorBase
 
 # The backward writes into an array only when its reference count shows nothing else holds
 # it. From Python 3.14 the interpreter borrows references and counts can read lower than
@@ -103,7 +103,7 @@ def execute(roots, grads, keep_graph, create_graph, inputs, accumulate, given=No
     record = CallRecord("backward" if accumulate else "grad", keep_graph)
     if given:
         record.counters = {id(_memory_owner(g._data)): (g._data, g._version_counter)
-                           for g in given if isinstance(g, Tensor)}
+                           for g in given if isinstance(g, TensorBase)}
     task = GraphTask(record, keep_graph, create_graph)
     if len(starts) == 1:
         root = starts[0]
@@ -523,7 +523,7 @@ def _anomaly_warning(fn):
 def _check_nan(fn, outs):
     for i, g in enumerate(outs):
         if g is not None:
-            a = g._data if isinstance(g, Tensor) else g
+            a = g._data if isinstance(g, TensorBase) else g
             if a.dtype.kind == "f" and np.isnan(a).any():
                 raise TorchRuntimeError(f"Function '{fn.name()}' returned nan values in its {i}th output.")
 
@@ -535,14 +535,14 @@ def _hooked(fn, buf, record):
         return buf
     if type(buf) is list:                   # a MultiOutputNode's slots: each hook sees its output's
         return _hooked_slots(fn.hooks, buf, record)
-    g = buf if isinstance(buf, Tensor) else Tensor(buf, version=_grad_version(record, buf))
+    g = buf if isinstance(buf, TensorBase) else CONFIG.tensor(buf, version=_grad_version(record, buf))
     for hook in fn.hooks:
         if not callable(hook):            # registering accepts anything; calling it fails, as in PyTorch
             raise TorchTypeError(f"'{type(hook).__name__}' object is not callable")
         r = hook(g)
         if r is not None:
             g = r
-    return g if isinstance(buf, Tensor) else g._data
+    return g if isinstance(buf, TensorBase) else g._data
 
 
 def _hooked_slots(hooks, slots, record):
@@ -553,8 +553,8 @@ def _hooked_slots(hooks, slots, record):
         if not callable(h.hook):
             raise TorchTypeError(f"'{type(h.hook).__name__}' object is not callable")
         g = slots[h.nr]
-        wrapped = g is not None and not isinstance(g, Tensor)
-        r = h.hook(Tensor(g, version=_grad_version(record, g)) if wrapped else g)
+        wrapped = g is not None and not isinstance(g, TensorBase)
+        r = h.hook(CONFIG.tensor(g, version=_grad_version(record, g)) if wrapped else g)
         if r is not None:
             slots[h.nr] = r._data if wrapped or (g is None and not STATE.grad_enabled) else r
     return slots
@@ -590,9 +590,9 @@ def _retain(t, buf, create_graph):
         if buf is None:
             return
     if t._grad is None:
-        t._grad = Tensor(buf._data.copy() if isinstance(buf, Tensor) else buf.copy())
+        t._grad = CONFIG.tensor(buf._data.copy() if isinstance(buf, TensorBase) else buf.copy())
     else:
-        t._grad = Tensor(t._grad._data + (buf._data if isinstance(buf, Tensor) else buf))
+        t._grad = CONFIG.tensor(t._grad._data + (buf._data if isinstance(buf, TensorBase) else buf))
 
 
 def _topological(root, deps):
@@ -708,4 +708,4 @@ def _unpacked(fn, create_graph):
 
 def _data_unshared(buf):
     """A gradient held as a Tensor (a hook's result): its array must be held by it alone."""
-    return type(buf) is not Tensor or _getrefcount(buf._data) == 2
+    return type(buf) is not CONFIG.tensor or _getrefcount(buf._data) == 2

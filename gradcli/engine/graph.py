@@ -184,11 +184,10 @@ class Node:
             raise _version_error(self, s)
         if not as_tensor:
             return s._data
-        from .tensor import Tensor      # (tensor.py imports this module: a tensor holds its node)
         if s.is_output:
-            return Tensor(s._data, requires_grad=True, grad_fn=self, version=s.version)
+            return CONFIG.tensor(s._data, requires_grad=True, grad_fn=self, version=s.version)
         if s.tensor is None:                     # a wrapped number, first read
-            s.tensor = Tensor(s._data, version=s.version)
+            s.tensor = CONFIG.tensor(s._data, version=s.version)
         elif s.tensor._base is not None:
             CONFIG.fresh_view(s.tensor)
         return s.tensor

@@ -85,12 +85,14 @@ E5_HINT_ANOMALY = (
 
 
 class _Config:
-    """What the engine takes from the op table, given once by configure(). Until then it has
-    no differentiable maths (create_graph needs the table) and no views to refresh."""
+    """What the engine takes from the layers above it, given once by configure() (gradcli.torch
+    calls it on import, as PyTorch's Python side gives its C++ engine the Tensor class). Until
+    then it makes no tensors, has no differentiable maths and no views to refresh."""
 
-    __slots__ = ("numpy_math", "tensor_math", "fresh_view")
+    __slots__ = ("tensor", "numpy_math", "tensor_math", "fresh_view")
 
     def __init__(self):
+        self.tensor = None              # the class of the tensors the engine makes: torch.Tensor
         self.numpy_math = _NumpyMath()  # the namespace backward formulas get: plain arrays
         self.tensor_math = None         # ... and under create_graph: the same names as differentiable ops
         self.fresh_view = None          # rebuilds a view's grad_fn after its storage changed in place
@@ -99,6 +101,7 @@ class _Config:
 CONFIG = _Config()
 
 
-def configure(numpy_math, tensor_math, fresh_view):
-    """The op table's backward helpers on arrays and on tensors, and its view bookkeeping."""
-    CONFIG.numpy_math, CONFIG.tensor_math, CONFIG.fresh_view = numpy_math, tensor_math, fresh_view
+def configure(tensor, numpy_math, tensor_math, fresh_view):
+    """The one call that completes the engine: torch.Tensor (the class of the tensors it makes), the
+    op table's backward helpers on arrays and on tensors, and its view bookkeeping."""
+    CONFIG.tensor, CONFIG.numpy_math, CONFIG.tensor_math, CONFIG.fresh_view = tensor, numpy_math, tensor_math, fresh_view

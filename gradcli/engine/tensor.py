@@ -6,7 +6,7 @@ import numpy as np
 from numpy import ndarray
 
 from .dtypes import _BY_NP, BOOL, FLOAT, DType, Size, _sizes, bool_, float32, int64, promote_types
-from .errors import LimitError, TorchAttributeError, TorchIndexError, TorchRuntimeError, TorchTypeError, TorchValueError
+from .errors import LimitError, TorchIndexError, TorchRuntimeError, TorchTypeError, TorchValueError
 from .graph import INVALID, AccumulateGrad, OutputEdge, OutputHook, Version
 from .printing import format_tensor
 from .state import CONFIG, STATE, W_NONLEAF_GRAD, W_SCALAR, warn_once
@@ -26,8 +26,10 @@ def _requires_grad_leaf_error(requires_grad):
     return message
 
 
-class Tensor:
-    """A NumPy array plus PyTorch's autograd metadata. Its operations are installed by gradcli.torch."""
+class TensorBase:
+    """A NumPy array plus PyTorch's autograd metadata, as PyTorch's torch._C.TensorBase: what the
+    engine needs of a tensor. torch.Tensor (gradcli/torch/_tensor.py) adds the operations; the
+    engine makes tensors of that class (configure)."""
 
     # `_vc`: the Version, or None while nothing has needed one (read `_version_counter`)
     __slots__ = ("_data", "_rg", "_fn", "_grad", "_vc", "_acc",
@@ -36,14 +38,10 @@ class Tensor:
 
     def __init__(self, data=None, requires_grad=False, grad_fn=None, version=None, base=None, *sizes):
         if not isinstance(data, _ARRAYS):
-            # a script's `torch.Tensor(2, 3)`, `torch.Tensor([1, 2])`, `torch.Tensor(t)` (the engine
-            # itself always passes an array)
-            args = (data,) if data is not None else ()
-            args += tuple(v for v, unset in zip((requires_grad, grad_fn, version, base), (False, None, None, None))
-                          if v is not unset) + sizes
-            from ..torch import Tensor_
-            made = Tensor_(*args)
-            data, requires_grad, grad_fn, version, base = made._data, False, None, made._vc, None
+            # a script's `torch.Tensor(2, 3)`, `torch.Tensor([1, 2])`, `torch.Tensor(t)`: the
+            # torch class reads PyTorch's legacy arguments (the engine always passes an array)
+            data, version = self._legacy_data(data, requires_grad, grad_fn, version, base, sizes)
+            requires_grad, grad_fn, base = False, None, None
         self._data = data
         if STATE.memory_hook is not None and data.size >= 1024:
             STATE.memory_hook(data)
@@ -56,14 +54,8 @@ class Tensor:
         self._hooks = None
         self._base = base
 
-    def __getattr__(self, name):
-        """Only for names the class lacks: PyTorch's methods gradcli has not implemented say so.
-        (Its cost: CPython 3.11 reads no attribute of a class with __getattr__ the fast way, so
-        hot code reads a tensor's attributes once, into locals.)"""
-        if name.startswith("_"):
-            raise TorchAttributeError(f"'Tensor' object has no attribute '{name}'")
-        from ..torch._not_implemented import missing
-        raise missing("Tensor", name, "'Tensor' object")
+    def _legacy_data(self, *args):
+        raise TorchTypeError(f"expected a NumPy array, got {type(args[0]).__name__}")
 
     # -- metadata ----------------------------------------------------------------
     @property
@@ -187,7 +179,7 @@ class Tensor:
     @grad.setter
     def grad(self, value):
         if value is not None:
-            if not isinstance(value, Tensor):
+            if not isinstance(value, TensorBase):
                 raise TorchTypeError("assigned grad expected to be a Tensor or None but got grad of type "
                                      + type(value).__name__)
             if value._data.dtype != self._data.dtype:
@@ -267,16 +259,16 @@ class Tensor:
     def data(self):
         """PyTorch's `.data`: the same storage, no autograd history, a version counter of its own
         (so an in-place change through it goes unnoticed by saved tensors)."""
-        return Tensor(self._data)
+        return CONFIG.tensor(self._data)
 
     @data.setter
     def data(self, value):
-        if not isinstance(value, Tensor):
+        if not isinstance(value, TensorBase):
             raise TorchTypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
         self._data = value._data
 
     def detach(self):
-        return Tensor(self._data, version=self._version_counter)
+        return CONFIG.tensor(self._data, version=self._version_counter)
 
     def detach_(self):
         if self._fn is not None:
@@ -309,15 +301,6 @@ class Tensor:
 
     def __hash__(self):
         return id(self)
-
-    # -- backward ----------------------------------------------------------------------
-    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-        if isinstance(gradient, (list, tuple)):
-            # torch.autograd.backward pairs outputs with gradients by zip: the first one is used
-            gradient = gradient[0] if gradient else None
-        from .autograd import backward     # (the engine runs above the tensors it runs on)
-        backward([self], None if gradient is None else [gradient], retain_graph, create_graph, inputs,
-                 _single_gradient=gradient)
 
     def __repr__(self):
         if self._base is not None:
@@ -383,7 +366,7 @@ def result_type(*operands) -> DType:
     scalars, unless a weaker operand is of a higher category (bool < int < float)."""
     dim = zero = wrapped = None
     for v in operands:
-        if isinstance(v, Tensor):
+        if isinstance(v, TensorBase):
             d = _BY_NP[v._data.dtype]
             if v._data.ndim:
                 dim = d if dim is None else promote_types(dim, d)

@@ -363,17 +363,17 @@ def _live_roots(ctx, failing):
     out = []
     for call in method_calls(st, "backward"):
         t = ctx.value(call.func.value)
-        if isinstance(t, E.Tensor) and t.grad_fn is not None:
+        if isinstance(t, E.TensorBase) and t.grad_fn is not None:
             out.append(t.grad_fn)
         elif isinstance(call.func.value, ast.Call):         # `loss.sum().backward()`: start below it
             inner = ctx.value(call.func.value.func.value) if isinstance(call.func.value.func, ast.Attribute) else None
-            if isinstance(inner, E.Tensor) and inner.grad_fn is not None:
+            if isinstance(inner, E.TensorBase) and inner.grad_fn is not None:
                 out.append(inner.grad_fn)
     for call in call_named(st, "grad"):
         for a in call.args[:1]:
             for e in (a.elts if isinstance(a, (ast.List, ast.Tuple)) else [a]):
                 t = ctx.value(e)
-                if isinstance(t, E.Tensor) and t.grad_fn is not None:
+                if isinstance(t, E.TensorBase) and t.grad_fn is not None:
                     out.append(t.grad_fn)
     return out
 
@@ -829,8 +829,8 @@ def _leaf_inplace(ctx, view=False):
     name = _receiver_name(st)
     t = ctx.scope.get(name) if name else None
     why = Why("view_of_leaf_inplace" if view else "leaf_inplace", "", line=info.line, expression=info.text,
-              variable=ctx.tensor_name(t) if isinstance(t, E.Tensor) else name)
-    base = getattr(t, "_base", None) if isinstance(t, E.Tensor) else None
+              variable=ctx.tensor_name(t) if isinstance(t, E.TensorBase) else name)
+    base = getattr(t, "_base", None) if isinstance(t, E.TensorBase) else None
     leaf_name = ctx.tensor_name(base) if base is not None else why.variable
     updating = st is not None and any(isinstance(n, ast.Attribute) and n.attr == "grad" for n in ast.walk(st))
     if view and base is not None:
@@ -902,9 +902,9 @@ def _nonscalar(ctx):
     expr, call = _root_expr(st)
     t = ctx.value(expr) if expr is not None else None
     name = ast.unparse(expr) if expr is not None else None
-    shape = list(t.shape) if isinstance(t, E.Tensor) else None
+    shape = list(t.shape) if isinstance(t, E.TensorBase) else None
     why = Why("nonscalar", "", line=info.line, expression=info.text, variable=name,
-              node=t.grad_fn.name() if isinstance(t, E.Tensor) and t.grad_fn is not None else None)
+              node=t.grad_fn.name() if isinstance(t, E.TensorBase) and t.grad_fn is not None else None)
     why.cause = f"shape {shape}" if shape is not None else None
     why.text = (f"{_q(info.text)} starts from `{name}`" + (f", of shape {shape}" if shape is not None else "")
                 + ": not one number. Backward needs the gradient of something with respect to each element of "
@@ -914,7 +914,7 @@ def _nonscalar(ctx):
         for reduce_, eff in (("sum", "the gradient of the sum: each element counts once (the same as "
                                      "backward(torch.ones_like(...)))."),
                              ("mean", f"the gradient of the mean: every gradient is divided by the number of "
-                                      f"elements ({t.numel() if isinstance(t, E.Tensor) else 'N'}).")):
+                                      f"elements ({t.numel() if isinstance(t, E.TensorBase) else 'N'}).")):
             def edit(n, reduce_=reduce_):
                 if n is expr:
                     return ast.Call(ast.Attribute(n, reduce_, ast.Load()), [], [])
@@ -1006,8 +1006,8 @@ def _lost_at(ctx, expr, line, seen, depth=0):
     names = [n.id for n in ast.walk(expr) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
     for name in dict.fromkeys(names):
         v = ctx.scope.get(name)
-        if name in seen or (isinstance(v, E.Tensor) and v.requires_grad) or name in ("torch", "nn", "F") \
-                or callable(v) and not isinstance(v, E.Tensor):
+        if name in seen or (isinstance(v, E.TensorBase) and v.requires_grad) or name in ("torch", "nn", "F") \
+                or callable(v) and not isinstance(v, E.TensorBase):
             continue
         seen.add(name)
         d = ctx.definition(name, line)
@@ -1020,13 +1020,13 @@ def _lost_at(ctx, expr, line, seen, depth=0):
         deeper = _lost_at(ctx, value, d.lineno, seen, depth + 1) if value is not None and not connected else []
         if hit is not None or deeper:
             return ([hit] if hit is not None else []) + deeper
-        if isinstance(v, E.Tensor) and v.is_leaf and isinstance(value, ast.Call) and not _has_tensor_arg(ctx, value):
+        if isinstance(v, E.TensorBase) and v.is_leaf and isinstance(value, ast.Call) and not _has_tensor_arg(ctx, value):
             return [("requires_grad", d, name, None, _add_keyword(ctx, d, value, "requires_grad", True))]
     return []
 
 
 def _has_tensor_arg(ctx, call):
-    return any(isinstance(ctx.scope.get(n.id), E.Tensor) for n in ast.walk(call) if isinstance(n, ast.Name))
+    return any(isinstance(ctx.scope.get(n.id), E.TensorBase) for n in ast.walk(call) if isinstance(n, ast.Name))
 
 
 def _shown_edit(title, e, effect):
@@ -1133,7 +1133,7 @@ def _grad_input_no_grad(ctx):
     st, info = ctx.stmt, ctx.info
     calls = call_named(st, "grad")
     call = calls[0] if calls else None
-    bad = next((e for e in _grad_inputs(call) if isinstance(ctx.value(e), E.Tensor) and not ctx.value(e).requires_grad),
+    bad = next((e for e in _grad_inputs(call) if isinstance(ctx.value(e), E.TensorBase) and not ctx.value(e).requires_grad),
                None)
     name = ast.unparse(bad) if bad is not None else None
     why = Why("grad_input_no_grad", "", line=info.line, expression=info.text, variable=name)

@@ -67,8 +67,3 @@ __all__ = [
     "batch_norm", "layer_norm", "embedding", "avg_pool2d", "conv1d", "conv2d", "conv_nd", "max_pool2d", "rnn",
     "rnn_cell", "_NumpyMath", "_TensorMath", "NUMPY_MATH", "TENSOR_MATH",
 ]
-
-# ----------------------------------------------------------------------------- what the engine takes from the op table
-from .. import engine as E
-
-E.configure(numpy_math=NUMPY_MATH, tensor_math=TENSOR_MATH, fresh_view=fresh_view)

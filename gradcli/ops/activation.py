@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..engine import Tensor
+from ..engine import CONFIG, TensorBase
 from ..engine import TorchRuntimeError, TorchValueError
 from .numeric import _in64, _tensor_args
 from .record import _begin, _record
@@ -60,9 +60,9 @@ def dropout(input, p=0.5, training=True, inplace=False):
     if p == 0 or not training or input._data.size == 0:
         return input
     if p == 1:
-        noise = Tensor(np.zeros((), input._data.dtype))
+        noise = CONFIG.tensor(np.zeros((), input._data.dtype))
     else:
-        noise = Tensor(np.empty(input._data.shape, input._data.dtype))
+        noise = CONFIG.tensor(np.empty(input._data.shape, input._data.dtype))
         noise.bernoulli_(1 - p)
         noise.div_(1 - p)
     if inplace:

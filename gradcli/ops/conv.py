@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..engine import Tensor
+from ..engine import CONFIG, TensorBase
 from ..engine import TorchRuntimeError
 from .numeric import _C_NAME, _SCALAR_NAME
 from .kernels import _avg_pool_forward, _conv_forward, _max_pool_forward, _tup
@@ -87,11 +87,11 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     if unbatched:
         values, indices = values[0], indices[0]
     out = _record(ROWS["max_pool2d"], _begin(input), values, (input,),
-                  extra={"result1": Tensor(indices)},
+                  extra={"result1": CONFIG.tensor(indices)},
                   attrs={"ceil_mode": bool(ceil_mode), "dilation": d, "kernel_size": k, "padding": p,
                          "stride": saved_stride})
     if return_indices:
-        return out, Tensor(indices)
+        return out, CONFIG.tensor(indices)
     return out
 
 

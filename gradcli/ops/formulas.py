@@ -7,13 +7,13 @@ import math
 
 import numpy as np
 
-from ..engine import Tensor
+from ..engine import CONFIG, TensorBase
 from .numeric import _arr_of
 from .kernels import _avg_pool_forward, _bn_axes, _conv_forward, _layer_norm_axes
 
 
 def _ndim(g):
-    return g._data.ndim if isinstance(g, Tensor) else g.ndim
+    return g._data.ndim if isinstance(g, TensorBase) else g.ndim
 
 
 # -- backward formulas longer than a line, each PyTorch's function of that name in
@@ -22,7 +22,7 @@ def _ndim(g):
 
 
 def _dtype_of(v):
-    return v._data.dtype if isinstance(v, Tensor) else v.dtype
+    return v._data.dtype if isinstance(v, TensorBase) else v.dtype
 
 
 def _unsqueeze_multiple(m, t, dim, ndim):
@@ -140,11 +140,11 @@ def _clamp_max_mask(self, min, max):
 
 
 def _cat_backward(m, g, attrs, meta):
-    dim = attrs["dim"] % _b.max(g.ndim if not isinstance(g, Tensor) else g._data.ndim, 1)
+    dim = attrs["dim"] % _b.max(g.ndim if not isinstance(g, TensorBase) else g._data.ndim, 1)
     out, start = [], 0
     for shape, _ in meta:
         if shape == (0,):                   # a skipped 1-D empty input: an empty gradient
-            out.append(Tensor(np.zeros(0, g._data.dtype)) if isinstance(g, Tensor) else np.zeros(0, g.dtype))
+            out.append(CONFIG.tensor(np.zeros(0, g._data.dtype)) if isinstance(g, TensorBase) else np.zeros(0, g.dtype))
             continue
         n = shape[dim] if len(shape) > dim else 0
         out.append(m.narrow(g, dim, start, n))

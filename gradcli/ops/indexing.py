@@ -6,7 +6,7 @@ import builtins as _b
 import numpy as np
 
 from .. import engine as E
-from ..engine import Tensor
+from ..engine import CONFIG, TensorBase
 from ..engine import TorchIndexError, TorchRuntimeError, TorchTypeError, TorchValueError
 from .numeric import _check_operand, _sizes_str
 from .record import _begin, _check_numel, _numel, _record
@@ -17,7 +17,7 @@ from .inplace import copy_, fill_
 
 
 def _is_advanced(i):
-    return isinstance(i, Tensor) or isinstance(i, (list, np.ndarray)) or (isinstance(i, tuple) and False)
+    return isinstance(i, TensorBase) or isinstance(i, (list, np.ndarray)) or (isinstance(i, tuple) and False)
 
 
 W_SEQUENCE_INDEX = ("Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed in "
@@ -35,7 +35,7 @@ def _index_tuple(index):
         return index
     if isinstance(index, list) and len(index) < 32:
         for i in index:
-            if isinstance(i, Tensor) or isinstance(i, (list, tuple, slice)) or i is None or i is Ellipsis:
+            if isinstance(i, TensorBase) or isinstance(i, (list, tuple, slice)) or i is None or i is Ellipsis:
                 E.warn_once(W_SEQUENCE_INDEX.format(359 if i is None or i is Ellipsis else 349))
                 return tuple(index)
     return (index,)
@@ -59,7 +59,7 @@ def _apply_select(t, dim, index, real_dim):
 
 def _bool_index(value):
     """A boolean index adds a dimension of size 1, indexed by [0] (True) or [] (False)."""
-    return Tensor(np.zeros(1 if value else 0, np.int64))
+    return CONFIG.tensor(np.zeros(1 if value else 0, np.int64))
 
 
 def _sequence_index(seq):
@@ -74,7 +74,7 @@ def _sequence_index(seq):
         raise TorchTypeError("'list' object cannot be interpreted as an integer") from None
     if arr.dtype.kind not in "biuf":
         raise TorchTypeError(f"new(): invalid data type '{arr.dtype.name if arr.dtype.kind != 'U' else 'str'}'")
-    return Tensor(arr if arr.dtype == np.bool_ else arr.astype(np.int64))
+    return CONFIG.tensor(arr if arr.dtype == np.bool_ else arr.astype(np.int64))
 
 
 def getitem(t, index):
@@ -97,14 +97,14 @@ def getitem(t, index):
         return _slice(t, 0, index)
     index = _index_tuple(index)
     for i in index:
-        if not (i is None or i is Ellipsis or isinstance(i, (int, slice, list, tuple)) or isinstance(i, Tensor)):
+        if not (i is None or i is Ellipsis or isinstance(i, (int, slice, list, tuple)) or isinstance(i, TensorBase)):
             raise TorchIndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
                                   "are valid indices (got " + type(i).__name__ + ")")
     index = tuple(_sequence_index(i) if isinstance(i, (list, tuple)) else i for i in index)
     nd = t._data.ndim
     specified = 0
     for i in index:
-        if isinstance(i, Tensor):
+        if isinstance(i, TensorBase):
             specified += i._data.ndim if _is_mask(i) else 1
         elif not (i is None or i is Ellipsis or isinstance(i, bool)):
             specified += 1
@@ -200,7 +200,7 @@ def _index(t, indices):
                    attrs={"self_sym_sizes": tuple(t._data.shape), "_index": tuple(idx)})
 
 
-class SavedList(Tensor):
+class SavedList(TensorBase):
     """IndexBackward0's `indices`: index tensors (None for a whole dimension) saved and freed
     together; reads as a tuple."""
 
@@ -225,7 +225,7 @@ def setitem(t, index, value):
     if not advanced:
         _copy_to(sliced, value)
         return
-    if isinstance(value, Tensor):
+    if isinstance(value, TensorBase):
         shape = _strip_leading_ones(value._data.shape)
         if shape != value._data.shape:
             value = view(value, shape)
@@ -241,7 +241,7 @@ def _setitem_view(t, index):
         raise TorchIndexError("an index can only have a single ellipsis ('...')")
     result, dim, advanced = t, 0, {}
     for i in index:
-        if isinstance(i, Tensor) and i._data.ndim == 0 and i._data.dtype.kind in "iu":
+        if isinstance(i, TensorBase) and i._data.ndim == 0 and i._data.dtype.kind in "iu":
             i = int(i._data)
         if i is Ellipsis:
             dim += t._data.ndim - n_real
@@ -258,8 +258,8 @@ def _setitem_view(t, index):
             if not whole:
                 result = _slice(result, dim, i)
             dim += 1
-        elif isinstance(i, Tensor) or isinstance(i, list):
-            arr = i._data if isinstance(i, Tensor) else np.array(i)
+        elif isinstance(i, TensorBase) or isinstance(i, list):
+            arr = i._data if isinstance(i, TensorBase) else np.array(i)
             if arr.dtype.kind not in "iub":
                 raise TorchIndexError("tensors used as indices must be long, int, byte or bool tensors")
             advanced[dim] = arr
@@ -279,9 +279,9 @@ def _strip_leading_ones(shape):
 def _copy_to(dst, value):
     """PyTorch's copy_to for assignment: equal sizes copy_, a number or 0-d tensor fill_, else the
     value (leading 1s dropped by a view) is expanded to the target and copied."""
-    if not isinstance(value, Tensor):
+    if not isinstance(value, TensorBase):
         _check_operand(value, "value")
-        return fill_(dst, Tensor(np.asarray(value, dst._data.dtype)))
+        return fill_(dst, CONFIG.tensor(np.asarray(value, dst._data.dtype)))
     if value._data.shape == dst._data.shape:
         return copy_(dst, value)
     if value._data.ndim == 0:
@@ -314,7 +314,7 @@ def _index_put(t, idx, value):
     def compute(x, v):
         seq = _begin(x, v)
         out = x._data.copy()
-        src = v._data if isinstance(v, Tensor) else v
+        src = v._data if isinstance(v, TensorBase) else v
         try:
             out[idx] = src
         except IndexError as e:
@@ -324,9 +324,9 @@ def _index_put(t, idx, value):
                                     f"cannot be broadcast to indexing result of shape "
                                     f"[{', '.join(map(str, np.shape(x._data[idx])))}]") from None
         # PyTorch saves one entry per indexed dimension: None where the whole dimension is kept
-        indices = SavedList([Tensor(np.asarray(i)) if isinstance(i, np.ndarray) else None for i in idx])
+        indices = SavedList([CONFIG.tensor(np.asarray(i)) if isinstance(i, np.ndarray) else None for i in idx])
         return _record(TABLE["index_put"], seq, out, (x, v), extra={"indices": indices},
                        attrs={"accumulate": False, "_index": idx})
-    if not isinstance(value, Tensor):
+    if not isinstance(value, TensorBase):
         _check_operand(value, "value")
     _inplace(t, compute, value, name="index_put_", cast=True)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..engine import Tensor
+from ..engine import CONFIG, TensorBase
 from ..engine import TorchRuntimeError, TorchTypeError
 from .numeric import _C_NAME, _check_operand, _norm_dim, _sizes_str, broadcast_shapes
 from .record import _begin, _check_like, _record
@@ -45,20 +45,20 @@ def squeeze_(t, dim=None):
 
 
 def masked_fill(t, mask, value):
-    if not isinstance(mask, Tensor):
+    if not isinstance(mask, TensorBase):
         raise TorchTypeError(f"masked_fill(): argument 'mask' (position 1) must be Tensor, not {type(mask).__name__}")
     if mask._data.dtype != np.bool_:
         raise TorchRuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
                                 f"{_C_NAME[mask._data.dtype.name]}")
-    if isinstance(value, Tensor) and value._data.ndim:
+    if isinstance(value, TensorBase) and value._data.ndim:
         raise TorchRuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                                 f"{value._data.ndim} dimension(s).")
-    if not isinstance(value, Tensor):
+    if not isinstance(value, TensorBase):
         _check_operand(value, "value")
     _check_like(broadcast_shapes(t._data.shape, mask._data.shape))
-    fill = value._data if isinstance(value, Tensor) else value
+    fill = value._data if isinstance(value, TensorBase) else value
     out = np.asarray(np.where(mask._data, fill, t._data)).astype(t._data.dtype, copy=False)
-    if isinstance(value, Tensor):
+    if isinstance(value, TensorBase):
         return _record(TABLE["masked_fill_tensor"], _begin(t, value), out, (t, value), extra={"mask": mask})
     return _record(TABLE["masked_fill"], _begin(t), out, (t,), extra={"mask": mask})
 
@@ -72,7 +72,7 @@ def zero_(t):
 
 
 def fill_(t, value):
-    if isinstance(value, Tensor):                  # FillBackward3: the value's gradient is the sum
+    if isinstance(value, TensorBase):                  # FillBackward3: the value's gradient is the sum
         if value._data.ndim:
             raise TorchRuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
                                     f"{value._data.ndim} dimensions.")
@@ -84,9 +84,9 @@ def fill_(t, value):
 
 
 def copy_(t, src, non_blocking=False):
-    if not isinstance(src, Tensor):
+    if not isinstance(src, TensorBase):
         _check_operand(src, "src")
-        src = Tensor(np.asarray(src))
+        src = CONFIG.tensor(np.asarray(src))
 
     def compute(x, s):
         shape = broadcast_shapes(x._data.shape, s._data.shape)

@@ -7,7 +7,7 @@ import operator as _operator
 import numpy as np
 
 from .. import engine as E
-from ..engine import Tensor
+from ..engine import CONFIG, TensorBase
 from ..engine import TorchAttributeError, TorchIndexError, TorchRuntimeError, TorchTypeError, TorchValueError
 from .numeric import _SCALAR_NAME, _check_operand, _norm_dim, _sizes_str, _split_sizes
 from .record import _NO_SAVED, _begin, _check_numel
@@ -21,9 +21,9 @@ def _tensor_list(tensors, name, empty_message):
     tensors = list(tensors)
     if not tensors:
         raise TorchRuntimeError(empty_message)
-    if not all(isinstance(t, Tensor) for t in tensors):
+    if not all(isinstance(t, TensorBase) for t in tensors):
         raise TorchTypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, not "
-                             + type(next(t for t in tensors if not isinstance(t, Tensor))).__name__)
+                             + type(next(t for t in tensors if not isinstance(t, TensorBase))).__name__)
     _check_numel(_b.sum(t._data.size for t in tensors), tensors[0]._data.itemsize)
     return tensors
 
@@ -88,13 +88,13 @@ def _split_backward(grads, split_sizes, dim, sizes):
     like = next((g for g in grads if g is not None), None)
     if like is None:                        # no piece got a gradient: none flows on
         return None
-    tensor = type(like) is Tensor
+    tensor = type(like) is CONFIG.tensor
     dt = like._data.dtype if tensor else like.dtype
     parts = []
     for g, n in zip(grads, split_sizes):
         if g is None:
             g = np.zeros(tuple(sizes[:dim]) + (n,) + tuple(sizes[dim + 1:]), dt)
-            g = Tensor(g) if tensor else g
+            g = CONFIG.tensor(g) if tensor else g
         parts.append(g)
     return cat(parts, dim) if tensor else _concatenate(parts, dim)
 
@@ -104,10 +104,10 @@ def _unbind_backward(grads, dim):
     like = next((g for g in grads if g is not None), None)
     if like is None:
         return None
-    tensor = type(like) is Tensor
+    tensor = type(like) is CONFIG.tensor
     a = like._data if tensor else like
     zeros = np.broadcast_to(np.zeros((), a.dtype), a.shape)
-    parts = [g if g is not None else Tensor(zeros) if tensor else zeros for g in grads]
+    parts = [g if g is not None else CONFIG.tensor(zeros) if tensor else zeros for g in grads]
     if tensor:
         return stack(parts, dim)
     d = dim % (a.ndim + 1)
@@ -121,9 +121,9 @@ def _multi_output(row, t, arrays, attrs, view=True):
     seq = _begin(t)
     if view:
         base = t._base if t._base is not None else t
-        outs = tuple([Tensor(a, version=t._version_counter, base=base) for a in arrays])
+        outs = tuple([CONFIG.tensor(a, version=t._version_counter, base=base) for a in arrays])
     else:
-        outs = tuple([Tensor(np.ascontiguousarray(a)) for a in arrays])
+        outs = tuple([CONFIG.tensor(np.ascontiguousarray(a)) for a in arrays])
     if seq is not None:
         node = row.node_class(row, (t._edge(),), _NO_SAVED, attrs, ((t._data.shape, t._data.dtype),), seq)
         for out, edge in zip(outs, E.output_edges(node, len(outs))):
@@ -146,7 +146,7 @@ def _pieces(t, d, sizes):
 
 def split(tensor, split_size_or_sections, dim=0):
     """torch.split, PyTorch's Python function: the argument's own split method (a str's too)."""
-    if type(tensor) is Tensor:
+    if type(tensor) is CONFIG.tensor:
         return tensor.split(split_size_or_sections, dim)
     try:
         return tensor.split(split_size_or_sections, dim)
@@ -159,7 +159,7 @@ def split(tensor, split_size_or_sections, dim=0):
 def split_method(t, split_size_or_sections, dim=0):
     """Tensor.split: a size per piece (SplitBackward0), or a list of sizes (SplitWithSizesBackward0);
     a tensor is read as an int where it holds one, as PyTorch's Python method does."""
-    if type(split_size_or_sections) is Tensor:
+    if type(split_size_or_sections) is CONFIG.tensor:
         try:
             split_size_or_sections = int(split_size_or_sections)
         except ValueError:
@@ -236,7 +236,7 @@ def tensor_split(t, indices_or_sections, dim=0):
         raise TorchRuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims")
     d = _norm_dim(dim, nd)
     size = t._data.shape[d]
-    if type(indices_or_sections) is Tensor:
+    if type(indices_or_sections) is CONFIG.tensor:
         v = indices_or_sections._data
         if v.dtype != np.int64:
             raise TorchRuntimeError("tensor_split expected tensor_indices_or_sections to have dtype of long, but got "
@@ -299,7 +299,7 @@ def split_like_method(f):
 
 
 def _record_variadic(row, seq, out, tensors, attrs):
-    t = Tensor(out)
+    t = CONFIG.tensor(out)
     if seq is None:
         return t
     edges = tuple(x._edge() for x in tensors)

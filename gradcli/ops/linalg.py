@@ -5,7 +5,7 @@ import builtins as _b
 
 import numpy as np
 
-from ..engine import Tensor
+from ..engine import CONFIG, TensorBase
 from ..engine import TorchIndexError, TorchRuntimeError, TorchTypeError
 from .numeric import _SCALAR_NAME, _same_dtype, _shape_str, _strides, _tensor_args, broadcast_shapes
 from .record import FLOPS_PER_SECOND, _begin, _check_numel, _check_work, _numel, _record
@@ -17,9 +17,9 @@ from .shape import _squeeze0_, _unsafe_view, expand, reshape, squeeze, t_, trans
 
 
 def matmul(a, b):
-    if not isinstance(a, Tensor) or not isinstance(b, Tensor):
+    if not isinstance(a, TensorBase) or not isinstance(b, TensorBase):
         raise TorchTypeError(f"matmul(): argument 'other' (position 1) must be Tensor, not "
-                             f"{type(b if isinstance(a, Tensor) else a).__name__}")
+                             f"{type(b if isinstance(a, TensorBase) else a).__name__}")
     da, db = a._data.ndim, b._data.ndim
     if da == 0 or db == 0:
         raise TorchRuntimeError(f"both arguments to matmul need to be at least 1D, but they are {da}D and {db}D")
@@ -177,7 +177,7 @@ def addmm(bias, mat1, mat2, beta=1, alpha=1):
     else:
         out = np.asarray(b + out, out.dtype)
     if seq is None:
-        return Tensor(out)
+        return CONFIG.tensor(out)
     attrs = {"alpha": alpha, "beta": beta,
              "mat1_sym_sizes": d1.shape, "mat1_sym_strides": _strides(mat1) if mat1.requires_grad else (),
              "mat2_sym_sizes": d2.shape, "mat2_sym_strides": _strides(mat2) if mat2.requires_grad else ()}
@@ -187,7 +187,7 @@ def addmm(bias, mat1, mat2, beta=1, alpha=1):
 def linear(input, weight, bias=None):
     """at::linear: addmm for a 2-D input with a bias; a contiguous input of other rank is
     flattened to 2-D, addmm'd and viewed back; otherwise matmul with weight.t() (+ bias in place)."""
-    if type(input) is not Tensor or type(weight) is not Tensor:
+    if type(input) is not CONFIG.tensor or type(weight) is not CONFIG.tensor:
         _tensor_args("linear", input=input, weight=weight)
     nd = input._data.ndim
     if bias is not None and nd == 2:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..engine import STATE, Size, Tensor
+from ..engine import CONFIG, STATE, Size, TensorBase
 from ..engine import TorchIndexError, TorchRuntimeError, TorchValueError
 from ..engine import TorchNotImplementedError as TorchNotImplementedError_
 from .numeric import _REDUCTION_NAMES, _SCALAR_NAME, _reduction, broadcast_shapes
@@ -248,7 +248,7 @@ def _nll(row, input, target, weight, ignore_index, r):
     w = None if weight is None else weight._data
     out, total = _nll_forward(input._data, target._data.astype(np.int64), w, ignore_index, r, 1)
     return _record(row, _begin(input), out, (input,),
-                   extra={"target": target, "total_weight": Tensor(total), "weight": weight},
+                   extra={"target": target, "total_weight": CONFIG.tensor(total), "weight": weight},
                    attrs={"ignore_index": ignore_index, "reduction": r})
 
 
@@ -306,9 +306,9 @@ def _cross_entropy_label_smoothing(logp, target, weight, r, ignore_index, label_
     if r == 1:
         if weight is not None:
             kept = target._data[~ignore_mask._data].reshape(-1)
-            ret = sum(smooth) / sum(Tensor(weight._data[kept]))
+            ret = sum(smooth) / sum(CONFIG.tensor(weight._data[kept]))
         else:
-            ret = sum(smooth) / sum(Tensor(~ignore_mask._data))
+            ret = sum(smooth) / sum(CONFIG.tensor(~ignore_mask._data))
     elif r == 2:
         ret = sum(smooth)
     else:
@@ -332,7 +332,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     if log_target:
         out = mul(exp(target), sub(target, input))
     else:
-        out = sub(Tensor(_xlogy(target._data, target._data)), mul(target, input))
+        out = sub(CONFIG.tensor(_xlogy(target._data, target._data)), mul(target, input))
     reduced = _apply_reduction(out, r)
     if reduction == "batchmean" and input._data.ndim != 0:
         reduced = reduced / input._data.shape[0]

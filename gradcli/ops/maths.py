@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import engine as E
-from ..engine import Saved, Tensor
+from ..engine import CONFIG, Saved, TensorBase
 from ..engine import TorchNotImplementedError as TorchNotImplementedError_
 from .numeric import _CONST32, _F32, _INT64_MAX, _in64, _mul_g, _number_operand, _rounds
 from .kernels import _avg_pool_backward, _conv_backward_input, _conv_backward_weight, _max_pool_backward
@@ -73,7 +73,7 @@ def _recorded(key, helper, inputs, arrays, saved=None, attrs=None):
     """TENSOR_MATH's version of a NumPy kernel: its value, as a node of its own."""
     def record(*args):
         tensors = dict(zip(arrays, args))
-        value = getattr(NUMPY_MATH, helper)(*(a._data if isinstance(a, Tensor) else a for a in args))
+        value = getattr(NUMPY_MATH, helper)(*(a._data if isinstance(a, TensorBase) else a for a in args))
         return _kernel_node(key, value, tuple(tensors[i] for i in inputs),
                             {s: tensors[i] for s, i in (saved or {}).items()},
                             {a: args[i] for a, i in (attrs or {}).items()})
@@ -113,7 +113,7 @@ class _BatchNormGrads:
 
     def __getitem__(self, i):
         g, x, weight, running_mean, running_var, save_mean, save_invstd, training, eps = self.args
-        value = _batch_norm_backward(*(a._data if isinstance(a, Tensor) else a for a in self.args))[i]
+        value = _batch_norm_backward(*(a._data if isinstance(a, TensorBase) else a for a in self.args))[i]
         return _kernel_node("native_batch_norm_backward_" + ("input", "weight", "bias")[i], value, (g, x, weight),
                             {"grad_out": g, "input": x, "weight": weight, "running_mean": running_mean,
                              "running_var": running_var, "save_mean": save_mean, "save_invstd": save_invstd},
@@ -139,13 +139,13 @@ class _TensorMath:
 
         def constant_or_refuse(*args):
             g = args[0]
-            others = [a for a in args[1:] if isinstance(a, Tensor) and a._rg]
-            if (isinstance(g, Tensor) and g._rg) or (others and name not in _LINEAR_IN_GRAD):
+            others = [a for a in args[1:] if isinstance(a, TensorBase) and a._rg]
+            if (isinstance(g, TensorBase) and g._rg) or (others and name not in _LINEAR_IN_GRAD):
                 raise TorchNotImplementedError_(
                     f"create_graph=True through this operation ({name}) is not supported by gradcli yet; "
                     "first-order gradients (create_graph=False) work")
-            out = helper(*[a._data if isinstance(a, Tensor) else a for a in args])
-            return Tensor(np.asarray(out))
+            out = helper(*[a._data if isinstance(a, TensorBase) else a for a in args])
+            return CONFIG.tensor(np.asarray(out))
         return constant_or_refuse
 
     exp, log, sin, cos, sqrt, tanh, abs = map(staticmethod, (exp, log, sin, cos, sqrt, tanh, abs))
@@ -231,12 +231,12 @@ class _TensorMath:
     cumprod = staticmethod(lambda a, d: cumprod(a, d))
     cumsum = staticmethod(lambda a, d: cumsum(a, d))
     flip = staticmethod(lambda a, dims: flip(a, dims))
-    masked_fill = staticmethod(lambda a, mask, v: masked_fill(a, mask if isinstance(mask, Tensor) else Tensor(np.asarray(mask)), v))
+    masked_fill = staticmethod(lambda a, mask, v: masked_fill(a, mask if isinstance(mask, TensorBase) else CONFIG.tensor(np.asarray(mask)), v))
     sub_scalar = staticmethod(lambda a, s: _sub_scalar(a, s))
     pow = staticmethod(lambda a, b: pow(a, b))
     to = staticmethod(lambda a, dt: to_dtype(a, dt))
-    constant = staticmethod(lambda a: Tensor(np.asarray(a)))
-    mask = staticmethod(lambda g, keep: where(keep, g, Tensor(np.zeros((), g._data.dtype))))   # at::where(c, grad, 0)
+    constant = staticmethod(lambda a: CONFIG.tensor(np.asarray(a)))
+    mask = staticmethod(lambda g, keep: where(keep, g, CONFIG.tensor(np.zeros((), g._data.dtype))))   # at::where(c, grad, 0)
 
     @staticmethod
     def slice(g, dim, start, end, step):
@@ -261,10 +261,10 @@ class _TensorMath:
         sum_j g_j * prod(self[:k]) * prod(self[k+1:j+1]), copied into a zeros tensor."""
         shape = self._data.shape
         n = shape[dim]
-        grad_input = Tensor(np.zeros(shape, g._data.dtype))
+        grad_input = CONFIG.tensor(np.zeros(shape, g._data.dtype))
         for k in range(n):
             if k == 0:
-                ones = Tensor(np.ones(shape[:dim] + (1,) + shape[dim + 1:], g._data.dtype))
+                ones = CONFIG.tensor(np.ones(shape[:dim] + (1,) + shape[dim + 1:], g._data.dtype))
                 omitted = cat([ones, cumprod(_slice_from(self, dim, 1), dim)], dim)
             else:
                 until_k = prod(_slice(self, dim, slice(0, k)), dim, keepdim=True)
@@ -309,7 +309,7 @@ class _TensorMath:
 
     @staticmethod
     def zeros_like(g):
-        return Tensor(np.zeros_like(g._data))
+        return CONFIG.tensor(np.zeros_like(g._data))
 
     @staticmethod
     def sum_keepdim(a, dim):

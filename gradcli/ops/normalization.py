@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..engine import Size, Tensor
+from ..engine import CONFIG, Size, TensorBase
 from ..engine import TorchRuntimeError, TorchValueError
 from .numeric import _F32, _SCALAR_NAME
 from .kernels import _bn_axes, _layer_norm_axes, get_num_threads
@@ -37,7 +37,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     return _record(ROWS["native_layer_norm"], _begin(input, weight, bias), np.asarray(out, x.dtype),
                    (input, weight, bias),
                    extra={"input": input, "weight": weight, "bias": bias,
-                          "result1": Tensor(mean.reshape(stat_shape)), "result2": Tensor(rstd.reshape(stat_shape))},
+                          "result1": CONFIG.tensor(mean.reshape(stat_shape)), "result2": CONFIG.tensor(rstd.reshape(stat_shape))},
                    attrs={"normalized_shape": normalized_shape})
 
 
@@ -190,5 +190,5 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     return _record(ROWS["native_batch_norm"], _begin(input, weight, bias), np.asarray(y, x.dtype),
                    (input, weight, bias),
                    extra={"input": input, "weight": weight, "running_mean": running_mean, "running_var": running_var,
-                          "result1": Tensor(save_mean), "result2": Tensor(save_invstd)},
+                          "result1": CONFIG.tensor(save_mean), "result2": CONFIG.tensor(save_invstd)},
                    attrs={"eps": eps, "training": bool(training)})

@@ -6,7 +6,7 @@ import builtins as _b
 import numpy as np
 
 from .. import engine as E
-from ..engine import Tensor
+from ..engine import TensorBase
 from ..engine import TorchRuntimeError, TorchTypeError, TorchValueError
 
 _F32 = np.dtype(np.float32)
@@ -22,7 +22,7 @@ _wrapped = E.wrapped_number
 
 def _arr(v, dt):
     """The NumPy operand for a tensor or a Python number, in the computation dtype."""
-    if isinstance(v, Tensor):
+    if isinstance(v, TensorBase):
         d = v._data
         return d if d.dtype == dt.np else d.astype(dt.np)
     return dt.np.type(v)
@@ -32,7 +32,7 @@ def _check_operand(v, what="other"):
     if type(v) is int and not -2 ** 63 <= v < 2 ** 63:
         from ..engine import TorchOverflowError
         raise TorchOverflowError("int too big to convert")
-    if isinstance(v, Tensor) or isinstance(v, (int, float, bool)):
+    if isinstance(v, TensorBase) or isinstance(v, (int, float, bool)):
         return
     raise TorchTypeError(f"unsupported operand type for tensor operation: '{type(v).__name__}'")
 
@@ -146,7 +146,7 @@ def _inverse_perm(dims):
 
 
 def _arr_of(v):
-    return v._data if isinstance(v, Tensor) else v
+    return v._data if isinstance(v, TensorBase) else v
 
 
 def _in_bounds(self, lo, hi):
@@ -205,6 +205,6 @@ def _tensor_args(name, **args):
     """PyTorch's argument parser's TypeError for a non-tensor where a tensor is expected
     (arguments given in their positional order; None is allowed for optional ones by not passing them)."""
     for pos, (arg, v) in enumerate(args.items(), 1):
-        if not isinstance(v, Tensor):
+        if not isinstance(v, TensorBase):
             from ..engine import TorchTypeError
             raise TorchTypeError(f"{name}(): argument '{arg}' (position {pos}) must be Tensor, not {type(v).__name__}")

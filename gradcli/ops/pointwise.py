@@ -7,8 +7,8 @@ import math as _math
 import numpy as np
 
 from .. import engine as E
-from ..engine import vml
-from ..engine import STATE, Tensor, result_type
+from ..engine import CONFIG, vml
+from ..engine import STATE, TensorBase, result_type
 from ..engine import TorchRuntimeError, TorchTypeError
 from .numeric import _CONST32, _F32, _SCALAR_NAME, _arr, _check_operand, _number_operand, broadcast_shapes
 from .record import (_EMPTY, _META, _begin, _check_broadcast, _check_like, _check_numel, _compact_saver, _input_meta,
@@ -18,7 +18,7 @@ from .views import _dense
 
 
 def _binary(row, ufunc, a, b, dt=None, extra_attrs=None):
-    ta, tb = isinstance(a, Tensor), isinstance(b, Tensor)
+    ta, tb = isinstance(a, TensorBase), isinstance(b, TensorBase)
     if not ta:
         _check_operand(a)
     if not (tb or type(b) is float):          # (a float needs no check)
@@ -89,12 +89,12 @@ def _alpha_check(a, b, alpha):
 
 def _deprecated_alpha_first(b, alpha):
     """PyTorch's deprecated overloads add/sub(Number alpha, Tensor other): a number, then a tensor."""
-    return (alpha, b) if isinstance(alpha, Tensor) and not isinstance(b, Tensor) else (b, alpha)
+    return (alpha, b) if isinstance(alpha, TensorBase) and not isinstance(b, TensorBase) else (b, alpha)
 
 
 def add(a, b, alpha=1):
     b, alpha = _deprecated_alpha_first(b, alpha)
-    if not isinstance(a, Tensor):                  # 2 + x: PyTorch calls x.__radd__(2) = add(x, 2)
+    if not isinstance(a, TensorBase):                  # 2 + x: PyTorch calls x.__radd__(2) = add(x, 2)
         a, b = b, a
     if type(alpha) is int and alpha == 1:
         return _binary(_ADD, np.add, a, b, None, _ALPHA_1)
@@ -107,12 +107,12 @@ def add(a, b, alpha=1):
 def sub(a, b, alpha=1):
     b, alpha = _deprecated_alpha_first(b, alpha)
     alpha = _alpha("sub", alpha)
-    if not isinstance(a, Tensor):                  # 2 - x is rsub(x, 2)
+    if not isinstance(a, TensorBase):                  # 2 - x is rsub(x, 2)
         return rsub(b, a, alpha)
-    if a._data.dtype == np.bool_ and (type(b) is bool or isinstance(b, Tensor) and b._data.dtype == np.bool_):
+    if a._data.dtype == np.bool_ and (type(b) is bool or isinstance(b, TensorBase) and b._data.dtype == np.bool_):
         raise TorchRuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
                                 "Use the `^` or `logical_xor()` operator instead.")
-    if a._data.dtype == np.bool_ or isinstance(b, Tensor) and b._data.dtype == np.bool_:
+    if a._data.dtype == np.bool_ or isinstance(b, TensorBase) and b._data.dtype == np.bool_:
         raise TorchRuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
                                 "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
     if type(alpha) is int and alpha == 1:
@@ -132,7 +132,7 @@ def rsub(t, number, alpha=1):
 
 
 def mul(a, b):
-    if not isinstance(a, Tensor):
+    if not isinstance(a, TensorBase):
         a, b = b, a
     return _binary(_MUL, np.multiply, a, b)
 
@@ -146,7 +146,7 @@ def _operator_method(row, ufunc, attrs, general):
     W1's, runs here in one function; a tensor operand goes straight to _binary; an operand
     the op does not take gives NotImplemented, as Python's protocol wants."""
     def method(t, other):
-        if isinstance(t, Tensor):
+        if isinstance(t, TensorBase):
             if type(other) is float:
                 da = t._data
                 c = _CONST32.get(other)
@@ -155,7 +155,7 @@ def _operator_method(row, ufunc, attrs, general):
                 out = ufunc(da, c)
                 if type(out) is not np.ndarray:         # a 0-d operand gives a NumPy scalar
                     out = np.asarray(out, _F32)
-                r = Tensor(out)
+                r = CONFIG.tensor(out)
                 if not (t._rg and STATE.grad_enabled):
                     return r
                 seq = STATE.seq
@@ -176,9 +176,9 @@ def _operator_method(row, ufunc, attrs, general):
                                            attrs or _EMPTY, meta, seq)
                 r._rg = True
                 return r
-            if isinstance(other, Tensor):
+            if isinstance(other, TensorBase):
                 return _binary(row, ufunc, t, other, None, attrs)
-        if not (isinstance(other, Tensor) or isinstance(other, (int, float))):
+        if not (isinstance(other, TensorBase) or isinstance(other, (int, float))):
             return NotImplemented
         return general(t, other)
     method.__name__ = general.__name__ + "_method"
@@ -192,7 +192,7 @@ mul_method = _operator_method(_MUL, np.multiply, None, mul)
 def div(a, b, rounding_mode=None):
     if rounding_mode is not None:
         return floor_divide(a, b) if rounding_mode == "floor" else _nograd(np.trunc(true_div_data(a, b)))
-    if not isinstance(a, Tensor):                  # 2 / x is reciprocal(x) * 2: two nodes
+    if not isinstance(a, TensorBase):                  # 2 / x is reciprocal(x) * 2: two nodes
         return mul(reciprocal(b), a)
     dt = result_type(a, b)
     if dt.kind != E.FLOAT:
@@ -207,8 +207,8 @@ def true_div_data(a, b):
 
 def _check_shapes(a, b, dt):
     """Broadcasting two operands the way PyTorch does: its error text, and the size limit."""
-    sa = a._data.shape if isinstance(a, Tensor) else ()
-    sb = b._data.shape if isinstance(b, Tensor) else ()
+    sa = a._data.shape if isinstance(a, TensorBase) else ()
+    sb = b._data.shape if isinstance(b, TensorBase) else ()
     if sa != sb:
         _check_broadcast(sa, sb, dt.np.itemsize)
     else:
@@ -225,16 +225,16 @@ def floor_divide(a, b):
 def remainder(a, b):
     dt = result_type(a, b)
     _check_shapes(a, b, dt)
-    seq = _begin(a, b) if isinstance(a, Tensor) else None      # (number % tensor: no node yet)
+    seq = _begin(a, b) if isinstance(a, TensorBase) else None      # (number % tensor: no node yet)
     with np.errstate(all="ignore"):
         out = np.asarray(np.remainder(_arr(a, dt), _arr(b, dt)), dt.np)
-    if isinstance(b, Tensor):
+    if isinstance(b, TensorBase):
         return _record(TABLE["remainder_tensor"], seq, out, (a, b))
     return _record(TABLE["remainder"], seq, out, (a,))
 
 
 def _nograd(out):
-    return Tensor(out)
+    return CONFIG.tensor(out)
 
 
 def neg(t):
@@ -256,7 +256,7 @@ def _power(a, b):
 
 
 def pow(a, b):
-    if not isinstance(a, Tensor):                  # number ** tensor
+    if not isinstance(a, TensorBase):                  # number ** tensor
         _check_operand(a)
         _check_like(b._data.shape)
         seq = _begin(b)
@@ -264,7 +264,7 @@ def pow(a, b):
         with np.errstate(all="ignore"):
             out = np.asarray(_power(_arr(a, dt), _arr(b, dt)), dt.np)
         return _record(TABLE["pow_scalar_base"], seq, out, (b,), attrs={"self": a})
-    if isinstance(b, Tensor):
+    if isinstance(b, TensorBase):
         return _binary(TABLE["pow_tensor"], _power, a, b)
     _check_operand(b)
     dt = result_type(a, b)
@@ -285,7 +285,7 @@ def _unary(name, fn, float_only=True):
     row = TABLE[name]
 
     def forward(t):
-        if not isinstance(t, Tensor):
+        if not isinstance(t, TensorBase):
             raise TorchTypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(t).__name__}")
         data = t._data
         dtype = data.dtype                      # (the input's, for input_meta: data may be cast below)
@@ -296,7 +296,7 @@ def _unary(name, fn, float_only=True):
         out = fn(data)
         if type(out) is not np.ndarray:         # a ufunc on a 0-d array gives a NumPy scalar
             out = np.asarray(out)
-        r = Tensor(out)
+        r = CONFIG.tensor(out)
         if not (t._rg and STATE.grad_enabled):
             return r
         seq = STATE.seq                         # _record, inlined for one tensor input
@@ -395,18 +395,18 @@ def _min_keep(a, b):
 def clamp(t, min=None, max=None):
     if min is None and max is None:
         raise TorchRuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-    _check_like(t._data.shape, *(v._data.shape for v in (min, max) if isinstance(v, Tensor)))
-    if isinstance(min, Tensor) or isinstance(max, Tensor):
-        lo = min._data if isinstance(min, Tensor) else min
-        hi = max._data if isinstance(max, Tensor) else max
+    _check_like(t._data.shape, *(v._data.shape for v in (min, max) if isinstance(v, TensorBase)))
+    if isinstance(min, TensorBase) or isinstance(max, TensorBase):
+        lo = min._data if isinstance(min, TensorBase) else min
+        hi = max._data if isinstance(max, TensorBase) else max
         out = t._data
         if lo is not None:
             out = _max_keep(out, lo)
         if hi is not None:
             out = _min_keep(out, hi)
-        seq = _begin(t, *(v for v in (min, max) if isinstance(v, Tensor)))
+        seq = _begin(t, *(v for v in (min, max) if isinstance(v, TensorBase)))
         return _record(TABLE["clamp_tensor"], seq, np.asarray(out, t._data.dtype),
-                       (t, min if isinstance(min, Tensor) else None, max if isinstance(max, Tensor) else None),
+                       (t, min if isinstance(min, TensorBase) else None, max if isinstance(max, TensorBase) else None),
                        extra={"min": min, "max": max})
     out = t._data
     if min is not None:
@@ -429,7 +429,7 @@ W_WHERE_UINT8 = ("where received a uint8 condition tensor. This behavior is depr
 
 
 def where(condition, input, other):
-    cond = condition._data if isinstance(condition, Tensor) else np.asarray(condition)
+    cond = condition._data if isinstance(condition, TensorBase) else np.asarray(condition)
     dt = result_type(input, other)
     seq = _begin(input, other)
     if cond.dtype == np.uint8:
@@ -440,10 +440,10 @@ def where(condition, input, other):
                                 f"{_SCALAR_NAME[cond.dtype.name]}")
     shape = cond.shape                      # broadcast condition, input, other in that order
     for v in (input, other):
-        shape = broadcast_shapes(shape, v._data.shape if isinstance(v, Tensor) else ())
+        shape = broadcast_shapes(shape, v._data.shape if isinstance(v, TensorBase) else ())
     _check_numel(_numel(shape), dt.np.itemsize)
     out = np.where(cond, _arr(input, dt), _arr(other, dt)).astype(dt.np, copy=False)
-    cond_t = condition if isinstance(condition, Tensor) else Tensor(cond)
+    cond_t = condition if isinstance(condition, TensorBase) else CONFIG.tensor(cond)
     return _record(TABLE["where"], seq, out, (input, other), extra={"condition": cond_t})
 
 

@@ -11,7 +11,7 @@ from types import MappingProxyType
 import numpy as np
 
 from .. import engine as E
-from ..engine import OpDef, STATE, Saved, Tensor
+from ..engine import CONFIG, OpDef, STATE, Saved, TensorBase
 from ..engine import TorchRuntimeError
 from .numeric import _wrapped, broadcast_shapes
 
@@ -48,7 +48,7 @@ def _begin(*operands):
         _check_reads(*operands)
     if STATE.grad_enabled:
         for t in operands:
-            if isinstance(t, Tensor) and t._rg:
+            if isinstance(t, TensorBase) and t._rg:
                 return STATE.next_seq()
     return None
 
@@ -89,7 +89,7 @@ def _save(plan, t, inputs, extra):
     for slot, src, when in plan:
         if when >= 0:
             v = inputs[when]
-            if not (isinstance(v, Tensor) and v._rg):
+            if not (isinstance(v, TensorBase) and v._rg):
                 saved[slot] = None
                 continue
         elif when == -2:
@@ -99,7 +99,7 @@ def _save(plan, t, inputs, extra):
             saved[slot] = t._data if t._vc is None else Saved(t, True)
             continue
         v = inputs[src] if src is not None else extra[slot]
-        if isinstance(v, Tensor):
+        if isinstance(v, TensorBase):
             saved[slot] = Saved(v)
         elif v is None or type(v) in _NUMBERS:  # a number is kept as itself until read (Node.saved)
             saved[slot] = v
@@ -143,16 +143,16 @@ def _record(row, seq, out, inputs, extra=None, attrs=None, view_of=None):
     if type(out) is not np.ndarray:             # a ufunc on a 0-d array gives a NumPy scalar
         out = np.asarray(out)
     if view_of is None:
-        t = Tensor(out)
+        t = CONFIG.tensor(out)
     else:
-        t = Tensor(out, version=view_of._version_counter,
+        t = CONFIG.tensor(out, version=view_of._version_counter,
                    base=view_of._base if view_of._base is not None else view_of)
     if seq is None:
         return t
     edges = []
     key = []
     for v in inputs:
-        if isinstance(v, Tensor):
+        if isinstance(v, TensorBase):
             fn = v._fn
             if fn is None and v._rg:
                 fn = v._acc or v._accumulator()
@@ -174,14 +174,14 @@ def _record(row, seq, out, inputs, extra=None, attrs=None, view_of=None):
 
 def _record_binary(row, seq, out, a, b, attrs):
     """_record without its lists, for a tensor and a tensor or Python number (the commonest call)."""
-    t = Tensor(out)
+    t = CONFIG.tensor(out)
     if seq is None:
         return t
     fa = a._fn
     if fa is None and a._rg:
         fa = a._acc or a._accumulator()
     da = a._data
-    if isinstance(b, Tensor):
+    if isinstance(b, TensorBase):
         fb = b._fn
         if fb is None and b._rg:
             fb = b._acc or b._accumulator()
@@ -247,7 +247,7 @@ def _check_reduced(data, dims):
 def _check_reads(*operands):
     """Before an op that reads every element of its operands (an expanded view: all it shows)."""
     if LIMITS.deadline is not None:
-        n = _b.sum(t._data.size for t in operands if type(t) is Tensor)
+        n = _b.sum(t._data.size for t in operands if type(t) is CONFIG.tensor)
         _check_work(n, ELEMENTS_PER_SECOND, f"an operation that reads {n:,} elements")
 
 

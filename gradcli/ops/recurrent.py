@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import engine as E
-from ..engine import Saved, Tensor
+from ..engine import CONFIG, Saved, TensorBase
 from ..engine import TorchRuntimeError
 from .numeric import _F32, _split_sizes
 from .record import _begin, _record
@@ -142,7 +142,7 @@ def _lstm_layer_forward(x, w_ih, w_hh, b, h, c, reverse):
 
 def _one_minus(t):
     """C++'s `1 - t`: empty_like(t).fill_(1).sub_(t), a SubBackward0."""
-    return sub(Tensor(np.ones_like(t._data)), t)
+    return sub(CONFIG.tensor(np.ones_like(t._data)), t)
 
 
 def _lstm_layer_differentiable_backward(node, grad_output, grad_hy, grad_cy):
@@ -153,13 +153,13 @@ def _lstm_layer_differentiable_backward(node, grad_output, grad_hy, grad_cy):
                                                                   "result0"))
     attrs = node.attrs
     reverse, hidden = attrs["reverse"], attrs["hidden_size"]
-    grad_output = grad_output if grad_output is not None else Tensor(np.zeros_like(output._data))
-    grad_hy = grad_hy if grad_hy is not None else Tensor(np.zeros_like(hx_._data))
-    grad_cy = grad_cy if grad_cy is not None else Tensor(np.zeros_like(cx_._data))
+    grad_output = grad_output if grad_output is not None else CONFIG.tensor(np.zeros_like(output._data))
+    grad_hy = grad_hy if grad_hy is not None else CONFIG.tensor(np.zeros_like(hx_._data))
+    grad_cy = grad_cy if grad_cy is not None else CONFIG.tensor(np.zeros_like(cx_._data))
     if attrs["has_biases"]:
         bias_ih, bias_hh = node.unpack("weight2", True), node.unpack("weight3", True)
     else:
-        bias_ih = bias_hh = Tensor(np.zeros(4 * hidden, w0._data.dtype))
+        bias_ih = bias_hh = CONFIG.tensor(np.zeros(4 * hidden, w0._data.dtype))
     steps = x._data.shape[0]
     gates = [None] * steps
     states = [(hx_, cx_)]
@@ -256,8 +256,8 @@ def _mkldnn_lstm_layer(input, w_ih, w_hh, b_ih, b_hh, hx, cx, num_layers, train,
     out, h, c, gates, cells = _lstm_layer_forward(x, w_ih._data.astype(np.float64), w_hh._data.astype(np.float64),
                                                   b, hx._data.astype(np.float64), cx._data.astype(np.float64), reverse)
     dt = input._data.dtype
-    workspace = Tensor(np.concatenate([gates.reshape(-1), cells.reshape(-1)]).astype(dt).view(np.uint8))
-    hy, cy = Tensor(h.astype(dt)), Tensor(c.astype(dt))
+    workspace = CONFIG.tensor(np.concatenate([gates.reshape(-1), cells.reshape(-1)]).astype(dt).view(np.uint8))
+    hy, cy = CONFIG.tensor(h.astype(dt)), CONFIG.tensor(c.astype(dt))
     seq = _begin(input, w_ih, w_hh, b_ih, b_hh, hx, cx)
     output = _record(ROWS["mkldnn_rnn_layer"], seq, out.astype(dt), (input, w_ih, w_hh, b_ih, b_hh, hx, cx),
                      extra={"input": input, "weight0": w_ih, "weight1": w_hh, "weight2": b_ih, "weight3": b_hh,
@@ -289,7 +289,7 @@ def _mkldnn_lstm(input, hx, cx, params, num_layers, dropout_p, train, batch_firs
             w_ih, w_hh, b_ih, b_hh = params[4 * k: 4 * k + 4]
             has_biases = b_ih is not None
             if not has_biases:                   # zeros shaped like the weights, as PyTorch passes them
-                b_ih, b_hh = Tensor(np.zeros_like(w_ih._data)), Tensor(np.zeros_like(w_hh._data))
+                b_ih, b_hh = CONFIG.tensor(np.zeros_like(w_ih._data)), CONFIG.tensor(np.zeros_like(w_hh._data))
             layer_hx, layer_cx = select(hx, 0, k), select(cx, 0, k)
             out, hy, cy = _mkldnn_lstm_layer(layer_input, w_ih, w_hh, b_ih, b_hh, layer_hx, layer_cx,
                                                    num_layers, train, has_biases, batch_first, direction == 1,

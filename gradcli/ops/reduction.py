@@ -6,7 +6,7 @@ import builtins as _b
 import numpy as np
 
 from .. import engine as E
-from ..engine import Tensor
+from ..engine import CONFIG, TensorBase
 from ..engine import TorchIndexError, TorchRuntimeError
 from ..engine import TorchNotImplementedError as TorchNotImplementedError_
 from .numeric import _SCALAR_NAME, _dims, _norm_dim, _raw_dims
@@ -25,13 +25,13 @@ def _arg_extreme(name, pick):
             out = np.asarray(pick(data.reshape(-1)), np.int64)
             if keepdim:
                 out = out.reshape((1,) * data.ndim)
-            return Tensor(out)
+            return CONFIG.tensor(out)
         d = _norm_dim(dim, _b.max(data.ndim, 1))
         if data.ndim == 0:
-            return Tensor(np.asarray(0, np.int64))
+            return CONFIG.tensor(np.asarray(0, np.int64))
         _check_reduced(data, (d,))
         out = np.asarray(pick(data, axis=d), np.int64)
-        return Tensor(np.expand_dims(out, d) if keepdim else out)
+        return CONFIG.tensor(np.expand_dims(out, d) if keepdim else out)
     arg.__name__ = name
     return arg
 
@@ -115,7 +115,7 @@ ReturnType = _ReturnTypes
 
 
 def _minmax(t, name, dim, keepdim, other=None):
-    if other is not None and isinstance(other, Tensor):
+    if other is not None and isinstance(other, TensorBase):
         return (maximum if name == "max" else minimum)(t, other)
     _check_reads(t)
     if dim is None:
@@ -135,7 +135,7 @@ def _minmax(t, name, dim, keepdim, other=None):
         values = np.take_along_axis(t._data, np.expand_dims(idx, d), axis=d).squeeze(d)
         if keepdim:
             idx, values = np.expand_dims(idx, d), np.expand_dims(values, d)
-    indices = Tensor(np.asarray(idx, np.int64))
+    indices = CONFIG.tensor(np.asarray(idx, np.int64))
     seq = _begin(t)
     v = _record(TABLE[name + "_dim"], seq, np.array(values, order="C"), (t,), extra={"indices": indices},
                 attrs={"dim": dim, "keepdim": bool(keepdim), "self_sym_sizes": tuple(t._data.shape)})
@@ -143,13 +143,13 @@ def _minmax(t, name, dim, keepdim, other=None):
 
 
 def max(t, dim=None, keepdim=False):
-    if isinstance(dim, Tensor):
+    if isinstance(dim, TensorBase):
         return maximum(t, dim)
     return _minmax(t, "max", dim, keepdim)
 
 
 def min(t, dim=None, keepdim=False):
-    if isinstance(dim, Tensor):
+    if isinstance(dim, TensorBase):
         return minimum(t, dim)
     return _minmax(t, "min", dim, keepdim)
 
@@ -168,7 +168,7 @@ def prod(t, dim=None, keepdim=False, dtype=None):
 
 
 def norm(t, p="fro", dim=None, keepdim=False, dtype=None):
-    if isinstance(p, Tensor):
+    if isinstance(p, TensorBase):
         p = p.item()
     if p == "fro" or p is None:
         p = 2

@@ -6,7 +6,7 @@ import operator as _operator
 import numpy as np
 
 from .. import engine as E
-from ..engine import Tensor
+from ..engine import TensorBase
 from ..engine import TorchIndexError, TorchRuntimeError, TorchTypeError, TorchValueError
 from .numeric import _INT64_MAX, _dims, _norm_dim, _type_str
 from .record import _begin, _record
@@ -35,7 +35,7 @@ def _type_name(v):
 
 def _infer_shape(shape, numel, op="reshape"):
     # a one-element integer tensor is an int to PyTorch's parser
-    shape = [s.item() if isinstance(s, Tensor) and s._data.ndim == 0 and s._data.dtype.kind in "iu" else s
+    shape = [s.item() if isinstance(s, TensorBase) and s._data.ndim == 0 and s._data.dtype.kind in "iu" else s
              for s in shape]
     for i, s in enumerate(shape):
         if isinstance(s, int) and s < -1:

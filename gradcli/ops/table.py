@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..engine import Tensor
+from ..engine import TensorBase
 from .numeric import _arr_of, _col_major, _count, _in_bounds, _inverse_perm, _split_sizes
 from .record import ALWAYS, op
 from .formulas import (_bce_logits_self, _bce_logits_target, _bn_second, _cat_backward, _clamp_max_mask,
@@ -185,7 +185,7 @@ TABLE = {
                         self=lambda m, g, self_sym_sizes: m.reshape(g, self_sym_sizes),
                         doc="reshape of a non-contiguous tensor that can still be a view"),
     "expand": op("ExpandBackward0", ("self",), attrs=("self_sym_sizes",),
-                 self=lambda m, g, self_sym_sizes: m.fit(g, tuple(self_sym_sizes), g.dtype if not isinstance(g, Tensor) else g._data.dtype)),
+                 self=lambda m, g, self_sym_sizes: m.fit(g, tuple(self_sym_sizes), g.dtype if not isinstance(g, TensorBase) else g._data.dtype)),
     "unsqueeze": op("UnsqueezeBackward0", ("self",), attrs=("dim",),
                     self=lambda m, g, dim: m.squeeze_dim(g, dim)),
     "squeeze": op("SqueezeBackward0", ("self",), attrs=("self_sym_sizes",),

@@ -7,7 +7,7 @@ import weakref
 import numpy as np
 
 from .. import engine as E
-from ..engine import OpDef, STATE, Saved, Tensor, result_type
+from ..engine import CONFIG, OpDef, STATE, Saved, TensorBase, result_type
 from ..engine import TorchRuntimeError
 from ..engine import TorchNotImplementedError as TorchNotImplementedError_
 from .numeric import _SCALAR_NAME
@@ -84,7 +84,7 @@ def _check_inplace(t, args):
     if not STATE.grad_enabled:
         return
     rg = t.requires_grad
-    if not (rg or any(isinstance(a, Tensor) and a.requires_grad for a in args)):
+    if not (rg or any(isinstance(a, TensorBase) and a.requires_grad for a in args)):
         return
     if t._base is not None:
         meta = _view_meta(t)
@@ -114,9 +114,9 @@ def _inplace(t, compute, *args, name, cast=False):
     _check_inplace(t, args)
     _check_writable(t)
     for a in args:
-        if isinstance(a, Tensor) and _partial_overlap(t._data, a._data):
+        if isinstance(a, TensorBase) and _partial_overlap(t._data, a._data):
             raise TorchRuntimeError(_PARTIAL_OVERLAP)
-    if not cast and args and (isinstance(args[0], Tensor) or isinstance(args[0], (int, float))):
+    if not cast and args and (isinstance(args[0], TensorBase) or isinstance(args[0], (int, float))):
         # PyTorch checks the promoted type against t's before running the kernel
         promoted = result_type(t, args[0])
         if promoted.kind > E.dtype_of(t._data).kind:
@@ -240,16 +240,16 @@ def fresh_view(v):
 def fresh_views(values):
     """fresh_view for every view among values (and one container level inside them)."""
     for v in values:
-        if isinstance(v, Tensor):
+        if isinstance(v, TensorBase):
             if v._base is not None:
                 fresh_view(v)
         elif isinstance(v, (list, tuple)):
             for w in v:
-                if isinstance(w, Tensor) and w._base is not None:
+                if isinstance(w, TensorBase) and w._base is not None:
                     fresh_view(w)
         elif isinstance(v, dict):
             for w in v.values():
-                if isinstance(w, Tensor) and w._base is not None:
+                if isinstance(w, TensorBase) and w._base is not None:
                     fresh_view(w)
 
 
@@ -308,7 +308,7 @@ def _copy_slices_backward(node, g, create_graph):
     result = np.array(g, copy=True, order="C")        # C order: `flat` must be a view of it
     flat = result.reshape(-1)
     grad_slice = flat[pos]
-    outs = E._apply(fn, Tensor(grad_slice) if create_graph else grad_slice, create_graph, None)
+    outs = E._apply(fn, CONFIG.tensor(grad_slice) if create_graph else grad_slice, create_graph, None)
     first = outs[0]
     if create_graph and first is not None:
         if first._rg:
@@ -316,7 +316,7 @@ def _copy_slices_backward(node, g, create_graph):
                                             "when the wrapped op's gradient requires grad")
         first = first._data
     flat[pos] = 0 if first is None else first
-    return [Tensor(result) if create_graph else result] + list(outs[1:])
+    return [CONFIG.tensor(result) if create_graph else result] + list(outs[1:])
 
 
 COPY_SLICES = OpDef("CopySlices", ("self", "src"), cpp=True, doc="an in-place op on a view, applied to its base",

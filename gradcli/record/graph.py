@@ -174,7 +174,7 @@ def snapshot(roots, by_node=None, by_tensor=None, line=None, modules=None) -> Gr
 
     for k, (name, t) in enumerate(roots.items()):
         oid = f"out{k + 1}"
-        tensor = isinstance(t, E.Tensor)       # or a node: the graph of a call's unnamed output
+        tensor = isinstance(t, E.TensorBase)       # or a node: the graph of a call's unnamed output
         snap.nodes[oid] = GNode(oid, "output", name, name, value=brief(t._data) if tensor else None)
         snap.outputs.append(oid)
         first = t._edge() if tensor else t
@@ -205,7 +205,7 @@ def snapshot(roots, by_node=None, by_tensor=None, line=None, modules=None) -> Gr
 def default_roots(by_tensor_name):
     """The tensors to draw when none is named: every named tensor with a graph that no
     other named tensor's graph contains (the outputs), in the order they were named."""
-    with_fn = {name: t for name, t in by_tensor_name.items() if isinstance(t, E.Tensor) and t.grad_fn is not None}
+    with_fn = {name: t for name, t in by_tensor_name.items() if isinstance(t, E.TensorBase) and t.grad_fn is not None}
     inner = set()
     for t in with_fn.values():
         seen = set()
@@ -223,7 +223,7 @@ def default_roots(by_tensor_name):
             roots[name] = t
             done.add(t.grad_fn)
     if not roots:           # no graph at all: show the leaves that require grad
-        roots = {n: t for n, t in by_tensor_name.items() if isinstance(t, E.Tensor) and t.requires_grad}
+        roots = {n: t for n, t in by_tensor_name.items() if isinstance(t, E.TensorBase) and t.requires_grad}
     return roots
 
 # ----------------------------------------------------------------------------- condensing

@@ -332,12 +332,12 @@ class Session:
                            style="dim", markup=False, highlight=False)
 
     def _fingerprint(self):
-        from ..engine import Tensor
+        from ..engine import TensorBase
         fp = {}
         for name, v in self.interp.globals.items():
             if name.startswith("_gradcli_") or name == "__builtins__":
                 continue
-            if isinstance(v, Tensor):
+            if isinstance(v, TensorBase):
                 fp[name] = (id(v), v._version, id(v.grad_fn), id(v._grad), v.requires_grad)
             else:
                 fp[name] = id(v)
@@ -399,10 +399,10 @@ class Session:
     def cmd_vars(self, arg):
         from rich.table import Table
         from rich.text import Text
-        from ..engine import Tensor
+        from ..engine import TensorBase
         rows, others = [], []
         for name, v in self.interp.globals.items():
-            if isinstance(v, Tensor):
+            if isinstance(v, TensorBase):
                 rows.append((name, v))
             elif not name.startswith("_"):
                 others.append((name, v))
@@ -440,7 +440,7 @@ class Session:
             self.console.print(t)
 
     def cmd_graph(self, arg):
-        from ..engine import Tensor
+        from ..engine import TensorBase
         names = arg.replace(",", " ").split()
         if not names:
             self._note("usage: :graph NAME [NAME ...]   (the tensors whose backward graph to draw)", error=True)
@@ -448,7 +448,7 @@ class Session:
         roots = {}
         for name in names:
             v = self.interp.globals.get(name)
-            if not isinstance(v, Tensor):
+            if not isinstance(v, TensorBase):
                 what = "is not defined" if v is None and name not in self.interp.globals else "is not a tensor"
                 self._note(f":graph: {name} {what} (:vars lists the tensors)", error=True)
                 return
@@ -626,9 +626,9 @@ class Session:
         name = _ALIASES.get(name, name)
         word = arg.split()[-1] if arg and not arg.endswith(" ") else ""
         if name == ":graph" and self.ready():
-            from ..engine import Tensor
+            from ..engine import TensorBase
             return [(n, -len(word), "tensor") for n, v in self.interp.globals.items()
-                    if isinstance(v, Tensor) and n.startswith(word)]
+                    if isinstance(v, TensorBase) and n.startswith(word)]
         if name in (":load", ":save"):
             return _complete_path(arg)
         return []
@@ -675,8 +675,8 @@ class Session:
         for p in parts[1:]:
             if isinstance(obj, types.ModuleType):
                 obj = getattr(obj, p, None) if not p.startswith("_") else None
-            elif obj is _TENSOR or isinstance(obj, E.Tensor):
-                real = obj if isinstance(obj, E.Tensor) else None
+            elif obj is _TENSOR or isinstance(obj, E.TensorBase):
+                real = obj if isinstance(obj, E.TensorBase) else None
                 if p in ("grad", "data", "T", "mT", "H", "_base"):
                     obj = _TENSOR
                 elif p == "grad_fn":
@@ -701,11 +701,11 @@ _NODE_ATTRS = ("name", "next_functions", "_sequence_nr", "metadata", "register_h
 def _attribute_names(obj):
     import types
     from .. import engine as E
-    if obj is _TENSOR or isinstance(obj, E.Tensor):
-        names = sorted({n for n in dir(E.Tensor) if not n.startswith("_")} | {"_version", "_base"})
+    if obj is _TENSOR or isinstance(obj, E.TensorBase):
+        names = sorted({n for n in dir(E.TensorBase) if not n.startswith("_")} | {"_version", "_base"})
         out = []
         for n in names:
-            attr = getattr(E.Tensor, n, None)
+            attr = getattr(E.TensorBase, n, None)
             out.append((n, "attribute" if isinstance(attr, property) or not callable(attr) else "method"))
         return out
     if isinstance(obj, types.ModuleType):
@@ -726,7 +726,7 @@ def _attribute_names(obj):
 def _meta(v):
     import types
     from .. import engine as E
-    if isinstance(v, E.Tensor):
+    if isinstance(v, E.TensorBase):
         shape = list(v._data.shape)
         s = f"tensor {shape} {_dtype(v)}"
         if v.grad_fn is not None:

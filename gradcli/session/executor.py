@@ -83,9 +83,9 @@ class Recorder:
 
     # -- the dialect's statements (bound as _gradcli_* in the script's namespace) ----------
     def expect(self, value, text):
-        from ..engine import Tensor
+        from ..engine import TensorBase
         import numpy as np
-        ok = bool(np.all(value._data)) if isinstance(value, Tensor) else bool(value)
+        ok = bool(np.all(value._data)) if isinstance(value, TensorBase) else bool(value)
         if not ok:
             raise ExpectationFailed(f"{_label(text)} failed: got {value!r}")
         self._passed(text)
@@ -97,10 +97,10 @@ class Recorder:
         self._passed(text)
 
     def expect_freed(self, t, freed, text):
-        from ..engine import Tensor
+        from ..engine import TensorBase
         kind = "freed" if freed else "retained"
         name = _label(text)[len("expect " + kind):].strip()
-        if not isinstance(t, Tensor) or t.grad_fn is None:
+        if not isinstance(t, TensorBase) or t.grad_fn is None:
             raise ExpectationFailed(f"expect {kind} {name}: {name} has no grad_fn, so no saved tensors")
         node = t.grad_fn
         slots = node.tensor_slots()
@@ -131,8 +131,8 @@ class Recorder:
 
     def graph(self, target, name):
         from ..record import graph as graph_snapshot
-        from ..engine import Tensor
-        if not isinstance(target, Tensor):
+        from ..engine import TensorBase
+        if not isinstance(target, TensorBase):
             raise TypeError(f"graph needs a tensor, not {type(target).__name__}")
         by_tensor, by_node = self.session.names()
         self.report.items.append(GraphShown(self.session.current_line(), graph_snapshot.snapshot(
@@ -222,14 +222,14 @@ class Session:
         """Script variable names for tensors and graph nodes: the locals of the running script
         frames (innermost first), then the module's globals; a module's parameters and buffers
         by their path (`net.fc1.weight`)."""
-        from ..engine import Tensor
+        from ..engine import TensorBase
         by_tensor, by_node = {}, {}
         modules = []
         for scope in self._scopes():
             for name, v in list(scope.items()):
                 if name.startswith("_"):
                     continue
-                if isinstance(v, Tensor):
+                if isinstance(v, TensorBase):
                     by_tensor.setdefault(id(v), name)
                     if v.grad_fn is not None:
                         by_node.setdefault(v.grad_fn, name)
@@ -273,8 +273,8 @@ class Session:
         return frames[0].f_lineno if frames else None
 
     def tensors(self):
-        from ..engine import Tensor
-        return {k: v for k, v in self.globals.items() if isinstance(v, Tensor) and not k.startswith("_")}
+        from ..engine import TensorBase
+        return {k: v for k, v in self.globals.items() if isinstance(v, TensorBase) and not k.startswith("_")}
 
     # -- running -------------------------------------------------------------------------------
     def run(self, source, report=None, *, timeout=None, max_elements=None, max_memory=None, upto=None,
@@ -478,13 +478,13 @@ def run_copy(text, name, *, values, strict, timeout, max_elements, max_memory):
 
 def leaf_grads(session):
     """The .grad of every leaf that requires grad: global tensors, then the modules' parameters."""
-    from ..engine import Tensor
+    from ..engine import TensorBase
     from ..engine import format_tensor
     out = {}
     for name, v in list(session.globals.items()):
         if name.startswith("_"):
             continue
-        if isinstance(v, Tensor) and v.is_leaf and v.requires_grad:
+        if isinstance(v, TensorBase) and v.is_leaf and v.requires_grad:
             out[name] = v.grad
         elif hasattr(v, "named_parameters") and callable(v.named_parameters) and hasattr(v, "_modules"):
             for path, p in v.named_parameters(prefix=name):
@@ -725,13 +725,13 @@ class _Timer:
 def _close(a, b, tol):
     """`expect A == B`: same shape and allclose (rtol 1e-5, atol 1e-8, or atol=`within`)."""
     import numpy as np
-    from ..engine import Tensor
+    from ..engine import TensorBase
     try:
-        xa = np.asarray(a._data if isinstance(a, Tensor) else a, dtype=float)
-        xb = np.asarray(b._data if isinstance(b, Tensor) else b, dtype=float)
+        xa = np.asarray(a._data if isinstance(a, TensorBase) else a, dtype=float)
+        xb = np.asarray(b._data if isinstance(b, TensorBase) else b, dtype=float)
     except (TypeError, ValueError):
         return a == b, f"{a!r} != {b!r}"
-    if xa.shape != xb.shape and (isinstance(a, Tensor) and isinstance(b, Tensor) or xa.ndim and xb.ndim):
+    if xa.shape != xb.shape and (isinstance(a, TensorBase) and isinstance(b, TensorBase) or xa.ndim and xb.ndim):
         return False, f"shapes differ: {list(xa.shape)} vs {list(xb.shape)} ({a!r} vs {b!r})"
     try:
         rtol, atol = (1e-5, 1e-8) if tol is None else (0.0, float(tol))

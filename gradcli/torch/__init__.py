@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import engine as _E
 from .. import ops as _ops
-from ..engine import Size, Tensor, STATE as _STATE
+from ..engine import Size, STATE as _STATE
 from ..engine import errors as _errors
 from ..engine import TorchRuntimeError, TorchTypeError, TorchValueError
 from ..ops.kernels import get_num_threads, set_num_threads
@@ -795,7 +795,6 @@ def __getattr__(name):
 # ----------------------------------------------------------------------------- legacy and device API
 
 from . import _legacy  # noqa: E402  (needs the names above)
-from .. import __version__ as gradcli_version  # noqa: E402  (gradcli's own version)
 
 __version__ = _legacy.TorchVersion("2.13.0+cpu")      # the PyTorch build whose behaviour gradcli reproduces
 device = _legacy.device
@@ -807,4 +806,7 @@ from . import _api, _signatures  # noqa: E402
 
 _signatures.install(globals(), "")          # torch's own functions (tensor, zeros, rand, ...)
 globals().update(_api.functions())          # the functions of the ops, already checked
-_api.install(Tensor)
+from ._tensor import Tensor  # noqa: E402  (its methods: the API table's, and the functions above)
+
+# The engine, complete: the class of the tensors it makes and what it takes from the op table.
+_E.configure(tensor=Tensor, numpy_math=_ops.NUMPY_MATH, tensor_math=_ops.TENSOR_MATH, fresh_view=_ops.fresh_view)

@@ -14,7 +14,7 @@ from typing import Callable, NamedTuple
 
 import numpy as np
 
-from ..engine import Tensor
+from ..engine import TensorBase
 from ..ops import (comparison, indexing, inplace, join, linalg, pointwise, reduction, shape,
                    views)
 from . import _legacy, _signatures
@@ -170,7 +170,7 @@ def _names(text):
 
 
 def _number_operand(other):
-    return isinstance(other, Tensor) or isinstance(other, (int, float))
+    return isinstance(other, TensorBase) or isinstance(other, (int, float))
 
 
 def _binop(f):
@@ -201,7 +201,7 @@ def _inplace_operator(f, name):
 def _numbers_as_tensors(f):
     """torch.add(2, 3): PyTorch's parser takes a Python number for these functions' input too."""
     def call(input, *args, **kwargs):
-        if isinstance(input, (int, float)) and not isinstance(args[0] if args else None, Tensor):
+        if isinstance(input, (int, float)) and not isinstance(args[0] if args else None, TensorBase):
             from . import tensor
             input = tensor(input)
         return f(input, *args, **kwargs)
@@ -265,7 +265,7 @@ def _checked_function(name, f):
     return _signatures.checked(name, f) if name in _signatures.SIGNATURES and name not in _signatures.PRELUDED else f
 
 
-def methods(base=Tensor):
+def methods(base):
     """{name: function or property}: every method and property torch adds to `base` (the engine's
     tensor), argument-checked, and the checked versions of `base`'s own public methods (those
     already checked, after an install, are taken as they are)."""
@@ -291,8 +291,3 @@ def methods(base=Tensor):
             del m[name]
     return m
 
-
-def install(cls):
-    """Set every method and property of `methods()` on cls."""
-    for name, attr in methods(cls).items():
-        setattr(cls, name, attr)

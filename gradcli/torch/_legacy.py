@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import engine as _E
 from .. import ops as _ops
-from ..engine import Tensor
+from ..engine import CONFIG, TensorBase
 from ..engine import TorchAssertionError, TorchRuntimeError, TorchTypeError, TorchValueError
 
 _NO_CUDA = "Torch not compiled with CUDA enabled"
@@ -128,7 +128,7 @@ class _LegacyTensorType(type):
     isinstance checks the dtype."""
 
     def __instancecheck__(cls, obj):
-        return isinstance(obj, Tensor) and obj.dtype is cls.dtype
+        return isinstance(obj, TensorBase) and obj.dtype is cls.dtype
 
     def __call__(cls, *args, **kwargs):
         return legacy_new(cls.dtype, "new", *args, **kwargs)
@@ -166,13 +166,13 @@ def legacy_new(dtype, name, /, *args, device=None, _any_dtype=False, **kwargs):
         raise TorchTypeError(f"{name}() received an invalid combination of arguments - got ({got}), but expected "
                              "one of:\n" + _NEW_SIGNATURES.format(kw=", ".join(kwargs)))
     check_device(device)
-    if len(args) == 1 and isinstance(args[0], Tensor):
+    if len(args) == 1 and isinstance(args[0], TensorBase):
         t = args[0]
         if t.dtype is not dtype and not _any_dtype:
             raise TorchTypeError(f"expected {_options(dtype)} (got {_options(t.dtype)})")
-        return Tensor(t._data, version=t._version_counter)
+        return CONFIG.tensor(t._data, version=t._version_counter)
     if not args:
-        return Tensor(np.zeros((0,), dtype.np))
+        return CONFIG.tensor(np.zeros((0,), dtype.np))
     if len(args) == 1 and isinstance(args[0], _E.Size) or _size_list(args):
         size = args[0] if len(args) == 1 and isinstance(args[0], _E.Size) else tuple(builtins.int(a) for a in args)
         from . import zeros
@@ -191,7 +191,7 @@ def _size_list(args):
     """Sizes as separate arguments: a leading int, then ints, bools or 0-d integer tensors (PyTorch's
     parser reads the rest as it reads a list of ints)."""
     def integer(a):
-        return isinstance(a, builtins.int) or (isinstance(a, Tensor) and a._data.ndim == 0 and a._data.dtype.kind in "iu")
+        return isinstance(a, builtins.int) or (isinstance(a, TensorBase) and a._data.ndim == 0 and a._data.dtype.kind in "iu")
     return (isinstance(args[0], builtins.int) and not isinstance(args[0], builtins.bool)
             and builtins.all(integer(a) for a in args))
 
@@ -199,7 +199,7 @@ def _size_list(args):
 def _scalar_data(data):
     """Data a tensor is built from: with a dtype given, anything but a sequence or a tensor is read as
     a number (PyTorch's TypeError otherwise)."""
-    if not isinstance(data, (Tensor, str, list, tuple, np.ndarray, np.generic, builtins.int, builtins.float,
+    if not isinstance(data, (TensorBase, str, list, tuple, np.ndarray, np.generic, builtins.int, builtins.float,
                              builtins.complex)):
         raise TorchTypeError(f"must be real number, not {type(data).__name__}")
     return data
@@ -219,7 +219,7 @@ def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
     from . import tensor as make_tensor
     check_device(device)
     data = _scalar_data(data)
-    if isinstance(data, Tensor):
+    if isinstance(data, TensorBase):
         _E.STATE.warn(_W_NEW_TENSOR)
         data = data.detach()
     return make_tensor(data, dtype=_dtype_arg(self, dtype), requires_grad=requires_grad)
@@ -280,7 +280,7 @@ def to(self, *args, dtype=None, device=None, non_blocking=False, copy=False, mem
             dtype = a
         elif isinstance(a, (str, globals()["device"])):
             device = a
-        elif isinstance(a, Tensor):
+        elif isinstance(a, TensorBase):
             dtype = a.dtype
     check_device(device)
     out = self if dtype is None else _ops.to_dtype(self, dtype)

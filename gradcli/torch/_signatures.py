@@ -24,7 +24,7 @@ import operator
 
 import numpy as np
 
-from ..engine import DType, Size, Tensor, _make_grads
+from ..engine import DType, Size, TensorBase, _make_grads
 from ..engine import (ScriptError, TorchAssertionError, TorchAttributeError, TorchOverflowError, TorchRuntimeError, TorchTypeError,
                       TorchValueError)
 
@@ -342,7 +342,7 @@ def _explain(name, args, kwargs, error):
                                                 for v in (*args, *kwargs.values())):
         return TorchRuntimeError("value cannot be converted to type int64_t without overflow")
     if isinstance(error, ValueError) and "could not be broadcast" in str(error):
-        shapes = [tuple(v.shape) for v in (*args, *kwargs.values()) if isinstance(v, Tensor)]
+        shapes = [tuple(v.shape) for v in (*args, *kwargs.values()) if isinstance(v, TensorBase)]
         if len(shapes) >= 2:
             return TorchRuntimeError(_broadcast_message(shapes[0], shapes[1]))
     return error
@@ -397,7 +397,7 @@ def _bind(public, params, args, kwargs, method):
             return TorchTypeError(f"'{_type_name(v)}' object is not iterable")
         if p.types == ["Inputs"] and hasattr(v, "__iter__"):         # torch.autograd.grad's checks
             for x in v:
-                if not isinstance(x, Tensor):
+                if not isinstance(x, TensorBase):
                     return TorchRuntimeError(f"all inputs have to be Tensors or GradientEdges, but got {_type_name(x)}")
                 if not x.requires_grad:
                     return TorchRuntimeError("One of the differentiated Tensors does not require grad")
@@ -450,16 +450,16 @@ def _autograd_outputs(outputs, values, call):
     grads = values.get("grad_tensors", values.get("grad_outputs", values.get("gradient")))
     inputs = values.get("inputs")
     for k, v in enumerate((outputs, inputs, grads)):
-        if k == 2 and inputs is not None and not isinstance(inputs, Tensor) and not tuple(inputs):
+        if k == 2 and inputs is not None and not isinstance(inputs, TensorBase) and not tuple(inputs):
             return TorchRuntimeError(f"`inputs` argument to `{call}()` cannot be empty.")
-        if (v is not None or k == 0) and not isinstance(v, Tensor) and not hasattr(v, "__iter__"):
+        if (v is not None or k == 0) and not isinstance(v, TensorBase) and not hasattr(v, "__iter__"):
             return TorchTypeError(f"'{_type_name(v)}' object is not iterable")
-    outs = (outputs,) if isinstance(outputs, Tensor) else tuple(outputs)
-    grads = (None,) * len(outs) if grads is None else (grads,) if isinstance(grads, Tensor) else tuple(grads)
+    outs = (outputs,) if isinstance(outputs, TensorBase) else tuple(outputs)
+    grads = (None,) * len(outs) if grads is None else (grads,) if isinstance(grads, TensorBase) else tuple(grads)
     for out, grad in zip(outs, grads):
-        if not isinstance(out, Tensor):
+        if not isinstance(out, TensorBase):
             return TorchAssertionError("Expected output to be a torch.Tensor")
-        if grad is not None and not isinstance(grad, Tensor):
+        if grad is not None and not isinstance(grad, TensorBase):
             return TorchTypeError(f"gradients can be either Tensors or None, but got {type(grad).__name__}")
     if not values.get("is_grads_batched"):
         try:                            # _make_grads: shapes, and implicit gradients of scalars only
@@ -488,7 +488,7 @@ def _type_name(v):
     if isinstance(v, DType):
         return "torch.dtype"
     t = type(v)
-    return t.__name__ if isinstance(v, Tensor) or t.__module__ == "builtins" or t.__module__.startswith("gradcli.engine") else f"{t.__module__.split('.')[0]}.{t.__name__}"
+    return t.__name__ if isinstance(v, TensorBase) or t.__module__ == "builtins" or t.__module__.startswith("gradcli.engine") else f"{t.__module__.split('.')[0]}.{t.__name__}"
 
 
 _LONG = 2 ** 63
@@ -519,23 +519,23 @@ def _is_int(v):
         return False
     if isinstance(v, (int, np.integer)):
         return True
-    return isinstance(v, Tensor) and v._data.ndim == 0 and v._data.dtype.kind in "iu"
+    return isinstance(v, TensorBase) and v._data.ndim == 0 and v._data.dtype.kind in "iu"
 
 
 def _accepts(kind, v):
     if kind == "Any":
         return True
     if kind == "Tensor" or kind.startswith("Tensor."):
-        return isinstance(v, Tensor)
+        return isinstance(v, TensorBase)
     if kind == "Number":
-        return isinstance(v, (int, float, np.number, np.bool_)) or (isinstance(v, Tensor) and v._data.size == 1)
+        return isinstance(v, (int, float, np.number, np.bool_)) or (isinstance(v, TensorBase) and v._data.size == 1)
     if kind == "int":
         return _is_int(v)
     if kind == "float":                 # (a bool or a 0-d tensor that needs no grad is a number to PyTorch)
         return (isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, np.bool_)) or \
-            (isinstance(v, Tensor) and v._data.ndim == 0 and not v.requires_grad)
+            (isinstance(v, TensorBase) and v._data.ndim == 0 and not v.requires_grad)
     if kind == "Index":                 # the engine reads these flags as C integers
-        return isinstance(v, (int, np.integer)) or (isinstance(v, Tensor) and v._data.size == 1 and
+        return isinstance(v, (int, np.integer)) or (isinstance(v, TensorBase) and v._data.size == 1 and
                                                      v._data.dtype.kind in "iub")
     if kind == "bool":
         return isinstance(v, (bool, np.bool_))
@@ -549,12 +549,12 @@ def _accepts(kind, v):
         return (kind != "Sizes" and _is_int(v)) or (isinstance(v, (tuple, list, Size)) and
                                                       all(_is_int(x) or isinstance(x, bool) for x in v))
     if kind == "Inputs":
-        return isinstance(v, Tensor) or (isinstance(v, (tuple, list)) and
-                                         all(isinstance(x, Tensor) and x.requires_grad for x in v))
+        return isinstance(v, TensorBase) or (isinstance(v, (tuple, list)) and
+                                         all(isinstance(x, TensorBase) and x.requires_grad for x in v))
     if kind == "Outputs":                # any iterable: torch.autograd checks the items itself
-        return isinstance(v, Tensor) or hasattr(v, "__iter__")
+        return isinstance(v, TensorBase) or hasattr(v, "__iter__")
     if kind == "TensorList":
-        return isinstance(v, (tuple, list)) and all(isinstance(x, Tensor) for x in v)
+        return isinstance(v, (tuple, list)) and all(isinstance(x, TensorBase) for x in v)
     raise AssertionError(f"unknown argument type {kind!r} in a signature")
 
 

@@ -10,7 +10,7 @@ import os
 import numpy as np
 
 from .. import engine as _E
-from ..engine import Tensor
+from ..engine import CONFIG, TensorBase
 from . import _Context             # (defined before gradcli.torch imports this module)
 from ..engine import BY_NAME, TorchNotImplementedError, TorchRuntimeError, TorchTypeError, TorchValueError
 
@@ -193,10 +193,10 @@ class Generator:
         if self._next_float is not None:
             np.frombuffer(buf, np.float32, 1, 5048)[0] = self._next_float
             buf[5052] = 1
-        return Tensor(np.frombuffer(bytes(buf), np.uint8).copy())
+        return CONFIG.tensor(np.frombuffer(bytes(buf), np.uint8).copy())
 
     def set_state(self, new_state):
-        if not isinstance(new_state, Tensor):
+        if not isinstance(new_state, TensorBase):
             raise TorchTypeError(f"expected a torch.ByteTensor, but got {type(new_state).__name__}")
         arr = new_state._data
         if arr.dtype != np.uint8:

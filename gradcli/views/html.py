@@ -58,7 +58,7 @@ def explanation(error=None, findings=()):
 def _brief(value):
     if value is None:
         return None
-    return G.brief(value._data if isinstance(value, E.Tensor) else value)
+    return G.brief(value._data if isinstance(value, E.TensorBase) else value)
 
 
 def _roots(trace, by_node):

@@ -18,7 +18,7 @@ import inspect
 import numpy as np
 
 from ... import engine as _E
-from ...engine import Node, OpDef, Saved, Tensor
+from ...engine import CONFIG, Node, OpDef, Saved, TensorBase
 from ...engine import TorchNotImplementedError, TorchRuntimeError, TorchTypeError
 
 _W_NO_BACKWARD = ("You must implement either the backward or vjp method for your custom autograd.Function to use "
@@ -31,7 +31,7 @@ class FunctionCtx:
 
     def save_for_backward(self, *tensors):
         for t in tensors:
-            if t is not None and not isinstance(t, Tensor):
+            if t is not None and not isinstance(t, TensorBase):
                 raise TorchTypeError("save_for_backward can only save variables, but argument "
                                      f"{tensors.index(t)} is of type {type(t).__name__}")
         self.to_save = tensors
@@ -60,7 +60,7 @@ class FunctionCtx:
             if s.version.v != s.saved_version:
                 raise _E._version_error(self, s)
             if s.is_output:                 # (node: the output's edge, its node or an OutputEdge)
-                out.append(Tensor(s._data, requires_grad=True, grad_fn=node, version=s.version))
+                out.append(CONFIG.tensor(s._data, requires_grad=True, grad_fn=node, version=s.version))
             else:
                 out.append(s.tensor)
         return tuple(out)
@@ -120,17 +120,17 @@ class Function:
             bound = inspect.signature(cls.forward).bind(*args, **kwargs)
             bound.apply_defaults()
             args, kwargs = tuple(bound.arguments.values()), {}
-        tensors = [a for a in args if isinstance(a, Tensor)]
+        tensors = [a for a in args if isinstance(a, TensorBase)]
         op = _backward_op(cls)
         record = _E.STATE.grad_enabled and any(t.requires_grad for t in tensors)
         edges = tuple(t._edge() if t.requires_grad else None for t in tensors)
         meta = tuple((t._data.shape, t._data.dtype) for t in tensors)
         ctx = op.node_class(op, edges, {}, {}, meta, _E.STATE.next_seq() if record else -1)
         ctx.attrs["_fn"] = ctx                     # the engine frees saved tensors through it
-        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
+        ctx.needs_input_grad = tuple(isinstance(a, TensorBase) and a.requires_grad for a in args)
         ctx.materialize_grads = True
         ctx._function = cls
-        ctx._tensor_positions = {i for i, a in enumerate(args) if isinstance(a, Tensor)}
+        ctx._tensor_positions = {i for i, a in enumerate(args) if isinstance(a, TensorBase)}
         prev = _E.STATE.grad_enabled
         _E.STATE.grad_enabled = False
         try:
@@ -150,10 +150,10 @@ def _wrap_outputs(ctx, args, output, record):
     edges = (ctx,) if single else _E.output_edges(ctx, len(outputs))
     dirty = {id(t) for t in ctx.__dict__.get("dirty_tensors", ())}
     non_diff = {id(t) for t in ctx.__dict__.get("non_differentiable", ())}
-    inputs = {id(a) for a in args if isinstance(a, Tensor)}
+    inputs = {id(a) for a in args if isinstance(a, TensorBase)}
     wrapped, out_meta = [], []
     for out, edge in zip(outputs, edges):
-        if not isinstance(out, Tensor):
+        if not isinstance(out, TensorBase):
             wrapped.append(out)
             out_meta.append(None)
             continue
@@ -162,7 +162,7 @@ def _wrap_outputs(ctx, args, output, record):
                 raise TorchRuntimeError("a leaf Variable that requires grad has been used in an in-place operation.")
             out._version_counter.bump()         # PyTorch counts the marking as a change too
         elif id(out) in inputs:                 # an input returned as it is: a view of it
-            out = Tensor(out._data, version=out._version_counter, base=out)
+            out = CONFIG.tensor(out._data, version=out._version_counter, base=out)
         out_meta.append((out._data.shape, out._data.dtype))
         differentiable = record and id(out) not in non_diff and out._data.dtype.kind == "f"
         if differentiable:
@@ -174,7 +174,7 @@ def _wrap_outputs(ctx, args, output, record):
     ctx._output_meta = out_meta
     to_save = ctx.__dict__.get("to_save")
     if to_save is not None:
-        by_id = {id(o): o for o in wrapped if isinstance(o, Tensor)}
+        by_id = {id(o): o for o in wrapped if isinstance(o, TensorBase)}
         saved = []
         for t in to_save:
             if t is None:
@@ -196,8 +196,8 @@ def _run_backward(ctx, g, create_graph):
     for gi, meta in zip(grads, ctx._output_meta):
         if gi is None and meta is not None and ctx.materialize_grads:
             gi = np.zeros(*meta)
-        if gi is not None and not isinstance(gi, Tensor):
-            gi = Tensor(gi)
+        if gi is not None and not isinstance(gi, TensorBase):
+            gi = CONFIG.tensor(gi)
         args.append(gi)
     cls = ctx._function
     backward = cls.backward if cls.backward is not Function.backward else cls.vjp
@@ -219,7 +219,7 @@ def _run_backward(ctx, g, create_graph):
             continue
         if r is not None:
             shape = ctx.input_meta[k][0]
-            if not isinstance(r, Tensor):
+            if not isinstance(r, TensorBase):
                 raise TorchTypeError(f"expected Tensor or None (got {type(r).__name__})")
             if r._data.shape != shape and not _sums_to(r._data.shape, shape):
                 raise TorchRuntimeError(f"Function {name} returned an invalid gradient at index {k} - got "
@@ -247,14 +247,14 @@ def once_differentiable(fn):
             outputs = fn(ctx, *args)
         finally:
             _E.STATE.grad_enabled = prev
-        if not (prev and any(isinstance(a, Tensor) and a.requires_grad for a in args)):
+        if not (prev and any(isinstance(a, TensorBase) and a.requires_grad for a in args)):
             return outputs
         single = not isinstance(outputs, tuple)
         marked = []
-        edges = tuple(a._edge() for a in args if isinstance(a, Tensor) and a.requires_grad)
+        edges = tuple(a._edge() for a in args if isinstance(a, TensorBase) and a.requires_grad)
         for out in (outputs,) if single else outputs:
-            if isinstance(out, Tensor):
-                out = Tensor(out._data)
+            if isinstance(out, TensorBase):
+                out = CONFIG.tensor(out._data)
                 out.grad_fn = DELAYED_ERROR.node_class(DELAYED_ERROR, edges, {}, {}, (), _E.STATE.next_seq())
                 out._rg = True
             marked.append(out)

@@ -4,7 +4,7 @@ with its argument checks and strict-mode errors."""
 from __future__ import annotations
 
 from ... import engine as _E
-from ...engine import Tensor
+from ...engine import TensorBase
 from ...engine import TorchAssertionError, TorchNotImplementedError, TorchRuntimeError, TorchTypeError
 
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
@@ -33,7 +33,7 @@ def _as_tuple(inp, arg_name, fn_name):
     if not is_tuple:
         inp = (inp,)
     for i, el in enumerate(inp):
-        if not isinstance(el, Tensor):
+        if not isinstance(el, TensorBase):
             which = f"value at index {i}" if is_tuple else f"given {arg_name}"
             raise TorchTypeError(f"The {arg_name} given to {fn_name} must be either a Tensor or a tuple of Tensors "
                                  f"but the {which} has type {type(el)}.")
@@ -59,7 +59,7 @@ def _grad_preprocess(inputs, create_graph, need_graph):
 
 
 def _grad_postprocess(inputs, create_graph):
-    if isinstance(inputs[0], Tensor):
+    if isinstance(inputs[0], TensorBase):
         return inputs if create_graph else tuple(inp.detach() for inp in inputs)
     return tuple(_grad_postprocess(inp, create_graph) for inp in inputs)
 
@@ -240,7 +240,7 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False, out
         out = func(*inp)
         is_out_tuple, t_out = _as_tuple(out, "outputs of the user-provided function", "hessian")
         _check_requires_grad(t_out, "outputs", strict=strict)
-        if is_out_tuple or not isinstance(out, Tensor):
+        if is_out_tuple or not isinstance(out, TensorBase):
             raise TorchRuntimeError("The function given to hessian should return a single Tensor")
         if out.numel() != 1:
             raise TorchRuntimeError("The Tensor returned by the function given to hessian should contain a single "
@@ -260,7 +260,7 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False, out
 def _single_output(func, inputs, strict, fn_name):
     is_outputs_tuple, outputs = _as_tuple(func(*inputs), "outputs of the user-provided function", fn_name)
     _check_requires_grad(outputs, "outputs", strict=strict)
-    if is_outputs_tuple or not isinstance(outputs[0], Tensor):
+    if is_outputs_tuple or not isinstance(outputs[0], TensorBase):
         raise TorchRuntimeError(f"The function given to {fn_name} should return a single Tensor")
     if outputs[0].numel() != 1:
         raise TorchRuntimeError(f"The Tensor returned by the function given to {fn_name} should contain a single "

@@ -1,6 +1,6 @@
 """`torch.nn.functional`: the functional forms of layers, activations and losses."""
 from ... import ops as _ops
-from ...engine import STATE as _STATE, Tensor as _Tensor
+from ...engine import STATE as _STATE, TensorBase as _Tensor
 from ...engine import TorchValueError as _TorchValueError
 
 linear = _ops.linear

@@ -8,7 +8,7 @@ import math
 import numpy as np
 
 from ... import torch
-from ...engine import Tensor
+from ...engine import CONFIG, TensorBase
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "constant_", "ones_", "zeros_", "eye_", "xavier_uniform_",
            "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "orthogonal_"]
@@ -142,7 +142,7 @@ def orthogonal_(tensor, gain=1, generator=None):
     if rows < cols:
         q = q.T
     with torch.no_grad():
-        tensor.copy_(Tensor(np.ascontiguousarray(q, tensor._data.dtype).reshape(tensor._data.shape)))
+        tensor.copy_(CONFIG.tensor(np.ascontiguousarray(q, tensor._data.dtype).reshape(tensor._data.shape)))
         tensor.mul_(gain)
     return tensor
 

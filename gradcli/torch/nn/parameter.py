@@ -6,7 +6,7 @@ parameter itself.
 """
 from __future__ import annotations
 
-from ...engine import Tensor
+from .. import Tensor
 from ...engine import TorchAttributeError, TorchTypeError
 
 

@@ -8,7 +8,7 @@ import numpy as np
 
 from ... import engine as _E
 from ... import ops as _ops
-from ...engine import Tensor
+from ...engine import CONFIG, TensorBase
 from ...engine import TorchTypeError, TorchValueError
 from . import _kernels as K
 
@@ -24,7 +24,7 @@ required = _RequiredParameter()
 
 
 def _typename(obj):
-    if isinstance(obj, Tensor):
+    if isinstance(obj, TensorBase):
         return "torch." + obj.dtype.tensor_type
     module = type(obj).__module__
     name = type(obj).__qualname__
@@ -94,7 +94,7 @@ def count_step(state):
 
 
 def new_state(value):
-    return Tensor(np.array(value))
+    return CONFIG.tensor(np.array(value))
 
 
 def _no_grad_step(step):
@@ -113,7 +113,7 @@ def _no_grad_step(step):
 class Optimizer:
     def __init__(self, params, defaults):
         self.defaults = defaults
-        if isinstance(params, Tensor):
+        if isinstance(params, TensorBase):
             raise TorchTypeError("params argument given to the optimizer should be an iterable of Tensors or "
                                  "dicts, but got " + _typename(params))
         self.state = _StateDict()
@@ -139,7 +139,7 @@ class Optimizer:
         if not isinstance(param_group, dict):
             raise TorchTypeError(f"param_group must be a dict, but got {type(param_group)}")
         params = param_group["params"]
-        if isinstance(params, Tensor):
+        if isinstance(params, TensorBase):
             param_group["params"] = [params]
         elif isinstance(params, set):
             raise TorchTypeError("optimizer parameters need to be organized in ordered collections, but the "
@@ -153,7 +153,7 @@ class Optimizer:
                 raise TorchValueError("all optimizer params should be with/without names. Some param names are missing")
             param_group["param_names"] = names
         for param in param_group["params"]:
-            if not isinstance(param, Tensor):
+            if not isinstance(param, TensorBase):
                 raise TorchTypeError("optimizer can only optimize Tensors, but one of the params is "
                                      + _typename(param))
             if not self.defaults.get("differentiable", None) and not (param.is_leaf or param.retains_grad):
@@ -238,7 +238,7 @@ class Optimizer:
             return packed
 
         param_groups = [pack_group(g) for g in self.param_groups]
-        packed_state = {(mappings[id(k)] if isinstance(k, Tensor) else k): v for k, v in self.state.items()}
+        packed_state = {(mappings[id(k)] if isinstance(k, TensorBase) else k): v for k, v in self.state.items()}
         return {"state": packed_state, "param_groups": param_groups}
 
     def load_state_dict(self, state_dict):
@@ -255,7 +255,7 @@ class Optimizer:
             id_map.update(zip(s["params"], g["params"]))
 
         def cast(param, value, key=None):
-            if isinstance(value, Tensor):
+            if isinstance(value, TensorBase):
                 if key == "step" or not param.is_floating_point() or value.dtype is param.dtype:
                     return value
                 return value.to(param.dtype)

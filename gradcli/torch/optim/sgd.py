@@ -1,7 +1,7 @@
 """torch.optim.SGD, as PyTorch's single-tensor (CPU) implementation computes it."""
 import numpy as np
 
-from ...engine import Tensor
+from ...engine import CONFIG, TensorBase
 from ...engine import TorchValueError
 from . import _kernels as K
 from .optimizer import Optimizer, _no_grad_step, flat, flat_param_and_grad, parts, write_flat
@@ -48,6 +48,6 @@ class SGD(Optimizer):
             else:                                       # the first step: a copy of the gradient
                 buf = grad
                 for state, part in zip(states, parts(buf, params)):
-                    state["momentum_buffer"] = Tensor(np.array(part, copy=True))
+                    state["momentum_buffer"] = CONFIG.tensor(np.array(part, copy=True))
             grad = K.add(grad, buf, momentum) if group["nesterov"] else buf
         write_flat(params, K.add(param, grad, -lr))

@@ -2,7 +2,7 @@
 outputs pass through an identity node, BackwardHookFunctionBackward, whose gradients the hooks see."""
 from __future__ import annotations
 
-from ....engine import STATE, Tensor
+from ....engine import STATE, TensorBase
 from ....ops import TABLE, _begin, _record
 
 ROW = TABLE["nn.backward_hook_function"]
@@ -30,7 +30,7 @@ class BackwardHook:
         gradient on_grad(index, grad) sees (and may replace)."""
         out = []
         for i, a in enumerate(args):
-            if isinstance(a, Tensor) and a.requires_grad and STATE.grad_enabled:
+            if isinstance(a, TensorBase) and a.requires_grad and STATE.grad_enabled:
                 a = _identity(a)
                 a.register_hook(lambda g, i=i: on_grad(i, g))
             out.append(a)
@@ -57,7 +57,7 @@ class BackwardHook:
         return None if result is None else result[i]
 
     def setup_output_hook(self, result):
-        single = isinstance(result, Tensor)
+        single = isinstance(result, TensorBase)
         outputs = (result,) if single else tuple(result) if isinstance(result, (tuple, list)) else None
         if outputs is None:
             return result

@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 from collections import OrderedDict, namedtuple
 
-from ....engine import Tensor, STATE as _STATE
+from ....engine import TensorBase, STATE as _STATE
 from ....engine import TorchAttributeError
 from ..parameter import Parameter
 
@@ -34,7 +34,7 @@ def _addindent(s_, numSpaces):
 
 def _typename(value):
     """torch.typename: the tensor type for a tensor, else module.qualname of the class."""
-    if isinstance(value, Tensor):
+    if isinstance(value, TensorBase):
         from ....ops import _type_str
         return _type_str(value)
     cls = type(value)
@@ -116,7 +116,7 @@ class Module:
             raise KeyError('buffer name can\'t be empty string ""')
         if hasattr(self, name) and name not in self._buffers:
             raise KeyError(f"attribute '{name}' already exists")
-        if tensor is not None and not isinstance(tensor, Tensor):
+        if tensor is not None and not isinstance(tensor, TensorBase):
             raise TypeError(f"cannot assign '{_typename(tensor)}' object to buffer '{name}' "
                             "(torch Tensor or None required)")
         self._buffers[name] = tensor
@@ -241,7 +241,7 @@ class Module:
             else:
                 buffers = self.__dict__.get("_buffers")
                 if buffers is not None and name in buffers:
-                    if value is not None and not isinstance(value, Tensor):
+                    if value is not None and not isinstance(value, TensorBase):
                         raise TypeError(f"cannot assign '{_typename(value)}' as buffer '{name}' "
                                         "(torch.nn.Buffer, torch.Tensor or None expected)")
                     self.register_buffer(name, value, name not in self._non_persistent_buffers_set)
@@ -494,7 +494,7 @@ class Module:
         for a in args:
             if isinstance(a, DType):
                 dtype = a
-            elif isinstance(a, Tensor):
+            elif isinstance(a, TensorBase):
                 dtype = a.dtype
         if dtype is None:
             return self
@@ -544,7 +544,7 @@ class Module:
             key = prefix + name
             if key in state_dict:
                 input_param = state_dict[key]
-                if not isinstance(input_param, Tensor):
+                if not isinstance(input_param, TensorBase):
                     error_msgs.append(f'While copying the parameter named "{key}", expected torch.Tensor or '
                                       "Tensor-like object from checkpoint but received "
                                       f"{type(input_param)}")

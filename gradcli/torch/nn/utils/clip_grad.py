@@ -5,7 +5,7 @@ import numpy as np
 
 from .... import engine as _E
 from .... import ops as _ops
-from ....engine import Tensor
+from ....engine import CONFIG, TensorBase
 from ....engine import TorchRuntimeError
 
 
@@ -23,7 +23,7 @@ def _no_grad(f):
 
 
 def _as_list(parameters):
-    return [parameters] if isinstance(parameters, Tensor) else list(parameters)
+    return [parameters] if isinstance(parameters, TensorBase) else list(parameters)
 
 
 def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=None):
@@ -31,7 +31,7 @@ def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=Non
     tensors = _as_list(tensors)
     norm_type = float(norm_type)
     if not tensors:
-        return Tensor(np.array(0.0, np.float32))
+        return CONFIG.tensor(np.array(0.0, np.float32))
     norms = [_ops.norm(t, norm_type) for t in tensors]
     total = _ops.norm(_ops.stack(norms), norm_type)
     if error_if_nonfinite and not np.isfinite(total._data).all():

@@ -8,7 +8,7 @@ import copy
 
 import numpy as np
 
-from ....engine import Tensor
+from ....engine import TensorBase
 from ....engine import TorchRuntimeError, TorchTypeError, TorchValueError
 from .dataset import IterableDataset
 from .sampler import BatchSampler, RandomSampler, SequentialSampler
@@ -31,7 +31,7 @@ def default_collate(batch):
     torch = _torch()
     elem = batch[0]
     elem_type = type(elem)
-    if isinstance(elem, Tensor):
+    if isinstance(elem, TensorBase):
         return torch.stack(batch, 0)
     if isinstance(elem, np.ndarray):
         if elem.dtype.kind in "SaUO":
@@ -74,7 +74,7 @@ def default_collate(batch):
 def default_convert(data):
     """Without batching: NumPy arrays become tensors, containers are converted inside."""
     torch = _torch()
-    if isinstance(data, Tensor):
+    if isinstance(data, TensorBase):
         return data
     if isinstance(data, np.ndarray) and data.dtype.kind not in "SaUO":
         return torch.as_tensor(data)

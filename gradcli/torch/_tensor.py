@@ -1,0 +1,43 @@
+"""torch.Tensor: the engine's TensorBase with every method and property of the API table
+(_api.py), as PyTorch's torch/_tensor.py makes torch.Tensor from torch._C.TensorBase. The
+engine makes tensors of this class: gradcli.torch gives it to engine.configure()."""
+from __future__ import annotations
+
+from ..engine import TensorBase, TorchAttributeError
+from ..engine import backward as _autograd_backward
+from . import _api, _signatures
+
+
+def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+    """Tensor.backward: torch.autograd.backward of this tensor, as PyTorch's torch/_tensor.py."""
+    if isinstance(gradient, (list, tuple)):
+        # torch.autograd.backward pairs outputs with gradients by zip: the first one is used
+        gradient = gradient[0] if gradient else None
+    _autograd_backward([self], None if gradient is None else [gradient], retain_graph, create_graph, inputs,
+                       _single_gradient=gradient)
+
+
+def _legacy_data(self, data, requires_grad, grad_fn, version, base, sizes):
+    """`torch.Tensor(2, 3)`, `torch.Tensor([1, 2])`, `torch.Tensor(t)`: PyTorch's legacy constructor."""
+    from . import Tensor_
+    args = (data,) if data is not None else ()
+    args += tuple(v for v, unset in zip((requires_grad, grad_fn, version, base), (False, None, None, None))
+                  if v is not unset) + sizes
+    made = Tensor_(*args)
+    return made._data, made._vc
+
+
+def _missing(self, name):
+    """Only for names the class lacks: PyTorch's methods gradcli has not implemented say so.
+    (Its cost: CPython 3.11 reads no attribute of a class with __getattr__ the fast way, so
+    hot code reads a tensor's attributes once, into locals.)"""
+    if name.startswith("_"):
+        raise TorchAttributeError(f"'Tensor' object has no attribute '{name}'")
+    from ._not_implemented import missing
+    raise missing("Tensor", name, "'Tensor' object")
+
+
+Tensor = type("Tensor", (TensorBase,), {
+    "__slots__": (), "__module__": __name__, "__doc__": TensorBase.__doc__.split(", as PyTorch")[0] + ".",
+    "_legacy_data": _legacy_data, "__getattr__": _missing, "backward": _signatures.checked("Tensor.backward", backward),
+    **_api.methods(TensorBase)})
