@@ -106,7 +106,7 @@ def test_legacy_api_prints_what_torch_prints(name):
 
 def test_gradcli_version_is_its_own():
     import gradcli
-    assert G.gradcli_version == gradcli.__version__ != G.__version__
+    assert gradcli.__version__ != G.__version__ == "2.13.0+cpu"
 
 
 def test_legacy_constructors_in_a_script():

@@ -6,6 +6,9 @@ import numpy as np
 
 from . import vml
 
+# PyTorch never warns about overflow or nan in arithmetic; NumPy would print RuntimeWarnings.
+np.seterr(all="ignore")
+
 
 class _Reuse:
     """Arrays a formula may write into, saving a new array and its cold memory. Set by the

@@ -701,11 +701,12 @@ _NODE_ATTRS = ("name", "next_functions", "_sequence_nr", "metadata", "register_h
 def _attribute_names(obj):
     import types
     from .. import engine as E
+    from ..torch import Tensor
     if obj is _TENSOR or isinstance(obj, E.TensorBase):
-        names = sorted({n for n in dir(E.TensorBase) if not n.startswith("_")} | {"_version", "_base"})
+        names = sorted({n for n in dir(Tensor) if not n.startswith("_")} | {"_version", "_base"})
         out = []
         for n in names:
-            attr = getattr(E.TensorBase, n, None)
+            attr = getattr(Tensor, n, None)
             out.append((n, "attribute" if isinstance(attr, property) or not callable(attr) else "method"))
         return out
     if isinstance(obj, types.ModuleType):
