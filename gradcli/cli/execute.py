@@ -14,7 +14,6 @@ import math
 import os
 import sys
 
-from ..session.atomic import cannot_write, write_atomic
 from ..session.limits import (DEFAULT_MAX_ELEMENTS, DEFAULT_MAX_MEMORY_GB, DEFAULT_MAX_SOURCE_KIB, FULL_VALUES,
                               MAX_MEMORY_GB)
 from ..record.report import exit_status
@@ -55,8 +54,8 @@ def read_script(file, code):
 def internal_error(debug):
     """An exception that is not the script's fault: exit 3 with a one-line bug-report hint. (An
     output file or stream that cannot be written is not a bug: one line, exit 2 or 1.)"""
+    from ..session.atomic import OutputError, cannot_write
     exc = sys.exc_info()[1]
-    from ..session.atomic import OutputError
     if isinstance(exc, OutputError):
         sys.stderr.write(f"gradcli: {exc}\n")
         return exc.status
@@ -96,6 +95,7 @@ def execute(file=None, code=None, set_=(), strict=False, plain=False, json_=Fals
     if not max_source > 0:
         raise Usage("--max-source must be a positive number of KiB")
     if sys.stdout is None:                # started with standard output closed (`>&-`)
+        from ..session.atomic import cannot_write
         return cannot_write(OSError(9, "standard output is closed"))
     source, name = read_script(file, code)
     try:
@@ -137,6 +137,7 @@ def _run(source, name, values, strict, plain, json_, timeout, max_elements, max_
     except OSError as e:
         if report is None or e.errno is None:
             return internal_error(debug)
+        from ..session.atomic import cannot_write
         return cannot_write(e)           # /dev/full, an I/O error: the report could not be shown
     except Exception:
         return internal_error(debug)
@@ -221,6 +222,7 @@ def run_and_explain(source, name, values=None, *, strict=False, timeout=None, ma
 
 def _write_fix(report, why, n, output):
     """`--fix N [-o PATH]`: the script with the N-th working fix applied; exit 0 when written."""
+    from ..session.atomic import write_atomic
     from ..explain.fixes import fixed_script
     trial = report.trial
     text = fixed_script(why, trial, n) if why is not None and trial is not None else None

@@ -25,7 +25,6 @@ from ..lang import dialect
 from .. import engine as _E
 from ..record import origin as O
 from ..engine import ParseError, ScriptError, LimitError, ExpectationFailed
-from ..record import trace as tracing
 from ..record.report import (Report, CallEvent, LeafUpdate, NodeInfo, ErrorInfo, Warned, LeavesShown, ExpectPassed,
                              GraphShown)
 
@@ -66,6 +65,7 @@ class Recorder:
             ev.exception = e
         self.report.items.append(ev)
         if self.keep_calls:
+            from ..record import trace as tracing
             call = tracing.CallTrace(record.index, record.kind, ev.line, ev.text, record.retain_graph, record,
                                      list(record.executed), list(record.freed), list(record.updates), record.error,
                                      by_node, by_tensor, event=ev)
@@ -450,8 +450,9 @@ def run_source(source, filename="<script>", *, values=None, strict=False, timeou
 
 
 def run_traced(source, filename="<script>", *, values=None, strict=False, timeout=None, max_elements=None,
-        max_memory=None, upto=None) -> tracing.Trace:
-    """Run a whole script like run_source, keeping every call's engine records."""
+        max_memory=None, upto=None):
+    """Run a whole script like run_source, keeping every call's engine records: a record.trace.Trace."""
+    from ..record import trace as tracing
     from ..session.executor import Recorder, Session
     report = Report(source=source, filename=filename)
     recorder = Recorder(report, keep_calls=True)
