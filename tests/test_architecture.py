@@ -109,3 +109,38 @@ def test_no_import_cycles(level):
         if m not in state:
             visit(m, [])
     assert not cycles, "\n".join(cycles)
+
+
+ENGINE_UNTOUCHED = """
+import importlib, pkgutil, sys
+import gradcli.engine as E
+modules = [importlib.import_module(f"gradcli.engine.{m.name}") for m in pkgutil.iter_modules(E.__path__)]
+
+def state():
+    out = {}
+    for m in modules:
+        for name, value in vars(m).items():
+            out[(m.__name__, name)] = id(value)
+            if isinstance(value, type) and value.__module__ == m.__name__:
+                for attr, v in vars(value).items():
+                    out[(m.__name__, name, attr)] = id(v)
+    return out
+
+calls = []
+configure = E.configure
+E.state.configure = E.configure = lambda **kw: (calls.append(sorted(kw)), configure(**kw))[1]
+before = state()
+import gradcli.torch
+changed = sorted(".".join(k) for k in set(before) | set(state()) if before.get(k) != state().get(k))
+print(changed, calls)
+"""
+
+
+def test_the_engine_is_complete_on_its_own_import_and_torch_configures_it_once():
+    """Importing gradcli.torch adds no method to an engine class and fills no engine global: the
+    engine's one configuration is the single configure() call."""
+    import subprocess
+    import sys
+    out = subprocess.run([sys.executable, "-c", ENGINE_UNTOUCHED], capture_output=True, text=True,
+                         cwd=PACKAGE.parent, check=True).stdout
+    assert out.strip() == "[] [['fresh_view', 'numpy_math', 'tensor', 'tensor_math']]"
