@@ -1,5 +1,6 @@
 """The layers of docs/ARCHITECTURE.md, checked: a module imports only from its own layer or lower
-ones (imports inside functions count too), and no modules import each other in a cycle."""
+ones (imports inside functions count too), no modules import each other in a cycle, the engine
+is complete on its own import, and only the front ends and views import Rich."""
 import ast
 from pathlib import Path
 
@@ -109,3 +110,53 @@ def test_no_import_cycles(level):
         if m not in state:
             visit(m, [])
     assert not cycles, "\n".join(cycles)
+
+
+ENGINE_UNTOUCHED = """
+import importlib, pkgutil, sys
+import gradcli.engine as E
+modules = [importlib.import_module(f"gradcli.engine.{m.name}") for m in pkgutil.iter_modules(E.__path__)]
+
+def state():
+    out = {}
+    for m in modules:
+        for name, value in vars(m).items():
+            out[(m.__name__, name)] = id(value)
+            if isinstance(value, type) and value.__module__ == m.__name__:
+                for attr, v in vars(value).items():
+                    out[(m.__name__, name, attr)] = id(v)
+    return out
+
+calls = []
+configure = E.configure
+E.state.configure = E.configure = lambda **kw: (calls.append(sorted(kw)), configure(**kw))[1]
+before = state()
+import gradcli.torch
+changed = sorted(".".join(k) for k in set(before) | set(state()) if before.get(k) != state().get(k))
+print(changed, calls)
+"""
+
+
+def test_the_engine_is_complete_on_its_own_import_and_torch_configures_it_once():
+    """Importing gradcli.torch adds no method to an engine class and fills no engine global: the
+    engine's one configuration is the single configure() call."""
+    import subprocess
+    import sys
+    out = subprocess.run([sys.executable, "-c", ENGINE_UNTOUCHED], capture_output=True, text=True,
+                         cwd=PACKAGE.parent, check=True).stdout
+    assert out.strip() == "[] [['fresh_view', 'numpy_math', 'tensor', 'tensor_math']]"
+
+
+RENDERERS = ("gradcli.views", "gradcli.repl", "gradcli.cli", "gradcli.notebook")
+
+
+def test_rich_is_imported_only_where_things_are_rendered():
+    found = []
+    for name, path in _modules().items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else []
+            if any(n == "rich" or n.startswith("rich.") for n in names) \
+                    and not any(name == r or name.startswith(r + ".") for r in RENDERERS):
+                found.append(f"{name}:{node.lineno}")
+    assert found == []

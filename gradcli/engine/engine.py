@@ -673,7 +673,7 @@ def _spare_saved(fn, vals):
 def _unpacked(fn, create_graph):
     """What a node's formulas read: each saved slot's value, else the attribute of that name.
     Like PyTorch's generated code, every saved slot is unpacked before any formula runs: a
-    freed slot raises E1, a slot modified in place raises E5."""
+    freed slot raises the second-backward error, a slot modified in place the version error."""
     saved = fn._saved
     if not saved:
         return fn.attrs

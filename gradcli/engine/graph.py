@@ -8,7 +8,7 @@ import numpy as np
 
 from .dtypes import _BY_NP, _sizes
 from .errors import TorchAttributeError, TorchRuntimeError
-from .state import CONFIG, E1_TEXT, E5_HINT, E5_HINT_ANOMALY, STATE
+from .state import CONFIG, SECOND_BACKWARD_TEXT, VERSION_HINT, VERSION_HINT_ANOMALY, STATE
 
 
 class Version:
@@ -33,8 +33,8 @@ class Saved:
     """One saved tensor (PyTorch's SavedVariable): the value, and its version when saved."""
 
     # (`name_fn`, set only for the output of an in-place op on a view: the view's grad_fn when
-    # saved, which E5 names, as PyTorch's SavedVariable does; released with the buffer)
-    # (`output_nr`, set only for a saved output that is not its node's output 0: which one E5 names)
+    # saved, which the version error names, as PyTorch's SavedVariable does; released with the buffer)
+    # (`output_nr`, set only for a saved output that is not its node's output 0: which one the version error names)
     __slots__ = ("tensor", "_data", "version", "saved_version", "is_output", "constant", "freed", "name_fn",
                  "output_nr")
 
@@ -174,7 +174,8 @@ class Node:
         return released
 
     def unpack(self, slot, as_tensor):
-        """The value of a saved slot, raising E1 (freed) or E5 (modified in place)."""
+        """The value of a saved slot, raising the second-backward error (freed) or the version error (modified
+        in place)."""
         s = self.saved[slot]
         if s is None:
             return None
@@ -312,7 +313,7 @@ class AccumulateGrad(Node):
 
 def _saved_attributes(saved, attrs):
     """PyTorch's `_saved_<slot>` attributes of a node class, one property per saved slot and
-    attribute of its row: a saved tensor (E1 once freed, E5 once modified), or a plain value;
+    attribute of its row: a saved tensor (an error once freed or modified), or a plain value;
     and `_raw_saved_<slot>`, PyTorch's SavedTensor handle. (Properties rather than a
     __getattr__, which would slow every attribute read of every node.)"""
     props = {}
@@ -406,7 +407,7 @@ COPY_BACKWARDS = OpDef("CopyBackwards", ("self", "src"), cpp=True,
 
 
 def short_name(node_name):
-    """How E5 names a node: 'MulBackward0' -> 'Mul', 'ClampBackward1' -> 'Clamp1'."""
+    """How the version error names a node: 'MulBackward0' -> 'Mul', 'ClampBackward1' -> 'Clamp1'."""
     i = node_name.rfind("Backward")
     if i < 0 or node_name.endswith("Backwards"):
         return "torch::autograd::" + node_name
@@ -415,15 +416,15 @@ def short_name(node_name):
 
 
 class BackwardTwiceError(TorchRuntimeError):
-    """E1, with the node and the slot that needed a freed buffer."""
+    """The second-backward error, with the node and the slot that needed a freed buffer."""
 
     def __init__(self, node, slot):
-        super().__init__(E1_TEXT)
+        super().__init__(SECOND_BACKWARD_TEXT)
         self.node, self.slot = node, slot
 
 
 class VersionError(TorchRuntimeError):
-    """E5, with the node and the saved tensor that was modified in place."""
+    """The version error, with the node and the saved tensor that was modified in place."""
 
     def __init__(self, message, node, saved):
         super().__init__(message)
@@ -451,5 +452,5 @@ def _version_error(node, s):
     msg = (f"one of the variables needed for gradient computation has been modified by an inplace "
            f"operation: [torch.{dt.tensor_type} {_sizes(shape)}]{which} is at version "
            f"{s.version.v}; expected version {s.saved_version} instead. "
-           f"{E5_HINT_ANOMALY if STATE.anomaly else E5_HINT}")
+           f"{VERSION_HINT_ANOMALY if STATE.anomaly else VERSION_HINT}")
     return VersionError(msg, node, s)

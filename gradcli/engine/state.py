@@ -71,15 +71,15 @@ W_CREATE_GRAPH = (
     "creating the graph to avoid this. If you have to use this function, make sure to reset the "
     ".grad fields of your parameters to None after use to break the cycle and avoid the leak. "
     "(Triggered internally at /__w/pytorch/pytorch/torch/csrc/autograd/engine.cpp:1307.)")
-E1_TEXT = (
+SECOND_BACKWARD_TEXT = (
     "Trying to backward through the graph a second time (or directly access saved tensors after "
     "they have already been freed). Saved intermediate values of the graph are freed when you call "
     ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
     "graph a second time or if you need to access saved tensors after calling backward.")
-E5_HINT = (
+VERSION_HINT = (
     "Hint: enable anomaly detection to find the operation that failed to compute its gradient, "
     "with torch.autograd.set_detect_anomaly(True, check_nan=False).")
-E5_HINT_ANOMALY = (
+VERSION_HINT_ANOMALY = (
     "Hint: the backtrace further above shows the operation that failed to compute its gradient. "
     "The variable in question was changed in there or anywhere later. Good luck!")
 
@@ -104,4 +104,5 @@ CONFIG = _Config()
 def configure(tensor, numpy_math, tensor_math, fresh_view):
     """The one call that completes the engine: torch.Tensor (the class of the tensors it makes), the
     op table's backward helpers on arrays and on tensors, and its view bookkeeping."""
-    CONFIG.tensor, CONFIG.numpy_math, CONFIG.tensor_math, CONFIG.fresh_view = tensor, numpy_math, tensor_math, fresh_view
+    CONFIG.tensor, CONFIG.numpy_math = tensor, numpy_math
+    CONFIG.tensor_math, CONFIG.fresh_view = tensor_math, fresh_view

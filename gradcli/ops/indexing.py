@@ -16,10 +16,6 @@ from .shape import _slice, _view_result, expand, select, unsqueeze, view
 from .inplace import copy_, fill_
 
 
-def _is_advanced(i):
-    return isinstance(i, TensorBase) or isinstance(i, (list, np.ndarray)) or (isinstance(i, tuple) and False)
-
-
 W_SEQUENCE_INDEX = ("Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed in "
                     "pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be interpreted as "
                     "tensor index, x[torch.tensor(seq)], which will result either in an error or a different "

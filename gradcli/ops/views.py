@@ -146,7 +146,7 @@ def _inplace(t, compute, *args, name, cast=False):
         for slot, s in node.saved.items():
             if s is not None and s.is_output:          # the saved output is t itself, at its new version
                 s = node.saved[slot] = Saved(t, is_output=True)
-                if t._base is not None:                # E5 then names the view's grad_fn (AsStrided)
+                if t._base is not None:                # the modified-in-place error then names the view's grad_fn (AsStrided)
                     s.name_fn = t._fn
     return t
 
@@ -295,7 +295,7 @@ def _addresses(a):
 def _copy_slices_backward(node, g, create_graph):
     """CopySlices: the base's gradient passes through, except over the view's elements, where the
     wrapped op's backward decides (and gives the gradients of its other inputs)."""
-    if node.attrs.get("_released"):          # a non-retaining backward ran it: E1, as in PyTorch
+    if node.attrs.get("_released"):          # a non-retaining backward ran it: the second-backward error, as in PyTorch
         raise E.BackwardTwiceError(node, "fn")
     fn = node.attrs["_fn"]
     pos = node.attrs["_positions"]
