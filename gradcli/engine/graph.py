@@ -315,14 +315,26 @@ def _saved_attributes(saved, attrs):
     """PyTorch's `_saved_<slot>` attributes of a node class, one property per saved slot and
     attribute of its row: a saved tensor (an error once freed or modified), or a plain value;
     and `_raw_saved_<slot>`, PyTorch's SavedTensor handle. (Properties rather than a
-    __getattr__, which would slow every attribute read of every node.)"""
+    __getattr__, which would slow every attribute read of every node; one per slot name,
+    shared by the rows.)"""
     props = {}
     for slot in attrs:
-        props["_saved_" + slot] = property(_saved_reader(slot))
+        props["_saved_" + slot] = _property(_saved_reader, slot)
     for slot, *_ in saved:
-        props["_saved_" + slot] = property(_saved_reader(slot))
-        props["_raw_saved_" + slot] = property(_raw_saved_reader(slot))
+        props["_saved_" + slot] = _property(_saved_reader, slot)
+        props["_raw_saved_" + slot] = _property(_raw_saved_reader, slot)
     return props
+
+
+_PROPERTIES = {}
+
+
+def _property(reader, slot):
+    key = (reader, slot)
+    made = _PROPERTIES.get(key)
+    if made is None:
+        made = _PROPERTIES[key] = property(reader(slot))
+    return made
 
 
 def _saved_reader(slot):
@@ -354,13 +366,15 @@ class OpDef:
     attributes, and one backward formula per input."""
 
     __slots__ = ("name", "inputs", "saved", "attrs", "formulas", "doc", "qualname", "plan", "compact",
-                 "node_class", "table_formulas", "apply", "variadic", "twins")
+                 "node_class", "multi", "table_formulas", "apply", "variadic", "twins")
 
     def __init__(self, name, inputs=(), saved=(), attrs=(), formulas=(), doc="", cpp=False, multi=False,
                  apply=None):
         self.name = name
-        self.node_class = type(name, (MultiOutputNode if multi else Node,),
-                               {"__slots__": (), "__module__": "builtins", **_saved_attributes(saved, attrs)})
+        # The node class is made when the first node is (most rows never make one in a run):
+        # until then `node_class(...)` makes the class, keeps it here, and returns the node.
+        self.node_class = self._first_node
+        self.multi = multi
         self.qualname = "torch::autograd::" + name if cpp else name     # what node.name() returns
         self.plan = None            # ops._record's precomputed saved-slot plan
         self.compact = None         # ops._compact_saver's shortcut of it (False: none)
@@ -379,6 +393,12 @@ class OpDef:
         # the two formulas are one function of the other operand (mul): for x * x the engine
         # computes one product and doubles it (engine._twins)
         self.twins = False
+
+    def _first_node(self, *args):
+        self.node_class = type(self.name, (MultiOutputNode if self.multi else Node,),
+                               {"__slots__": (), "__module__": "builtins",
+                                **_saved_attributes(self.saved, self.attrs)})
+        return self.node_class(*args)
 
     def __repr__(self):
         return f"OpDef({self.name})"
