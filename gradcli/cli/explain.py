@@ -8,8 +8,7 @@ from typing import List, Optional
 
 import typer
 
-from .execute import check_limits, read_script
-from .options import DEBUG, MAX_ELEMENTS, MAX_MEMORY, SET, STRICT, TIMEOUT, internal_error, usage
+from .options import DEBUG, MAX_ELEMENTS, MAX_MEMORY, SET, STRICT, TIMEOUT, internal_error, script_and_values, usage
 
 
 
@@ -43,7 +42,6 @@ def command(file: Optional[str] = typer.Argument(None, metavar="FILE", help="The
       gradcli explain examples/seed000_block1.py --html seed000.html
       gradcli explain examples/labels_from_parameters.py --fix 1 -o fixed.py --oracle torch
     """
-    from ..session.set_values import parse_set, UsageError
     if plain and json_:
         usage("--plain and --json cannot be used together")
     if oracle not in (None, "torch"):
@@ -54,12 +52,7 @@ def command(file: Optional[str] = typer.Argument(None, metavar="FILE", help="The
         from ..testing import oracle as oracle_mod
         if not oracle_mod.available():
             usage("--oracle torch: PyTorch is not importable here")
-    check_limits(timeout, max_elements, max_memory)
-    source, name = read_script(file, code)
-    try:
-        values = parse_set(set_)
-    except UsageError as e:
-        usage(str(e))
+    source, name, values = script_and_values(file, code, set_, timeout, max_elements, max_memory)
     if html is not None:
         raise typer.Exit(_html(source, name, html, values, plain or json_, debug, strict=strict, timeout=timeout,
                                  max_elements=max_elements, max_memory=int(max_memory * 2 ** 30)))

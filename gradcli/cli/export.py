@@ -6,21 +6,20 @@ from typing import List, Optional
 
 import typer
 
-from .execute import check_limits, read_script
-from .options import DEBUG, MAX_ELEMENTS, MAX_MEMORY, SET, STRICT, TIMEOUT, internal_error, usage
+from .options import DEBUG, MAX_ELEMENTS, MAX_MEMORY, SET, STRICT, TIMEOUT, internal_error, script_and_values, usage
 
 
 
 def command(file: Optional[str] = typer.Argument(None, metavar="FILE", help="The script (.grad or .py); - reads standard input."),
-           code: Optional[str] = typer.Option(None, "-c", metavar="TEXT", help="Export TEXT instead of a file."),
-           output: Optional[str] = typer.Option(None, "-o", "--output", metavar="PATH",
-                                                help="Write to PATH (atomically) instead of standard output."),
-           set_: List[str] = SET,
-           strict: bool = STRICT,
-           timeout: Optional[float] = TIMEOUT,
-           max_elements: int = MAX_ELEMENTS,
-           max_memory: float = MAX_MEMORY,
-           debug: bool = DEBUG):
+            code: Optional[str] = typer.Option(None, "-c", metavar="TEXT", help="Export TEXT instead of a file."),
+            output: Optional[str] = typer.Option(None, "-o", "--output", metavar="PATH",
+                                                 help="Write to PATH (atomically) instead of standard output."),
+            set_: List[str] = SET,
+            strict: bool = STRICT,
+            timeout: Optional[float] = TIMEOUT,
+            max_elements: int = MAX_ELEMENTS,
+            max_memory: float = MAX_MEMORY,
+            debug: bool = DEBUG):
     """Write a runnable PyTorch script equivalent to a gradcli script: implicit leaves and
     --set values become torch.tensor(..., requires_grad=True), `backward y` becomes
     y.backward(), `print x` becomes print(x), `expect` lines become checks. The script is
@@ -32,13 +31,7 @@ def command(file: Optional[str] = typer.Argument(None, metavar="FILE", help="The
 
       gradcli export examples/concise_seed000.grad --set x=2 --set y=3 -o seed000.py && python seed000.py
     """
-    from ..session.set_values import parse_set, UsageError
-    check_limits(timeout, max_elements, max_memory)
-    source, name = read_script(file, code)
-    try:
-        values = parse_set(set_)
-    except UsageError as e:
-        usage(str(e))
+    source, name, values = script_and_values(file, code, set_, timeout, max_elements, max_memory)
     try:
         from ..views import export as X
         from ..views import show

@@ -9,8 +9,7 @@ import typer
 
 from ..record.report import exit_status
 from ..views import console
-from .execute import check_limits, read_script
-from .options import DEBUG, MAX_ELEMENTS, MAX_MEMORY, SET, STRICT, TIMEOUT, internal_error, usage
+from .options import DEBUG, MAX_ELEMENTS, MAX_MEMORY, SET, STRICT, TIMEOUT, internal_error, script_and_values, usage
 
 FORMATS = ("tree", "dot", "mermaid", "svg", "png")
 # What -o PATH's extension says the file holds.
@@ -20,27 +19,27 @@ EXTENSIONS = {".txt": "tree", ".dot": "dot", ".gv": "dot", ".mmd": "mermaid", ".
 
 
 def command(file: Optional[str] = typer.Argument(None, metavar="FILE", help="The script (.grad or .py); - reads standard input."),
-          code: Optional[str] = typer.Option(None, "-c", metavar="TEXT", help="Use TEXT instead of a file."),
-          at: Optional[int] = typer.Option(None, "--at", metavar="LINE",
-                                           help="Stop after the top-level statements that start on or before "
-                                                "LINE (a loop or function runs whole or not at all)."),
-          fmt: Optional[str] = typer.Option(None, "--format", "-f", metavar="FORMAT",
-                                            help="tree, dot, mermaid, svg or png (default: from -o PATH's "
-                                                 "extension, else tree)."),
-          output: Optional[str] = typer.Option(None, "-o", "--output", metavar="PATH",
-                                               help="Write to PATH (atomically): .txt, .dot/.gv, .mmd, .svg "
-                                                    "or .png."),
-          var: List[str] = typer.Option([], "--var", metavar="NAME", help="Draw this variable's graph (repeatable); default: "
-                                                          "every named output."),
-          depth: Optional[int] = typer.Option(None, "--depth", metavar="N", help="Summarise nodes deeper than this below an "
-                                                                     "output (default 12 for tree, 40 otherwise)."),
-          full: bool = typer.Option(False, "--full", help="Draw every node: no collapsed chains, no depth limit."),
-          set_: List[str] = SET,
-          strict: bool = STRICT,
-          timeout: Optional[float] = TIMEOUT,
-          max_elements: int = MAX_ELEMENTS,
-          max_memory: float = MAX_MEMORY,
-          debug: bool = DEBUG):
+            code: Optional[str] = typer.Option(None, "-c", metavar="TEXT", help="Use TEXT instead of a file."),
+            at: Optional[int] = typer.Option(None, "--at", metavar="LINE",
+                                             help="Stop after the top-level statements that start on or before "
+                                                  "LINE (a loop or function runs whole or not at all)."),
+            fmt: Optional[str] = typer.Option(None, "--format", "-f", metavar="FORMAT",
+                                              help="tree, dot, mermaid, svg or png (default: from -o PATH's "
+                                                   "extension, else tree)."),
+            output: Optional[str] = typer.Option(None, "-o", "--output", metavar="PATH",
+                                                 help="Write to PATH (atomically): .txt, .dot/.gv, .mmd, .svg "
+                                                      "or .png."),
+            var: List[str] = typer.Option([], "--var", metavar="NAME", help="Draw this variable's graph (repeatable); default: "
+                                                            "every named output."),
+            depth: Optional[int] = typer.Option(None, "--depth", metavar="N", help="Summarise nodes deeper than this below an "
+                                                                       "output (default 12 for tree, 40 otherwise)."),
+            full: bool = typer.Option(False, "--full", help="Draw every node: no collapsed chains, no depth limit."),
+            set_: List[str] = SET,
+            strict: bool = STRICT,
+            timeout: Optional[float] = TIMEOUT,
+            max_elements: int = MAX_ELEMENTS,
+            max_memory: float = MAX_MEMORY,
+            debug: bool = DEBUG):
     """Draw the backward graph: grad_fn nodes with their variable names and source lines,
     saved tensors with their state (alive, freed, None; version), leaves with their .grad.
     Colours follow torchviz: blue leaf, orange saved tensor, green output; freed buffers
@@ -54,7 +53,6 @@ def command(file: Optional[str] = typer.Argument(None, metavar="FILE", help="The
 
       gradcli graph examples/seed000_block1.py --at 11 -o graph.svg
     """
-    from ..session.set_values import parse_set, UsageError
     fmt = _format(fmt, output)
     if fmt == "png" and output is None:
         usage("--format png writes binary data: give -o PATH")
@@ -62,12 +60,7 @@ def command(file: Optional[str] = typer.Argument(None, metavar="FILE", help="The
         usage("--at needs a line number >= 1")
     if depth is not None and depth < 1:
         usage("--depth needs a number >= 1")
-    check_limits(timeout, max_elements, max_memory)
-    source, name = read_script(file, code)
-    try:
-        values = parse_set(set_)
-    except UsageError as e:
-        usage(str(e))
+    source, name, values = script_and_values(file, code, set_, timeout, max_elements, max_memory)
 
     def work():
         try:

@@ -51,3 +51,16 @@ def usage(message):
 def internal_error(debug):
     from .execute import internal_error as report
     raise typer.Exit(report(debug))
+
+
+def script_and_values(file, code, set_, timeout, max_elements, max_memory):
+    """What a command reads first: its limits checked, the script (text, name) and its --set
+    values; a bad one is a usage error."""
+    from ..session.set_values import UsageError, parse_set
+    from .execute import check_limits, read_script
+    check_limits(timeout, max_elements, max_memory)
+    source, name = read_script(file, code)
+    try:
+        return source, name, parse_set(set_)
+    except UsageError as e:
+        usage(str(e))

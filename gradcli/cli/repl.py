@@ -9,8 +9,8 @@ from .options import DEBUG, SET, STRICT
 
 
 def command(set_: List[str] = SET,
-         strict: bool = STRICT,
-         debug: bool = DEBUG):
+            strict: bool = STRICT,
+            debug: bool = DEBUG):
     """Start an interactive session: statements run as in a script, with the same output.
 
     Commands: :help :vars :graph NAME :explain :set NAME=VALUE :load FILE :save FILE :reset :quit
