@@ -36,14 +36,30 @@ from .indexing import getitem, setitem
 from .join import (_multi_output, _pieces, _split_backward, cat, chunk, dsplit, hsplit, split, split_like_method,
                    split_method, split_with_sizes, stack, tensor_iter, tensor_split, unbind, vsplit)
 from .linalg import _contiguous, addmm, bilinear, bmm, dot, linear, matmul, mm, mv
-from .loss import (binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy, huber_loss, kl_div, l1_loss,
-                   mse_loss, nll_loss, smooth_l1_loss)
-from .activation import dropout, elu, gelu, leaky_relu, softplus
-from .normalization import batch_norm, layer_norm
-from .sparse import embedding
-from .conv import avg_pool2d, conv1d, conv2d, conv_nd, max_pool2d
-from .recurrent import rnn, rnn_cell
 from .maths import NUMPY_MATH, TENSOR_MATH, _NumpyMath, _TensorMath
+
+# torch.nn's families load with torch.nn, or on first use of one of their names (most scripts
+# never use them, and every script would pay for reading them).
+_NN_FAMILIES = {
+    "loss": "binary_cross_entropy binary_cross_entropy_with_logits cross_entropy huber_loss kl_div l1_loss "
+            "mse_loss nll_loss smooth_l1_loss",
+    "activation": "dropout elu gelu leaky_relu softplus",
+    "normalization": "batch_norm layer_norm",
+    "sparse": "embedding",
+    "conv": "avg_pool2d conv1d conv2d conv_nd max_pool2d",
+    "recurrent": "rnn rnn_cell",
+}
+_FAMILY_OF = {name: family for family, names in _NN_FAMILIES.items() for name in names.split()}
+
+
+def __getattr__(name):
+    family = _FAMILY_OF.get(name)
+    if family is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib import import_module
+    value = getattr(import_module(f".{family}", __name__), name)
+    globals()[name] = value
+    return value
 
 # What the rest of gradcli takes from the ops: gradcli.ops.X
 __all__ = [

@@ -28,8 +28,6 @@ from .inplace import masked_fill
 from .indexing import setitem
 from .join import _split_backward, _unbind_backward, cat
 from .linalg import _trilinear, bmm, matmul, mm, mv
-from .loss import _nll, _nll_forward
-from .normalization import _batch_norm_backward
 
 
 # Helpers whose other tensor arguments only select or place values (masks, indices): their
@@ -61,6 +59,7 @@ def _nll_backward_recorded(g, self, target, weight, total_weight, ignore_index, 
 
 def _nll_loss_recorded(g, target, weight, ignore_index, reduction):
     row = ROWS["nll_loss2d" if g._data.ndim == 4 else "nll_loss"]
+    from .loss import _nll       # (torch.nn's families load with torch.nn)
     return _nll(row, g, target, weight, ignore_index, reduction)
 
 
@@ -113,6 +112,7 @@ class _BatchNormGrads:
 
     def __getitem__(self, i):
         g, x, weight, running_mean, running_var, save_mean, save_invstd, training, eps = self.args
+        from .normalization import _batch_norm_backward
         value = _batch_norm_backward(*(a._data if isinstance(a, TensorBase) else a for a in self.args))[i]
         return _kernel_node("native_batch_norm_backward_" + ("input", "weight", "bias")[i], value, (g, x, weight),
                             {"grad_out": g, "input": x, "weight": weight, "running_mean": running_mean,
@@ -656,11 +656,18 @@ class _NumpyMath(E._NumpyMath):
         lambda g, input, weight: g.sum(axis=(0,) + tuple(range(2, g.ndim))).astype(g.dtype))
     max_pool_backward = staticmethod(_max_pool_backward)
     avg_pool_backward = staticmethod(_avg_pool_backward)
-    batch_norm_backward = staticmethod(_batch_norm_backward)
     trilinear = staticmethod(_trilinear_np)
-    nll_loss_w = staticmethod(
-        lambda g, target, weight, ignore_index, reduction: _nll_forward(g, target.astype(np.int64), weight,
-                                                                        ignore_index, reduction, 1)[0])
+
+    @staticmethod
+    def batch_norm_backward(*args):
+        from .normalization import _batch_norm_backward     # (torch.nn's families load with torch.nn)
+        return _batch_norm_backward(*args)
+
+    @staticmethod
+    def nll_loss_w(g, target, weight, ignore_index, reduction):
+        from .loss import _nll_forward
+        return _nll_forward(g, target.astype(np.int64), weight, ignore_index, reduction, 1)[0]
+
     elu_double_backward = staticmethod(_f64(_elu_double_backward))
     gelu_double_backward = staticmethod(_f64(_gelu_double_backward))
     softplus_double_backward = staticmethod(_f64(_softplus_double_backward))
