@@ -10,7 +10,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "gradcli"
 
 # Bottom to top, as docs/ARCHITECTURE.md lists them.
 LAYERS = [
-    ("engine", ["gradcli.engine", "gradcli.version"]),
+    ("engine", ["gradcli.engine", "gradcli.version", "gradcli.lazy"]),
     ("ops", ["gradcli.ops"]),
     ("torch", ["gradcli.torch"]),
     ("lang", ["gradcli.lang"]),

@@ -16,7 +16,7 @@ language's parser takes its error types from here without loading NumPy.
 """
 from __future__ import annotations
 
-from importlib import import_module
+from ..lazy import lazy_names
 
 # The names, by module (a module's own name: the module), each loaded on its first use.
 _EXPORTS = {
@@ -38,17 +38,5 @@ _EXPORTS = {
     "tensor": "TensorBase _wrap_dim result_type",
     "vml": "vml",
 }
-_MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names.split()}
-
-
-def __getattr__(name):
-    module = _MODULE_OF.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    loaded = import_module("." + module, __name__)
-    value = loaded if module == name else getattr(loaded, name)
-    globals()[name] = value         # (read from the module's dict from now on)
-    return value
-
-
-__all__ = list(_MODULE_OF)
+__getattr__ = lazy_names(__name__, _EXPORTS)
+__all__ = [name for names in _EXPORTS.values() for name in names.split()]

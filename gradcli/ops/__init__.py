@@ -13,8 +13,7 @@ Adding an op: its row in `table.py`, its forward in its family's module, one lin
 """
 from __future__ import annotations
 
-import numpy as np
-
+from ..lazy import lazy_names
 from .numeric import (_C_NAME, _REDUCTION_NAMES, _SCALAR_NAME, _arr_of, _col_major, _reduction, _shape_str,
                       _split_sizes, _strides, _type_str, broadcast_shapes)
 from .record import (ALWAYS, LIMITS, _MALLOC, _MEMORY, _begin, _check_like, _check_numel, _check_size, _compact_saver,
@@ -49,17 +48,7 @@ _NN_FAMILIES = {
     "conv": "avg_pool2d conv1d conv2d conv_nd max_pool2d",
     "recurrent": "rnn rnn_cell",
 }
-_FAMILY_OF = {name: family for family, names in _NN_FAMILIES.items() for name in names.split()}
-
-
-def __getattr__(name):
-    family = _FAMILY_OF.get(name)
-    if family is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from importlib import import_module
-    value = getattr(import_module(f".{family}", __name__), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_names(__name__, _NN_FAMILIES)
 
 # What the rest of gradcli takes from the ops: gradcli.ops.X
 __all__ = [
