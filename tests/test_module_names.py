@@ -43,3 +43,15 @@ def test_the_explanation_names_the_module():
     r = executor.run_source(NET, "net.py")
     assert r.error.line == 15
     assert "made by `return self.fc2(h)` in net.fc2 (Linear) on line 11" in r.error.why
+
+
+def test_the_class_of_a_tensor_and_a_parameter_prints_as_pytorchs():
+    from oracle import assert_same
+    assert_same("""
+import torch
+import torch.nn as nn
+x = torch.ones(2, requires_grad=True)
+p = nn.Parameter(torch.zeros(1))
+print(type(x), type(p), type(x * 2), type(p * 2), torch.Tensor, nn.Parameter)
+print(isinstance(p, torch.Tensor), type(p).__name__, type(x).__module__)
+""")

@@ -38,7 +38,7 @@ def _missing(self, name):
 
 
 Tensor = type("Tensor", (TensorBase,), {
-    "__slots__": (), "__module__": __name__,
+    "__slots__": (), "__module__": "torch",            # type(x) prints <class 'torch.Tensor'>, as in PyTorch
     "__doc__": "torch.Tensor: a NumPy array with PyTorch's autograd metadata and operations.",
     "_legacy_data": _legacy_data, "__getattr__": _missing, "backward": _signatures.checked("Tensor.backward", backward),
     **_api.methods(TensorBase)})

@@ -14,6 +14,7 @@ class Parameter(Tensor):
     """Parameter(data=None, requires_grad=True): a leaf sharing data's storage and version counter."""
 
     __slots__ = ()
+    __module__ = "torch.nn.parameter"        # type(p) prints as in PyTorch
 
     def __init__(self, data=None, requires_grad=True):
         if data is None:
