@@ -2,13 +2,12 @@
 reports and narratives, exit codes.
 
 Typer (which imports pydantic) costs about as much start-up time as the whole run of a
-small script, so `gradcli run` takes this fast path (entry.py parses its options with
-argparse); the Typer command in run.py documents the same options and calls the same code.
-A test checks that both accept exactly the same options.
+small script, so `gradcli run` takes this fast path (parse_run_options reads its options);
+the Typer command in run.py documents the same options and calls the same code. A test
+checks that both accept exactly the same options.
 """
 from __future__ import annotations
 
-import argparse
 import errno
 import math
 import os
@@ -144,33 +143,78 @@ def _run(source, name, values, strict, plain, json_, timeout, max_elements, max_
     return exit_status(report)
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message):
-        raise Usage(f"{message} (see gradcli run --help)")
+# The options of `gradcli run` (the Typer command in run.py declares the same ones):
+# (option, its argument name, its type: bool for a flag, list for one that repeats, its default)
+RUN_OPTIONS = (
+    ("-c", "code", str, None),
+    ("--set", "set_", list, None),
+    ("--strict", "strict", bool, False),
+    ("--plain", "plain", bool, False),
+    ("--json", "json_", bool, False),
+    ("--explain", "explain_", bool, False),
+    ("--full-values", "full_values", int, FULL_VALUES),
+    ("--max-source", "max_source", float, DEFAULT_MAX_SOURCE_KIB),
+    ("--timeout", "timeout", float, None),
+    ("--max-elements", "max_elements", int, DEFAULT_MAX_ELEMENTS),
+    ("--max-memory", "max_memory", float, DEFAULT_MAX_MEMORY_GB),
+    ("--debug", "debug", bool, False),
+)
+_BY_OPTION = {o[0]: o[1:] for o in RUN_OPTIONS}
 
 
 def run_parser():
-    """The options of `gradcli run` (the Typer command in run.py declares the same ones)."""
-    p = _Parser(prog="gradcli run", add_help=False)
+    import argparse
+
+    class Parser(argparse.ArgumentParser):
+        def error(self, message):
+            raise Usage(f"{message} (see gradcli run --help)")
+
+    p = Parser(prog="gradcli run", add_help=False)
     p.add_argument("file", nargs="?")
-    p.add_argument("-c", dest="code")
-    p.add_argument("--set", dest="set_", action="append", default=[])
-    p.add_argument("--strict", action="store_true")
-    p.add_argument("--plain", action="store_true")
-    p.add_argument("--json", dest="json_", action="store_true")
-    p.add_argument("--explain", dest="explain_", action="store_true")
-    p.add_argument("--full-values", dest="full_values", type=int, default=FULL_VALUES)
-    p.add_argument("--max-source", dest="max_source", type=float, default=DEFAULT_MAX_SOURCE_KIB)
-    p.add_argument("--timeout", type=float)
-    p.add_argument("--max-elements", dest="max_elements", type=int, default=DEFAULT_MAX_ELEMENTS)
-    p.add_argument("--max-memory", dest="max_memory", type=float, default=DEFAULT_MAX_MEMORY_GB)
-    p.add_argument("--debug", action="store_true")
+    for option, dest, kind, default in RUN_OPTIONS:
+        if kind is bool:
+            p.add_argument(option, dest=dest, action="store_true")
+        elif kind is list:
+            p.add_argument(option, dest=dest, action="append", default=[])
+        else:
+            p.add_argument(option, dest=dest, type=kind, default=default)
     return p
+
+
+def parse_run_options(argv):
+    """`gradcli run`'s arguments as a dict. Exact option names with their values in the next
+    word are read here; anything else (`--opt=v`, an abbreviation, a bad value, `--`) goes
+    to argparse for its reading and its error text: importing it costs a run 2-3 ms."""
+    args = {dest: ([] if kind is list else default) for _, dest, kind, default in RUN_OPTIONS}
+    args["file"] = None
+    words = iter(argv)
+    for word in words:
+        option = _BY_OPTION.get(word)
+        if option is None:
+            if word.startswith("-") and word != "-" or args["file"] is not None:
+                return vars(run_parser().parse_args(argv))
+            args["file"] = word
+            continue
+        dest, kind, _ = option
+        if kind is bool:
+            args[dest] = True
+            continue
+        value = next(words, None)
+        if value is None or value.startswith("-"):
+            return vars(run_parser().parse_args(argv))
+        if kind is list:
+            args[dest].append(value)
+        else:
+            try:
+                args[dest] = kind(value)
+            except ValueError:
+                return vars(run_parser().parse_args(argv))
+    return args
 
 
 def fast_run(argv):
     try:
-        return execute(**vars(run_parser().parse_args(argv)))
+        return execute(**parse_run_options(argv))
     except SystemExit as e:
         return e.code
 

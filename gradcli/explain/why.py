@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import re
+import sys
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -397,8 +398,11 @@ def _innocent(ctx, record, node, failing):
 
 
 def _optimizers(ctx):
-    from ..torch.optim.optimizer import Optimizer
-    return {k: v for k, v in ctx.scope.items() if isinstance(v, Optimizer)}
+    # a script that made no optimizer never loaded torch.optim: nothing to import to learn that
+    optimizer = sys.modules.get("gradcli.torch.optim.optimizer")
+    if optimizer is None:
+        return {}
+    return {k: v for k, v in ctx.scope.items() if isinstance(v, optimizer.Optimizer)}
 
 
 def _param_ids(opt):

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import importlib
-import importlib.abc
 import importlib.machinery
 import importlib.util
 import sys
@@ -28,7 +27,9 @@ def not_provided(name):
                                f"{NOT_PROVIDED_HINT}", name=name)
 
 
-class _Alias(importlib.abc.Loader):
+class _Alias:
+    """A loader (duck-typed: importlib.abc costs a start-up import) that hands over a loaded module."""
+
     def __init__(self, module):
         self.module = module
 
@@ -39,7 +40,9 @@ class _Alias(importlib.abc.Loader):
         pass
 
 
-class TorchFinder(importlib.abc.MetaPathFinder):
+class TorchFinder:
+    """A sys.meta_path finder (duck-typed, like _Alias)."""
+
     resolving = False           # importing gradcli.torch.X for torch.X: a missing one is a missing module
 
     def find_spec(self, fullname, path=None, target=None):
