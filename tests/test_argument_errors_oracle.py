@@ -209,6 +209,10 @@ EXAMPLES = {
     "grad-fn-unknown-saved": "(xg * xg).grad_fn._saved_foo",
     "grad-fn-unknown-raw-saved": "(xg * xg).grad_fn._raw_saved_foo",
     "accumulate-grad-unknown": "(xg * 2).grad_fn.next_functions[0][0].foo",
+    "softmax-no-dim": "torch.softmax(x)",
+    "log-softmax-dim-none": "torch.log_softmax(x, None)",
+    "softmax-method-no-dim": "x.softmax()",
+    "softmax-long-no-dim": "torch.softmax(x.long())",
 }
 
 
@@ -220,6 +224,22 @@ def test_named_bad_call_raises_pytorchs_error(name):
     assert got["torch"][0] != "ok", f"PyTorch accepts {EXAMPLES[name]!r}: not an example of a bad call"
     assert got["gradcli"] == got["torch"]
 
+
+# Bad calls whose PyTorch text lists every overload of the function: the exception type is compared.
+SAME_TYPE = {
+    "clamp-mixed-bounds": "x.clamp(2.5, torch.ones(3))",
+    "clamp-function-mixed-bounds": "torch.clamp(x, torch.ones(3), 2.5)",
+    "clip-in-place-mixed-bounds-on-a-leaf": "xg.clip_(2.5, torch.ones(2))",
+    "clamp-in-place-mixed-bounds-on-a-leaf": "xg.clamp_(torch.ones(2), 0.5)",
+    "clamp-in-place-str-bound": "xg.clamp_(min='a')",
+}
+
+
+@pytest.mark.parametrize("name", list(SAME_TYPE))
+def test_named_bad_call_raises_pytorchs_exception_type(name):
+    got = run_both(SETUP, SAME_TYPE[name])
+    assert got["torch"][0] != "ok", f"PyTorch accepts {SAME_TYPE[name]!r}: not an example of a bad call"
+    assert got["gradcli"][0] == got["torch"][0], got
 
 # Values read the same way in both libraries (the value's repr, or the exception and its text).
 READS = {
@@ -239,6 +259,8 @@ READS = {
     "cross-entropy-probabilities": "F.cross_entropy(x, x.softmax(1))",
     "softmax-implicit-dim": "F.softmax(x, None)",
     "softmax-empty": "torch.softmax(torch.ones(2, 0), 1)",
+    "softmax-dtype-casts-first": "torch.softmax(xg, 0, torch.float64).grad_fn.next_functions[0][0].name()",
+    "log-softmax-dtype-keyword": "F.log_softmax(xg, 0, dtype=torch.float64).dtype",
     "sign-bool": "torch.sign(x > 2)",
     "type-by-name": "x.type('torch.DoubleTensor').dtype",
     "number-mod-tensor": "7 % x",

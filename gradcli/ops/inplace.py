@@ -9,7 +9,7 @@ from .numeric import _C_NAME, _check_operand, _norm_dim, _sizes_str, broadcast_s
 from .record import _begin, _check_like, _record
 from .table import TABLE
 from .views import _inplace, _inplace_view
-from .pointwise import clamp
+from .pointwise import check_bounds, clamp
 from .shape import _squeezed_dims
 
 
@@ -99,4 +99,5 @@ def copy_(t, src, non_blocking=False):
 
 
 def clamp_(t, min=None, max=None):
+    check_bounds(min, max)                  # (before the in-place checks, as PyTorch's parser runs first)
     return _inplace(t, lambda x: clamp(x, min, max), name="clamp_")

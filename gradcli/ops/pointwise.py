@@ -392,7 +392,14 @@ def _min_keep(a, b):
     return np.where(a == b, a, np.minimum(a, b))
 
 
+def check_bounds(min, max):
+    """A tensor and a number as the two bounds match none of clamp's overloads in PyTorch."""
+    if min is not None and max is not None and isinstance(min, TensorBase) != isinstance(max, TensorBase):
+        raise TorchTypeError("clamp: a tensor and a number as the bounds")
+
+
 def clamp(t, min=None, max=None):
+    check_bounds(min, max)
     if min is None and max is None:
         raise TorchRuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     _check_like(t._data.shape, *(v._data.shape for v in (min, max) if isinstance(v, TensorBase)))

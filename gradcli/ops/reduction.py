@@ -12,7 +12,7 @@ from ..engine import TorchNotImplementedError as TorchNotImplementedError_
 from .numeric import _SCALAR_NAME, _dims, _norm_dim, _raw_dims
 from .record import _begin, _check_like, _check_reads, _check_reduced, _record
 from .table import TABLE
-from .pointwise import maximum, minimum
+from .pointwise import maximum, minimum, to_dtype
 
 
 def _arg_extreme(name, pick):
@@ -202,15 +202,6 @@ def norm(t, p="fro", dim=None, keepdim=False, dtype=None):
                    attrs={"dim": None if dim is None else tuple(dim), "keepdim": bool(keepdim), "ord": p})
 
 
-def _softmax_dim(name, t, dim):
-    """torch.nn.functional's implicit dim for dim=None (deprecated there, with a warning)."""
-    if dim is not None:
-        return dim
-    E.STATE.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X "
-                 "as an argument.")
-    return 0 if t._data.ndim in (0, 1, 3) else 1
-
-
 def _softmax_input(name, t, dim):
     """The array and the wrapped dim; a non-float input has no kernel in PyTorch."""
     d = _norm_dim(dim, t._data.ndim)
@@ -220,8 +211,10 @@ def _softmax_input(name, t, dim):
     return t._data, d
 
 
-def softmax(t, dim=None, dtype=None, _stacklevel=3):
-    dim = _softmax_dim("softmax", t, dim)
+def softmax(t, dim, dtype=None):
+    """torch.softmax: `dim` is required (torch.nn.functional's picks one when it is None)."""
+    if dtype is not None:
+        t = to_dtype(t, dtype)          # cast first: ToCopyBackward0 under SoftmaxBackward0, as in PyTorch
     x, d = _softmax_input("softmax", t, dim)
     _check_like(x.shape)
     e = np.exp(x - x.max(axis=d, keepdims=True)) if x.ndim and x.size else np.ones_like(x)
@@ -230,8 +223,9 @@ def softmax(t, dim=None, dtype=None, _stacklevel=3):
     return _record(TABLE["softmax"], seq, out.astype(x.dtype), (t,), attrs={"dim": dim})
 
 
-def log_softmax(t, dim=None, dtype=None, _stacklevel=3):
-    dim = _softmax_dim("log_softmax", t, dim)
+def log_softmax(t, dim, dtype=None):
+    if dtype is not None:
+        t = to_dtype(t, dtype)
     x, d = _softmax_input("log_softmax", t, dim)
     _check_like(x.shape)
     if x.ndim and x.size:

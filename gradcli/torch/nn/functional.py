@@ -99,17 +99,13 @@ def _get_softmax_dim(name, ndim, stacklevel):
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
     if dim is None:
         dim = _get_softmax_dim("softmax", input.dim(), _stacklevel)
-    if dtype is not None:
-        input = input.to(dtype)
-    return _ops.softmax(input, dim)
+    return _ops.softmax(input, dim, dtype)
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     if dim is None:
         dim = _get_softmax_dim("log_softmax", input.dim(), _stacklevel)
-    if dtype is not None:
-        input = input.to(dtype)
-    return _ops.log_softmax(input, dim)
+    return _ops.log_softmax(input, dim, dtype)
 
 
 def __getattr__(name):
