@@ -355,6 +355,12 @@ case("torch.clamp(a)", (2, 3))
 case("a.clamp_min(0)", (2, 3))
 case("a.clamp_min(0.5)", CLAMP_V)
 case("torch.clamp_min(a, -1)", (2, 3))
+case("a.clamp_max(0.5)", CLAMP_V)
+case("torch.clamp_max(a, -1)", (2, 3))
+case("a.clamp_min(b)", CLAMP_V, In(values=[[-2.0, 0.0, 0.0], [0.5, 2.0, 3.0]]), id="clamp_min tensor: ties with rg bound")
+case("a.clamp_max(b)", CLAMP_V, In(values=[[-2.0, 0.0, 0.0], [0.5, 2.0, 3.0]]), id="clamp_max tensor: ties with rg bound")
+case("torch.clamp_max(a, b)", (2, 3), (3,))
+case("torch.clamp_min(a, b)", (2, 3), In((), rg=False))
 case("a.clamp(min=b)", (), (2, 3))
 for expr, specs in [("torch.where(a > 0, a, b)", ((2, 3), (2, 3))),
                     ("torch.where(a > 0, a, b)", ((2, 3), In((2, 3), rg=False))),

@@ -20,7 +20,7 @@ from .record import (ALWAYS, LIMITS, _MALLOC, _MEMORY, _begin, _check_like, _che
                      _record, op)
 from .table import ROWS, TABLE
 from .views import _inplace, _refresh_views, _register_view, fresh_view, fresh_views
-from .pointwise import (_rounded, abs, add, add_method, ceil, clamp, clamp_min, clone, cos, div, exp, floor,
+from .pointwise import (_rounded, abs, add, add_method, ceil, clamp, clamp_max, clamp_min, clone, cos, div, exp, floor,
                         floor_divide, frac, log, maximum, minimum, mul, mul_method, neg, pow, reciprocal, relu,
                         remainder, round, rsqrt, rsub, sigmoid, sign, sin, sqrt, square, sub, tanh, to_dtype,
                         true_div_data, trunc, where)
@@ -56,7 +56,7 @@ __all__ = [
     "_split_sizes", "_strides", "_type_str", "broadcast_shapes", "ALWAYS", "LIMITS", "_MALLOC", "_MEMORY", "_begin",
     "_check_like", "_check_numel", "_check_size", "_compact_saver", "_record", "op", "ROWS", "TABLE", "_inplace",
     "_refresh_views", "_register_view", "fresh_view", "fresh_views", "_rounded", "abs", "add", "add_method", "ceil",
-    "clamp", "clamp_min", "clone", "cos", "div", "exp", "floor", "floor_divide", "frac", "log", "maximum",
+    "clamp", "clamp_max", "clamp_min", "clone", "cos", "div", "exp", "floor", "floor_divide", "frac", "log", "maximum",
     "minimum", "mul", "mul_method", "neg", "pow", "reciprocal", "relu", "remainder", "round", "rsqrt", "rsub",
     "sigmoid", "sign", "sin", "sqrt", "square", "sub", "tanh", "to_dtype", "true_div_data", "trunc", "where",
     "_compare", "allclose", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "invert", "logical_and",

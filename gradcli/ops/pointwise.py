@@ -425,9 +425,27 @@ def clamp(t, min=None, max=None):
 
 
 def clamp_min(t, min):
+    if isinstance(min, TensorBase):
+        return _clamp_one(t, min, _max_keep, "clamp_min_tensor")
     _check_like(t._data.shape)
     seq = _begin(t)
     return _record(TABLE["clamp_min"], seq, _max_keep(t._data, t._data.dtype.type(min)), (t,), attrs={"min": min})
+
+
+def clamp_max(t, max):
+    if isinstance(max, TensorBase):
+        return _clamp_one(t, max, _min_keep, "clamp_max_tensor")
+    _check_like(t._data.shape)
+    seq = _begin(t)
+    return _record(TABLE["clamp_max"], seq, _min_keep(t._data, t._data.dtype.type(max)), (t,), attrs={"max": max})
+
+
+def _clamp_one(t, bound, keep, row):
+    """clamp_min/clamp_max with a tensor bound (ClampMinBackward1, ClampMaxBackward1)."""
+    _check_like(t._data.shape, bound._data.shape)
+    out = np.asarray(keep(t._data, bound._data), t._data.dtype)
+    seq = _begin(t, bound)
+    return _record(TABLE[row], seq, out, (t, bound))
 
 
 W_WHERE_UINT8 = ("where received a uint8 condition tensor. This behavior is deprecated and will be removed in a "

@@ -81,7 +81,10 @@ SIGNATURES = {
     # bounds are both tensors or both numbers (clamp(x, 0.5, t) matches neither overload)
     "clamp": ("Tensor input, Tensor? min=None, Tensor? max=None", "Tensor input, Number? min=None, Number? max=None"),
     "clip": ("Tensor input, Tensor? min=None, Tensor? max=None", "Tensor input, Number? min=None, Number? max=None"),
+    "clamp_": ("Tensor input, Tensor? min=None, Tensor? max=None", "Tensor input, Number? min=None, Number? max=None"),
+    "clip_": ("Tensor input, Tensor? min=None, Tensor? max=None", "Tensor input, Number? min=None, Number? max=None"),
     "clamp_min": "Tensor input, Tensor|Number min",
+    "clamp_max": "Tensor input, Tensor|Number max",
     "where": "Tensor condition, Tensor|Number input, Tensor|Number other",
     "masked_fill": "Tensor input, Tensor mask, Tensor|Number value",
     "allclose": "Tensor input, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False",
