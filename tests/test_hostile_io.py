@@ -7,6 +7,7 @@ import os
 import stat
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -205,17 +206,36 @@ def test_plain_input_repl_survives_bytes_that_are_not_utf8(tmp_path):
     assert b"+x = '\xff\xfe'\n" in history, "history keeps the bytes as typed"
 
 
-def test_plain_input_repl_refuses_a_line_the_terminal_cut(tmp_path):
+def test_plain_input_repl_reads_a_line_longer_than_the_terminals_line_buffer(tmp_path):
+    # a terminal in line mode keeps 4095 bytes of a line; the plain REPL reads through readline
     child = _plain_terminal(tmp_path)
-    child.send("y = [" + ",".join(["1"] * 3000) + "]\r")
-    child.expect("terminal's limit of 4095 bytes")
-    child.send("print('after', 6 * 7)\r")
-    child.expect("after 42")
+    child.send("y = [" + ",".join(["1"] * 30_000) + "]\r")
+    child.send("print('LEN', len(y), sum(y))\r")
+    child.expect("LEN 30000 30000")
+    child.send("if True:\r\tprint('tab', 6 * 7)\r\r")        # Tab indents, as typed
+    child.expect("tab 42")
 
 
 def pexpect_eof():
     import pexpect
     return pexpect.EOF
+
+
+@pytest.mark.parametrize("kb", [20, 200])
+def test_a_paste_without_bracketed_paste_markers_is_read_at_once(tmp_path, kb):
+    # a terminal that does not bracket pastes sends the text as typed keys: read as one paste
+    import pexpect
+    env = dict(ENV, TERM="xterm", HOME=str(tmp_path), XDG_DATA_HOME=str(tmp_path / "data"), PROMPT_TOOLKIT_NO_CPR="1")
+    child = pexpect.spawn(sys.executable, ["-m", "gradcli", "repl"], env=env, encoding="utf-8", timeout=60,
+                          dimensions=(50, 160))
+    child.expect(">>>")
+    n = kb * 500
+    start = time.monotonic()
+    child.send("y = [" + ",".join(["1"] * n) + "]\rx = 5  # " + "c" * 100 + "\rfor i in range(3):\r    x += i\r\r"
+               "print('LEN', len(y), sum(y), x)\r")
+    child.expect(f"LEN {n} {n} 8", timeout=60)
+    assert time.monotonic() - start < 30, "a paste costs seconds, not minutes"
+    child.sendline(":quit")
 
 
 def test_a_200_kb_line_pasted_into_the_terminal_repl_runs_as_one_statement(tmp_path):

@@ -1012,9 +1012,13 @@ def _plain_loop(session, show_banner=True):
         session.out.flush()
     session.start()
 
+    edited = interactive and sys.stdout.isatty() and _line_editing()
+
     def read(prompt):
         if not interactive:
             return input()
+        if edited:
+            return input(prompt)
         prompt_out.write(prompt)
         prompt_out.flush()
         line = input()
@@ -1057,8 +1061,22 @@ def _plain_loop(session, show_banner=True):
     return 0
 
 
+def _line_editing():
+    """GNU readline (or libedit) under input(): it reads the terminal key by key, so a long line
+    is read whole (see _TTY_LINE_MAX), with line editing and recall; Tab inserts a tab."""
+    try:
+        import readline
+    except ImportError:
+        return False
+    if "libedit" in (readline.__doc__ or ""):
+        readline.parse_and_bind("bind ^I ed-insert")
+    else:
+        readline.parse_and_bind("tab: tab-insert")
+    return True
+
+
 # A terminal in line mode (Linux's canonical mode) keeps at most 4095 bytes of one line and
-# drops the rest without a sign: a line that long may have been cut.
+# drops the rest without a sign: without line editing, a line that long may have been cut.
 _TTY_LINE_MAX = 4095
 
 
@@ -1184,6 +1202,8 @@ def build_prompt(session, input=None, output=None, history=None):
         label = f"{session.line + line_number:>3} "
         return [("class:lineno", label), ("class:continuation", PS2.ljust(max(width - len(label), 0)))]
 
+    if input is None and sys.platform != "win32":
+        input = _paste_burst_input()
     try:
         ps = PromptSession(message=message, prompt_continuation=continuation, multiline=True, history=history,
                            auto_suggest=AutoSuggestFromHistory(), enable_history_search=False,
@@ -1197,6 +1217,47 @@ def build_prompt(session, input=None, output=None, history=None):
     # The warm-up starts once the first prompt is on the screen (later renders do nothing).
     ps.app.after_render += lambda _app: session.start()
     return ps
+
+
+def _paste_burst_input():
+    """The terminal's input, with a paste from a terminal that does not bracket pastes read as one
+    paste. Such a paste arrives as key presses, 1 KB per read: prompt_toolkit looks up bindings
+    for each and redraws the growing line after each read, so 200 KB took minutes. A read that
+    brings many keys is a paste: the rest of it, already waiting, is read at once, and each run
+    of plain characters becomes one paste event (Enter, Tab and other keys keep their meaning)."""
+    import select
+    from prompt_toolkit.input.vt100 import Vt100Input
+    from prompt_toolkit.key_binding import KeyPress
+    from prompt_toolkit.keys import Keys
+
+    class PasteBurstInput(Vt100Input):
+        def read_keys(self):
+            keys = super().read_keys()
+            if len(keys) < _PASTE_BURST:             # typing: one key or a few per read
+                return keys
+            while not self.closed and select.select([self.stdin], [], [], _PASTE_GAP)[0]:
+                more = super().read_keys()
+                if not more:
+                    break
+                keys += more
+            out, run = [], []
+            for k in keys:
+                if isinstance(k.key, Keys):
+                    if run:
+                        out.append(KeyPress(Keys.BracketedPaste, "".join(run)))
+                        run = []
+                    out.append(k)
+                else:
+                    run.append(k.data)
+            if run:
+                out.append(KeyPress(Keys.BracketedPaste, "".join(run)))
+            return out
+
+    return PasteBurstInput(sys.stdin)
+
+
+_PASTE_BURST = 64           # keys in one read: more than anyone types between two reads
+_PASTE_GAP = 0.02           # seconds: the next part of a paste is there by then
 
 
 def prompt_loop(session, ps, out=None):
