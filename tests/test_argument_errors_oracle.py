@@ -213,6 +213,27 @@ EXAMPLES = {
     "log-softmax-dim-none": "torch.log_softmax(x, None)",
     "softmax-method-no-dim": "x.softmax()",
     "softmax-long-no-dim": "torch.softmax(x.long())",
+    # refused by PyTorch's parser before anything runs (gradcli checked only calls that failed)
+    "clone-extra-positional": "torch.clone(x, None)",
+    "contiguous-extra-positional": "x.contiguous(None)",
+    "as-tensor-dtype-positional": "torch.as_tensor(x, None)",
+    "argmax-keepdim-none": "x.argmax(1, None)",
+    "set-anomaly-none": "torch.set_anomaly_enabled(None)",
+    "new-ones-bool-size": "x.new_ones(True)",
+    "backward-create-graph-none": "(xg * 2).sum().backward(None, None, None)",
+    "grad-create-graph-none": "torch.autograd.grad((xg * 2).sum(), xg, None, None, None)",
+    "to-device-index": "x.to(0)",
+    "to-negative-device-index": "x.to(-1)",
+    # no kernel for the dtype
+    "abs-bool": "torch.abs(x > 2)",
+    "ceil-bool": "torch.ceil(x > 2)",
+    "round-bool": "(x > 2).round()",
+    "frac-long": "torch.frac(x.long())",
+    "relu-bool": "torch.relu(x > 2)",
+    "argmax-bool": "(x > 2).argmax()",
+    "pos-bool": "+(x > 2)",
+    "rsub-bool-tensor": "1 - (x > 2)",
+    "sub-bool-number": "torch.sub(True, x)",
 }
 
 
@@ -232,6 +253,14 @@ SAME_TYPE = {
     "clip-in-place-mixed-bounds-on-a-leaf": "xg.clip_(2.5, torch.ones(2))",
     "clamp-in-place-mixed-bounds-on-a-leaf": "xg.clamp_(torch.ones(2), 0.5)",
     "clamp-in-place-str-bound": "xg.clamp_(min='a')",
+    "max-dim-none": "torch.max(x, None)",
+    "prod-dim-none": "x.prod(None)",
+    "squeeze-dim-none": "torch.squeeze(x, None)",
+    "arange-end-none": "torch.arange(3, None)",
+    "div-rounding-mode-positional": "torch.div(x, x, None)",
+    "hsplit-bool": "x.hsplit(True)",
+    "split-by-a-vector": "x.split(torch.ones(2))",
+    "to-float-then-str": "x.to(1.5, 'a')",
 }
 
 
@@ -259,6 +288,11 @@ READS = {
     "cross-entropy-probabilities": "F.cross_entropy(x, x.softmax(1))",
     "softmax-implicit-dim": "F.softmax(x, None)",
     "softmax-empty": "torch.softmax(torch.ones(2, 0), 1)",
+    "to-a-float-value": "x.to(1.5).dtype",
+    "to-a-bool-value": "x.to(True).dtype",
+    "split-by-a-one-element-tensor": "[t.shape for t in x.split(torch.tensor(1.5))]",
+    "hsplit-indices-one-by-one": "[t.shape for t in torch.ones(2, 4).hsplit(1, 3)]",
+    "softmax-stacklevel-none": "F.softmax(x, 1, None).shape",
     "softmax-dtype-casts-first": "torch.softmax(xg, 0, torch.float64).grad_fn.next_functions[0][0].name()",
     "log-softmax-dtype-keyword": "F.log_softmax(xg, 0, dtype=torch.float64).dtype",
     "sign-bool": "torch.sign(x > 2)",

@@ -2,10 +2,12 @@
 the roots and gradients the engine starts from (execute)."""
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from .dtypes import Size, dtype_of
-from .errors import TorchRuntimeError, TorchTypeError
+from .errors import TorchOverflowError, TorchRuntimeError, TorchTypeError
 from .engine import CallRecord, _starts, execute
 from .state import CONFIG, STATE, W_CREATE_GRAPH
 from .tensor import TensorBase
@@ -79,7 +81,19 @@ def _backward(tensors, grad_tensors, retain_graph, create_graph, inputs):
         for t in inputs:
             if not t.requires_grad:
                 raise TorchRuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+    _engine_flags(retain_graph, create_graph)
     execute(tensors, grads, bool(retain_graph), bool(create_graph), inputs, accumulate=True, given=grad_tensors)
+
+
+def _engine_flags(*flags):
+    """The engine's entry parses retain_graph and create_graph as C integers (None is refused)."""
+    for v in flags:
+        try:
+            v = operator.index(v)
+        except TypeError as e:
+            raise TorchTypeError(str(e)) from None
+        if not -2 ** 63 <= v < 2 ** 63:
+            raise TorchOverflowError("Python int too large to convert to C long")
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
@@ -107,6 +121,7 @@ def _grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unuse
     for t in inputs:
         if not t.requires_grad:
             raise TorchRuntimeError("One of the differentiated Tensors does not require grad")
+    _engine_flags(retain_graph, create_graph)
     captured = execute(outputs, grads, bool(retain_graph), bool(create_graph), inputs, accumulate=False)
     result = []
     for i, (t, g) in enumerate(zip(inputs, captured)):

@@ -9,7 +9,7 @@ import numpy as np
 from .. import engine as E
 from ..engine import CONFIG, vml
 from ..engine import STATE, TensorBase, result_type
-from ..engine import TorchRuntimeError, TorchTypeError
+from ..engine import TorchNotImplementedError, TorchRuntimeError, TorchTypeError
 from .numeric import _CONST32, _F32, _SCALAR_NAME, _arr, _check_operand, _number_operand, broadcast_shapes
 from .record import (_EMPTY, _META, _begin, _check_broadcast, _check_like, _check_numel, _compact_saver, _input_meta,
                      _numel, _record, _record_binary, _save)
@@ -109,12 +109,8 @@ def sub(a, b, alpha=1):
     alpha = _alpha("sub", alpha)
     if not isinstance(a, TensorBase):                  # 2 - x is rsub(x, 2)
         return rsub(b, a, alpha)
-    if a._data.dtype == np.bool_ and (type(b) is bool or isinstance(b, TensorBase) and b._data.dtype == np.bool_):
-        raise TorchRuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
-                                "Use the `^` or `logical_xor()` operator instead.")
-    if a._data.dtype == np.bool_ or isinstance(b, TensorBase) and b._data.dtype == np.bool_:
-        raise TorchRuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
-                                "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+    _no_bool_subtraction(a._data.dtype == np.bool_,
+                         type(b) is bool or isinstance(b, TensorBase) and b._data.dtype == np.bool_, type(b) is bool)
     if type(alpha) is int and alpha == 1:
         return _binary(_SUB, np.subtract, a, b, None, _ALPHA_1)
     _alpha_check(a, b, alpha)
@@ -122,8 +118,19 @@ def sub(a, b, alpha=1):
     return _binary(_SUB, ufunc, a, b, extra_attrs={"alpha": alpha})
 
 
+def _no_bool_subtraction(a, b, b_number=False):
+    """PyTorch has no subtraction with a bool tensor (a Python bool counts as one, next to another)."""
+    if a and b:
+        raise TorchRuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
+                                "Use the `^` or `logical_xor()` operator instead.")
+    if a or b and not b_number:
+        raise TorchRuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+                                "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+
+
 def rsub(t, number, alpha=1):
     _check_operand(number)
+    _no_bool_subtraction(type(number) is bool, t._data.dtype == np.bool_)
     seq = _begin(t)
     dt = result_type(t, number)
     with np.errstate(all="ignore"):
@@ -281,7 +288,9 @@ def square(t):
     return pow(t, 2)
 
 
-def _unary(name, fn, float_only=True):
+def _unary(name, fn, float_only=True, refuse=None):
+    """The forward of a one-input op. `refuse(array)`: raises for a non-float input PyTorch has no
+    kernel for."""
     row = TABLE[name]
 
     def forward(t):
@@ -291,8 +300,11 @@ def _unary(name, fn, float_only=True):
         dtype = data.dtype                      # (the input's, for input_meta: data may be cast below)
         if data.size > 65535:
             _check_numel(data.size, dtype.itemsize)
-        if float_only and dtype.kind != "f":
-            data = data.astype(np.float32)
+        if dtype.kind != "f":
+            if refuse is not None:
+                refuse(data)
+            if float_only:
+                data = data.astype(np.float32)
         out = fn(data)
         if type(out) is not np.ndarray:         # a ufunc on a 0-d array gives a NumPy scalar
             out = np.asarray(out)
@@ -341,6 +353,18 @@ def _rounded(fn, scalar=None):
     return f
 
 
+def _no_kernel(kernel, kinds):
+    def refuse(a):
+        if a.dtype.kind in kinds:
+            raise TorchNotImplementedError(f'"{kernel}" not implemented for \'{_SCALAR_NAME[a.dtype.name]}\'')
+    return refuse
+
+
+def _no_bool_relu(a):
+    if a.dtype.kind == "b":
+        raise TorchRuntimeError("Boolean inputs not supported for relu")
+
+
 _exp, _log, _sin, _cos, _tanh = map(_rounded, (np.exp, np.log, np.sin, np.cos, np.tanh),
                                     (_math.exp, _math.log, _math.sin, _math.cos, _math.tanh))
 exp = _unary("exp", _exp)
@@ -349,18 +373,19 @@ sin = _unary("sin", _sin)
 cos = _unary("cos", _cos)
 tanh = _unary("tanh", _tanh)
 sigmoid = _unary("sigmoid", _rounded(_sigmoid))
-# PyTorch keeps x unless x < 0: relu(-0.) is -0. and relu(nan) is nan (np.maximum would give +0.)
-relu = _unary("relu", lambda a: np.where(a < 0, np.zeros((), a.dtype), a), float_only=False)
 sqrt = _unary("sqrt", vml.sqrt)         # (MKL's float32 kernel, as PyTorch's)
 rsqrt = _unary("rsqrt", _rounded(lambda a: np.asarray(1 / np.sqrt(a), a.dtype)))
-abs = _unary("abs", np.abs, float_only=False)
+abs = _unary("abs", np.abs, float_only=False, refuse=_no_kernel("abs_cpu", "b"))
+# PyTorch keeps x unless x < 0: relu(-0.) is -0. and relu(nan) is nan (np.maximum would give +0.)
+relu = _unary("relu", lambda a: np.where(a < 0, np.zeros((), a.dtype), a), float_only=False,
+              refuse=_no_bool_relu)
 reciprocal = _unary("reciprocal", lambda a: np.asarray(1 / a, a.dtype))
-floor = _unary("floor", np.floor, float_only=False)
-ceil = _unary("ceil", np.ceil, float_only=False)
-round = _unary("round", np.round, float_only=False)          # half to even, as PyTorch
-trunc = _unary("trunc", np.trunc, float_only=False)
+floor = _unary("floor", np.floor, float_only=False, refuse=_no_kernel("floor_vml_cpu", "b"))
+ceil = _unary("ceil", np.ceil, float_only=False, refuse=_no_kernel("ceil_vml_cpu", "b"))
+round = _unary("round", np.round, float_only=False, refuse=_no_kernel("round_vml_cpu", "b"))   # half to even
+trunc = _unary("trunc", np.trunc, float_only=False, refuse=_no_kernel("trunc_vml_cpu", "b"))
 sign = _unary("sign", lambda a: a.copy() if a.dtype == np.bool_ else np.sign(a), float_only=False)
-frac = _unary("frac", lambda a: a - np.trunc(a))
+frac = _unary("frac", lambda a: a - np.trunc(a), refuse=_no_kernel("frac_cpu", "biu"))
 
 
 def clone(t, memory_format=None):

@@ -19,6 +19,8 @@ def _arg_extreme(name, pick):
     def arg(t, dim=None, keepdim=False):
         _check_reads(t)
         data = t._data
+        if data.dtype.kind == "b":
+            raise TorchRuntimeError(f"{name}(): does not support bool input")
         if dim is None:
             if data.size == 0:
                 raise TorchIndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")

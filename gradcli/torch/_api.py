@@ -14,7 +14,7 @@ from typing import Callable, NamedTuple
 
 import numpy as np
 
-from ..engine import TensorBase
+from ..engine import TensorBase, TorchRuntimeError
 from ..ops import (comparison, indexing, inplace, join, linalg, pointwise, reduction, shape,
                    views)
 from . import _legacy, _signatures
@@ -210,6 +210,12 @@ def _numbers_as_tensors(f):
     return call
 
 
+def _pos(self):
+    if self._data.dtype == np.bool_:
+        raise TorchRuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return self
+
+
 def _operators():
     """The dunder methods and the few other methods and properties with no function of their own."""
     from . import bool as bool_, float32, float64, int32, int64
@@ -228,7 +234,7 @@ def _operators():
     m["__matmul__"] = lambda s, o: linalg.matmul(s, o)
     m["__rmatmul__"] = lambda self, other: linalg.matmul(other, self)
     m["__neg__"] = P.neg
-    m["__pos__"] = lambda s: s
+    m["__pos__"] = _pos
     m["__abs__"] = P.abs
     m["__invert__"] = C.invert
     m.update({name: C._compare(ufunc) for name, ufunc in COMPARISONS.items()})

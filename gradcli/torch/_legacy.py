@@ -275,6 +275,23 @@ _NO_ATEN_CUDA = (
 
 
 def to(self, *args, dtype=None, device=None, non_blocking=False, copy=False, memory_format=None):
+    if dtype is not None and not isinstance(dtype, _E.DType):
+        raise TorchTypeError(f"to() received an invalid combination of arguments - got (dtype={type(dtype).__name__}, )")
+    first = args[0] if args else None
+    if isinstance(first, (builtins.int, builtins.float, np.number, np.bool_)):
+        index = not isinstance(first, (builtins.bool, np.bool_, builtins.float, np.floating))
+        if index and (len(args) == 1 or args[1] is None or isinstance(args[1], _E.DType)):
+            # to(device, dtype): an int is a CUDA device index
+            if not -2 ** 63 <= first < 2 ** 63:
+                raise TorchValueError("Overflow when unpacking long long")
+            raise TorchRuntimeError("Device index must not be negative" if first < 0 else
+                                    "Cannot access accelerator device when none is available.")
+        # to(dtype, non_blocking): PyTorch takes a Python number there as the dtype of its type
+        dtype = _E.bool_ if isinstance(first, (builtins.bool, np.bool_)) else _E.int64 if index else _E.float64
+        args = args[1:]
+    flags = [a for a in args if isinstance(a, (builtins.bool, np.bool_))]      # non_blocking, copy
+    if len(flags) > 1:
+        copy = flags[1]
     for a in args:
         if isinstance(a, _E.DType):
             dtype = a

@@ -21,6 +21,7 @@ function's without its first (self) parameter.
 from __future__ import annotations
 
 import operator
+import re
 
 import numpy as np
 
@@ -66,9 +67,9 @@ SIGNATURES = {
     "minimum": "Tensor input, Tensor other",
     "sum": _REDUCE,
     "mean": _REDUCE,
-    "prod": "Tensor input, int? dim=None, bool keepdim=False, *, dtype? dtype=None",
-    "max": "Tensor input, int|Tensor? dim=None, bool keepdim=False",
-    "min": "Tensor input, int|Tensor? dim=None, bool keepdim=False",
+    "prod": ("Tensor input, *, dtype? dtype=None", "Tensor input, int dim, bool keepdim=False, *, dtype? dtype=None"),
+    "max": ("Tensor input", "Tensor input, Tensor other", "Tensor input, int dim, bool keepdim=False"),
+    "min": ("Tensor input", "Tensor input, Tensor other", "Tensor input, int dim, bool keepdim=False"),
     "argmax": "Tensor input, int? dim=None, bool keepdim=False",
     "argmin": "Tensor input, int? dim=None, bool keepdim=False",
     "all": "Tensor input, IntList? dim=None, bool keepdim=False",
@@ -103,23 +104,23 @@ SIGNATURES = {
     "transpose": "Tensor input, int dim0, int dim1",
     "swapaxes": "Tensor input, int axis0, int axis1",
     "swapdims": "Tensor input, int dim0, int dim1",
-    "squeeze": "Tensor input, IntList? dim=None",
+    "squeeze": ("Tensor input", "Tensor input, IntList dim"),
     "unsqueeze": "Tensor input, int dim",
     "select": "Tensor input, int dim, int index",
     "flatten": "Tensor input, int start_dim=0, int end_dim=-1",
     "tensor": "Any data, *, dtype? dtype=None, Any device=None, bool requires_grad=False, bool pin_memory=False",
-    "as_tensor": "Any data, dtype? dtype=None, Any device=None",
+    "as_tensor": "Any data, *, dtype? dtype=None, Any device=None",
     "ones": "Sizes... size, " + _DTYPE_KW,
     "zeros": "Sizes... size, " + _DTYPE_KW,
     "empty": "Sizes... size, " + _DTYPE_KW,
-    "rand": "Sizes... size, " + _DTYPE_KW,
-    "randn": "Sizes... size, " + _DTYPE_KW,
+    "rand": "Sizes... size, *, Any generator=None, " + _DTYPE_KW,
+    "randn": "Sizes... size, *, Any generator=None, " + _DTYPE_KW,
     "full": "Sizes size, Number fill_value, " + _DTYPE_KW,
     "ones_like": "Tensor input, " + _DTYPE_KW,
     "zeros_like": "Tensor input, " + _DTYPE_KW,
     "empty_like": "Tensor input, " + _DTYPE_KW,
     "full_like": "Tensor input, Number fill_value, " + _DTYPE_KW,
-    "arange": "Number start, Number? end=None, Number step=1, " + _DTYPE_KW,
+    "arange": ("Number end, " + _DTYPE_KW, "Number start, Number end, Number step=1, " + _DTYPE_KW),
     "linspace": "Tensor|Number start, Tensor|Number end, int steps, " + _DTYPE_KW,
     "eye": "int n, int m=n, " + _DTYPE_KW,
     "randint": ("int high, Sizes size, *, Any generator=None, dtype? dtype=None, Any device=None, "
@@ -129,6 +130,7 @@ SIGNATURES = {
     "randint_like": ("Tensor input, int low, int high, *, Any generator=None, " + _LIKE_KW,
                      "Tensor input, Tensor high, *, Any generator=None, " + _LIKE_KW,
                      "Tensor input, int high, *, Any generator=None, " + _LIKE_KW),
+    **{n: "Tensor input, *, Any generator=None, " + _LIKE_KW for n in ("rand_like", "randn_like")},
     "randperm": "int n, *, Any generator=None, " + _DTYPE_KW,
     "bernoulli": ("Tensor input, *, Any generator=None", "Tensor input, float p, *, Any generator=None"),
     "multinomial": "Tensor input, int num_samples, bool replacement=False, *, Any generator=None",
@@ -148,8 +150,8 @@ SIGNATURES = {
     "F.relu": "Tensor input, Any inplace=False",
     "F.sigmoid": "Tensor.sigmoid input",
     "F.tanh": "Tensor.tanh input",
-    "F.softmax": "Tensor.softmax input, int? dim=None, int _stacklevel=3, dtype? dtype=None",
-    "F.log_softmax": "Tensor.log_softmax input, int? dim=None, int _stacklevel=3, dtype? dtype=None",
+    "F.softmax": "Tensor.softmax input, int? dim=None, Any _stacklevel=3, dtype? dtype=None",
+    "F.log_softmax": "Tensor.log_softmax input, int? dim=None, Any _stacklevel=3, dtype? dtype=None",
     "F.mse_loss": "Tensor.size input, Tensor.size target, Any size_average=None, Any reduce=None, "
                   "str reduction='mean'",
     "F.nll_loss": "Tensor input, Tensor target, Tensor? weight=None, Any size_average=None, int ignore_index=-100, "
@@ -160,16 +162,16 @@ SIGNATURES = {
                                           "Any reduce=None, str reduction='mean', Tensor? pos_weight=None",
     # torch.autograd
     "autograd.grad": "Outputs outputs, Inputs inputs, Any grad_outputs=None, "
-                     "Index? retain_graph=None, Index create_graph=False, bool only_inputs=True, "
+                     "Any retain_graph=None, Any create_graph=False, bool only_inputs=True, "
                      "bool? allow_unused=None, bool is_grads_batched=False, bool materialize_grads=False",
-    "autograd.backward": "Outputs tensors, Any grad_tensors=None, Index? retain_graph=None, Index create_graph=False, "
+    "autograd.backward": "Outputs tensors, Any grad_tensors=None, Any retain_graph=None, Any create_graph=False, "
                          "Any grad_variables=None, Any inputs=None",
 }
 
 # Tensor methods whose signature is not the function's minus `input` (or that have no function).
 METHOD_SIGNATURES = {
     # (torch.autograd's Python code reads these: its own errors, see Outputs)
-    "Tensor.backward": "Outputs self, Any gradient=None, Index? retain_graph=None, Index create_graph=False, "
+    "Tensor.backward": "Outputs self, Any gradient=None, Any retain_graph=None, Any create_graph=False, "
                        "Any inputs=None",
     "Tensor.register_hook": "Tensor self, Any hook",
     "Tensor.requires_grad_": "Tensor self, bool requires_grad=True",
@@ -188,13 +190,14 @@ METHOD_SIGNATURES = {
     "Tensor.contiguous": "Tensor self, *, Any memory_format=None",
     "Tensor.is_contiguous": "Tensor self, *, Any memory_format=None",
     "Tensor.unbind": "Tensor self, int dim=0",
-    "Tensor.split": "Tensor self, int|IntList split_size, int dim=0",
+    "Tensor.split": "Tensor self, int|IntList|OneElement split_size, int dim=0",     # (a tensor is int()-ed)
     "Tensor.split_with_sizes": "Tensor self, Sizes split_sizes, int dim=0",
     "Tensor.chunk": "Tensor self, int chunks, int dim=0",
     "Tensor.tensor_split": ("Tensor self, int sections, int dim=0", "Tensor self, IntList indices, int dim=0",
                             "Tensor self, Tensor tensor_indices_or_sections, int dim=0"),
-    **{"Tensor." + n: ("Tensor self, int sections", "Tensor self, IntList indices") for n in ("hsplit", "vsplit",
-                                                                                             "dsplit")},
+    # (the methods also take the indices one by one: x.hsplit(1, 3))
+    **{"Tensor." + n: ("Tensor self, int sections", "Tensor self, IntList indices", "Tensor self, Sizes... indices")
+       for n in ("hsplit", "vsplit", "dsplit")},
     "Tensor.where": "Tensor self, Tensor condition, Tensor|Number other",
     "Tensor.softmax": "Tensor self, int dim, dtype? dtype=None",
     "Tensor.log_softmax": "Tensor self, int dim, dtype? dtype=None",
@@ -211,8 +214,11 @@ METHOD_SIGNATURES = {
     "Tensor.cuda": "Tensor self, Device? device=None, bool non_blocking=False, *, Any memory_format=None",
     "Tensor.to": ("Tensor self, Device? device=None, dtype? dtype=None, bool non_blocking=False, bool copy=False, "
                   "*, Any memory_format=None",
-                  "Tensor self, dtype dtype, bool non_blocking=False, bool copy=False, *, Any memory_format=None",
+                  # (PyTorch takes a Python number there too: x.to(1.5) is float64, x.to(True) bool)
+                  "Tensor self, dtype|float dtype, bool non_blocking=False, bool copy=False, *, Any memory_format=None",
                   "Tensor self, Tensor tensor, bool non_blocking=False, bool copy=False, *, Any memory_format=None"),
+    **{"Tensor." + n: "Tensor self, Sizes... size, *, dtype? dtype=None, Any device=None, bool requires_grad=False"
+       for n in ("new_ones", "new_zeros", "new_empty")},
     "Tensor.new_tensor": "Tensor self, Any data, *, dtype? dtype=None, Any device=None, bool requires_grad=False",
     "Tensor.new_full": "Tensor self, Sizes size, Number fill_value, *, dtype? dtype=None, Any device=None, "
                        "bool requires_grad=False",
@@ -239,19 +245,104 @@ def signature_of(name):
 
 
 def checked(name, fn):
-    """`fn` as a public function: PyTorch's argument errors when a call fails (see the module doc)."""
+    """`fn` as a public function that checks its arguments as PyTorch's parser does, before the
+    call: a call the parser refuses raises its error (a TypeError, mostly) and computes nothing.
+    What was found to bind is remembered by the arguments' kinds (their types; an int by whether
+    it fits 64 bits, a tensor by its rank-0-ness, size-1-ness, dtype kind and requires_grad, a
+    list by its items), so a repeated call pays a set lookup; a call whose arguments are tensors
+    and other plain values, in positions that take any tensor, pays one on their types alone."""
     public = name.split(".")[-1]
+    sig = signature_of(name) if name else None
+    overloads = () if sig is None else sig if isinstance(sig, tuple) else (sig,)
+    # torch.autograd's own checks read values (requires_grad, shapes): they run on failure only
+    up_front = bool(overloads) and not any("Outputs" in o or "Inputs" in o for o in overloads)
+    tensor_free = _tensor_positions(overloads, name.startswith("Tensor."))
+    plain, bound = set(), set()
+    own_text = name in OWN_TEXTS
 
     def call(*args, **kwargs):
+        problem = None
+        if up_front and (kwargs or tuple(map(type, args)) not in plain):
+            problem = _check_first(name, args, kwargs, plain, bound, tensor_free)
+            if problem is not None and not own_text:
+                raise problem
         try:
-            return fn(*args, **kwargs)
+            result = fn(*args, **kwargs)
         except Exception as e:
             raise _explain(name, args, kwargs, e) from None
+        if problem is not None:
+            raise problem
+        return result
 
     call.__name__ = call.__qualname__ = public
     call.__doc__ = fn.__doc__
     call.__wrapped__ = fn
     return call
+
+
+class _Binds(Exception):
+    """The stand-in for "no error" when the arguments are checked before a call."""
+
+
+_BINDS = _Binds()
+_PLAIN_TYPES = (float, bool, str, type(None), DType)
+
+
+# Functions whose own code raises PyTorch's whole text for a call no overload takes (the list
+# of overloads): the parser's refusal of such a call is left to them; they refuse it before
+# any effect.
+OWN_TEXTS = {"rand", "randn", "normal", "Tensor.random_"}
+
+
+def _check_first(name, args, kwargs, plain, bound, tensor_free):
+    """The error PyTorch's parser raises for this call, or None (remembering what binds)."""
+    key = _kinds(args, kwargs)
+    if key is not None and key in bound:
+        return None
+    problem = _explain(name, args, kwargs, _BINDS)
+    if problem is not _BINDS:
+        return problem
+    if key is None:
+        return None
+    bound.add(key)
+    if not kwargs and all(isinstance(a, _PLAIN_TYPES) and type(a) is not int or
+                          isinstance(a, TensorBase) and i < len(tensor_free) and tensor_free[i]
+                          for i, a in enumerate(args)):
+        plain.add(tuple(map(type, args)))
+    return None
+
+
+def _kinds(args, kwargs):
+    """What decides whether these arguments bind, or None when that is not kept (long lists)."""
+    try:
+        return tuple(_kind(a) for a in args) + tuple((k, _kind(v)) for k, v in kwargs.items())
+    except _Binds:
+        return None
+
+
+def _kind(v, nested=False):
+    t = type(v)
+    if t is int:
+        return -_LONG <= v < _LONG
+    if isinstance(v, TensorBase):
+        d = v._data
+        return t, d.ndim == 0, d.size == 1, d.dtype.kind, v.requires_grad
+    if t is tuple or t is list or t is Size:
+        if nested or len(v) > 16:            # (nested lists are data: not kept)
+            raise _BINDS
+        return (t,) + tuple(_kind(x, True) for x in v)
+    return t
+
+
+def _tensor_positions(overloads, method):
+    """Per positional argument (a method's self first): whether every overload takes any tensor
+    there, so that a tensor's type alone tells whether it binds."""
+    lists = [[p for p in _parse(o) if not p.keyword_only] for o in overloads]
+    if not lists:
+        return ()
+    return tuple(all(i < len(ps) and any(t == "Any" or t.startswith("Tensor") and t != "TensorList"
+                                         for t in ps[i].types) for ps in lists)
+                 for i in range(max(map(len, lists))))
 
 
 def is_checked(fn):
@@ -278,6 +369,8 @@ def install(namespace, prefix):
 
 
 _PARSED = {}
+# what _bind says of a call with arguments an overload cannot take at all (their count or names)
+_ARITY = re.compile(r"takes .* positional argument|unexpected keyword argument|missing \d+ required|multiple values")
 
 
 class _Param:
@@ -332,6 +425,9 @@ def _explain(name, args, kwargs, error):
         for problem in problems:                # the overload whose types fit, with a value too large
             if not isinstance(problem, TypeError) or "failed to unpack" in str(problem):
                 return problem
+        plausible = [p for p in problems if not _ARITY.search(str(p))]
+        if len(plausible) == 1:                 # one overload takes this many arguments: its own error
+            return plausible[0]
         big = _unconvertible_number(args[1 if method else 0:], kwargs,
                                     [_parsed(s)[1 if method else 0:] for s in overloads])
         if big is not None:
@@ -470,10 +566,9 @@ def _autograd_outputs(outputs, values, call):
             _make_grads([o for o, _ in zip(outs, grads)], grads, False)
         except TorchRuntimeError as e:
             return e
-    for flag in ("retain_graph", "create_graph"):     # the engine parses these as C ints before counting
-        v = values.get(flag)
-        if v is None:
-            continue
+    create = values.get("create_graph", False)
+    retain = values.get("retain_graph")
+    for v in (create if retain is None else retain, create):    # parsed as C ints by the engine, before counting
         try:                            # (CPython's C-int parse calls __index__: a one-element integer tensor passes)
             v = operator.index(v)
         except TypeError as e:
@@ -485,7 +580,7 @@ def _autograd_outputs(outputs, values, call):
     return None
 
 
-_TYPE_NAMES = {"Index": "int", "Outputs": "Tensor or tuple of Tensors", "Inputs": "Tensor or tuple of Tensors", "IntList": "tuple of ints", "Sizes": "tuple of ints", "Dims": "tuple of ints", "TensorList": "tuple of Tensors", "dtype": "torch.dtype", "Device": "torch.device"}
+_TYPE_NAMES = {"Index": "int", "OneElement": "Tensor", "Outputs": "Tensor or tuple of Tensors", "Inputs": "Tensor or tuple of Tensors", "IntList": "tuple of ints", "Sizes": "tuple of ints", "Dims": "tuple of ints", "TensorList": "tuple of Tensors", "dtype": "torch.dtype", "Device": "torch.device"}
 
 
 def _type_name(v):
@@ -557,6 +652,8 @@ def _accepts(kind, v):
                                          all(isinstance(x, TensorBase) and x.requires_grad for x in v))
     if kind == "Outputs":                # any iterable: torch.autograd checks the items itself
         return isinstance(v, TensorBase) or hasattr(v, "__iter__")
+    if kind == "OneElement":            # a tensor that int() reads
+        return isinstance(v, TensorBase) and v._data.size == 1
     if kind == "TensorList":
         return isinstance(v, (tuple, list)) and all(isinstance(x, TensorBase) for x in v)
     raise AssertionError(f"unknown argument type {kind!r} in a signature")
