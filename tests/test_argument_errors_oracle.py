@@ -234,6 +234,14 @@ EXAMPLES = {
     "pos-bool": "+(x > 2)",
     "rsub-bool-tensor": "1 - (x > 2)",
     "sub-bool-number": "torch.sub(True, x)",
+    "sub-a-python-bool": "x - True",
+    "allclose-negative-rtol": "torch.allclose(x, x, -0.5)",
+    "allclose-negative-atol": "x.allclose(x, 1e-5, -2)",
+    "floordiv-huge-number": "10**20 // x",
+    "mod-huge-number": "10**20 % x",
+    "backward-retain-graph-past-a-byte": "(xg * 2).sum().backward(None, 300)",
+    "backward-retain-graph-negative": "(xg * 2).sum().backward(None, -1)",
+    "hsplit-zero-sections-as-a-tensor": "x.hsplit(torch.tensor(0))",
 }
 
 
@@ -288,6 +296,7 @@ READS = {
     "cross-entropy-probabilities": "F.cross_entropy(x, x.softmax(1))",
     "softmax-implicit-dim": "F.softmax(x, None)",
     "softmax-empty": "torch.softmax(torch.ones(2, 0), 1)",
+    "floordiv-uint64-number": "(2**63 // x).dtype",
     "to-a-float-value": "x.to(1.5).dtype",
     "to-a-bool-value": "x.to(True).dtype",
     "split-by-a-one-element-tensor": "[t.shape for t in x.split(torch.tensor(1.5))]",

@@ -25,7 +25,7 @@ _EXPORTS = {
               "TorchOverflowError TorchRecursionError TorchRuntimeError TorchStopIteration TorchTypeError "
               "TorchValueError TorchZeroDivisionError",
     "accumulate_grad": "written",
-    "autograd": "_make_grads backward grad",
+    "autograd": "_engine_flags _make_grads backward grad",
     "dtypes": "BOOL DTYPES FLOAT INT DType Size _sizes bool_ dtype_of float16 float32 float64 int8 int16 int32 "
               "int64 promote_types uint8",
     "engine": "CallRecord _apply execute",

@@ -86,7 +86,7 @@ def _backward(tensors, grad_tensors, retain_graph, create_graph, inputs):
 
 
 def _engine_flags(*flags):
-    """The engine's entry parses retain_graph and create_graph as C integers (None is refused)."""
+    """The engine's entry parses retain_graph and create_graph as unsigned chars (None refused)."""
     for v in flags:
         try:
             v = operator.index(v)
@@ -94,6 +94,8 @@ def _engine_flags(*flags):
             raise TorchTypeError(str(e)) from None
         if not -2 ** 63 <= v < 2 ** 63:
             raise TorchOverflowError("Python int too large to convert to C long")
+        if not 0 <= v <= 255:
+            raise TorchOverflowError(f"unsigned byte integer is {'less than minimum' if v < 0 else 'greater than maximum'}")
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,

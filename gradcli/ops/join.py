@@ -273,6 +273,8 @@ def _split_like(name, dim, min_dims):
             raise TorchRuntimeError(f"torch.{name} requires a tensor with at least {min_dims} dimension, but got a "
                                     f"tensor with {nd} dimensions!")
         d = 0 if name == "hsplit" and nd == 1 else dim
+        if isinstance(indices_or_sections, TensorBase) and indices_or_sections._data.ndim == 0:
+            indices_or_sections = int(indices_or_sections._data)      # (an int to PyTorch's parser)
         if isinstance(indices_or_sections, int):
             size = t._data.shape[d]
             if indices_or_sections == 0 or size % indices_or_sections:

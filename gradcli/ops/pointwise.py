@@ -9,7 +9,7 @@ import numpy as np
 from .. import engine as E
 from ..engine import CONFIG, vml
 from ..engine import STATE, TensorBase, result_type
-from ..engine import TorchNotImplementedError, TorchRuntimeError, TorchTypeError
+from ..engine import TorchNotImplementedError, TorchOverflowError, TorchRuntimeError, TorchTypeError
 from .numeric import _CONST32, _F32, _SCALAR_NAME, _arr, _check_operand, _number_operand, broadcast_shapes
 from .record import (_EMPTY, _META, _begin, _check_broadcast, _check_like, _check_numel, _compact_saver, _input_meta,
                      _numel, _record, _record_binary, _save)
@@ -110,7 +110,7 @@ def sub(a, b, alpha=1):
     if not isinstance(a, TensorBase):                  # 2 - x is rsub(x, 2)
         return rsub(b, a, alpha)
     _no_bool_subtraction(a._data.dtype == np.bool_,
-                         type(b) is bool or isinstance(b, TensorBase) and b._data.dtype == np.bool_, type(b) is bool)
+                         type(b) is bool or isinstance(b, TensorBase) and b._data.dtype == np.bool_)
     if type(alpha) is int and alpha == 1:
         return _binary(_SUB, np.subtract, a, b, None, _ALPHA_1)
     _alpha_check(a, b, alpha)
@@ -118,12 +118,12 @@ def sub(a, b, alpha=1):
     return _binary(_SUB, ufunc, a, b, extra_attrs={"alpha": alpha})
 
 
-def _no_bool_subtraction(a, b, b_number=False):
+def _no_bool_subtraction(a, b):
     """PyTorch has no subtraction with a bool tensor (a Python bool counts as one, next to another)."""
     if a and b:
         raise TorchRuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
                                 "Use the `^` or `logical_xor()` operator instead.")
-    if a or b and not b_number:
+    if a or b:
         raise TorchRuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
                                 "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
 
@@ -223,6 +223,8 @@ def _check_shapes(a, b, dt):
 
 
 def floor_divide(a, b):
+    _scalar_in_range(a)
+    _scalar_in_range(b)
     dt = result_type(a, b)
     _check_shapes(a, b, dt)
     with np.errstate(all="ignore"):
@@ -230,6 +232,8 @@ def floor_divide(a, b):
 
 
 def remainder(a, b):
+    _scalar_in_range(a)
+    _scalar_in_range(b)
     dt = result_type(a, b)
     _check_shapes(a, b, dt)
     seq = _begin(a, b) if isinstance(a, TensorBase) else None      # (number % tensor: no node yet)
@@ -238,6 +242,12 @@ def remainder(a, b):
     if isinstance(b, TensorBase):
         return _record(TABLE["remainder_tensor"], seq, out, (a, b))
     return _record(TABLE["remainder"], seq, out, (a,))
+
+
+def _scalar_in_range(v):
+    """A Python int operand of floor_divide and remainder is a Scalar, which holds int64 and uint64."""
+    if type(v) is int and not -2 ** 63 <= v < 2 ** 64:
+        raise TorchOverflowError("int too big to convert" if v > 0 else "can't convert negative int to unsigned")
 
 
 def _nograd(out):

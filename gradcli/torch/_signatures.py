@@ -25,7 +25,7 @@ import re
 
 import numpy as np
 
-from ..engine import DType, Size, TensorBase, _make_grads
+from ..engine import DType, Size, TensorBase, _engine_flags, _make_grads
 from ..engine import (ScriptError, TorchAssertionError, TorchAttributeError, TorchOverflowError, TorchRuntimeError, TorchTypeError,
                       TorchValueError)
 
@@ -568,13 +568,10 @@ def _autograd_outputs(outputs, values, call):
             return e
     create = values.get("create_graph", False)
     retain = values.get("retain_graph")
-    for v in (create if retain is None else retain, create):    # parsed as C ints by the engine, before counting
-        try:                            # (CPython's C-int parse calls __index__: a one-element integer tensor passes)
-            v = operator.index(v)
-        except TypeError as e:
-            return TorchTypeError(str(e))
-        if not -_LONG <= v < _LONG:
-            return TorchOverflowError("Python int too large to convert to C long")
+    try:                                # parsed by the engine's entry, before it counts the gradients
+        _engine_flags(create if retain is None else retain, create)
+    except (TorchTypeError, TorchOverflowError) as e:
+        return e
     if len(grads) != len(outs):
         return TorchRuntimeError(f"got {len(outs)} tensors and {len(grads)} gradients")
     return None
