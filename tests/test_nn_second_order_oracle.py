@@ -99,6 +99,13 @@ def test_float32_lstm_second_order(kwargs):
     check_module(lambda nn: nn.LSTM(2, 3, **kwargs), (4, 2, 2), call=lambda m, x: m(x)[0], second_order=True)
 
 
+def test_lstm_second_order_through_its_final_state():
+    # h_n and c_n come from stack: their gradient flows back through stack's SelectBackward0s
+    check_module(lambda nn: nn.LSTM(2, 3), (4, 2, 2),
+                 call=lambda m, x: (lambda out, hc: out.sum() + (hc[0] ** 2).sum() + (hc[1] ** 2).sum())(*m(x)),
+                 second_order=True)
+
+
 def test_lstm_with_given_state_second_order():
     check_module(lambda nn: nn.LSTM(2, 3), (3, 1, 2), (1, 1, 3), (1, 1, 3),
                  call=lambda m, x, h, c: m(x, (h, c))[0], second_order=True)

@@ -336,6 +336,7 @@ case("torch.stack([a, b])", (3,), (2,))
 case("torch.stack((a,))", (2, 3))
 case("torch.stack([a, b], dim=3)", (2, 3), (2, 3))
 case("torch.stack([a, a, a]).sum(0)", (3,))
+case("torch.stack([a * a, b], 1) ** 2", (2, 3), (2, 3), id="stack under a gradient that needs grad")
 
 # ============================================================================ selection
 CLAMP_V = In(values=[[-2.0, -1.0, 0.0], [0.5, 1.0, 3.0]])

@@ -22,8 +22,8 @@ from .views import _check_positions
 from .pointwise import (_cos, _exp, _log, _power, _rounded, _sigmoid, _sin, _sub_scalar, _tanh, abs, clone, cos,
                         div_scalar, exp, log, mul_scalar, pow, sigmoid, sin, sqrt, tanh, to_dtype, where)
 from .reduction import cumprod, cumsum, prod, sum
-from .shape import (_slice, _slice_from, _sum_to, _view_result, expand, flip, reshape, squeeze, t_, transpose,
-                    unsqueeze)
+from .shape import (_slice, _slice_from, _sum_to, _view_result, expand, flip, reshape, select, squeeze, t_,
+                    transpose, unsqueeze)
 from .inplace import masked_fill
 from .indexing import setitem
 from .join import _split_backward, _unbind_backward, cat
@@ -170,6 +170,7 @@ class _TensorMath:
 
     split_backward = staticmethod(_split_backward)
     unbind_backward = staticmethod(_unbind_backward)
+    select = staticmethod(lambda g, dim, i: select(g, dim, i))         # stack's backward: SelectBackward0 each
 
     @staticmethod
     def add_scalar(a, s):
