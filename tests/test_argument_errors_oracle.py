@@ -242,6 +242,13 @@ EXAMPLES = {
     "backward-retain-graph-past-a-byte": "(xg * 2).sum().backward(None, 300)",
     "backward-retain-graph-negative": "(xg * 2).sum().backward(None, -1)",
     "hsplit-zero-sections-as-a-tensor": "x.hsplit(torch.tensor(0))",
+    "mse-loss-bool": "F.mse_loss(x > 2, x > 2)",
+    "mse-loss-long": "F.mse_loss(x.long(), x.long())",
+    "smooth-l1-loss-long": "F.smooth_l1_loss(x.long(), x.long())",
+    "huber-loss-long": "F.huber_loss(x.long(), x.long())",
+    "bce-bool": "F.binary_cross_entropy(x > 2, x > 2)",
+    "kl-div-long": "F.kl_div(x.long(), x.long())",
+    "add-alpha-a-tensor-needing-grad": "x.add(1, alpha=xg.sum())",
 }
 
 
@@ -269,6 +276,9 @@ SAME_TYPE = {
     "hsplit-bool": "x.hsplit(True)",
     "split-by-a-vector": "x.split(torch.ones(2))",
     "to-float-then-str": "x.to(1.5, 'a')",
+    "clip-huge-number-and-a-tensor": "x.clip_(-2**63-1, torch.ones(1, requires_grad=True))",
+    "subtract-huge-number-alpha-a-list": "x.subtract_(-2**63-1, alpha=[])",
+    "clamp-a-0d-tensor-needing-grad-and-a-number": "x.clamp(xg.sum(), 2.0)",
 }
 
 
@@ -297,6 +307,8 @@ READS = {
     "softmax-implicit-dim": "F.softmax(x, None)",
     "softmax-empty": "torch.softmax(torch.ones(2, 0), 1)",
     "floordiv-uint64-number": "(2**63 // x).dtype",
+    "mse-loss-long-and-float": "F.mse_loss(x.long(), x + 0.5)",
+    "clamp-a-0d-tensor-and-a-number": "x.clamp(torch.tensor(2.5), 4.0)",
     "to-a-float-value": "x.to(1.5).dtype",
     "to-a-bool-value": "x.to(True).dtype",
     "split-by-a-one-element-tensor": "[t.shape for t in x.split(torch.tensor(1.5))]",
@@ -360,3 +372,28 @@ def test_losses_honour_the_deprecated_reduction_pair(loss, legacy):
     target = In((2, 3), rg=False, low=0, high=1) if loss != "nll_loss" and loss != "cross_entropy" else \
         In((2,), rg=False, values=[0, 2], dtype="int64")
     check_op(lambda t, x, y: getattr(t.nn.functional, loss)(x, y, **legacy), (2, 3), target)
+
+
+INTEGER_SETUP = ("I = torch.tensor([1, 2], dtype=torch.int32)\nL = torch.tensor([7, -7, 6, -6])\n"
+                 "U = torch.tensor([1, 2], dtype=torch.uint8)\nB = torch.tensor([True, False])\n")
+# Python ints as operands of integer tensors: arithmetic wraps them into the dtype, the checked
+# conversions (fill_, full, clamp, masked_fill, pow) refuse what does not fit; integer division
+# by zero and bool division are PyTorch's errors.
+INTEGER_EDGES = [
+    "U + 300", "U - 300", "300 - U", "U * -1", "I * 2**40", "L + 2**63", "L - 2**63", "L * 2**63", "L.add_(2**63)",
+    "I.pow(2**40)", "U.pow(300)", "L.pow(2**63)", "I.fill_(2**40)", "U.fill_(300)", "U.fill_(-1)", "U.fill_(-256)",
+    "I.fill_(2.7)", "torch.full((2,), 70000, dtype=torch.int16)", "torch.full((1,), 1e39)",
+    "torch.ones(2, dtype=torch.float16).fill_(70000)", "I.clamp(max=2**40)", "U.clamp(max=300)",
+    "L.masked_fill(L > 0, 2**63)", "U.masked_fill(U > 0, 300)", "U == 300",
+    "I // 0", "I % 0", "L // torch.tensor([0, 1, 1, 1])", "5 % torch.tensor([0, 1])", "torch.div(L, 0, rounding_mode='floor')",
+    "torch.div(L, 0, rounding_mode='trunc')", "torch.div(L, -2, rounding_mode='trunc')",
+    "torch.div(L, torch.tensor([2, 3, -4, 5]), rounding_mode='trunc')", "torch.div(-7, L, rounding_mode='trunc')",
+    "torch.div(L.to(torch.uint8), 3, rounding_mode='trunc')", "torch.div(L, 2.0, rounding_mode='trunc')",
+    "B // B", "B % B", "torch.div(B, B, rounding_mode='trunc')", "B // 1",
+]
+
+
+@pytest.mark.parametrize("expr", INTEGER_EDGES)
+def test_integer_scalars_and_division_as_in_pytorch(expr):
+    got = run_both(INTEGER_SETUP, f"(lambda r: (r.dtype, r.tolist()))({expr})")
+    assert got["gradcli"] == got["torch"]

@@ -14,8 +14,8 @@ Adding an op: its row in `table.py`, its forward in its family's module, one lin
 from __future__ import annotations
 
 from ..lazy import lazy_names
-from .numeric import (_C_NAME, _REDUCTION_NAMES, _SCALAR_NAME, _arr_of, _col_major, _reduction, _shape_str,
-                      _split_sizes, _strides, _type_str, broadcast_shapes)
+from .numeric import (_C_NAME, _REDUCTION_NAMES, _SCALAR_NAME, _arr_of, _col_major, _reduction, _scalar_checked,
+                      _shape_str, _split_sizes, _strides, _type_str, broadcast_shapes)
 from .record import (ALWAYS, LIMITS, _MALLOC, _MEMORY, _begin, _check_like, _check_numel, _check_size, _compact_saver,
                      _record, op)
 from .table import ROWS, TABLE
@@ -52,7 +52,7 @@ __getattr__ = lazy_names(__name__, _NN_FAMILIES)
 
 # What the rest of gradcli takes from the ops: gradcli.ops.X
 __all__ = [
-    "_C_NAME", "_REDUCTION_NAMES", "_SCALAR_NAME", "_arr_of", "_col_major", "_reduction", "_shape_str",
+    "_C_NAME", "_REDUCTION_NAMES", "_SCALAR_NAME", "_arr_of", "_col_major", "_reduction", "_scalar_checked", "_shape_str",
     "_split_sizes", "_strides", "_type_str", "broadcast_shapes", "ALWAYS", "LIMITS", "_MALLOC", "_MEMORY", "_begin",
     "_check_like", "_check_numel", "_check_size", "_compact_saver", "_record", "op", "ROWS", "TABLE", "_inplace",
     "_refresh_views", "_register_view", "fresh_view", "fresh_views", "_rounded", "abs", "add", "add_method", "ceil",

@@ -5,7 +5,7 @@ import numpy as np
 
 from ..engine import CONFIG, TensorBase
 from ..engine import TorchRuntimeError, TorchTypeError
-from .numeric import _C_NAME, _check_operand, _norm_dim, _sizes_str, broadcast_shapes
+from .numeric import _C_NAME, _check_operand, _norm_dim, _scalar_checked, _sizes_str, broadcast_shapes
 from .record import _begin, _check_like, _record
 from .table import TABLE
 from .views import _inplace, _inplace_view
@@ -56,7 +56,7 @@ def masked_fill(t, mask, value):
     if not isinstance(value, TensorBase):
         _check_operand(value, "value")
     _check_like(broadcast_shapes(t._data.shape, mask._data.shape))
-    fill = value._data if isinstance(value, TensorBase) else value
+    fill = value._data if isinstance(value, TensorBase) else _scalar_checked(value, t._data.dtype)
     out = np.asarray(np.where(mask._data, fill, t._data)).astype(t._data.dtype, copy=False)
     if isinstance(value, TensorBase):
         return _record(TABLE["masked_fill_tensor"], _begin(t, value), out, (t, value), extra={"mask": mask})
@@ -79,8 +79,9 @@ def fill_(t, value):
         return _inplace(t, lambda x, v: _record(TABLE["fill_tensor"], _begin(x, v),
                                                 np.full_like(x._data, v._data), (x, v)), value, name="fill_", cast=True)
     _check_operand(value, "value")
-    return _inplace(t, lambda x: _record(TABLE["fill"], _begin(x), np.full_like(x._data, value), (x,)),
-                    name="fill_", cast=True)
+    def fill(x):
+        return _record(TABLE["fill"], _begin(x), np.full_like(x._data, _scalar_checked(value, x._data.dtype)), (x,))
+    return _inplace(t, fill, name="fill_", cast=True)
 
 
 def copy_(t, src, non_blocking=False):
@@ -99,5 +100,5 @@ def copy_(t, src, non_blocking=False):
 
 
 def clamp_(t, min=None, max=None):
-    check_bounds(min, max)                  # (before the in-place checks, as PyTorch's parser runs first)
+    min, max = check_bounds(min, max)       # (before the in-place checks, as PyTorch's parser runs first)
     return _inplace(t, lambda x: clamp(x, min, max), name="clamp_")

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..engine import CONFIG, STATE, Size, TensorBase
+from ..engine import CONFIG, STATE, Size, TensorBase, result_type
 from ..engine import TorchIndexError, TorchRuntimeError, TorchValueError
 from ..engine import TorchNotImplementedError as TorchNotImplementedError_
 from .numeric import _REDUCTION_NAMES, _SCALAR_NAME, _reduction, broadcast_shapes
@@ -67,7 +67,15 @@ def _same_kind(input, target):
     return y.astype(input._data.dtype) if y.dtype != input._data.dtype and y.dtype.kind != "f" else y
 
 
+def _float_kernel(kernel, input, target):
+    """The pointwise losses have kernels for floating types only (their inputs' promoted type)."""
+    kind = result_type(input, target).np
+    if kind.kind != "f":
+        raise TorchNotImplementedError_(f'"{kernel}" not implemented for \'{_SCALAR_NAME[kind.name]}\'')
+
+
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    _float_kernel("mse_cpu", input, target)
     if target._data.dtype.kind != "f" and input._data.dtype.kind == "f" and input._data.shape == target._data.shape:
         r = _reduction(reduction)
         _check_like(input._data.shape)
@@ -85,7 +93,11 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
         if target._data.shape != shape:
             target = expand(target, shape)
     r = _reduction(reduction)
-    sq = np.asarray(input._data - target._data)     # (a 0-d difference is a NumPy scalar)
+    a, b = input._data, target._data
+    if a.dtype != b.dtype:                          # computed in PyTorch's promoted type
+        dt = result_type(input, target).np
+        a, b = a.astype(dt), b.astype(dt)
+    sq = np.asarray(a - b)                          # (a 0-d difference is a NumPy scalar)
     np.multiply(sq, sq, out=sq)
     if r == 1 and sq.dtype.char in "fd":        # sq.mean() without its Python wrapper: the same sum and division
         out = np.asarray(np.add.reduce(sq, axis=None) / np.intp(sq.size), sq.dtype)
@@ -96,6 +108,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
 
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    _float_kernel("smooth_l1_cpu", input, target)
     _warn_size(input, target)
     r = _reduction(reduction)
     input, target = _broadcast_pair(input, target)
@@ -110,6 +123,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    _float_kernel("huber_cpu", input, target)
     _warn_size(input, target)
     r = _reduction(reduction)
     input, target = _broadcast_pair(input, target)
@@ -137,6 +151,9 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     if target._data.dtype != input._data.dtype:
         raise TorchRuntimeError(f"Found dtype {_SCALAR_NAME[target._data.dtype.name]} but expected "
                                 f"{_SCALAR_NAME[input._data.dtype.name]}")
+    if input._data.dtype.kind != "f":
+        raise TorchNotImplementedError_(f'"binary_cross_entropy" not implemented for '
+                                        f'\'{_SCALAR_NAME[input._data.dtype.name]}\'')
     x, y = input._data, target._data
     if ((x < 0) | (x > 1)).any():
         raise TorchRuntimeError("all elements of input should be between 0 and 1")
@@ -329,6 +346,8 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
                    "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
                    "'mean' will be changed to behave the same as 'batchmean' in the next major release.")
     r = 2 if reduction == "batchmean" else _reduction(reduction)
+    if input._data.dtype.kind in "biu" or target._data.dtype.kind in "biu":
+        raise TorchRuntimeError("kl_div: Integral inputs not supported.")
     if log_target:
         out = mul(exp(target), sub(target, input))
     else:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import builtins as _b
+import math as _math
 
 import numpy as np
 
@@ -25,13 +26,48 @@ def _arr(v, dt):
     if isinstance(v, TensorBase):
         d = v._data
         return d if d.dtype == dt.np else d.astype(dt.np)
-    return dt.np.type(v)
+    return _scalar_as(v, dt.np)
+
+
+_CTYPE = {"int64": "int64_t", "int32": "int", "int16": "int16_t", "int8": "int8_t", "uint8": "uint8_t",
+          "float16": "c10::Half", "float32": "float", "float64": "double"}
+
+
+def _scalar_checked(v, np_dtype):
+    """A Python number as a value of this dtype the way PyTorch's checked conversion takes it
+    (fill_, full, masked_fill, clamp, pow): a value that does not fit is a RuntimeError; a
+    negative one fits an unsigned type if its magnitude does (uint8 takes -1 as 255)."""
+    k = np_dtype.kind
+    if type(v) in (int, float) and k in "iuf" and _math.isfinite(v):
+        if k == "f":
+            fits = _b.abs(v) <= np.finfo(np_dtype).max
+        else:
+            info = np.iinfo(np_dtype)
+            fits = (-info.max if k == "u" else info.min) <= v <= info.max
+        if not fits:
+            raise TorchRuntimeError(f"value cannot be converted to type {_CTYPE[np_dtype.name]} without overflow")
+        if k in "iu":
+            return _scalar_as(int(v), np_dtype)
+    return v
+
+
+def _scalar_as(v, np_dtype):
+    """A Python number as an operand of this NumPy dtype. A Python int is a Scalar, which an
+    arithmetic op casts to an integer dtype by wrapping (uint8 + 300 adds 44)."""
+    if type(v) is int and np_dtype.kind in "iu":
+        info = np.iinfo(np_dtype)
+        if not info.min <= v <= info.max:
+            bits = np_dtype.itemsize * 8
+            v &= (1 << bits) - 1
+            if np_dtype.kind == "i" and v >> (bits - 1):
+                v -= 1 << bits
+    return np_dtype.type(v)
 
 
 def _check_operand(v, what="other"):
-    if type(v) is int and not -2 ** 63 <= v < 2 ** 63:
+    if type(v) is int and not -2 ** 63 <= v < 2 ** 64:          # a Scalar holds int64 and uint64
         from ..engine import TorchOverflowError
-        raise TorchOverflowError("int too big to convert")
+        raise TorchOverflowError("int too big to convert" if v > 0 else "can't convert negative int to unsigned")
     if isinstance(v, TensorBase) or isinstance(v, (int, float, bool)):
         return
     raise TorchTypeError(f"unsupported operand type for tensor operation: '{type(v).__name__}'")
@@ -68,7 +104,7 @@ def _number_operand(b, dtype):
         c = _CONST32[b] = np.array(b, _F32)
         c.flags.writeable = False
         return c
-    return dtype.type(b)
+    return _scalar_as(b, dtype)
 
 
 _norm_dim = E._wrap_dim        # a dim in [-ndim, ndim) as a dim in [0, ndim), or PyTorch's IndexError

@@ -10,7 +10,8 @@ from .. import engine as E
 from ..engine import CONFIG, vml
 from ..engine import STATE, TensorBase, result_type
 from ..engine import TorchNotImplementedError, TorchOverflowError, TorchRuntimeError, TorchTypeError
-from .numeric import _CONST32, _F32, _SCALAR_NAME, _arr, _check_operand, _number_operand, broadcast_shapes
+from .numeric import (_CONST32, _F32, _SCALAR_NAME, _arr, _check_operand, _number_operand, _scalar_checked,
+                      broadcast_shapes)
 from .record import (_EMPTY, _META, _begin, _check_broadcast, _check_like, _check_numel, _compact_saver, _input_meta,
                      _numel, _record, _record_binary, _save)
 from .table import TABLE
@@ -198,7 +199,7 @@ mul_method = _operator_method(_MUL, np.multiply, None, mul)
 
 def div(a, b, rounding_mode=None):
     if rounding_mode is not None:
-        return floor_divide(a, b) if rounding_mode == "floor" else _nograd(np.trunc(true_div_data(a, b)))
+        return floor_divide(a, b) if rounding_mode == "floor" else _trunc_divide(a, b)
     if not isinstance(a, TensorBase):                  # 2 / x is reciprocal(x) * 2: two nodes
         return mul(reciprocal(b), a)
     dt = result_type(a, b)
@@ -227,8 +228,33 @@ def floor_divide(a, b):
     _scalar_in_range(b)
     dt = result_type(a, b)
     _check_shapes(a, b, dt)
+    divisor = _integer_divisor(b, dt, "div_floor_cpu")
     with np.errstate(all="ignore"):
-        return _nograd(np.asarray(np.floor_divide(_arr(a, dt), _arr(b, dt)), dt.np))
+        return _nograd(np.asarray(np.floor_divide(_arr(a, dt), divisor), dt.np))
+
+
+def _trunc_divide(a, b):
+    """div(rounding_mode="trunc"): integers stay integers (truncated toward zero)."""
+    dt = result_type(a, b)
+    if dt.np.kind not in "iub":
+        return _nograd(np.trunc(true_div_data(a, b)))
+    divisor = _integer_divisor(b, dt, "div_trunc_cpu")
+    n = _arr(a, dt)
+    with np.errstate(all="ignore"):
+        q = np.floor_divide(n, divisor)
+        q += (np.remainder(n, divisor) != 0) & ((n < 0) != (divisor < 0))     # floor -> toward zero
+    return _nograd(np.asarray(q, dt.np))
+
+
+def _integer_divisor(b, dt, kernel):
+    """The divisor as an array of the op's dtype; an integer division by zero is PyTorch's error,
+    and bool has no kernel."""
+    if dt.np.kind == "b":
+        raise TorchNotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
+    d = _arr(b, dt)
+    if dt.np.kind in "iu" and not np.all(d):
+        raise TorchRuntimeError("ZeroDivisionError")
+    return d
 
 
 def remainder(a, b):
@@ -237,8 +263,9 @@ def remainder(a, b):
     dt = result_type(a, b)
     _check_shapes(a, b, dt)
     seq = _begin(a, b) if isinstance(a, TensorBase) else None      # (number % tensor: no node yet)
+    divisor = _integer_divisor(b, dt, "remainder_cpu")
     with np.errstate(all="ignore"):
-        out = np.asarray(np.remainder(_arr(a, dt), _arr(b, dt)), dt.np)
+        out = np.asarray(np.remainder(_arr(a, dt), divisor), dt.np)
     if isinstance(b, TensorBase):
         return _record(TABLE["remainder_tensor"], seq, out, (a, b))
     return _record(TABLE["remainder"], seq, out, (a,))
@@ -285,8 +312,10 @@ def pow(a, b):
         return _binary(TABLE["pow_tensor"], _power, a, b)
     _check_operand(b)
     dt = result_type(a, b)
-    if dt.kind == E.INT and not isinstance(b, bool) and b < 0:
-        raise TorchRuntimeError("Integers to negative integer powers are not allowed.")
+    if dt.kind == E.INT and not isinstance(b, bool):
+        _scalar_checked(b, dt.np)
+        if b < 0:
+            raise TorchRuntimeError("Integers to negative integer powers are not allowed.")
     _check_like(a._data.shape, itemsize=dt.np.itemsize)
     seq = _begin(a)
     with np.errstate(all="ignore"):
@@ -428,13 +457,19 @@ def _min_keep(a, b):
 
 
 def check_bounds(min, max):
-    """A tensor and a number as the two bounds match none of clamp's overloads in PyTorch."""
+    """clamp's bounds as one of its overloads takes them: both tensors or both numbers (a 0-d
+    tensor that needs no grad is a number to PyTorch's parser); a mix matches neither."""
     if min is not None and max is not None and isinstance(min, TensorBase) != isinstance(max, TensorBase):
-        raise TorchTypeError("clamp: a tensor and a number as the bounds")
+        t = min if isinstance(min, TensorBase) else max
+        if t._data.ndim or t.requires_grad:
+            raise TorchTypeError("clamp: a tensor and a number as the bounds")
+        value = t._data.item()
+        return (value, max) if t is min else (min, value)
+    return min, max
 
 
 def clamp(t, min=None, max=None):
-    check_bounds(min, max)
+    min, max = check_bounds(min, max)
     if min is None and max is None:
         raise TorchRuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     _check_like(t._data.shape, *(v._data.shape for v in (min, max) if isinstance(v, TensorBase)))
@@ -452,9 +487,9 @@ def clamp(t, min=None, max=None):
                        extra={"min": min, "max": max})
     out = t._data
     if min is not None:
-        out = _max_keep(out, out.dtype.type(min))
+        out = _max_keep(out, out.dtype.type(_scalar_checked(min, out.dtype)))
     if max is not None:
-        out = _min_keep(out, out.dtype.type(max))
+        out = _min_keep(out, out.dtype.type(_scalar_checked(max, out.dtype)))
     seq = _begin(t)
     return _record(TABLE["clamp"], seq, np.asarray(out, t._data.dtype), (t,), attrs={"max": max, "min": min})
 
@@ -464,7 +499,7 @@ def clamp_min(t, min):
         return _clamp_one(t, min, _max_keep, "clamp_min_tensor")
     _check_like(t._data.shape)
     seq = _begin(t)
-    return _record(TABLE["clamp_min"], seq, _max_keep(t._data, t._data.dtype.type(min)), (t,), attrs={"min": min})
+    return _record(TABLE["clamp_min"], seq, _max_keep(t._data, t._data.dtype.type(_scalar_checked(min, t._data.dtype))), (t,), attrs={"min": min})
 
 
 def clamp_max(t, max):
@@ -472,7 +507,7 @@ def clamp_max(t, max):
         return _clamp_one(t, max, _min_keep, "clamp_max_tensor")
     _check_like(t._data.shape)
     seq = _begin(t)
-    return _record(TABLE["clamp_max"], seq, _min_keep(t._data, t._data.dtype.type(max)), (t,), attrs={"max": max})
+    return _record(TABLE["clamp_max"], seq, _min_keep(t._data, t._data.dtype.type(_scalar_checked(max, t._data.dtype))), (t,), attrs={"max": max})
 
 
 def _clamp_one(t, bound, keep, row):

@@ -288,6 +288,7 @@ def full(size, fill_value, dtype=None, requires_grad=False, device=None):
         fill_value = _number("full", "fill_value", fill_value)
     if dtype is None:
         dtype = bool if isinstance(fill_value, _py_bool) else int64 if isinstance(fill_value, _py_int) else float32
+    fill_value = _ops._scalar_checked(fill_value, dtype.np) if isinstance(dtype, _E.DType) else fill_value
     return _new(_alloc((size,) if isinstance(size, _py_int) else (tuple(size),), dtype, fill_value), requires_grad)
 
 

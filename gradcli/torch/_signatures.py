@@ -525,19 +525,23 @@ def _bind(public, params, args, kwargs, method):
 
 
 def _unconvertible_number(args, kwargs, parsed):
-    """The int past a Scalar's range that an overload taking exactly these arguments (their count
-    and keywords, none it requires missing) reaches, in order, at a parameter that takes a number;
-    or None."""
+    """The first int past a Scalar's range, at a parameter that takes a number, of an overload that
+    takes these arguments (their count, keywords and types: PyTorch converts only after a
+    signature matched); or None."""
     for params in parsed:
         positional = [p for p in params if not p.keyword_only]
         if len(args) > len(positional) or not set(kwargs) <= {p.name for p in params} or any(
                 p.required and p.name not in kwargs for p in positional[len(args):]):
             continue
+        by_name = {p.name: p for p in params}
+        if not all(v is None and by_name[k].optional or any(_accepts(t, v) for t in by_name[k].types)
+                   for k, v in kwargs.items()):
+            continue                            # a keyword of the wrong type: no overload takes the call
         if any(p.required and p.name not in kwargs for p in positional[len(args):]):
             continue                            # too few arguments: PyTorch says so before converting any
+        if not all(any(_accepts(t, v) for t in p.types) for v, p in zip(args, positional)):
+            continue                            # a type that does not fit: the parser never converts
         for v, p in zip(args, positional):
-            if not any(_accepts(t, v) for t in p.types):
-                break                           # this overload fails on a type before any overflow
             if type(v) is int and not -_LONG <= v < 2 * _LONG and "Number" in p.types:
                 return v
     return None
@@ -623,8 +627,9 @@ def _accepts(kind, v):
         return True
     if kind == "Tensor" or kind.startswith("Tensor."):
         return isinstance(v, TensorBase)
-    if kind == "Number":
-        return isinstance(v, (int, float, np.number, np.bool_)) or (isinstance(v, TensorBase) and v._data.size == 1)
+    if kind == "Number":                # (a tensor only when 0-d and not requiring grad, as PyTorch's parser)
+        return isinstance(v, (int, float, np.number, np.bool_)) or (isinstance(v, TensorBase) and v._data.ndim == 0
+                                                                     and not v.requires_grad)
     if kind == "int":
         return _is_int(v)
     if kind == "float":                 # (a bool or a 0-d tensor that needs no grad is a number to PyTorch)
