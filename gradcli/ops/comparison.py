@@ -120,7 +120,7 @@ def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     if x.dtype != y.dtype:
         raise TorchRuntimeError(f"{_SCALAR_NAME[x.dtype.name]} did not match {_SCALAR_NAME[y.dtype.name]}")
     for name, v in (("rtol", rtol), ("atol", atol)):
-        if v < 0:
+        if not v >= 0:                      # (nan too)
             raise TorchRuntimeError(f"{name} must be greater than or equal to zero, but got {v:g}")
     broadcast_shapes(x.shape, y.shape)
     if x.dtype.kind == "b":

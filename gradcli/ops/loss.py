@@ -178,6 +178,12 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     if y.dtype.kind != "f":
         raise TorchRuntimeError(f"result type {_SCALAR_NAME[x.dtype.name]} can't be cast to the desired output "
                                 f"type {_SCALAR_NAME[y.dtype.name]}")
+    for w in (weight, pos_weight):          # each broadcasts to the loss's shape, never beyond it
+        if w is not None:
+            shape = broadcast_shapes(x.shape, w._data.shape)
+            if shape != x.shape:
+                raise TorchRuntimeError(f"output with shape {list(x.shape)} doesn't match the broadcast shape "
+                                        f"{list(shape)}")
     log_sigmoid = _log_sigmoid(x)
     if pos_weight is not None:
         log_sigmoid = log_sigmoid * ((pos_weight._data - 1) * y + 1)
@@ -262,6 +268,9 @@ def _nll(row, input, target, weight, ignore_index, r):
         kernel = "nll_loss_out_frame" if row is ROWS["nll_loss"] else "nll_loss2d_forward_out_frame"
         raise TorchNotImplementedError_(f"\"{kernel}\" not implemented for "
                                           f"'{_SCALAR_NAME[input._data.dtype.name]}'")
+    if weight is not None and weight._data.dtype != input._data.dtype:
+        raise TorchRuntimeError(f"expected scalar type {_SCALAR_NAME[input._data.dtype.name]} but found "
+                                f"{_SCALAR_NAME[weight._data.dtype.name]}")
     w = None if weight is None else weight._data
     out, total = _nll_forward(input._data, target._data.astype(np.int64), w, ignore_index, r, 1)
     return _record(row, _begin(input), out, (input,),

@@ -476,13 +476,15 @@ def clamp(t, min=None, max=None):
     if isinstance(min, TensorBase) or isinstance(max, TensorBase):
         lo = min._data if isinstance(min, TensorBase) else min
         hi = max._data if isinstance(max, TensorBase) else max
+        bounds = [v for v in (min, max) if isinstance(v, TensorBase)]
+        dt = result_type(t, *bounds).np            # (clamp of an int tensor by a float one is float)
         out = t._data
         if lo is not None:
             out = _max_keep(out, lo)
         if hi is not None:
             out = _min_keep(out, hi)
-        seq = _begin(t, *(v for v in (min, max) if isinstance(v, TensorBase)))
-        return _record(TABLE["clamp_tensor"], seq, np.asarray(out, t._data.dtype),
+        seq = _begin(t, *bounds)
+        return _record(TABLE["clamp_tensor"], seq, np.asarray(out, dt),
                        (t, min if isinstance(min, TensorBase) else None, max if isinstance(max, TensorBase) else None),
                        extra={"min": min, "max": max})
     out = t._data
