@@ -250,6 +250,13 @@ EXAMPLES = {
     "bce-bool": "F.binary_cross_entropy(x > 2, x > 2)",
     "kl-div-long": "F.kl_div(x.long(), x.long())",
     "add-alpha-a-tensor-needing-grad": "x.add(1, alpha=xg.sum())",
+    # torch.nn.functional is Python code in PyTorch: its own order of reading its arguments
+    "f-relu-reads-inplace-first": "F.relu((-2, 1, 0), torch.ones(5))",
+    "f-softmax-dim-a-str": "F.softmax(x, 'a')",
+    "norm-keepdim-an-int": "x.norm(2, 0, 1)",
+    "grad-no-inputs": "torch.autograd.grad((), ())",
+    "unsqueeze-in-place-leaf-before-dim": "xg.unsqueeze_(5)",
+    "transpose-in-place-leaf-before-dims": "xg.transpose_(0, 5)",
 }
 
 
@@ -308,6 +315,10 @@ READS = {
     "softmax-implicit-dim": "F.softmax(x, None)",
     "softmax-empty": "torch.softmax(torch.ones(2, 0), 1)",
     "floordiv-uint64-number": "(2**63 // x).dtype",
+    "add-alpha-a-0d-tensor": "x.add(x, alpha=torch.tensor(2.0))",
+    "logical-not-in-place-on-a-leaf": "(lambda g: (g.logical_not_(), g._version, g.is_leaf, g.grad_fn))("
+                                      "torch.ones(2, requires_grad=True))",
+    "logical-or-in-place-keeps-grad-fn": "(lambda y: (y.logical_or_(xg), y.grad_fn.name()))(xg * 2)",
     "mse-loss-long-and-float": "F.mse_loss(x.long(), x + 0.5)",
     "clamp-a-0d-tensor-and-a-number": "x.clamp(torch.tensor(2.5), 4.0)",
     "to-a-float-value": "x.to(1.5).dtype",

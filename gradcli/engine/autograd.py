@@ -112,6 +112,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 def _grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused, materialize_grads):
     outputs = _as_tensor_list(outputs, "outputs")
     inputs = _as_tensor_list(inputs, "inputs")
+    if not inputs:
+        raise TorchRuntimeError("`inputs` argument to `grad()` cannot be empty.")
     if allow_unused is None:
         allow_unused = materialize_grads
     if grad_outputs is not None and not isinstance(grad_outputs, (list, tuple)):

@@ -8,29 +8,33 @@ from ..engine import TorchRuntimeError, TorchTypeError
 from .numeric import _C_NAME, _check_operand, _norm_dim, _scalar_checked, _sizes_str, broadcast_shapes
 from .record import _begin, _check_like, _record
 from .table import TABLE
-from .views import _inplace, _inplace_view
+from .views import _check_inplace, _inplace, _inplace_view
 from .pointwise import check_bounds, clamp
 from .shape import _squeezed_dims
 
 
 def t_inplace(t):
+    _check_inplace(t, ())                   # (a leaf that requires grad is refused before any other check)
     if t._data.ndim > 2:
         raise TorchRuntimeError(f"t_() expects a tensor with <= 2 dimensions, but self is {t._data.ndim}D")
     return _inplace_view(t, t._data.T, TABLE["t_"], {})
 
 
 def transpose_(t, dim0, dim1):
+    _check_inplace(t, ())
     nd = t._data.ndim
     a, b = _norm_dim(dim0, nd), _norm_dim(dim1, nd)
     return _inplace_view(t, np.swapaxes(t._data, a, b), TABLE["transpose_"], {"dim0": dim0, "dim1": dim1})
 
 
 def unsqueeze_(t, dim):
+    _check_inplace(t, ())
     d = _norm_dim(dim, t._data.ndim + 1)
     return _inplace_view(t, np.expand_dims(t._data, d), TABLE["unsqueeze_"], {"dim": d})
 
 
 def squeeze_(t, dim=None):
+    _check_inplace(t, ())
     sizes = tuple(t._data.shape)
     if isinstance(dim, (tuple, list)):
         axes = _squeezed_dims(t, dim)

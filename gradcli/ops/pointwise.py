@@ -76,6 +76,9 @@ _ADD, _SUB, _MUL, _DIV = TABLE["add"], TABLE["sub"], TABLE["mul"], TABLE["div"]
 def _alpha(name, alpha):
     if isinstance(alpha, (int, float)) and not isinstance(alpha, bool):
         return alpha
+    if isinstance(alpha, TensorBase) and alpha._data.ndim == 0 and not alpha.requires_grad and \
+            alpha._data.dtype.kind in "iuf":
+        return alpha._data.item()               # a number to PyTorch's parser
     raise TorchTypeError(f"{name}(): argument 'alpha' must be Number, not {type(alpha).__name__}")
 
 

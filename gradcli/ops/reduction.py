@@ -7,12 +7,12 @@ import numpy as np
 
 from .. import engine as E
 from ..engine import CONFIG, TensorBase
-from ..engine import TorchIndexError, TorchRuntimeError
+from ..engine import TorchIndexError, TorchRuntimeError, TorchTypeError
 from ..engine import TorchNotImplementedError as TorchNotImplementedError_
 from .numeric import _SCALAR_NAME, _dims, _norm_dim, _raw_dims
 from .record import _begin, _check_like, _check_reads, _check_reduced, _record
 from .table import TABLE
-from .pointwise import maximum, minimum, to_dtype
+from .pointwise import _scalar_in_range, maximum, minimum, to_dtype
 
 
 def _arg_extreme(name, pick):
@@ -176,6 +176,10 @@ def norm(t, p="fro", dim=None, keepdim=False, dtype=None):
         p = 2
     elif isinstance(p, str):
         raise TorchRuntimeError(f"linalg.matrix_norm: Order {p} not supported.")
+    if not isinstance(keepdim, (bool, np.bool_)):       # (torch.norm passes it on to linalg.vector_norm)
+        raise TorchTypeError(f"linalg_vector_norm(): argument 'keepdim' (position 4) must be bool, not "
+                             f"{type(keepdim).__name__}")
+    _scalar_in_range(p)                         # (the order, a Scalar, is converted once the types fit)
     if t._data.dtype.kind != "f":
         raise TorchRuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
                                 f"{_SCALAR_NAME[t._data.dtype.name]}")

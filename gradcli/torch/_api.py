@@ -14,7 +14,7 @@ from typing import Callable, NamedTuple
 
 import numpy as np
 
-from ..engine import TensorBase, TorchRuntimeError
+from ..engine import STATE, TensorBase, TorchRuntimeError
 from ..ops import (comparison, indexing, inplace, join, linalg, pointwise, reduction, shape,
                    views)
 from . import _legacy, _signatures
@@ -29,6 +29,7 @@ class Op(NamedTuple):
     method: Callable = None         # the method when its arguments differ from the function's
     numbers: bool = False           # torch.NAME(2, 3): a Python number is taken as the input too
     cast: bool = False              # in place, any result dtype is cast to the tensor's (logical ops: bool)
+    untracked: bool = False         # in place outside autograd, as PyTorch's logical ops: no leaf check, no node
 
 
 def _squeeze_method(f):
@@ -83,10 +84,10 @@ API = (
     Op(C.bitwise_or, "bitwise_or", "bitwise_or", "bitwise_or_"),
     Op(C.bitwise_xor, "bitwise_xor", "bitwise_xor", "bitwise_xor_"),
     Op(C.bitwise_not, "bitwise_not", "bitwise_not", "bitwise_not_"),
-    Op(C.logical_and, "logical_and", "logical_and", "logical_and_", cast=True),
-    Op(C.logical_or, "logical_or", "logical_or", "logical_or_", cast=True),
-    Op(C.logical_xor, "logical_xor", "logical_xor", "logical_xor_", cast=True),
-    Op(C.logical_not, "logical_not", "logical_not", "logical_not_"),
+    Op(C.logical_and, "logical_and", "logical_and", "logical_and_", cast=True, untracked=True),
+    Op(C.logical_or, "logical_or", "logical_or", "logical_or_", cast=True, untracked=True),
+    Op(C.logical_xor, "logical_xor", "logical_xor", "logical_xor_", cast=True, untracked=True),
+    Op(C.logical_not, "logical_not", "logical_not", "logical_not_", untracked=True),
     Op(C.tensor_all, "all", "all"),
     Op(C.tensor_any, "any", "any"),
     Op(C.allclose, "allclose", "allclose"),
@@ -189,6 +190,27 @@ def _inplace(f, name, cast=False):
     return method
 
 
+def _untracked_inplace(f, name, cast=True):
+    """x.logical_not_(): PyTorch writes the result into x outside autograd (a leaf that requires
+    grad may be changed; x keeps its grad_fn), and x's version moves."""
+    def method(self, *args, **kwargs):
+        grad_mode, STATE.grad_enabled = STATE.grad_enabled, False
+        try:
+            out = f(self, *args, **kwargs)._data
+        finally:
+            STATE.grad_enabled = grad_mode
+        if out.shape != self._data.shape:
+            raise TorchRuntimeError(f"output with shape {list(self._data.shape)} doesn't match the broadcast shape "
+                                    f"{list(out.shape)}")
+        views._check_writable(self)
+        np.copyto(self._data, out, casting="unsafe")
+        self._version_counter.bump()
+        views._refresh_views(self)
+        return self
+    method.__name__ = name
+    return method
+
+
 def _inplace_operator(f, name):
     run = _inplace(f, name)
 
@@ -282,7 +304,7 @@ def methods(base):
         for name in _names(row.methods):
             m[name] = row.method or row.forward
         for name in _names(row.inplace):
-            m[name] = _inplace(row.forward, name, row.cast)
+            m[name] = (_untracked_inplace if row.untracked else _inplace)(row.forward, name, row.cast)
     m.update(_operators())
     m.update(_random_methods())
     m.update(_legacy.methods(base))

@@ -78,7 +78,8 @@ SIGNATURES = {
     "cumprod": "Tensor input, int dim, *, dtype? dtype=None",
     "softmax": "Tensor input, int dim, dtype? dtype=None",
     "log_softmax": "Tensor input, int dim, dtype? dtype=None",
-    "norm": "Tensor.layout input, Number|str? p='fro', Dims? dim=None, bool keepdim=False, dtype? dtype=None",
+    "norm": "Tensor.layout input, Number|str? p='fro', Dims? dim=None, Any keepdim=False, Any out=None, "
+            "dtype? dtype=None",
     # bounds are both tensors or both numbers (clamp(x, 0.5, t) matches neither overload)
     "clamp": ("Tensor input, Tensor? min=None, Tensor? max=None", "Tensor input, Number? min=None, Number? max=None"),
     "clip": ("Tensor input, Tensor? min=None, Tensor? max=None", "Tensor input, Number? min=None, Number? max=None"),
@@ -254,8 +255,12 @@ def checked(name, fn):
     public = name.split(".")[-1]
     sig = signature_of(name) if name else None
     overloads = () if sig is None else sig if isinstance(sig, tuple) else (sig,)
-    # torch.autograd's own checks read values (requires_grad, shapes): they run on failure only
-    up_front = bool(overloads) and not any("Outputs" in o or "Inputs" in o for o in overloads)
+    # On failure only: torch.autograd's own checks, which read values (requires_grad, shapes),
+    # and the functions that are Python code in PyTorch (torch.nn.functional's, or those whose
+    # input is read for an attribute first, "Tensor.ATTR"): F.relu reads `inplace` before the
+    # torch function it calls checks `input`.
+    up_front = bool(overloads) and not name.startswith("F.") and \
+        not any("Outputs" in o or "Inputs" in o or o.startswith("Tensor.") for o in overloads)
     tensor_free = _tensor_positions(overloads, name.startswith("Tensor."))
     plain, bound = set(), set()
     own_text = name in OWN_TEXTS
@@ -410,6 +415,8 @@ def _explain(name, args, kwargs, error):
     sig = signature_of(name)
     if sig is None:
         return error
+    if name.startswith("F.") and isinstance(error, ScriptError):
+        return error                    # Python code in PyTorch: the error its own order of reading raised
     public = name.split(".")[-1]
     if isinstance(error, TorchTypeError) and str(error).startswith(f"{public}() received an invalid combination"):
         return error                    # the function's own text: PyTorch's list of every overload
