@@ -402,6 +402,9 @@ INTEGER_EDGES = [
     "torch.div(L, torch.tensor([2, 3, -4, 5]), rounding_mode='trunc')", "torch.div(-7, L, rounding_mode='trunc')",
     "torch.div(L.to(torch.uint8), 3, rounding_mode='trunc')", "torch.div(L, 2.0, rounding_mode='trunc')",
     "B // B", "B % B", "torch.div(B, B, rounding_mode='trunc')", "B // 1",
+    "torch.tensor(300, dtype=torch.uint8)", "torch.tensor(-1, dtype=torch.uint8)", "torch.tensor(-256, dtype=torch.uint8)",
+    "torch.tensor([1, 2**40], dtype=torch.int32)", "torch.tensor(200, dtype=torch.int8)", "torch.tensor(2.5e10, dtype=torch.int32)",
+    "torch.tensor(3.7, dtype=torch.uint8)", "torch.tensor(2**63, dtype=torch.int64)", "torch.tensor(70000, dtype=torch.float16)",
 ]
 
 

@@ -218,6 +218,8 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
     else:
         np_dt = _np_dtype(dtype)
     values = [v._data.item() if isinstance(v, Tensor) else v for v in flat]
+    if np.dtype(np_dt).kind in "iu":
+        values = _checked_integers(values, np.dtype(np_dt))
     try:
         arr = np.array(values[0] if not shape else values, dtype=np_dt)
     except OverflowError:
@@ -228,6 +230,25 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
 
 
 as_tensor = tensor
+
+
+def _checked_integers(values, np_dt):
+    """Python numbers stored into an integer dtype as torch.tensor stores them: a value outside
+    the type is refused (an unsigned type takes a negative int of its magnitude, wrapped: -1 is
+    255), a float is truncated."""
+    info = np.iinfo(np_dt)
+    lo = -info.max if np_dt.kind == "u" else info.min
+    out = values
+    for k, v in enumerate(values):
+        if type(v) in (_py_int, _py_float) and _math.isfinite(v) and not lo <= v <= info.max:
+            if type(v) is _py_int and not -2 ** 63 <= v < 2 ** 63:
+                raise TorchValueError("Overflow when unpacking long long")
+            raise TorchRuntimeError(f"value cannot be converted to type {np_dt.name} without overflow")
+        if type(v) is _py_int and v < 0 and np_dt.kind == "u":
+            if out is values:
+                out = list(values)
+            out[k] = v + info.max + 1
+    return out
 
 
 def Tensor_(*args, **kwargs):
