@@ -257,6 +257,10 @@ EXAMPLES = {
     "grad-no-inputs": "torch.autograd.grad((), ())",
     "unsqueeze-in-place-leaf-before-dim": "xg.unsqueeze_(5)",
     "transpose-in-place-leaf-before-dims": "xg.transpose_(0, 5)",
+    "nll-loss-target-dtype-before-its-size": "F.nll_loss(torch.ones(5), torch.ones(5))",
+    "softmax-implicit-dim-stacklevel-none": "F.softmax(x, None, None)",
+    "norm-dtype-a-tuple": "x.norm(2, dtype=(0, 2))",
+    "mse-loss-a-number-input": "F.mse_loss(2**63, x)",
 }
 
 
@@ -316,6 +320,7 @@ READS = {
     "softmax-empty": "torch.softmax(torch.ones(2, 0), 1)",
     "floordiv-uint64-number": "(2**63 // x).dtype",
     "add-alpha-a-0d-tensor": "x.add(x, alpha=torch.tensor(2.0))",
+    "norm-in-a-dtype": "(lambda n: (n, n.grad_fn.name(), torch.autograd.grad(n, xg)[0]))(xg.norm(2, dtype=torch.float64))",
     "logical-not-in-place-on-a-leaf": "(lambda g: (g.logical_not_(), g._version, g.is_leaf, g.grad_fn))("
                                       "torch.ones(2, requires_grad=True))",
     "logical-or-in-place-keeps-grad-fn": "(lambda y: (y.logical_or_(xg), y.grad_fn.name()))(xg * 2)",

@@ -246,9 +246,10 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
 
 
 def _nll_check(x, t, weight):
-    """nll_loss_forward's shape checks, in its order (before the kernel reads the dtypes)."""
+    """nll_loss_forward's checks, in its order."""
     if t.ndim > 1:
         raise TorchRuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    _nll_target_dtype(t)
     if x.ndim == 1 and t.ndim == 1 and t.shape[0] != 1:
         raise TorchValueError(f"For 1D input, 1D target must have size 1, but got target size: {t.shape[0]}")
     _check_class_weight("", weight, x.shape[-1])
@@ -260,10 +261,13 @@ def _check_class_weight(prefix, weight, n_classes):
                                 f"classes but got weight tensor of shape: {list(weight._data.shape)}")
 
 
+def _nll_target_dtype(t):
+    if t.dtype not in (np.int64, np.uint8):
+        raise TorchRuntimeError(f"expected target dtype to be Long or Byte, but got {_SCALAR_NAME[t.dtype.name]}")
+
+
 def _nll(row, input, target, weight, ignore_index, r):
-    if target._data.dtype not in (np.int64, np.uint8):
-        raise TorchRuntimeError(f"expected target dtype to be Long or Byte, but got "
-                                f"{_SCALAR_NAME[target._data.dtype.name]}")
+    _nll_target_dtype(target._data)
     if input._data.dtype.kind != "f":
         kernel = "nll_loss_out_frame" if row is ROWS["nll_loss"] else "nll_loss2d_forward_out_frame"
         raise TorchNotImplementedError_(f"\"{kernel}\" not implemented for "

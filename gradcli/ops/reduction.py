@@ -179,13 +179,15 @@ def norm(t, p="fro", dim=None, keepdim=False, dtype=None):
     if not isinstance(keepdim, (bool, np.bool_)):       # (torch.norm passes it on to linalg.vector_norm)
         raise TorchTypeError(f"linalg_vector_norm(): argument 'keepdim' (position 4) must be bool, not "
                              f"{type(keepdim).__name__}")
+    if dtype is not None and not isinstance(dtype, E.DType):
+        raise TorchTypeError(f"linalg_vector_norm(): argument 'dtype' must be torch.dtype, not {type(dtype).__name__}")
     _scalar_in_range(p)                         # (the order, a Scalar, is converted once the types fit)
     if t._data.dtype.kind != "f":
         raise TorchRuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
                                 f"{_SCALAR_NAME[t._data.dtype.name]}")
     if dim is not None and not isinstance(dim, (tuple, list)):
         dim = (dim,)
-    data = t._data
+    data = t._data if dtype is None else t._data.astype(dtype.np)      # computed in, and returning, dtype
     axes = None if dim is None else tuple(_norm_dim(d, data.ndim) for d in dim)
     if data.ndim == 0:
         axes = None                            # dim 0 or -1 of a 0-d tensor: the element itself

@@ -79,7 +79,7 @@ SIGNATURES = {
     "softmax": "Tensor input, int dim, dtype? dtype=None",
     "log_softmax": "Tensor input, int dim, dtype? dtype=None",
     "norm": "Tensor.layout input, Number|str? p='fro', Dims? dim=None, Any keepdim=False, Any out=None, "
-            "dtype? dtype=None",
+            "Any dtype=None",
     # bounds are both tensors or both numbers (clamp(x, 0.5, t) matches neither overload)
     "clamp": ("Tensor input, Tensor? min=None, Tensor? max=None", "Tensor input, Number? min=None, Number? max=None"),
     "clip": ("Tensor input, Tensor? min=None, Tensor? max=None", "Tensor input, Number? min=None, Number? max=None"),
@@ -415,7 +415,7 @@ def _explain(name, args, kwargs, error):
     sig = signature_of(name)
     if sig is None:
         return error
-    if name.startswith("F.") and isinstance(error, ScriptError):
+    if name.startswith("F.") and name not in PRELUDED and isinstance(error, ScriptError):
         return error                    # Python code in PyTorch: the error its own order of reading raised
     public = name.split(".")[-1]
     if isinstance(error, TorchTypeError) and str(error).startswith(f"{public}() received an invalid combination"):

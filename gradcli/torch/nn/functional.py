@@ -1,7 +1,7 @@
 """`torch.nn.functional`: the functional forms of layers, activations and losses."""
 from ... import ops as _ops
 from ...engine import STATE as _STATE, TensorBase as _Tensor
-from ...engine import TorchValueError as _TorchValueError
+from ...engine import TorchTypeError as _TorchTypeError, TorchValueError as _TorchValueError
 
 linear = _ops.linear
 embedding, dropout, layer_norm = _ops.embedding, _ops.dropout, _ops.layer_norm
@@ -91,6 +91,8 @@ def sigmoid(input):
 
 
 def _get_softmax_dim(name, ndim, stacklevel):
+    if not isinstance(stacklevel, int):         # (Python's warnings.warn reads it as an int)
+        raise _TorchTypeError(f"'{type(stacklevel).__name__}' object cannot be interpreted as an integer")
     _STATE.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X "
                 "as an argument.")
     return 0 if ndim in (0, 1, 3) else 1
