@@ -14,7 +14,7 @@ from typing import Callable, NamedTuple
 
 import numpy as np
 
-from ..engine import STATE, TensorBase, TorchRuntimeError
+from ..engine import STATE, TensorBase, TorchNotImplementedError, TorchRuntimeError
 from ..ops import (comparison, indexing, inplace, join, linalg, pointwise, reduction, shape,
                    views)
 from . import _legacy, _signatures
@@ -226,10 +226,30 @@ def _numbers_as_tensors(f):
     def call(input, *args, **kwargs):
         if isinstance(input, (int, float)) and not isinstance(args[0] if args else None, TensorBase):
             from . import tensor
+            if type(input) is int and 2 ** 63 <= input < 2 ** 64:
+                input = _uint64_input(f.__name__, input, args, kwargs)
             input = tensor(input)
         return f(input, *args, **kwargs)
     call.__name__ = f.__name__
     return call
+
+
+def _uint64_input(name, input, args, kwargs):
+    """torch.add(2**63, y) with y a number: PyTorch holds the input as a uint64 number. With a
+    float it is that float; otherwise uint64 meets an integer type PyTorch cannot promote it with
+    (or, twice uint64, has no kernel for), or a float alpha an integral result."""
+    other, alpha = (args[0], kwargs.get("alpha", 1)) if len(args) < 2 else (args[1], args[0])   # (input, alpha, other)
+    if isinstance(other, float) or name == "div" and type(other) is int and other >= 2 ** 63:
+        return float(input)
+    if len(args) >= 2 and isinstance(alpha, float):       # (a keyword alpha is checked after the promotion)
+        raise TorchRuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
+    if type(other) is int and other >= 2 ** 63:
+        raise TorchNotImplementedError('"add_stub" not implemented for \'UInt64\'' if name in ("add", "sub") else
+                                       "gradcli does not implement uint64 tensors (the product of two ints past int64)")
+    if isinstance(other, bool) and name == "sub":
+        pointwise._no_bool_subtraction(False, True)
+    raise TorchRuntimeError("Promotion for uint16, uint32, uint64 types is not supported, attempted to promote UInt64 "
+                            f"and {'Bool' if isinstance(other, bool) else 'Long'}")
 
 
 def _pos(self):
