@@ -253,14 +253,18 @@ EXAMPLES = {
     # torch.nn.functional is Python code in PyTorch: its own order of reading its arguments
     "f-relu-reads-inplace-first": "F.relu((-2, 1, 0), torch.ones(5))",
     "f-softmax-dim-a-str": "F.softmax(x, 'a')",
-    "norm-keepdim-an-int": "x.norm(2, 0, 1)",
     "grad-no-inputs": "torch.autograd.grad((), ())",
     "unsqueeze-in-place-leaf-before-dim": "xg.unsqueeze_(5)",
     "transpose-in-place-leaf-before-dims": "xg.transpose_(0, 5)",
     "nll-loss-target-dtype-before-its-size": "F.nll_loss(torch.ones(5), torch.ones(5))",
     "softmax-implicit-dim-stacklevel-none": "F.softmax(x, None, None)",
-    "norm-dtype-a-tuple": "x.norm(2, dtype=(0, 2))",
     "mse-loss-a-number-input": "F.mse_loss(2**63, x)",
+    "norm-out-with-grad": "torch.norm(xg, out=torch.empty(()))",
+    "backward-fewer-gradients": "torch.autograd.backward([(xg * 2).sum()], [])",
+    "backward-a-str-of-outputs": "torch.autograd.backward('ab')",
+    "randint-like-high-a-vector": "torch.randint_like(x, torch.ones(3))",
+    "fill-long-with-inf": "x.long().fill_(float('inf'))",
+    "full-int-with-nan": "torch.full((2,), float('nan'), dtype=torch.int32)",
 }
 
 
@@ -291,6 +295,10 @@ SAME_TYPE = {
     "clip-huge-number-and-a-tensor": "x.clip_(-2**63-1, torch.ones(1, requires_grad=True))",
     "subtract-huge-number-alpha-a-list": "x.subtract_(-2**63-1, alpha=[])",
     "clamp-a-0d-tensor-needing-grad-and-a-number": "x.clamp(xg.sum(), 2.0)",
+    "norm-keepdim-an-int": "x.norm(2, 0, 1)",
+    "norm-dtype-a-tuple": "x.norm(2, dtype=(0, 2))",
+    "norm-method-has-no-out": "x.norm('fro', out=x)",
+    "norm-keepdim-checked-before-the-order": "x.norm(-2**63-1, 0, 'x')",
 }
 
 
@@ -320,6 +328,8 @@ READS = {
     "softmax-empty": "torch.softmax(torch.ones(2, 0), 1)",
     "floordiv-uint64-number": "(2**63 // x).dtype",
     "add-alpha-a-0d-tensor": "x.add(x, alpha=torch.tensor(2.0))",
+    "backward-an-empty-str": "torch.autograd.backward('')",
+    "norm-into-out": "(lambda o: (torch.norm(x, out=o) is o, o, o._version))(torch.empty(()))",
     "norm-in-a-dtype": "(lambda n: (n, n.grad_fn.name(), torch.autograd.grad(n, xg)[0]))(xg.norm(2, dtype=torch.float64))",
     "logical-not-in-place-on-a-leaf": "(lambda g: (g.logical_not_(), g._version, g.is_leaf, g.grad_fn))("
                                       "torch.ones(2, requires_grad=True))",

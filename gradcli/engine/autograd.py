@@ -20,6 +20,8 @@ def _as_tensor_list(value, what):
         return [value]
     if isinstance(value, (list, tuple)):
         return list(value)
+    if hasattr(value, "__iter__"):          # any iterable, as PyTorch's tuple(tensors) takes it ('' is none)
+        return list(value)
     raise TorchTypeError(f"'{type(value).__name__}' object is not iterable")
 
 
@@ -82,7 +84,14 @@ def _backward(tensors, grad_tensors, retain_graph, create_graph, inputs):
             if not t.requires_grad:
                 raise TorchRuntimeError("can't retain_grad on Tensor that has requires_grad=False")
     _engine_flags(retain_graph, create_graph)
+    _count_gradients(tensors, grad_tensors)
     execute(tensors, grads, bool(retain_graph), bool(create_graph), inputs, accumulate=True, given=grad_tensors)
+
+
+def _count_gradients(outputs, grads):
+    """The engine takes one gradient per output: fewer given (backward(y, [])) is its error."""
+    if grads is not None and not isinstance(grads, TensorBase) and len(grads) != len(outputs):
+        raise TorchRuntimeError(f"got {len(outputs)} tensors and {len(grads)} gradients")
 
 
 def _engine_flags(*flags):
@@ -126,6 +135,7 @@ def _grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unuse
         if not t.requires_grad:
             raise TorchRuntimeError("One of the differentiated Tensors does not require grad")
     _engine_flags(retain_graph, create_graph)
+    _count_gradients(outputs, grad_outputs)
     captured = execute(outputs, grads, bool(retain_graph), bool(create_graph), inputs, accumulate=False)
     result = []
     for i, (t, g) in enumerate(zip(inputs, captured)):

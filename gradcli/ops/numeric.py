@@ -38,6 +38,8 @@ def _scalar_checked(v, np_dtype):
     (fill_, full, masked_fill, clamp, pow): a value that does not fit is a RuntimeError; a
     negative one fits an unsigned type if its magnitude does (uint8 takes -1 as 255)."""
     k = np_dtype.kind
+    if type(v) is float and k in "iu" and not _math.isfinite(v):
+        raise TorchRuntimeError(f"value cannot be converted to type {_CTYPE[np_dtype.name]} without overflow")
     if type(v) in (int, float) and k in "iuf" and _math.isfinite(v):
         if k == "f":
             fits = _b.abs(v) <= np.finfo(np_dtype).max

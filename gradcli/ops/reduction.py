@@ -169,12 +169,31 @@ def prod(t, dim=None, keepdim=False, dtype=None):
     return _record(TABLE["prod_dim"], seq, out, (t,), attrs={"dim": dim, "keepdim": bool(keepdim)})
 
 
-def norm(t, p="fro", dim=None, keepdim=False, dtype=None):
+def norm(t, p="fro", dim=None, keepdim=False, out=None, dtype=None):
+    """torch.norm (Tensor.norm takes no `out`): linalg.vector_norm's, or for a matrix order
+    linalg.matrix_norm's, checks and value."""
+    result = _norm(t, p, dim, keepdim, dtype)
+    if out is None:
+        return result
+    if not isinstance(out, TensorBase):
+        raise TorchTypeError(f"linalg_vector_norm(): argument 'out' must be Tensor, not {type(out).__name__}")
+    if E.STATE.grad_enabled and (t.requires_grad or out.requires_grad):
+        raise TorchRuntimeError("linalg_vector_norm(): functions with out=... arguments don't support automatic "
+                                "differentiation, but one of the arguments requires grad.")
+    out._data = np.asarray(result._data, out._data.dtype if out._data.dtype.kind == "f" else result._data.dtype)
+    out._version_counter.bump()
+    return out
+
+
+def _norm(t, p, dim, keepdim, dtype):
     if isinstance(p, TensorBase):
         p = p.item()
-    if p == "fro" or p is None:
+    if p == "fro" and (dim is None or isinstance(dim, int) or len(dim) <= 2) or p is None:
         p = 2
-    elif isinstance(p, str):
+    elif isinstance(p, str):                    # torch.norm hands it to linalg.matrix_norm
+        if not isinstance(keepdim, (bool, np.bool_)):
+            raise TorchTypeError(f"linalg_matrix_norm() received an invalid combination of arguments - got (Tensor, "
+                                 f"str, list, {type(keepdim).__name__}, dtype={type(dtype).__name__})")
         raise TorchRuntimeError(f"linalg.matrix_norm: Order {p} not supported.")
     if not isinstance(keepdim, (bool, np.bool_)):       # (torch.norm passes it on to linalg.vector_norm)
         raise TorchTypeError(f"linalg_vector_norm(): argument 'keepdim' (position 4) must be bool, not "

@@ -95,7 +95,8 @@ API = (
     Op(R.sum, "sum", "sum"),
     Op(R.mean, "mean", "mean"),
     Op(R.prod, "prod", "prod"),
-    Op(R.norm, "norm", "norm"),
+    Op(R.norm, "norm", "norm", method=lambda self, p="fro", dim=None, keepdim=False, dtype=None:
+       R.norm(self, p, dim, keepdim, dtype=dtype)),                                   # (the method takes no out=)
     Op(R.max, "max", "max"),
     Op(R.min, "min", "min"),
     Op(R.argmax, "argmax", "argmax"),

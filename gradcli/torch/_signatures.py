@@ -78,8 +78,8 @@ SIGNATURES = {
     "cumprod": "Tensor input, int dim, *, dtype? dtype=None",
     "softmax": "Tensor input, int dim, dtype? dtype=None",
     "log_softmax": "Tensor input, int dim, dtype? dtype=None",
-    "norm": "Tensor.layout input, Number|str? p='fro', Dims? dim=None, Any keepdim=False, Any out=None, "
-            "Any dtype=None",
+    "norm": "Tensor.layout input, Number|str? p='fro', Dims? dim=None, bool keepdim=False, Any out=None, "
+            "dtype? dtype=None",
     # bounds are both tensors or both numbers (clamp(x, 0.5, t) matches neither overload)
     "clamp": ("Tensor input, Tensor? min=None, Tensor? max=None", "Tensor input, Number? min=None, Number? max=None"),
     "clip": ("Tensor input, Tensor? min=None, Tensor? max=None", "Tensor input, Number? min=None, Number? max=None"),
@@ -192,6 +192,8 @@ METHOD_SIGNATURES = {
     "Tensor.is_contiguous": "Tensor self, *, Any memory_format=None",
     "Tensor.unbind": "Tensor self, int dim=0",
     "Tensor.split": "Tensor self, int|IntList|OneElement split_size, int dim=0",     # (a tensor is int()-ed)
+    "Tensor.norm": ("Tensor.layout self, Number|str? p='fro', Dims? dim=None, bool keepdim=False, "
+                    "dtype? dtype=None"),            # (no out=)
     "Tensor.split_with_sizes": "Tensor self, Sizes split_sizes, int dim=0",
     "Tensor.chunk": "Tensor self, int chunks, int dim=0",
     "Tensor.tensor_split": ("Tensor self, int sections, int dim=0", "Tensor self, IntList indices, int dim=0",
