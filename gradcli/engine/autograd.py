@@ -89,8 +89,9 @@ def _backward(tensors, grad_tensors, retain_graph, create_graph, inputs):
 
 
 def _count_gradients(outputs, grads):
-    """The engine takes one gradient per output: fewer given (backward(y, [])) is its error."""
-    if grads is not None and not isinstance(grads, TensorBase) and len(grads) != len(outputs):
+    """The engine takes one gradient per output: fewer given (backward(y, [])) is its error (more
+    are cut to the outputs' number by _make_grads' zip)."""
+    if grads is not None and not isinstance(grads, TensorBase) and len(grads) < len(outputs):
         raise TorchRuntimeError(f"got {len(outputs)} tensors and {len(grads)} gradients")
 
 

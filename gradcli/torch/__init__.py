@@ -697,9 +697,9 @@ def randint_like(input, *args, dtype=None, layout=None, device=None, requires_gr
         args += (high,)
     if low is not None:
         args = (low,) + args
-    args = tuple(_int_scalar(a) for a in args)
-    if builtins.any(isinstance(a, Tensor) for a in args):        # (a 0-d integer tensor was read as an int above)
+    if builtins.any(isinstance(a, Tensor) and a._data.ndim for a in args):
         raise TorchRuntimeError("high must be a scalar tensor and on CPU")
+    args = tuple(_int_scalar(a) for a in args)
     bounds = (0, args[0]) if len(args) == 1 else args
     gen = random._gen(generator)
     return _random_like(input, "randint_like", dtype, requires_grad,
