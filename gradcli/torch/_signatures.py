@@ -5,15 +5,18 @@ PyTorch checks every call against the function's signatures before it computes a
 argument, a wrong count a TypeError too. gradcli's functions are plain Python and check little
 up front, so a wrong argument used to surface as whatever NumPy or Python raised inside them.
 
-`checked(name, fn)` wraps a public function: the call runs as before, and only when it fails
-are the arguments checked against SIGNATURES (so a call that works pays nothing but the
-wrapper). A type error found there is what PyTorch raises, and wins over the error the body
-met, as in PyTorch where the parser runs first. Errors that are not about the arguments'
-types keep their own exception, except the few NumPy failures that stand for a PyTorch check
-(shapes that do not broadcast).
+`checked(name, fn)` wraps a public function: its arguments are checked against SIGNATURES
+before the call, as PyTorch's parser checks them, and a call no overload takes raises what
+PyTorch raises without running. What binds is remembered by the arguments' kinds, so a
+repeated call pays a set lookup. When the call itself fails, the arguments are checked again
+(`_explain`): a type error found there wins over the error the body met. Errors that are not
+about the arguments' types keep their own exception, except the few NumPy failures that stand
+for a PyTorch check (shapes that do not broadcast). Functions that are Python code in PyTorch
+(torch.nn.functional's, torch.norm, torch.autograd's) are checked on failure only: their own
+code decides the order in which their arguments are read.
 
-Signature strings mirror PyTorch's Python signatures (a tuple of them: overloads): `Type name[=default]`, `Type?` also
-accepts None, `A|B` either, `Type... name` a variadic list (sizes as `ones(2, 3)` or
+Signature strings mirror PyTorch's Python signatures (a tuple of them: overloads):
+`Type name[=default]`, `Type?` also accepts None, `A|B` either, `Type... name` a variadic list (sizes as `ones(2, 3)` or
 `ones((2, 3))`), and `*` starts the keyword-only parameters. `Tensor.ATTR` is a tensor that
 PyTorch's Python code reads ATTR of first: anything else is an AttributeError there. A method's signature is the
 function's without its first (self) parameter.
