@@ -264,6 +264,8 @@ EXAMPLES = {
     "backward-a-str-of-outputs": "torch.autograd.backward('ab')",
     "randint-like-high-a-vector": "torch.randint_like(x, torch.ones(3))",
     "fill-long-with-inf": "x.long().fill_(float('inf'))",
+    "sub-deprecated-alpha-a-tensor": "torch.sub(x, x, 2)",
+    "add-method-deprecated-alpha-a-tensor": "x.add(x, 2)",
     "full-int-with-nan": "torch.full((2,), float('nan'), dtype=torch.int32)",
 }
 
@@ -299,6 +301,7 @@ SAME_TYPE = {
     "norm-dtype-a-tuple": "x.norm(2, dtype=(0, 2))",
     "norm-method-has-no-out": "x.norm('fro', out=x)",
     "norm-keepdim-checked-before-the-order": "x.norm(-2**63-1, 0, 'x')",
+    "norm-order-a-tensor-needing-grad": "x.norm(xg.sum())",
 }
 
 
@@ -329,6 +332,10 @@ READS = {
     "floordiv-uint64-number": "(2**63 // x).dtype",
     "add-alpha-a-0d-tensor": "x.add(x, alpha=torch.tensor(2.0))",
     "backward-an-empty-str": "torch.autograd.backward('')",
+    "sub-deprecated-alpha-second": "torch.sub(-2, -2, 0.5)",
+    "add-in-place-deprecated-alpha-second": "x.clone().add_(-0.1, x)",
+    "sub-method-two-numbers": "x.sub(2, 3)",
+    "subtract-other-then-alpha": "torch.subtract(x, 2, 3)",
     "norm-into-out": "(lambda o: (torch.norm(x, out=o) is o, o, o._version))(torch.empty(()))",
     "norm-in-a-dtype": "(lambda n: (n, n.grad_fn.name(), torch.autograd.grad(n, xg)[0]))(xg.norm(2, dtype=torch.float64))",
     "logical-not-in-place-on-a-leaf": "(lambda g: (g.logical_not_(), g._version, g.is_leaf, g.grad_fn))("

@@ -91,13 +91,7 @@ def _alpha_check(a, b, alpha):
         raise TorchRuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
 
 
-def _deprecated_alpha_first(b, alpha):
-    """PyTorch's deprecated overloads add/sub(Number alpha, Tensor other): a number, then a tensor."""
-    return (alpha, b) if isinstance(alpha, TensorBase) and not isinstance(b, TensorBase) else (b, alpha)
-
-
 def add(a, b, alpha=1):
-    b, alpha = _deprecated_alpha_first(b, alpha)
     if not isinstance(a, TensorBase):                  # 2 + x: PyTorch calls x.__radd__(2) = add(x, 2)
         a, b = b, a
     if type(alpha) is int and alpha == 1:
@@ -109,7 +103,6 @@ def add(a, b, alpha=1):
 
 
 def sub(a, b, alpha=1):
-    b, alpha = _deprecated_alpha_first(b, alpha)
     alpha = _alpha("sub", alpha)
     if not isinstance(a, TensorBase):                  # 2 - x is rsub(x, 2)
         return rsub(b, a, alpha)

@@ -172,6 +172,10 @@ def prod(t, dim=None, keepdim=False, dtype=None):
 def norm(t, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     """torch.norm (Tensor.norm takes no `out`): linalg.vector_norm's, or for a matrix order
     linalg.matrix_norm's, checks and value."""
+    if isinstance(p, TensorBase):           # a number to linalg's parser only when 0-d and not requiring grad
+        if p._data.ndim or p.requires_grad:
+            raise TorchTypeError("linalg_vector_norm(): argument 'ord' (position 2) must be Number, not Tensor")
+        p = p.item()
     result = _norm(t, p, dim, keepdim, dtype)
     if out is None:
         return result
@@ -186,8 +190,6 @@ def norm(t, p="fro", dim=None, keepdim=False, out=None, dtype=None):
 
 
 def _norm(t, p, dim, keepdim, dtype):
-    if isinstance(p, TensorBase):
-        p = p.item()
     if p == "fro" and (dim is None or isinstance(dim, int) or len(dim) <= 2) or p is None:
         p = 2
     elif isinstance(p, str):                    # torch.norm hands it to linalg.matrix_norm

@@ -235,11 +235,25 @@ def _numbers_as_tensors(f):
     return call
 
 
+# add and sub (not subtract) have PyTorch's deprecated overload (input, Number alpha, other):
+# a third positional argument makes the second one alpha, whatever the types
+_ALPHA_SECOND = {"add", "sub"}
+
+
+def _alpha_second(f):
+    def call(input, *args, **kwargs):
+        if len(args) == 2:
+            args = (args[1], args[0])
+        return f(input, *args, **kwargs)
+    call.__name__ = f.__name__
+    return call
+
+
 def _uint64_input(name, input, args, kwargs):
     """torch.add(2**63, y) with y a number: PyTorch holds the input as a uint64 number. With a
     float it is that float; otherwise uint64 meets an integer type PyTorch cannot promote it with
     (or, twice uint64, has no kernel for), or a float alpha an integral result."""
-    other, alpha = (args[0], kwargs.get("alpha", 1)) if len(args) < 2 else (args[1], args[0])   # (input, alpha, other)
+    other, alpha = args[0], args[1] if len(args) > 1 else kwargs.get("alpha", 1)    # (alpha second: reordered)
     if isinstance(other, float) or name == "div" and type(other) is int and other >= 2 ** 63:
         return float(input)
     if len(args) >= 2 and isinstance(alpha, float):       # (a keyword alpha is checked after the promotion)
@@ -307,7 +321,7 @@ def functions():
     for row in API:
         f = _numbers_as_tensors(row.forward) if row.numbers else row.forward
         for name in _names(row.functions):
-            out[name] = f
+            out[name] = _alpha_second(f) if name in _ALPHA_SECOND else f
     return {name: _checked_function(name, f) for name, f in out.items()}
 
 
@@ -323,9 +337,10 @@ def methods(base):
     m = {}
     for row in API:
         for name in _names(row.methods):
-            m[name] = row.method or row.forward
+            m[name] = row.method or (_alpha_second(row.forward) if name in _ALPHA_SECOND else row.forward)
         for name in _names(row.inplace):
-            m[name] = (_untracked_inplace if row.untracked else _inplace)(row.forward, name, row.cast)
+            forward = _alpha_second(row.forward) if name.rstrip("_") in _ALPHA_SECOND else row.forward
+            m[name] = (_untracked_inplace if row.untracked else _inplace)(forward, name, row.cast)
     m.update(_operators())
     m.update(_random_methods())
     m.update(_legacy.methods(base))

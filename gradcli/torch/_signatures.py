@@ -37,15 +37,17 @@ _DTYPE_KW = "*, dtype? dtype=None, Any device=None, bool requires_grad=False"
 _LIKE_KW = "Any memory_format=None, dtype? dtype=None, Any device=None, bool requires_grad=False"
 _REDUCE = "Tensor input, IntList? dim=None, bool keepdim=False, *, dtype? dtype=None"
 
+# PyTorch's deprecated overload of add and sub: it binds a call, but PyTorch's errors never name it
+_ALPHA_SECOND = "Tensor|Number input, Number alpha, Tensor|Number other"
+DEPRECATED = {_ALPHA_SECOND}
+
 SIGNATURES = {
     **{n: _UNARY for n in ("abs", "exp", "log", "sin", "cos", "tanh", "sigmoid", "relu", "sqrt", "rsqrt",
                           "reciprocal", "square", "neg", "negative", "floor", "ceil", "round", "trunc", "sign",
                           "frac", "t", "logical_not", "bitwise_not", "numel")},
     "clone": "Tensor input, *, Any memory_format=None",
-    "add": ("Tensor|Number input, Tensor|Number other, *, Number alpha=1",
-          "Tensor|Number input, Number alpha, Tensor|Number other"),   # (deprecated: alpha second)
-    "sub": ("Tensor|Number input, Tensor|Number other, *, Number alpha=1",
-          "Tensor|Number input, Number alpha, Tensor|Number other"),   # (deprecated: alpha second)
+    "add": ("Tensor|Number input, Tensor|Number other, *, Number alpha=1", _ALPHA_SECOND),
+    "sub": ("Tensor|Number input, Tensor|Number other, *, Number alpha=1", _ALPHA_SECOND),
     "subtract": ("Tensor|Number input, Tensor|Number other, *, Number alpha=1",
                  "Tensor|Number input, Number other, Number alpha=1"),      # (PyTorch's second overload)
     "mul": "Tensor|Number input, Tensor|Number other",
@@ -429,23 +431,27 @@ def _explain(name, args, kwargs, error):
     overloads = sig if isinstance(sig, tuple) else (sig,)
     problems = [_bind(public, _parsed(s), args, kwargs, method) for s in overloads]
     if None not in problems:
+        if len(problems) > 1:
+            for problem in problems:            # the overload whose types fit, with a value too large
+                if not isinstance(problem, TypeError) or "failed to unpack" in str(problem):
+                    return problem
+            big = _unconvertible_number(args[1 if method else 0:], kwargs,
+                                        [_parsed(s)[1 if method else 0:] for s in overloads])
+            if big is not None:
+                # an overload whose types fit: PyTorch's parser then converts its numbers, and an
+                # int that no Scalar holds stops it there
+                return TorchOverflowError("int too big to convert" if big > 0 else
+                                          "can't convert negative int to unsigned")
+            # the type errors PyTorch reports name only its overloads that are not deprecated
+            problems = [p for p, s in zip(problems, overloads) if s not in DEPRECATED]
         if len(problems) == 1:
             # the same failure the call itself raised: that exception, so that the script and
             # the call's event hold one object (whether the script caught it is read from that)
             same = type(problems[0]) is type(error) and str(problems[0]) == str(error)
             return error if same else problems[0]
-        for problem in problems:                # the overload whose types fit, with a value too large
-            if not isinstance(problem, TypeError) or "failed to unpack" in str(problem):
-                return problem
         plausible = [p for p in problems if not _ARITY.search(str(p))]
         if len(plausible) == 1:                 # one overload takes this many arguments: its own error
             return plausible[0]
-        big = _unconvertible_number(args[1 if method else 0:], kwargs,
-                                    [_parsed(s)[1 if method else 0:] for s in overloads])
-        if big is not None:
-            # PyTorch's parser converts each argument of an overload in turn: an int that no
-            # Scalar holds, where that overload takes a number, stops it there
-            return TorchOverflowError("int too big to convert" if big > 0 else "can't convert negative int to unsigned")
         given = [_type_name(a) for a in args[1 if method else 0:]] + [f"{k}={_type_name(v)}" for k, v in kwargs.items()]
         return TorchTypeError(f"{public}() received an invalid combination of arguments - got ({', '.join(given)}, )")
     if isinstance(error, ScriptError):
