@@ -427,6 +427,7 @@ INTEGER_EDGES = [
     "torch.tensor(300, dtype=torch.uint8)", "torch.tensor(-1, dtype=torch.uint8)", "torch.tensor(-256, dtype=torch.uint8)",
     "torch.tensor([1, 2**40], dtype=torch.int32)", "torch.tensor(200, dtype=torch.int8)", "torch.tensor(2.5e10, dtype=torch.int32)",
     "torch.tensor(3.7, dtype=torch.uint8)", "torch.tensor(2**63, dtype=torch.int64)", "torch.tensor(70000, dtype=torch.float16)",
+    "torch.tensor(float('inf'), dtype=torch.int32)", "torch.tensor([1.0, float('nan')], dtype=torch.uint8)",
     # an int past int64 as the first operand is a uint64 number to PyTorch
     "torch.add(2**63, 1)", "torch.add(2**63, True)", "torch.sub(2**63, True)", "torch.add(2**63, 1.5)",
     "torch.div(2**63, 2**63)", "torch.add(2**63, 2**63)", "torch.add(2**63, -float('inf'), 2**63)",

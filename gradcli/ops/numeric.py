@@ -33,13 +33,15 @@ _CTYPE = {"int64": "int64_t", "int32": "int", "int16": "int16_t", "int8": "int8_
           "float16": "c10::Half", "float32": "float", "float64": "double"}
 
 
-def _scalar_checked(v, np_dtype):
+def _scalar_checked(v, np_dtype, type_name=None):
     """A Python number as a value of this dtype the way PyTorch's checked conversion takes it
-    (fill_, full, masked_fill, clamp, pow): a value that does not fit is a RuntimeError; a
-    negative one fits an unsigned type if its magnitude does (uint8 takes -1 as 255)."""
+    (fill_, full, masked_fill, clamp, pow; torch.tensor names the type `type_name`): a value
+    that does not fit is a RuntimeError; a negative one fits an unsigned type if its magnitude
+    does (uint8 takes -1 as 255)."""
     k = np_dtype.kind
     if type(v) is float and k in "iu" and not _math.isfinite(v):
-        raise TorchRuntimeError(f"value cannot be converted to type {_CTYPE[np_dtype.name]} without overflow")
+        raise TorchRuntimeError(f"value cannot be converted to type {type_name or _CTYPE[np_dtype.name]} "
+                                "without overflow")
     if type(v) in (int, float) and k in "iuf" and _math.isfinite(v):
         if k == "f":
             fits = _b.abs(v) <= np.finfo(np_dtype).max
@@ -47,7 +49,8 @@ def _scalar_checked(v, np_dtype):
             info = np.iinfo(np_dtype)
             fits = (-info.max if k == "u" else info.min) <= v <= info.max
         if not fits:
-            raise TorchRuntimeError(f"value cannot be converted to type {_CTYPE[np_dtype.name]} without overflow")
+            raise TorchRuntimeError(f"value cannot be converted to type {type_name or _CTYPE[np_dtype.name]} "
+                                "without overflow")
         if k in "iu":
             return _scalar_as(int(v), np_dtype)
     return v
@@ -66,10 +69,15 @@ def _scalar_as(v, np_dtype):
     return np_dtype.type(v)
 
 
-def _check_operand(v, what="other"):
-    if type(v) is int and not -2 ** 63 <= v < 2 ** 64:          # a Scalar holds int64 and uint64
+def _scalar_in_range(v):
+    """A Python int as a Scalar, which holds int64 and uint64: PyTorch's error past that."""
+    if type(v) is int and not -2 ** 63 <= v < 2 ** 64:
         from ..engine import TorchOverflowError
         raise TorchOverflowError("int too big to convert" if v > 0 else "can't convert negative int to unsigned")
+
+
+def _check_operand(v, what="other"):
+    _scalar_in_range(v)
     if isinstance(v, TensorBase) or isinstance(v, (int, float, bool)):
         return
     raise TorchTypeError(f"unsupported operand type for tensor operation: '{type(v).__name__}'")

@@ -9,9 +9,9 @@ import numpy as np
 from .. import engine as E
 from ..engine import CONFIG, vml
 from ..engine import STATE, TensorBase, result_type
-from ..engine import TorchNotImplementedError, TorchOverflowError, TorchRuntimeError, TorchTypeError
+from ..engine import TorchNotImplementedError, TorchRuntimeError, TorchTypeError
 from .numeric import (_CONST32, _F32, _SCALAR_NAME, _arr, _check_operand, _number_operand, _scalar_checked,
-                      broadcast_shapes)
+                      _scalar_in_range, broadcast_shapes)
 from .record import (_EMPTY, _META, _begin, _check_broadcast, _check_like, _check_numel, _compact_saver, _input_meta,
                      _numel, _record, _record_binary, _save)
 from .table import TABLE
@@ -265,12 +265,6 @@ def remainder(a, b):
     if isinstance(b, TensorBase):
         return _record(TABLE["remainder_tensor"], seq, out, (a, b))
     return _record(TABLE["remainder"], seq, out, (a,))
-
-
-def _scalar_in_range(v):
-    """A Python int operand of floor_divide and remainder is a Scalar, which holds int64 and uint64."""
-    if type(v) is int and not -2 ** 63 <= v < 2 ** 64:
-        raise TorchOverflowError("int too big to convert" if v > 0 else "can't convert negative int to unsigned")
 
 
 def _nograd(out):

@@ -9,10 +9,10 @@ from .. import engine as E
 from ..engine import CONFIG, TensorBase
 from ..engine import TorchIndexError, TorchRuntimeError, TorchTypeError
 from ..engine import TorchNotImplementedError as TorchNotImplementedError_
-from .numeric import _SCALAR_NAME, _dims, _norm_dim, _raw_dims
+from .numeric import _SCALAR_NAME, _dims, _norm_dim, _raw_dims, _scalar_in_range
 from .record import _begin, _check_like, _check_reads, _check_reduced, _record
 from .table import TABLE
-from .pointwise import _scalar_in_range, maximum, minimum, to_dtype
+from .pointwise import maximum, minimum, to_dtype
 
 
 def _arg_extreme(name, pick):

@@ -233,21 +233,19 @@ as_tensor = tensor
 
 
 def _checked_integers(values, np_dt):
-    """Python numbers stored into an integer dtype as torch.tensor stores them: a value outside
-    the type is refused (an unsigned type takes a negative int of its magnitude, wrapped: -1 is
-    255), a float is truncated."""
+    """Python numbers stored into an integer dtype as torch.tensor stores them: past int64 an int
+    is not unpacked; otherwise PyTorch's checked conversion (ops._scalar_checked) decides a value
+    outside the type's plain range (a negative int into an unsigned type wraps, nan is refused)."""
     info = np.iinfo(np_dt)
-    lo = -info.max if np_dt.kind == "u" else info.min
+    low = info.min if np_dt.kind == "i" else 0
     out = values
     for k, v in enumerate(values):
-        if type(v) in (_py_int, _py_float) and _math.isfinite(v) and not lo <= v <= info.max:
+        if type(v) in (_py_int, _py_float) and not low <= v <= info.max:
             if type(v) is _py_int and not -2 ** 63 <= v < 2 ** 63:
                 raise TorchValueError("Overflow when unpacking long long")
-            raise TorchRuntimeError(f"value cannot be converted to type {np_dt.name} without overflow")
-        if type(v) is _py_int and v < 0 and np_dt.kind == "u":
             if out is values:
                 out = list(values)
-            out[k] = v + info.max + 1
+            out[k] = _ops._scalar_checked(v, np_dt, np_dt.name)
     return out
 
 
