@@ -191,7 +191,7 @@ def _inplace(f, name, cast=False):
     return method
 
 
-def _untracked_inplace(f, name, cast=True):
+def _untracked_inplace(f, name):
     """x.logical_not_(): PyTorch writes the result into x outside autograd (a leaf that requires
     grad may be changed; x keeps its grad_fn), and x's version moves."""
     def method(self, *args, **kwargs):
@@ -340,7 +340,7 @@ def methods(base):
             m[name] = row.method or (_alpha_second(row.forward) if name in _ALPHA_SECOND else row.forward)
         for name in _names(row.inplace):
             forward = _alpha_second(row.forward) if name.rstrip("_") in _ALPHA_SECOND else row.forward
-            m[name] = (_untracked_inplace if row.untracked else _inplace)(forward, name, row.cast)
+            m[name] = _untracked_inplace(forward, name) if row.untracked else _inplace(forward, name, row.cast)
     m.update(_operators())
     m.update(_random_methods())
     m.update(_legacy.methods(base))

@@ -268,14 +268,13 @@ def checked(name, fn):
     # torch function it calls checks `input`.
     up_front = bool(overloads) and not name.startswith("F.") and \
         not any("Outputs" in o or "Inputs" in o or o.startswith("Tensor.") for o in overloads)
-    tensor_free = _tensor_positions(overloads, name.startswith("Tensor."))
     plain, bound = set(), set()
     own_text = name in OWN_TEXTS
 
     def call(*args, **kwargs):
         problem = None
         if up_front and (kwargs or tuple(map(type, args)) not in plain):
-            problem = _check_first(name, args, kwargs, plain, bound, tensor_free)
+            problem = _check_first(name, args, kwargs, plain, bound)
             if problem is not None and not own_text:
                 raise problem
         try:
@@ -306,7 +305,7 @@ _PLAIN_TYPES = (float, bool, str, type(None), DType)
 OWN_TEXTS = {"rand", "randn", "normal", "Tensor.random_"}
 
 
-def _check_first(name, args, kwargs, plain, bound, tensor_free):
+def _check_first(name, args, kwargs, plain, bound):
     """The error PyTorch's parser raises for this call, or None (remembering what binds)."""
     key = _kinds(args, kwargs)
     if key is not None and key in bound:
@@ -317,6 +316,7 @@ def _check_first(name, args, kwargs, plain, bound, tensor_free):
     if key is None:
         return None
     bound.add(key)
+    tensor_free = _tensor_positions(name)
     if not kwargs and all(isinstance(a, _PLAIN_TYPES) and type(a) is not int or
                           isinstance(a, TensorBase) and i < len(tensor_free) and tensor_free[i]
                           for i, a in enumerate(args)):
@@ -346,15 +346,22 @@ def _kind(v, nested=False):
     return t
 
 
-def _tensor_positions(overloads, method):
-    """Per positional argument (a method's self first): whether every overload takes any tensor
-    there, so that a tensor's type alone tells whether it binds."""
-    lists = [[p for p in _parse(o) if not p.keyword_only] for o in overloads]
-    if not lists:
-        return ()
-    return tuple(all(i < len(ps) and any(t == "Any" or t.startswith("Tensor") and t != "TensorList"
-                                         for t in ps[i].types) for ps in lists)
-                 for i in range(max(map(len, lists))))
+def _tensor_positions(name):
+    """Per positional argument (a method's self first): whether every overload of `name` takes
+    any tensor there, so that a tensor's type alone tells whether it binds. Worked out on the
+    first call that binds, not at import."""
+    positions = _TENSOR_POSITIONS.get(name)
+    if positions is None:
+        sig = signature_of(name)
+        lists = [[p for p in _parsed(o) if not p.keyword_only] for o in (sig if isinstance(sig, tuple) else (sig,))]
+        positions = _TENSOR_POSITIONS[name] = tuple(
+            all(i < len(ps) and any(t == "Any" or t.startswith("Tensor") and t != "TensorList" for t in ps[i].types)
+                for ps in lists)
+            for i in range(max(map(len, lists))))
+    return positions
+
+
+_TENSOR_POSITIONS = {}
 
 
 def is_checked(fn):
