@@ -517,6 +517,31 @@ case("inplace-with-overlapping-operands-and-saved-view-outputs", """
         print('RuntimeError:', e)
     """)
 
+probes("metadata-and-dtype-methods", """
+x = torch.ones(2, 3)
+v = x[:, 1:]
+""", ["x.ndimension()", "x.nbytes", "x.itemsize", "torch.ones(3, dtype=torch.int64).itemsize",
+      "torch.ones(2, dtype=torch.bool).nbytes", "x.is_signed()", "x.byte().is_signed()", "x.bool().is_signed()",
+      "x.char().is_signed()", "x.half().is_signed()", "x.int().is_signed()", "x.is_complex()", "x.is_cpu",
+      "x.is_inference()", "v.storage_offset()", "x[1].storage_offset()", "x.t().storage_offset()",
+      "x[1][2:].storage_offset()", "x[:, 2].storage_offset()", "torch.ones(0)[0:].storage_offset()",
+      "x.is_same_size(v)", "x.is_same_size(x.clone())", "x.is_same_size(3)", "x.half()", "x.short()", "x.byte()",
+      "x.char()", "x.half().dtype", "x.half().itemsize", "x.clone().requires_grad_().half()",
+      "x.half().short().float()", "torch.tensor([-1.5, 2.7]).byte()", "torch.tensor([100., -3.7]).char()",
+      "torch.tensor([70000., 1e-8, 0.1]).half()", "torch.tensor([1.5, -2.5]).short()",
+      "torch.tensor([True, False]).half()", "torch.tensor([3, -1]).byte()"])
+NO_ARGUMENTS = textwrap.dedent("""
+import torch
+x = torch.ones(2, requires_grad=True)
+for n in ("dim numel item tolist numpy detach detach_ retain_grad cpu float double int long bool is_floating_point "
+          "t t_ zero_ half short char byte ndimension is_signed is_complex is_inference storage_offset").split():
+    for call in ("(1)", "(1, 2)", "(a=1)"):
+        try:
+            eval(f"x.clone().{n}{call}")
+        except Exception as e:
+            print(n, call, type(e).__name__, e)
+""")
+
 ANOMALY = {
     "nan-check": """
         import torch
@@ -576,3 +601,11 @@ def test_tensor_api_cases(cid):
         assert_same(CASES[cid])
     except AssertionError as e:             # no costly traceback: the message has the script and the diff
         pytest.fail(str(e), pytrace=False)
+
+
+def test_methods_without_arguments_refuse_them_as_pytorch_does():
+    """PyTorch's methods without an argument parser raise CPython's own TypeError, which names
+    the method's class as a script sees it ("TensorBase.dim()"): the oracle's tracing would show
+    another class, so real torch runs this script uninstrumented."""
+    from oracle import run_torch
+    assert_same(NO_ARGUMENTS, torch_facts=run_torch(NO_ARGUMENTS, instrument=False))

@@ -273,9 +273,16 @@ def _pos(self):
     return self
 
 
+def _storage_offset(self):
+    """Where this tensor starts in its storage, in elements: a view's distance from its base."""
+    base = self._base if self._base is not None else self
+    start, data = base._data.__array_interface__["data"][0], self._data
+    return (data.__array_interface__["data"][0] - start) // data.itemsize if data.size else 0
+
+
 def _operators():
     """The dunder methods and the few other methods and properties with no function of their own."""
-    from . import bool as bool_, float32, float64, int32, int64
+    from . import bool as bool_, float16, float32, float64, int8, int16, int32, int64, uint8
     to = pointwise.to_dtype
     m = {}
     for f, op, rop in ARITHMETIC:
@@ -310,6 +317,19 @@ def _operators():
     m["long"] = lambda self: to(self, int64)
     m["int"] = lambda self: to(self, int32)
     m["bool"] = lambda self: to(self, bool_)
+    m["half"] = lambda self: to(self, float16)
+    m["short"] = lambda self: to(self, int16)
+    m["char"] = lambda self: to(self, int8)
+    m["byte"] = lambda self: to(self, uint8)
+    m["ndimension"] = lambda self: self._data.ndim
+    m["nbytes"] = property(lambda self: self._data.nbytes)
+    m["itemsize"] = property(lambda self: self._data.itemsize)
+    m["is_cpu"] = property(lambda self: True)
+    m["is_signed"] = lambda self: self._data.dtype.kind in "if"
+    m["is_complex"] = lambda self: False
+    m["is_inference"] = lambda self: False
+    m["storage_offset"] = _storage_offset
+    m["is_same_size"] = lambda self, other: self._data.shape == other._data.shape
     m["contiguous"] = lambda self, memory_format=None: self if self._data.flags.c_contiguous else P.clone(self)
     m["is_contiguous"] = lambda self, memory_format=None: bool(self._data.flags.c_contiguous)
     return m

@@ -234,7 +234,9 @@ METHOD_SIGNATURES = {
                        "Tensor self, int to, *, Any generator=None"),
     **{f"Tensor.{n}": "Tensor self" for n in (
         "dim", "numel", "item", "tolist", "numpy", "detach", "detach_", "retain_grad", "cpu", "float", "double",
-        "int", "long", "bool", "is_floating_point", "t", "t_", "zero_")},
+        "int", "long", "bool", "is_floating_point", "t", "t_", "zero_", "half", "short", "char", "byte",
+        "ndimension", "is_signed", "is_complex", "is_inference", "storage_offset")},
+    "Tensor.is_same_size": "Tensor self, Tensor other",
 }
 
 
@@ -473,8 +475,16 @@ def _explain(name, args, kwargs, error):
     return error
 
 
+# Tensor methods PyTorch defines with no argument parser (C's METH_NOARGS): CPython's own errors
+NO_ARGUMENTS = {"dim", "numel", "item", "tolist", "detach", "detach_", "retain_grad", "is_floating_point", "t", "t_",
+                "zero_", "ndimension", "is_signed", "is_complex", "is_inference", "storage_offset"}
+
+
 def _bind(public, params, args, kwargs, method):
     """A TorchTypeError for the first argument PyTorch's parser would refuse, or None."""
+    if method and public in NO_ARGUMENTS and (kwargs or len(args) > 1):
+        return TorchTypeError(f"TensorBase.{public}() takes no keyword arguments" if kwargs else
+                              f"TensorBase.{public}() takes no arguments ({len(args) - 1} given)")
     positional = [p for p in params if not p.keyword_only]
     shown = positional[1:] if method else positional          # a method's self is not counted
     values = {}
