@@ -23,7 +23,6 @@ function's without its first (self) parameter.
 """
 from __future__ import annotations
 
-import operator
 import re
 
 import numpy as np
