@@ -582,6 +582,134 @@ for expr in ["a.norm(dim=0)", "a.norm(p=1, dim=-1)", "a.norm(dim=0, keepdim=True
              "a.norm(p=3, dim=(0,))"]:
     case(expr, ())
 
+# ============================================================================ pointwise maths (session 9)
+UNIT = dict(low=-0.9, high=0.9)              # asin, acos, atanh, erfinv: inside (-1, 1)
+MATHS = [("log1p", dict(low=-0.5, high=2.0)), ("expm1", {}), ("log2", POS), ("log10", POS), ("exp2", {}),
+         ("tan", dict(low=-1.2, high=1.2)), ("asin", UNIT), ("acos", UNIT), ("atan", {}), ("sinh", {}), ("cosh", {}),
+         ("asinh", {}), ("acosh", dict(low=1.1, high=3.0)), ("atanh", UNIT), ("erf", {}), ("erfc", {}),
+         ("erfinv", UNIT), ("sinc", {}), ("deg2rad", {}), ("rad2deg", {}), ("logit", dict(low=0.05, high=0.95)),
+         ("nan_to_num", {}), ("positive", {}), ("fix", {})]
+for name, kw in MATHS:
+    for shape in SHAPES:
+        case(f"a.{name}()", In(shape, **kw))
+    case(f"torch.{name}(a)", In((2, 3), **kw))
+    case(f"a.{name}()", In((3,), dtype="float64", **kw))
+    case(f"torch.{name}(a)", In((2, 3), rg=False, ints=True, low=0, high=3))
+    if name != "positive":
+        case(f"(a * 1).{name}_()", In((2, 3), **kw))
+        case(f"a.clone().{name}_()", In((3,), rg=False, ints=True, low=0, high=3))
+for alias, kw in [("arcsin", UNIT), ("arccos", UNIT), ("arctan", {}), ("arcsinh", {}),
+                  ("arccosh", dict(low=1.1, high=3.0)), ("arctanh", UNIT)]:
+    case(f"torch.{alias}(a)", In((2, 3), **kw))
+    case(f"(a * 1).{alias}_()", In((2, 3), **kw))
+# values at the edges of each domain: infinities, nan, zeros, +-1
+EDGES = [0.0, -0.0, 1.0, -1.0, 0.5, 2.0, -3.5, 20.0, -20.0, 100.0, inf_ := float("inf"), -inf_, float("nan")]
+for name in ("log1p", "expm1", "log2", "log10", "exp2", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh",
+             "acosh", "atanh", "erf", "erfc", "erfinv", "sinc", "logit", "nan_to_num"):
+    case(f"a.{name}()", In(values=EDGES), id=f"{name} at the edges", backward=False, second_order=False)
+case("a.sinc()", In(values=[0.0, 1.0, -2.0, 0.25]))
+case("a.logit(0.1)", In(values=[0.05, 0.1, 0.5, 0.95, 0.9]))
+case("torch.logit(a, eps=0.25)", (2, 3))
+case("a.logit()", In(values=[-0.5, 0.0, 0.5, 1.0, 1.5]), second_order=False)
+case("a.nan_to_num()", In(values=[float("nan"), inf_, -inf_, 1.5]))
+case("a.nan_to_num(nan=1.0, posinf=2.0, neginf=-3.0)", In(values=[float("nan"), inf_, -inf_, 1.5]))
+case("torch.nan_to_num(a, 0.5)", In(values=[float("nan"), inf_, 2.0], dtype="float64"))
+case("+a", In((2, 3), rg=False, dtype="bool", values=[[True, False, True], [False, False, True]]))
+case("torch.positive(a)", In((3,), rg=False, values=[True, False, True]))
+case("torch.fix(a)", In((3,), rg=False, values=[True, False, True]))
+
+# two operands: broadcasting, either side requiring grad, dtypes
+for name, a_kw, b_kw in [("atan2", {}, {}), ("hypot", {}, {}), ("fmod", {}, POS), ("xlogy", {}, POS),
+                         ("copysign", {}, {}), ("logaddexp", {}, {}), ("logaddexp2", {}, {}), ("fmax", {}, {}),
+                         ("fmin", {}, {}), ("true_divide", {}, POS), ("float_power", POS, {})]:
+    for sa, sb in [((2, 3), (2, 3)), ((2, 3), (3,)), ((), (2, 3)), ((2, 1, 4), (3, 1))]:
+        case(f"torch.{name}(a, b)", In(sa, **a_kw), In(sb, **b_kw))
+    case(f"a.{name}(b)", In((2, 3), rg=False, **a_kw), In((3,), **b_kw))
+    case(f"a.{name}(b)", In((2, 3), **a_kw), In((2, 3), rg=False, **b_kw))
+    case(f"torch.{name}(a, b)", In((3,), dtype="float64", **a_kw), In((3,), **b_kw))
+    case(f"(a * 1).{name}_(b)" if name not in ("logaddexp", "logaddexp2", "fmax", "fmin") else f"a.{name}(b)",
+         In((2, 3), dtype="float64" if name == "float_power" else None, **a_kw), In((3,), **b_kw))
+for expr in ["torch.atan2(a, b)", "torch.arctan2(a, b)", "torch.fmod(a, b)", "torch.xlogy(a, b)",
+             "torch.copysign(a, b)", "torch.fmax(a, b)", "torch.fmin(a, b)", "torch.true_divide(a, b)",
+             "torch.float_power(a, b)"]:
+    case(expr, In((2, 3), rg=False, ints=True, low=1, high=5), In((3,), rg=False, ints=True, low=1, high=4))
+for expr in ["torch.fmod(a, 0.75)", "a.fmod(-2)", "torch.xlogy(a, 2.5)", "torch.xlogy(3, a)", "torch.xlogy(0.0, a)",
+             "a.copysign(-1.0)", "a.copysign(0.0)", "torch.true_divide(a, 4)", "a.float_power(2)",
+             "torch.float_power(a, 0.5)", "torch.float_power(2, a)", "torch.float_power(a, -1)",
+             "(a * 1).fmod_(1.5)", "(a * 1).xlogy_(3)", "(a * 1).copysign_(-2)", "(a * 1).true_divide_(3)"]:
+    case(expr, In((2, 3), **POS))
+    case(expr, In((3,), dtype="float64", **POS))
+# ties, zeros, nan: which operand takes the gradient
+TIES = [[1.0, -0.0, float("nan"), 2.0, float("nan"), 0.0]]
+TIES_B = [[1.0, 0.0, 1.0, float("nan"), float("nan"), -2.0]]
+for name in ("fmax", "fmin", "copysign", "atan2", "hypot", "xlogy", "logaddexp", "logaddexp2"):
+    case(f"torch.{name}(a, b)", In(values=TIES), In(values=TIES_B), id=f"{name}: ties, zeros, nan")
+case("torch.logaddexp(a, b)", In(values=[inf_, -inf_, inf_, 1.0, -inf_]), In(values=[inf_, -inf_, -inf_, 2.0, 3.0]),
+     second_order=False)
+case("torch.xlogy(a, b)", In(values=[0.0, 0.0, 2.0, 1.0]), In(values=[0.0, float("nan"), 0.0, 3.0]))
+case("torch.fmod(a, b)", In(values=[5.5, -5.5, 5.5, -5.5, 0.0]), In(values=[2.0, 2.0, -2.0, -2.0, 1.0]))
+case("a.fmod(b)", In((4,), rg=False, ints=True, low=-9, high=9), In((4,), rg=False, ints=True, low=1, high=4))
+case("torch.fmod(a, 3)", In((4,), rg=False, ints=True, low=-9, high=9))
+
+# three operands
+for sa, sb, sc in [((2, 3), (2, 3), (2, 3)), ((2, 3), (3,), ()), ((3,), (2, 1), (2, 3)), ((), (), ())]:
+    case("torch.lerp(a, b, c)", In(sa), In(sb), In(sc))
+    case("torch.lerp(a, b, 0.3)", In(sa), In(sb))
+    case("torch.addcmul(a, b, c)", In(sa), In(sb), In(sc))
+    case("torch.addcdiv(a, b, c, value=0.5)", In(sa), In(sb), In(sc, **POS))
+for rg in [(True, False, False), (False, True, False), (False, False, True)]:
+    case("torch.lerp(a, b, c)", *(In((2, 3), rg=r) for r in rg))
+    case("torch.addcmul(a, b, c, value=-2)", *(In((2, 3), rg=r) for r in rg))
+    case("torch.addcdiv(a, b, c)", *(In((2, 3), rg=r) for r in rg[:2]), In((2, 3), rg=rg[2], **POS))
+case("a.lerp(b, 0.75)", (2, 3), (2, 3))
+case("a.lerp(b, 1)", (2, 3), (3,))
+case("a.lerp(b, c)", (2, 3), (2, 3), In(values=[-0.5, 0.5, 1.5]))
+case("a.lerp(b, c)", (2, 3), (2, 3), In(values=[0.49, -0.49, 0.51]))
+case("(a * 1).lerp_(b, 0.25)", (2, 3), (3,))
+case("(a * 1).lerp_(b, c)", (2, 3), (3,), (2, 3))
+case("torch.lerp(a, b, c)", In((3,), dtype="float64"), In((3,), dtype="float64"), In((), rg=False, dtype="float64"))
+case("a.addcmul(b, c, value=0.5)", (2, 3), (3,), (2, 1))
+case("(a * 1).addcmul_(b, c)", (2, 3), (3,), (2, 1))
+case("(a * 1).addcdiv_(b, c, value=3)", (2, 3), (3,), In((2, 1), **POS))
+case("torch.addcmul(a, b, c, value=2.5)", In((3,), dtype="float64"), (3,), (3,))
+case("torch.addcmul(a, b, c)", In((3,), rg=False, ints=True), In((3,), rg=False, ints=True),
+     In((3,), rg=False, ints=True))
+case("a.clone().addcmul_(b, c, value=2.5)", In((3,), rg=False, ints=True), In((3,), rg=False, ints=True),
+     In((3,), rg=False, ints=True))
+case("torch.addcdiv(a, b, c)", (3,), In((3,), rg=False, ints=True), In((3,), rg=False, ints=True, low=1, high=4))
+case("torch.addcdiv(a, b, c)", In((3,), rg=False, ints=True), (3,), In((3,), rg=False, ints=True, low=1, high=4))
+
+# PyTorch's errors
+for expr, specs in [
+        ("torch.hypot(a, b)", (In((3,), rg=False, ints=True), In((3,), rg=False, ints=True))),
+        ("torch.logaddexp(a, b)", (In((3,), rg=False, ints=True), In((3,), rg=False, ints=True))),
+        ("torch.logaddexp2(a, b)", (In((3,), rg=False, values=[True, False, True]), In((3,), rg=False, ints=True))),
+        ("torch.atan2(a, b)", ((3,), (2,))),
+        ("torch.fmod(a, 0)", (In((3,), rg=False, ints=True),)),
+        ("torch.fmod(a, b)", (In((3,), rg=False, ints=True), In((3,), rg=False, ints=True, low=0, high=1))),
+        ("torch.fmod(a, b)", (In((3,), rg=False, values=[True, False, True]),
+                              In((3,), rg=False, values=[True, True, True]))),
+        ("torch.lerp(a, b, 0.5)", (In((3,), rg=False, ints=True), In((3,), rg=False, ints=True))),
+        ("torch.lerp(a, b, c)", (In((3,), rg=False, ints=True), In((3,), rg=False, ints=True),
+                                 In((3,), rg=False, ints=True))),
+        ("torch.lerp(a, b, 0.5)", ((3,), In((3,), dtype="float64"))),
+        ("torch.lerp(a, b, c)", ((3,), (3,), In((3,), dtype="float64"))),
+        ("torch.lerp(a, b, c)", ((3,), (3,), In((3,), rg=False, ints=True))),
+        ("torch.lerp(a, b, 0.5)", ((3,), (2,))),
+        ("(a * 1).lerp_(b, 0.5)", ((3,), (2, 3))),
+        ("torch.addcmul(a, b, c)", ((3,), (2,), (3,))),
+        ("(a * 1).addcmul_(b, c)", ((3,), (2, 3), (3,))),
+        ("torch.addcdiv(a, b, c)", (In((3,), rg=False, ints=True), In((3,), rg=False, ints=True),
+                                    In((3,), rg=False, ints=True, low=1, high=3))),
+        ("(a * 1).float_power_(2)", ((3,),)),
+        ("(a * 1).atan2_(b)", (In((3,), rg=False, ints=True), (3,))),
+        ("a.clone().log1p_()", (In((3,), rg=False, ints=True),)),
+        ("+a", (In((3,), rg=False, values=[True, False, True]),)),
+        ("torch.fix(a)", (In((3,), rg=False, values=[True, False, True]),)),
+        ("a.log1p_()", ((3,),))]:
+    case(expr, *specs)
+
+
 # ============================================================================ the test
 
 

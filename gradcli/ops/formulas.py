@@ -558,3 +558,25 @@ def _bce_double_backward_target(g, grad_output, x, y, weight, reduction):
     res = _weighted_mean(-g * grad_output, weight, 0, 1)
     res = res / np.maximum((1 - x) * x, _BCE_EPS)
     return res / y.size if reduction == 1 else res
+
+
+# -- pointwise maths (session 9)
+def _sinc_backward(m, g, self):
+    """PyTorch's sinc_backward: g * (pi x cos(pi x) - sin(pi x)) / (pi x^2), 0 where pi x^2 is 0."""
+    self_pi = m.mul_scalar(self, math.pi)
+    self_squared_pi = m.mul_scalar(self * self, math.pi)
+    out = g * (self_pi * m.cos(self_pi) - m.sin(self_pi)) / self_squared_pi
+    return m.where(_arr_of(self_squared_pi) == 0.0, m.constant(np.zeros((), _dtype_of(g))), out)
+
+
+def _copysign_self_backward(m, g, self, result):
+    """PyTorch's copysign_tensor_self_backward: g * (result / self), 0 where self is 0."""
+    return g * m.masked_fill(result / self, _arr_of(self) == 0, 0)
+
+
+def _logit_backward(m, g, self, eps):
+    """g / (x (1 - x)) inside [eps, 1 - eps] (0 outside), or inside [0, 1] (nan outside) without eps."""
+    x = _arr_of(self)
+    lo, hi, outside = (0.0, 1.0, np.nan) if eps is None else (eps, 1.0 - eps, 0.0)
+    inside = np.logical_and(x >= lo, x <= hi)
+    return m.where(inside, g / (self * m.rsub_scalar(self, 1.0)), m.constant(np.full((), outside, _dtype_of(self))))

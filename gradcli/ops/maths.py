@@ -689,3 +689,66 @@ class _NumpyMath(E._NumpyMath):
 
 NUMPY_MATH = _NumpyMath()         # the maths backward formulas run on: arrays
 TENSOR_MATH = _TensorMath()       # the same names as differentiable tensor ops, under create_graph
+
+
+# -- pointwise maths (session 9): the functions their gradients call, on arrays (PyTorch's
+# rounding) and as recorded nodes
+from . import pointwise as _P                                                    # noqa: E402
+from .formulas import _copysign_self_backward, _logit_backward, _sinc_backward   # noqa: E402
+from .numeric import _SCALAR_NAME, _arr_of                                       # noqa: E402
+from ..engine import TorchRuntimeError                                           # noqa: E402
+
+
+def _not_implemented(what):
+    raise TorchNotImplementedError_(f"the derivative for '{what}' is not implemented.")
+
+
+def _trunc_divide_node(a, b):
+    """div(a, b, rounding_mode="trunc") as a node (DivBackward2), as fmod's gradient records it."""
+    seq = _begin(a, b)
+    with np.errstate(all="ignore"):
+        out = np.trunc(a._data / b._data)
+    return _record(TABLE["div_floor"], seq, out, (a, b), attrs={"rounding_mode": "trunc"})
+
+
+def _fmax_taken(self, other, compare):
+    """Where fmax (compare >=) or fmin (<=) takes self: self wins ties, and a nan other."""
+    a, b = _arr_of(self), _arr_of(other)
+    return compare(a, b) | np.isnan(b)
+
+
+def _rdiv_scalar(a, s):
+    """A number divided by a tensor as PyTorch's C++ `s / a` computes it: a tensor like `a`
+    filled with s, divided in place by a (so an integer `a` cannot hold the quotient)."""
+    dtype = _arr_of(a).dtype
+    if dtype.kind != "f":
+        raise TorchRuntimeError("result type Float can't be cast to the desired output type "
+                                f"{_SCALAR_NAME[dtype.name]}")
+    if isinstance(a, TensorBase):
+        return _P.div(CONFIG.tensor(np.full(a._data.shape, s, dtype)), a)
+    return np.asarray(s, dtype) / a
+
+
+def _atan2_recip(m, self, other):
+    """1 / (self^2 + other^2), 0 where that sum is 0 (atan2's gradient at the origin is 0)."""
+    denom = self * self + other * other
+    return m.masked_fill(m.reciprocal(denom), _arr_of(denom) == 0, 0)
+
+
+for _name, _array, _tensor in (
+        ("not_implemented", _not_implemented, _not_implemented),
+        ("rsqrt", _P._rsqrt, _P.rsqrt), ("sinh", _P._sinh, _P.sinh), ("cosh", _P._cosh, _P.cosh),
+        ("exp2", _P._exp2, _P.exp2), ("erfinv", _P._erfinv, _P.erfinv),
+        ("reciprocal", lambda a: np.asarray(1 / a, a.dtype), _P.reciprocal),
+        ("rsub_scalar", lambda a, s: np.asarray(s, a.dtype) - a, lambda a, s: _P.rsub(a, s)),
+        ("rdiv_scalar", _rdiv_scalar, _rdiv_scalar),
+        ("isfinite", np.isfinite, lambda a: CONFIG.tensor(np.isfinite(a._data))),
+        ("trunc_divide", lambda a, b: np.trunc(a / b), _trunc_divide_node),
+        ("xlogy", _P.xlogy_data, _P.xlogy), ("fmax_taken", _fmax_taken, _fmax_taken)):
+    setattr(_NumpyMath, _name, staticmethod(_array))
+    setattr(_TensorMath, _name, staticmethod(_tensor))
+# formulas written against `m`, each bound to its namespace
+for _name, _formula in (("atan2_recip", _atan2_recip), ("sinc_backward", _sinc_backward),
+                        ("copysign_self_backward", _copysign_self_backward), ("logit_backward", _logit_backward)):
+    setattr(_NumpyMath, _name, staticmethod(lambda *args, _f=_formula: _f(NUMPY_MATH, *args)))
+    setattr(_TensorMath, _name, staticmethod(lambda *args, _f=_formula: _f(TENSOR_MATH, *args)))

@@ -403,7 +403,8 @@ cos = _unary("cos", _cos)
 tanh = _unary("tanh", _tanh)
 sigmoid = _unary("sigmoid", _rounded(_sigmoid))
 sqrt = _unary("sqrt", vml.sqrt)         # (MKL's float32 kernel, as PyTorch's)
-rsqrt = _unary("rsqrt", _rounded(lambda a: np.asarray(1 / np.sqrt(a), a.dtype)))
+_rsqrt = _rounded(lambda a: np.asarray(1 / np.sqrt(a), a.dtype))
+rsqrt = _unary("rsqrt", _rsqrt)
 abs = _unary("abs", np.abs, float_only=False, refuse=_no_kernel("abs_cpu", "b"))
 # PyTorch keeps x unless x < 0: relu(-0.) is -0. and relu(nan) is nan (np.maximum would give +0.)
 relu = _unary("relu", lambda a: np.where(a < 0, np.zeros((), a.dtype), a), float_only=False,
@@ -415,6 +416,346 @@ round = _unary("round", np.round, float_only=False, refuse=_no_kernel("round_vml
 trunc = _unary("trunc", np.trunc, float_only=False, refuse=_no_kernel("trunc_vml_cpu", "b"))
 sign = _unary("sign", lambda a: a.copy() if a.dtype == np.bool_ else np.sign(a), float_only=False)
 frac = _unary("frac", lambda a: a - np.trunc(a), refuse=_no_kernel("frac_cpu", "biu"))
+
+# -- pointwise maths (session 9): float32 results are computed in float64 and rounded once
+# (_rounded), within an ulp of PyTorch's vectorized kernels where not equal to them.
+
+
+def _each(scalar):
+    """A math-module function over an array, in the array's dtype (NumPy has no erf)."""
+    each = np.frompyfunc(scalar, 1, 1)
+
+    def f(a):
+        return np.asarray(each(a), a.dtype) if a.ndim else np.asarray(scalar(float(a)), a.dtype)
+    f.__name__ = scalar.__name__
+    return f
+
+
+def _erfinv64(a):
+    """The inverse error function of a float64 array: Newton's method on math.erf from a
+    closed-form start, to the last bit; +-inf at +-1, nan outside [-1, 1]."""
+    a = np.asarray(a, np.float64)
+    out = np.empty(a.shape)
+    for i, y in np.ndenumerate(a):
+        out[i] = _erfinv_scalar(float(y))
+    return out
+
+
+def _erfinv_scalar(y):
+    if not -1.0 < y < 1.0:
+        return _math.copysign(_math.inf, y) if _b.abs(y) == 1.0 else _math.nan
+    if y == 0.0:
+        return y
+    # Winitzki's approximation to start, then Newton's method (on erfc near +-1, where 1 - |y| is exact)
+    w = -_math.log((1.0 - y) * (1.0 + y))
+    t = 2.0 / (_math.pi * 0.147) - w / 2.0
+    x = _math.sqrt(_math.sqrt(t * t + w / 0.147) - t)
+    target, tail = (1.0 - _b.abs(y), True) if _b.abs(y) > 0.5 else (_b.abs(y), False)
+    for _ in range(50):
+        f = (_math.erfc(x) - target) if tail else (_math.erf(x) - target)
+        step = f / (2.0 / _math.sqrt(_math.pi) * _math.exp(-x * x)) * (-1.0 if tail else 1.0)
+        x -= step
+        if _b.abs(step) <= 1e-16 * x:
+            break
+    return _math.copysign(x, y)
+
+
+def _sinc(a):
+    """PyTorch's sinc: sin(pi * x) / (pi * x) with pi * x rounded to the dtype first, 1 at 0."""
+    p = a * np.asarray(_math.pi, a.dtype)
+    s = _rounded(np.sin)(p) if a.dtype == _F32 else np.sin(p)
+    with np.errstate(all="ignore"):
+        return np.where(a == 0, np.ones((), a.dtype), s / p)
+
+
+_log1p, _expm1, _log2, _log10, _tan, _asin, _acos, _atan, _sinh, _cosh, _asinh, _acosh, _atanh = map(
+    _rounded, (np.log1p, np.expm1, np.log2, np.log10, np.tan, np.arcsin, np.arccos, np.arctan, np.sinh, np.cosh,
+               np.arcsinh, np.arccosh, np.arctanh),
+    (_math.log1p, _math.expm1, _math.log2, _math.log10, _math.tan, _math.asin, _math.acos, _math.atan,
+     _math.sinh, _math.cosh, _math.asinh, _math.acosh, _math.atanh))
+_exp2 = _rounded(np.exp2)
+_erf, _erfc = _rounded(_each(_math.erf), _math.erf), _rounded(_each(_math.erfc), _math.erfc)
+_erfinv = _rounded(_erfinv64, _erfinv_scalar)
+log1p = _unary("log1p", _log1p)
+expm1 = _unary("expm1", _expm1)
+log2 = _unary("log2", _log2)
+log10 = _unary("log10", _log10)
+exp2 = _unary("exp2", _exp2)
+tan = _unary("tan", _tan)
+asin = _unary("asin", _asin)
+acos = _unary("acos", _acos)
+atan = _unary("atan", _atan)
+sinh = _unary("sinh", _sinh)
+cosh = _unary("cosh", _cosh)
+asinh = _unary("asinh", _asinh)
+acosh = _unary("acosh", _acosh)
+atanh = _unary("atanh", _atanh)
+# PyTorch has no derivative for the in-place versions (AsinhBackward1, ...: backward raises)
+asinh_ = _unary("asinh_", _asinh)
+acosh_ = _unary("acosh_", _acosh)
+atanh_ = _unary("atanh_", _atanh)
+erf = _unary("erf", _erf)
+erfc = _unary("erfc", _erfc)
+erfinv = _unary("erfinv", _erfinv)
+sinc = _unary("sinc", _sinc)
+# x * (pi / 180) with the constant rounded to the dtype, as PyTorch multiplies by a Scalar
+deg2rad = _unary("deg2rad", lambda a: a * np.asarray(_math.pi / 180.0, a.dtype))
+rad2deg = _unary("rad2deg", lambda a: a * np.asarray(180.0 / _math.pi, a.dtype))
+
+
+def positive(t):
+    """+t is t itself (bool has no `+`)."""
+    if t._data.dtype == np.bool_:
+        raise TorchRuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return t
+
+
+def nan_to_num(t, nan=0.0, posinf=None, neginf=None):
+    data = t._data
+    _check_like(data.shape)
+    if data.dtype.kind != "f":                  # nothing to replace: a copy, no gradient
+        return _nograd(data.copy())
+    info = np.finfo(data.dtype)
+    seq = _begin(t)
+    out = np.where(np.isnan(data), np.asarray(nan, data.dtype), data)
+    out = np.where(out == np.inf, np.asarray(info.max if posinf is None else posinf, data.dtype), out)
+    out = np.where(out == -np.inf, np.asarray(info.min if neginf is None else neginf, data.dtype), out)
+    return _record(TABLE["nan_to_num"], seq, out, (t,))
+
+
+def logit(t, eps=None):
+    """log(x / (1 - x)), x clamped to [eps, 1 - eps] first when eps is given (in the dtype)."""
+    data = t._data
+    _check_like(data.shape)
+    x = data if data.dtype.kind == "f" else data.astype(np.float32)
+    if eps is not None:
+        lo = x.dtype.type(eps)
+        hi = x.dtype.type(1) - lo
+        x = np.where(x < lo, lo, np.where(x > hi, hi, x))
+    seq = _begin(t)
+    with np.errstate(all="ignore"):
+        out = _log(np.asarray(x / (np.ones((), x.dtype) - x), x.dtype))
+    return _record(TABLE["logit"], seq, np.asarray(out, x.dtype), (t,), attrs={"eps": eps})
+
+
+# -- two operands
+
+def _in_float(a, b):
+    """The dtype of an op that computes in floating point: integers and bool give float32."""
+    dt = result_type(a, b)
+    return dt if dt.kind == E.FLOAT else E.float32
+
+
+def _float_kernel(kernel, a, b):
+    """PyTorch has no integer kernel for these (hypot, logaddexp)."""
+    dt = result_type(a, b)
+    if dt.np.kind != "f":
+        raise TorchNotImplementedError(f'"{kernel}" not implemented for \'{_SCALAR_NAME[dt.np.name]}\'')
+
+
+def _rounded2(fn):
+    """_rounded for a function of two arrays."""
+    def f(a, b):
+        if a.dtype == _F32 and b.dtype == _F32 and _b.max(a.size, b.size) <= 65536:
+            return np.asarray(fn(a.astype(np.float64), b.astype(np.float64))).astype(_F32)
+        return fn(a, b)
+    f.__name__ = fn.__name__
+    return f
+
+
+_atan2, _hypot = _rounded2(np.arctan2), _rounded2(np.hypot)
+
+
+def atan2(a, b):
+    return _binary(TABLE["atan2"], _atan2, a, b, dt=_in_float(a, b))
+
+
+def hypot(a, b):
+    _float_kernel("hypot_cpu", a, b)
+    return _binary(TABLE["hypot"], _hypot, a, b)
+
+
+def fmod(a, b):
+    _scalar_in_range(b)
+    dt = result_type(a, b)
+    _check_shapes(a, b, dt)
+    seq = _begin(a, b)
+    divisor = _integer_divisor(b, dt, "fmod_cpu")
+    with np.errstate(all="ignore"):
+        out = np.asarray(np.fmod(_arr(a, dt), divisor), dt.np)
+    if isinstance(b, TensorBase):
+        return _record(TABLE["fmod_tensor"], seq, out, (a, b))
+    return _record(TABLE["fmod"], seq, out, (a,))
+
+
+def _xlogy(x, y):
+    """x * log(y) in the dtype (log rounded once), 0 where x is 0, nan where y is nan."""
+    with np.errstate(all="ignore"):
+        out = x * _log(y)
+    return np.where(np.isnan(y), np.asarray(np.nan, out.dtype), np.where(x == 0, np.zeros((), out.dtype), out))
+
+
+def xlogy_data(x, y):
+    """xlogy of arrays (or an array and a number), in the op's dtype."""
+    kinds = [v.dtype for v in (x, y) if isinstance(v, np.ndarray)]
+    dt = np.result_type(*kinds)
+    if dt.kind != "f":
+        dt = _F32
+    return _xlogy(np.asarray(x, dt), np.asarray(y, dt))
+
+
+def xlogy(a, b):
+    dt = _in_float(a, b)
+    if isinstance(a, TensorBase) and isinstance(b, TensorBase):
+        return _binary(TABLE["xlogy"], _xlogy, a, b, dt=dt)
+    _check_shapes(a, b, dt)
+    seq = _begin(a, b)
+    out = np.asarray(_xlogy(_arr(a, dt), _arr(b, dt)), dt.np)
+    if isinstance(a, TensorBase):
+        return _record(TABLE["xlogy_scalar_other"], seq, out, (a,), attrs={"other": b})
+    return _record(TABLE["xlogy_scalar_self"], seq, out, (b,), attrs={"self": a})
+
+
+def copysign(a, b):
+    dt = _in_float(a, b)
+    if isinstance(b, TensorBase):
+        return _binary(TABLE["copysign"], np.copysign, a, b, dt=dt)
+    _check_shapes(a, b, dt)
+    seq = _begin(a)
+    return _record(TABLE["copysign_scalar"], seq, np.asarray(np.copysign(_arr(a, dt), _arr(b, dt)), dt.np), (a,))
+
+
+def _logaddexp(a, b):
+    """max + log1p(exp(-|a - b|)) as PyTorch's float kernel rounds it, each step in the dtype;
+    a where both are the same infinity."""
+    with np.errstate(all="ignore"):
+        out = np.maximum(a, b) + _log1p(_exp(-np.abs(a - b)))
+    return np.where(np.isinf(a) & (a == b), a, out)
+
+
+def _logaddexp2(a, b):
+    with np.errstate(all="ignore"):
+        out = np.maximum(a, b) + _log1p(_exp2(-np.abs(a - b))) * np.asarray(1.0 / _math.log(2.0), a.dtype)
+    return np.where(np.isinf(a) & (a == b), a, out)
+
+
+def logaddexp(a, b):
+    _float_kernel("logaddexp_cpu", a, b)
+    return _binary(TABLE["logaddexp"], _logaddexp, a, b)
+
+
+def logaddexp2(a, b):
+    _float_kernel("logaddexp2_cpu", a, b)
+    return _binary(TABLE["logaddexp2"], _logaddexp2, a, b)
+
+
+def fmax(a, b):
+    return _binary(TABLE["fmax"], np.fmax, a, b)
+
+
+def fmin(a, b):
+    return _binary(TABLE["fmin"], np.fmin, a, b)
+
+
+def true_divide(a, b):
+    return div(a, b)
+
+
+def float_power(a, b):
+    """pow in float64: the tensor operands are converted first (ToCopyBackward0), a number
+    exponent is taken as a float."""
+    if isinstance(b, TensorBase):
+        b = to_dtype(b, E.float64)
+    elif isinstance(b, (int, float)) and not isinstance(b, bool):
+        b = float(b)
+    if isinstance(a, TensorBase):
+        return pow(to_dtype(a, E.float64), b)
+    return pow(float(a), b)
+
+
+def float_power_(t, b):
+    """In place, the result is float64: so must the tensor be."""
+    if t._data.dtype != np.float64:
+        raise TorchRuntimeError(f"the base given to float_power_ has dtype {_SCALAR_NAME[t._data.dtype.name]} but "
+                                f"the operation's result requires dtype Double")
+    return float_power(t, b)
+
+
+# -- three operands
+
+_CPP_TYPE = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int", "int16": "short int",
+             "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
+
+
+def _same_dtype(t, other, name):
+    if other._data.dtype != t._data.dtype:
+        raise TorchRuntimeError(f"expected dtype {_CPP_TYPE[t._data.dtype.name]} for `{name}` but got dtype "
+                                f"{_CPP_TYPE[other._data.dtype.name]}")
+
+
+def _lerp(start, end, weight):
+    """PyTorch's lerp: start + w (end - start) for |w| < 0.5, else end - (end - start)(1 - w)."""
+    diff = end - start
+    small = np.abs(weight) < 0.5
+    return np.where(small, start + weight * diff, end - diff * (np.ones((), diff.dtype) - weight))
+
+
+def lerp(t, end, weight):
+    _same_dtype(t, end, "end")
+    if isinstance(weight, TensorBase):
+        if weight._data.ndim:
+            _same_dtype(t, weight, "weight")
+        _no_kernel("lerp_kernel_tensor", "biu")(t._data)
+        _broadcast3(t, end, weight)
+        seq = _begin(t, end, weight)
+        out = _lerp(t._data, end._data, weight._data.astype(t._data.dtype, copy=False))
+        return _record(TABLE["lerp_tensor"], seq, np.asarray(out, t._data.dtype), (t, end, weight))
+    _no_kernel("lerp_kernel_scalar", "biu")(t._data)
+    _broadcast3(t, end)
+    seq = _begin(t, end)
+    out = _lerp(t._data, end._data, np.asarray(weight, t._data.dtype))
+    return _record(TABLE["lerp"], seq, np.asarray(out, t._data.dtype), (t, end), attrs={"weight": weight})
+
+
+def _broadcast3(*tensors):
+    """The shape of a three-tensor op, PyTorch's error if they do not broadcast (read left to right)."""
+    shape = ()
+    for t in tensors:
+        shape = broadcast_shapes(shape, t._data.shape)
+    _check_like(shape)
+    return shape
+
+
+def _value_in(value, dt):
+    """addcmul/addcdiv's value as the kernel's dtype reads it (2.5 is 2 for integers)."""
+    return np.asarray(int(value) if dt.kind in "iub" else value, dt)
+
+
+def addcmul(t, tensor1, tensor2, value=1):
+    dt = result_type(t, tensor1, tensor2)
+    _broadcast3(t, tensor1, tensor2)
+    seq = _begin(t, tensor1, tensor2)
+    out = _arr(t, dt) + _value_in(value, dt.np) * _arr(tensor1, dt) * _arr(tensor2, dt)
+    return _record(TABLE["addcmul"], seq, np.asarray(out, dt.np), (t, tensor1, tensor2), attrs={"value": value})
+
+
+W_ADDCDIV_INTEGER = (
+    "Integer division with addcdiv is no longer supported, and in a future  release addcdiv will perform a true "
+    "division of tensor1 and tensor2. The historic addcdiv behavior can be implemented as (input + value * "
+    "torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as (input + value * tensor1 / tensor2) "
+    "for float inputs. The future addcdiv behavior is just the latter implementation: (input + value * tensor1 / "
+    "tensor2), for all dtypes.")
+
+
+def addcdiv(t, tensor1, tensor2, value=1):
+    if tensor1._data.dtype.kind in "iub" and tensor2._data.dtype.kind in "iub":
+        raise TorchRuntimeError(W_ADDCDIV_INTEGER)
+    dt = result_type(t, tensor1, tensor2)
+    _broadcast3(t, tensor1, tensor2)
+    seq = _begin(t, tensor1, tensor2)
+    with np.errstate(all="ignore"):
+        out = _arr(t, dt) + _value_in(value, dt.np) * _arr(tensor1, dt) / _arr(tensor2, dt)
+    return _record(TABLE["addcdiv"], seq, np.asarray(out, dt.np), (t, tensor1, tensor2), attrs={"value": value})
 
 
 def clone(t, memory_format=None):
