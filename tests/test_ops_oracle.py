@@ -582,6 +582,66 @@ for expr in ["a.norm(dim=0)", "a.norm(p=1, dim=-1)", "a.norm(dim=0, keepdim=True
              "a.norm(p=3, dim=(0,))"]:
     case(expr, ())
 
+# ============================================================================ comparisons/predicates and statistical reductions (session 9)
+# the comparison functions and methods take the `==` operators' path: same promotion, broadcasting and errors
+CMP_V = In(values=[[1.0, 2.0, 3.0], [3.0, 2.0, 1.0]])
+for name, alias, op in (("eq", None, "=="), ("ne", "not_equal", "!="), ("gt", "greater", ">"), ("ge", "greater_equal", ">="),
+                        ("lt", "less", "<"), ("le", "less_equal", "<=")):
+    case(f"torch.{name}(a, b)", CMP_V, In(values=[1.0, 2.0, 1.0]))
+    case(f"a.{name}(2)", CMP_V)
+    case(f"torch.{name}(a, 2.5)", In((2, 3), ints=True, low=-3, high=3))
+    case(f"a.{name}(b)", In((3,), ints=True, low=0, high=3), In((2, 3), low=0, high=3))
+    case(f"(a {op} b).equal(torch.{name}(a, b))", In((2, 3), ints=True, low=0, high=2), In((3,), ints=True, low=0, high=2),
+         id=f"{name}: agrees with {op}")
+    case(f"torch.{name}(a, b)", (2, 3), (2,), id=f"error: {name} shapes")
+    case(f"torch.{name}(a, b)", In(values=[True, False]), In(values=[1, 0]))
+    case(f"torch.{name}(a, b)", In(values=[1.0, float('nan')]), In(values=[1.0, float('nan')]), id=f"{name}: nan")
+    # in place: written as the tensor's dtype; a node whose gradients are zeros (EqBackward0/1)
+    case(f"(a * 1).{name}_(b)", (2, 3), (3,))
+    case(f"(a * 1).{name}_(b)", (2, 3), In((2, 3), rg=False))
+    case(f"(a * 1).{name}_(0.5)", (2, 3))
+    case(f"a.clone().{name}_(b)", In((3,), ints=True, low=0, high=3), In(values=[1.5, 1.0, 2.0], rg=False))
+    case(f"a.{name}_(1)", (2, 3), id=f"error: {name}_ on a leaf that requires grad")
+    case(f"a.clone().{name}_(b)", In((3,), rg=False), In((2, 3), rg=False), id=f"error: {name}_ broadcast")
+    if alias:
+        case(f"torch.{alias}(a, b)", (2, 3), (3,))
+        case(f"a.{alias}(0.0)", (2, 3))
+        case(f"(a * 1).{alias}_(b)", (2, 3), (3,))
+case("a.eq(b)", (), (2, 3))
+case("torch.eq(a, b)", In((2, 3), dtype="float64"), (3,))
+
+PRED_V = In(values=[1.0, float("nan"), float("inf"), -float("inf"), -0.0, 0.0, -2.5])
+for name in ("isnan", "isinf", "isfinite", "isposinf", "isneginf", "signbit", "isreal"):
+    case(f"torch.{name}(a)", PRED_V)
+    case(f"a.{name}()", (2, 3))
+    case(f"torch.{name}(a)", In((3,), ints=True, low=-3, high=3))
+    case(f"torch.{name}(a)", In(values=[True, False]))
+    case(f"a.{name}()", In(values=2.0, dtype="float64"))
+for args in ("", ", equal_nan=True", ", rtol=0.5", ", atol=1.0", ", rtol=0, atol=0", ", 0.1, 0.1"):
+    case(f"torch.isclose(a, b{args})", In(values=[1.0, float("nan"), float("inf"), 2.0, 1e-9]),
+         In(values=[1.0, float("nan"), float("inf"), 2.5, 0.0]))
+case("a.isclose(b)", (2, 3), (3,))
+case("torch.isclose(a, b, atol=1)", In((3,), ints=True, low=0, high=3), In((3,), ints=True, low=0, high=3))
+case("torch.isclose(a, b)", In(values=[True, False]), In(values=[True, True]))
+case("torch.isclose(a, b)", In((3,), ints=True), In((3,)), id="error: isclose dtypes")
+case("torch.isclose(a, b, rtol=-1)", (3,), (3,), id="error: isclose rtol")
+case("torch.isclose(a, b)", (2, 3), (2,), id="error: isclose shapes")
+for specs in (((2, 3), (2, 3)), ((2, 3), (3,)), (In(values=[1, 2]), In(values=[1.0, 2.0])),
+              (In(values=[1.0, float("nan")]), In(values=[1.0, float("nan")]))):
+    case("torch.tensor(torch.equal(a, b))", *specs)
+case("torch.tensor(torch.equal(a, a.detach()))", (2, 3))
+case("torch.tensor(a.is_nonzero())", In(values=[0.0]))
+case("torch.tensor(torch.is_nonzero(a))", In(values=float("nan")))
+case("torch.tensor(a.is_nonzero())", In(values=[1, 2]), id="error: is_nonzero of two values")
+case("torch.tensor(a.is_nonzero())", In((0,)), id="error: is_nonzero of no values")
+for args in ("", ", 0", ", -1", ", (0, 1)", ", dim=[1]", ", dim=()"):
+    case(f"torch.count_nonzero(a{args})", In(values=[[1.0, 0.0, 2.0], [0.0, 0.0, -1.0]]))
+case("a.count_nonzero()", In((3,), ints=True, low=0, high=2))
+case("a.count_nonzero(0)", In(values=3.0))
+case("a.count_nonzero(2)", (2, 3), id="error: count_nonzero dim")
+case("a.count_nonzero((0, 0))", (2, 3), id="error: count_nonzero repeated dim")
+
+
 # ============================================================================ the test
 
 

@@ -303,6 +303,16 @@ TABLE = {
                          grad_output=lambda m, g, dim, start, end, step: m.slice(g, dim, start, end, step)),
     "select_backward": op("SelectBackwardBackward0", ("grad_output",), attrs=("dim", "index"),
                           grad_output=lambda m, g, dim, index: m.select(g, dim, index)),
+    # -- comparisons/predicates and statistical reductions (session 9)
+    # x.eq_(y): a comparison written in place records a node whose gradients are zeros
+    **{key: op(name, ("self",), self=lambda m, g: m.zeros_like(g), doc="an in-place comparison with a number: "
+                                                                       "its gradient is zero")
+       for key, name in (("eq_", "EqBackward0"), ("ne_", "NeBackward0"), ("gt_", "GtBackward0"),
+                         ("ge_", "GeBackward0"), ("lt_", "LtBackward0"), ("le_", "LeBackward0"))},
+    **{key: op(name, ("self", "other"), self=lambda m, g: m.zeros_like(g), other=lambda m, g: m.zeros_like(g),
+               doc="an in-place comparison with a tensor: both gradients are zero")
+       for key, name in (("eq_tensor", "EqBackward1"), ("ne_tensor", "NeBackward1"), ("gt_tensor", "GtBackward1"),
+                         ("ge_tensor", "GeBackward1"), ("lt_tensor", "LtBackward1"), ("le_tensor", "LeBackward1"))},
 }
 
 _CONV_INPUTS = ("grad_output", "input", "weight")

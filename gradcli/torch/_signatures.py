@@ -58,6 +58,13 @@ SIGNATURES = {
     "floor_divide": "Tensor|Number input, Tensor|Number other",
     "remainder": ("Tensor input, Tensor|Number other", "Number input, Tensor other"),
     "bitwise_and": ("Tensor input, Tensor|Number other", "Number input, Tensor other"),
+    # -- comparisons/predicates and statistical reductions (session 9)
+    **{n: ("Tensor input, Tensor other", "Tensor input, Number other")
+       for n in ("eq", "ne", "not_equal", "gt", "greater", "ge", "greater_equal", "lt", "less", "le", "less_equal")},
+    **{n: _UNARY for n in ("isnan", "isinf", "isfinite", "isposinf", "isneginf", "signbit", "isreal", "is_nonzero")},
+    "isclose": "Tensor input, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False",
+    "equal": "Tensor input, Tensor other",
+    "count_nonzero": ("Tensor input, int? dim=None", "Tensor input, IntList dim"),
     "bitwise_or": ("Tensor input, Tensor|Number other", "Number input, Tensor other"),
     "bitwise_xor": ("Tensor input, Tensor|Number other", "Number input, Tensor other"),
     "logical_and": "Tensor input, Tensor other",
@@ -207,6 +214,8 @@ METHOD_SIGNATURES = {
     **{"Tensor." + n: ("Tensor self, int sections", "Tensor self, IntList indices", "Tensor self, Sizes... indices")
        for n in ("hsplit", "vsplit", "dsplit")},
     "Tensor.where": "Tensor self, Tensor condition, Tensor|Number other",
+    # -- comparisons/predicates and statistical reductions (session 9)
+    "Tensor.count_nonzero": ("Tensor self, int? dim=None", "Tensor self, IntList... dim"),
     "Tensor.softmax": "Tensor self, int dim, dtype? dtype=None",
     "Tensor.log_softmax": "Tensor self, int dim, dtype? dtype=None",
     # (the random in-place methods have no function)
