@@ -642,6 +642,86 @@ case("a.count_nonzero(2)", (2, 3), id="error: count_nonzero dim")
 case("a.count_nonzero((0, 0))", (2, 3), id="error: count_nonzero repeated dim")
 
 
+# var and std: PyTorch's three overloads (dim, unbiased, keepdim), (dim, *, correction, keepdim), (unbiased)
+for fn in ("var", "std"):
+    for shape in SHAPES:
+        case(f"a.{fn}()", shape)
+    for args in ("0", "1", "-1", "dim=1", "1, True", "1, False", "1, True, True", "dim=(0, 2)", "dim=[-1, 0], keepdim=True",
+                 "False", "True", "unbiased=False", "dim=None", "dim=None, keepdim=True", "keepdim=True",
+                 "correction=0", "correction=2", "correction=0.5", "dim=1, correction=None", "dim=2, correction=3",
+                 "1, correction=0, keepdim=True", "dim=[]"):
+        case(f"a.{fn}({args})", (2, 3, 4))
+    case(f"torch.{fn}(a, 1)", (2, 3))
+    case(f"torch.{fn}(a, dim=0, unbiased=False)", In((3, 2), dtype="float64"))
+    case(f"a.{fn}()", In(values=[2.0, 2.0, 2.0]), id=f"{fn}: constant input")
+    case(f"a.{fn}(1)", In(values=[[1.0, 1.0], [0.0, 3.0]]), id=f"{fn}(1): a constant row")
+    case(f"a.{fn}()", In(values=[1.5]), id=f"{fn}: one element (degrees of freedom 0)")
+    case(f"a.{fn}(0)", (), id=f"{fn}(0) of a 0-d tensor")
+    case(f"a.{fn}(correction=4)", (3,), id=f"{fn}: correction past n")
+    case(f"a.{fn}(1)", In((2, 0)), id=f"{fn}: empty")
+    case(f"a.{fn}()", In((3,), ints=True), id=f"error: {fn} of integers")
+    case(f"a.{fn}(2)", (2, 3), id=f"error: {fn} dim")
+    case(f"(a * 1).{fn}(1)", (2, 3))
+for fn in ("var_mean", "std_mean"):
+    for args in ("", "1", "dim=0, keepdim=True", "-1, False", "correction=0", "unbiased=False", "dim=(0, 1)"):
+        case(f"torch.{fn}(a{', ' if args else ''}{args})", (2, 3))
+        case(f"torch.{fn}(a{', ' if args else ''}{args})[0]", (2, 3))
+        case(f"torch.{fn}(a{', ' if args else ''}{args})[1]", (2, 3))
+    case(f"torch.{fn}(a)", In(values=[2.0, 2.0]), id=f"{fn}: constant input")
+    case(f"torch.{fn}(a)", (), id=f"{fn}: 0-d")
+    case(f"torch.{fn}(a, 0)", In((4,), dtype="float64"))
+# logsumexp: the maxima taken out first (large and infinite values)
+for args in ("0", "1", "-1", "(0, 1)", "dim=1, keepdim=True", "[0, -1]"):
+    case(f"a.logsumexp({args})", (2, 3))
+case("torch.logsumexp(a, 0)", ())
+case("torch.logsumexp(a, 1)", In(values=[[1000.0, 1000.0], [-1000.0, 0.0]]), id="logsumexp: large values")
+case("torch.logsumexp(a, 0)", In(values=[-float("inf"), -float("inf")]), id="logsumexp: all -inf")
+case("torch.logsumexp(a, 0)", In(values=[float("inf"), 1.0]), id="logsumexp: inf")
+case("torch.logsumexp(a, 0)", In((3,), ints=True))
+case("torch.logsumexp(a, 1)", In((2, 3), dtype="float64"))
+case("torch.logsumexp(a, ())", (3,), id="error: logsumexp over no dims")
+case("a.logsumexp(2)", (2, 3), id="error: logsumexp dim")
+# amax/amin: ties share the gradient evenly (max/min with a dim pick one)
+for fn in ("amax", "amin"):
+    for args in ("", "0", "1", "-1", "(0, 1)", "dim=1, keepdim=True", "[]", "dim=(0, 1), keepdim=True", "None"):
+        case(f"a.{fn}({args})", (2, 3))
+    case(f"torch.{fn}(a)", In(values=[[3.0, 1.0, 3.0], [0.0, 3.0, 0.0]]), id=f"{fn}: ties share")
+    case(f"torch.{fn}(a, 1)", In(values=[[3.0, 1.0, 3.0], [0.0, 3.0, 0.0]]), id=f"{fn}(1): ties share")
+    case(f"torch.{fn}(a, 0, True)", In(values=[[1.0, 1.0], [1.0, 2.0]]), id=f"{fn}(0, keepdim): ties share")
+    case(f"torch.{fn}(a, 0)", ())
+    case(f"torch.{fn}(a)", In(values=[1.0, float("nan"), 2.0]), id=f"{fn}: nan")
+    case(f"torch.{fn}(a, 1)", In((2, 3), ints=True))
+    case(f"torch.{fn}(a)", In(values=[True, False]))
+    case(f"torch.{fn}(a, 1)", In((0, 3)), id=f"error: {fn} over an empty dim")
+    case(f"torch.{fn}(a)", In((0, 3)), id=f"error: {fn} of an empty tensor")
+    case(f"torch.{fn}(a, 0)", In((0, 3)), id=f"error: {fn} over a zero-size dim")
+    case(f"torch.{fn}(a, (0, 0))", (2, 3), id=f"error: {fn} repeated dim")
+# aminmax: one node, two outputs, both saved
+for args in ("", "dim=0", "dim=-1, keepdim=True", "keepdim=True"):
+    case(f"torch.aminmax(a{', ' if args else ''}{args})", (2, 3))
+    case(f"a.aminmax({args}).max", (2, 3))
+    case(f"a.aminmax({args}).min", (2, 3))
+case("torch.aminmax(a)", In(values=[[1.0, 3.0, 3.0], [2.0, 2.0, 0.0]]), id="aminmax: ties share")
+case("torch.aminmax(a, dim=1)", In(values=[[1.0, 3.0, 3.0], [2.0, 2.0, 0.0]]), id="aminmax(dim=1): ties share")
+case("torch.aminmax(a, dim=0)", ())
+case("torch.aminmax(a, dim=1)", In((2, 3), ints=True))
+case("torch.aminmax(a)", In((0, 3)), id="error: aminmax of an empty tensor")
+case("torch.aminmax(a, dim=0)", In((0, 3)), id="error: aminmax over a zero-size dim")
+case("torch.aminmax(a, 0)", (2, 3), id="error: aminmax dim is keyword-only")
+case("torch.stack(list(torch.aminmax(a, dim=1)))", (2, 3))
+# nansum/nanmean: nan counts as zero, and gets no gradient
+NAN_V = In(values=[[1.0, float("nan"), 2.0], [float("nan"), float("nan"), -1.0]])
+for fn in ("nansum", "nanmean"):
+    for args in ("", "0", "1", "dim=-1, keepdim=True", "(0, 1)", "keepdim=True", "dtype=torch.float64"):
+        case(f"a.{fn}({args})", NAN_V)
+        case(f"torch.{fn}(a{', ' if args else ''}{args})", (2, 3))
+    case(f"torch.{fn}(a)", ())
+case("torch.nansum(a)", In((2, 3), ints=True))
+case("torch.nansum(a, 1)", In(values=[[True, False], [True, True]]))
+case("torch.nanmean(a)", In((2, 3), ints=True), id="error: nanmean of integers")
+case("torch.nanmean(a, 1)", In((2, 0)))
+
+
 # ============================================================================ the test
 
 

@@ -689,3 +689,12 @@ class _NumpyMath(E._NumpyMath):
 
 NUMPY_MATH = _NumpyMath()         # the maths backward formulas run on: arrays
 TENSOR_MATH = _TensorMath()       # the same names as differentiable tensor ops, under create_graph
+
+
+# -- comparisons/predicates and statistical reductions (session 9)
+from .reduction import mean as _mean  # noqa: E402  (reduction's forwards load before this module's namespaces)
+
+# self.mean() (dims None) or self.mean(dims, keepdim=True) (dims (): every dim), as var's gradient reads it
+_TensorMath.mean_keepdim = staticmethod(lambda a, dims: _mean(a) if dims is None else _mean(a, dims, keepdim=True))
+_NumpyMath.mean_keepdim = staticmethod(lambda a, dims: np.asarray(a.mean()) if dims is None else
+                                       a.mean(axis=tuple(dims) or None, keepdims=True))

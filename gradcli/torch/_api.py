@@ -129,6 +129,17 @@ API = (
     Op(R.cumprod, "cumprod", "cumprod", "cumprod_"),
     Op(R.softmax, "softmax", "softmax"),
     Op(R.log_softmax, "log_softmax", "log_softmax"),
+    # -- statistical reductions (session 9)
+    Op(R.var, "var", "var"),
+    Op(R.std, "std", "std"),
+    Op(R.var_mean, "var_mean", ""),
+    Op(R.std_mean, "std_mean", ""),
+    Op(R.logsumexp, "logsumexp", "logsumexp"),
+    Op(R.amax, "amax", "amax"),
+    Op(R.amin, "amin", "amin"),
+    Op(R.aminmax, "aminmax", "aminmax"),
+    Op(R.nansum, "nansum", "nansum"),
+    Op(R.nanmean, "nanmean", "nanmean"),
     # -- shapes and views ---------------------------------------------------------------------------------------
     Op(S.view, "", "view"),
     Op(S.reshape, "reshape", "reshape"),
