@@ -722,6 +722,46 @@ case("torch.nanmean(a)", In((2, 3), ints=True), id="error: nanmean of integers")
 case("torch.nanmean(a, 1)", In((2, 0)))
 
 
+# median/nanmedian: the lower median; over a dim the index of that rank in (value, index) order (ties: deterministic)
+MED_V = In(values=[[3.0, 1.0, 3.0, 2.0, 3.0], [1.0, 1.0, 2.0, 2.0, 0.0], [5.0, 5.0, 5.0, 5.0, 5.0], [2.0, 1.0, 2.0, 1.0, 7.0]])
+MED_NAN = In(values=[[1.0, float("nan"), 2.0], [float("nan"), float("nan"), 1.0], [float("nan")] * 3, [0.5, 4.0, -1.0]])
+for fn in ("median", "nanmedian"):
+    for shape in SHAPES + [(4,)]:
+        case(f"a.{fn}()", shape)
+    for args in ("0", "1", "-1", "dim=2", "1, True", "dim=-2, keepdim=True"):
+        case(f"a.{fn}({args})", (2, 3, 4))
+    case(f"torch.{fn}(a, 1)", MED_V, id=f"{fn}(1): ties")
+    case(f"torch.{fn}(a, 0)", MED_V, id=f"{fn}(0): ties")
+    case(f"torch.{fn}(a)", MED_V, id=f"{fn}: ties share")
+    case(f"torch.{fn}(a, 1)", MED_NAN, id=f"{fn}(1): nan")
+    case(f"torch.{fn}(a)", MED_NAN, id=f"{fn}: nan")
+    case(f"torch.{fn}(a)", In(values=[float("nan"), float("nan")]), id=f"{fn}: all nan")
+    case(f"torch.{fn}(a, 0)", ())
+    case(f"torch.{fn}(a, 1)", In((3, 4), ints=True, low=0, high=3))
+    case(f"torch.{fn}(a)", In((5,), ints=True, low=0, high=3))
+    case(f"torch.{fn}(a)", In((0,)))
+    case(f"torch.{fn}(a, 1)", In((2, 0)), id=f"error: {fn} over an empty dim")
+    case(f"torch.{fn}(a, 0)", In((2, 0)))
+    case(f"torch.{fn}(a)", In(values=[True, False]), id=f"error: {fn} of bools")
+    case(f"torch.{fn}(a, 0)", In(values=[True, False]), id=f"error: {fn}(0) of bools")
+    case(f"a.{fn}(2)", (2, 3), id=f"error: {fn} dim")
+    case(f"a.{fn}(1).values", (2, 3))
+    case(f"a.{fn}(dim=1).indices", (2, 3))
+case("torch.median(a)", In((0,), ints=True))
+# mode: the most frequent value (ties: the smallest), its last index
+for args in ("", "0", "1", "-1", "dim=0, keepdim=True", "1, True"):
+    case(f"a.mode({args})", MED_V)
+    case(f"torch.mode(a{', ' if args else ''}{args})", In((3, 4), ints=True, low=0, high=3))
+case("a.mode()", (2, 3))
+case("a.mode(0)", ())
+case("a.mode()", (5,))
+case("a.mode().values", In(values=[[2.0, 1.0, 2.0, 1.0], [0.5, 0.5, 0.5, 3.0]]))
+case("a.mode()", In(values=[True, False, True]))
+case("a.mode(0)", In((0, 2)), id="error: mode over an empty dim")
+case("a.mode(1)", In((0, 2)))
+case("a.mode(2)", (2, 3), id="error: mode dim")
+
+
 # ============================================================================ the test
 
 

@@ -669,3 +669,11 @@ def _nansum_backward(m, g, self, dim, keepdim):
     if dim and not keepdim:
         g = m.unsqueeze_dims(g, dim, x.ndim)
     return m.expand(g, x.shape) * m.constant((~np.isnan(x)).astype(_dtype_of(g)))
+
+
+def _evenly_distribute_backward(m, g, self, result):
+    """The elements equal to the result (nan ones when it is nan) share its gradient."""
+    x, v = _arr_of(self), _arr_of(result)
+    mask = np.isnan(x) if np.isnan(v) else x == v
+    share = g / m.constant(np.asarray(mask.sum(), _dtype_of(g)))
+    return m.mask(m.expand(share, x.shape), mask)

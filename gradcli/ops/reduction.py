@@ -479,3 +479,90 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     keep = bool(keepdim) and (dim is not None or data.ndim > 0)
     count = np.asarray((~np.isnan(data)).sum(axis=dims, keepdims=keep), np.int64)
     return div(nansum(input, dim, keepdim, dtype=dtype), CONFIG.tensor(count))
+
+
+# ----------------------------------------------------------------------------- median and mode
+
+
+def _rank_rows(rows, ignore_nan):
+    """Per row (last axis): the position PyTorch's median picks. Its nth_element orders by
+    (value, index), so the pick is the stable sort's element (n - 1) // 2; median returns the
+    first nan of a row holding one, nanmedian leaves nans out (an all-nan row: its first)."""
+    order = np.argsort(rows, axis=-1, kind="stable")          # (nan sorts last)
+    nans = np.isnan(rows).sum(axis=-1) if rows.dtype.kind == "f" else np.zeros(rows.shape[:-1], np.int64)
+    n = rows.shape[-1]
+    if ignore_nan:
+        k = np.trunc((n - nans - 1) / 2).astype(np.int64)    # (C++'s division: an all-nan row picks 0)
+    else:
+        k = np.where(nans > 0, n - nans, (n - 1) // 2)         # the first nan in sorted order: the first in the row
+    return np.take_along_axis(order, k[..., None], axis=-1)[..., 0]
+
+
+def _median(name, t, dim, keepdim, ignore_nan):
+    data = t._data
+    if data.dtype.kind == "b":
+        kernel = "median_cpu" if dim is None else "median_out"
+        raise TorchNotImplementedError_(f'"{kernel}" not implemented for \'Bool\'')
+    _check_reads(t)
+    if dim is None:
+        flat = data.reshape(1, -1)
+        if flat.size == 0:                      # nan, which an integer type holds as its minimum
+            value = np.asarray(np.nan if data.dtype.kind == "f" else np.iinfo(data.dtype).min, data.dtype)
+        else:
+            value = flat[0, _rank_rows(flat, ignore_nan)[0]]
+        return _reduce_all(TABLE[name], t, value)
+    nd = data.ndim
+    d = _norm_dim(dim, _b.max(nd, 1))
+    if nd and data.shape[d] == 0:
+        raise TorchIndexError(f"median(): Expected reduction dim {d} to have non-zero size.")     # (nanmedian's too)
+    if nd == 0:
+        values, idx = data.copy(), np.zeros((), np.int64)
+    else:
+        moved = np.moveaxis(data, d, -1)
+        idx = _rank_rows(moved, ignore_nan) if moved.size else np.zeros(moved.shape[:-1], np.int64)
+        values = np.take_along_axis(moved, idx[..., None], axis=-1)[..., 0]
+        if keepdim:
+            idx, values = np.expand_dims(idx, d), np.expand_dims(values, d)
+    return _selected(name, t, values, idx, dim, keepdim, TABLE[name + "_dim"])
+
+
+def _selected(name, t, values, idx, dim, keepdim, row):
+    indices = CONFIG.tensor(np.asarray(idx, np.int64))
+    seq = _begin(t)
+    v = _record(row, seq, np.array(values, t._data.dtype, order="C"), (t,), extra={"indices": indices},
+                attrs={"dim": dim, "keepdim": bool(keepdim), "self_sym_sizes": tuple(t._data.shape)})
+    return _return_type(name, v, indices)
+
+
+def median(input, dim=None, keepdim=False):
+    """The lower median; over a dim, also where it is (a tie: the smallest index of that rank)."""
+    return _median("median", input, dim, keepdim, False)
+
+
+def nanmedian(input, dim=None, keepdim=False):
+    return _median("nanmedian", input, dim, keepdim, True)
+
+
+def mode(input, dim=-1, keepdim=False):
+    """The most frequent value of each row (a tie: the smallest), and its last index."""
+    _check_reads(input)
+    data = input._data
+    nd = data.ndim
+    d = _norm_dim(dim, _b.max(nd, 1))
+    if nd and data.shape[d] == 0:
+        raise TorchIndexError(f"mode(): Expected reduction dim {d} to have non-zero size.")
+    if nd == 0:
+        values, idx = data.copy(), np.zeros((), np.int64)
+    else:
+        moved = np.moveaxis(data, d, -1)
+        rows = moved.reshape(-1, moved.shape[-1])
+        values = np.empty(rows.shape[0], data.dtype)
+        idx = np.empty(rows.shape[0], np.int64)
+        for r, row in enumerate(rows):
+            uniq, counts = np.unique(row, return_counts=True)
+            values[r] = uniq[np.argmax(counts)]                     # (the first, smallest, of the most frequent)
+            idx[r] = np.flatnonzero(row == values[r])[-1]
+        values, idx = values.reshape(moved.shape[:-1]), idx.reshape(moved.shape[:-1])
+        if keepdim:
+            idx, values = np.expand_dims(idx, d), np.expand_dims(values, d)
+    return _selected("mode", input, values, idx, dim, keepdim, TABLE["mode"])

@@ -21,8 +21,9 @@ from .formulas import (_bce_logits_self, _bce_logits_target, _bn_second, _cat_ba
                        _clamp_min_mask, _cumprod_backward, _cumsum_backward, _ln_second, _loss_mean, _ndim,
                        _norm_backward, _pow_backward_exponent, _pow_backward_self, _prod_backward, _scaled,
                        _stack_backward)
-from .formulas import (_aminmax_backward, _amax_backward, _logsumexp_backward, _nansum_backward,  # (session 9)
-                       _std_backward, _std_mean_backward, _var_backward, _var_mean_backward)
+from .formulas import (_aminmax_backward, _amax_backward, _evenly_distribute_backward,  # (session 9)
+                       _logsumexp_backward, _nansum_backward, _std_backward, _std_mean_backward, _var_backward,
+                       _var_mean_backward)
 
 TABLE = {
     # -- arithmetic (a C++ Scalar operand: the *_scalar rows, which backward formulas record under create_graph)
@@ -336,9 +337,9 @@ TABLE = {
     "nansum": op("NansumBackward0", ("self",), saved=(("self", ALWAYS),), attrs=("dim", "keepdim"),
                  self=_nansum_backward, doc="sum's gradient, zero where the input is nan"),
     "median": op("MedianBackward0", ("self",), saved=(("result", ALWAYS), ("self", ALWAYS)),
-                 self=lambda m, g, self, result: m.evenly_distribute(g, self, result)),
+                 self=_evenly_distribute_backward, doc="the elements equal to the median share its gradient"),
     "nanmedian": op("NanmedianBackward0", ("self",), saved=(("result", ALWAYS), ("self", ALWAYS)),
-                    self=lambda m, g, self, result: m.evenly_distribute(g, self, result)),
+                    self=_evenly_distribute_backward, doc="the elements equal to the median share its gradient"),
     **{key: op(name, ("self",), saved=(("indices", ALWAYS),), attrs=("dim", "keepdim", "self_sym_sizes"),
                self=lambda m, g, indices, dim, keepdim, self_sym_sizes: m.value_selecting(
                    g, dim, indices, self_sym_sizes, keepdim))

@@ -140,6 +140,9 @@ API = (
     Op(R.aminmax, "aminmax", "aminmax"),
     Op(R.nansum, "nansum", "nansum"),
     Op(R.nanmean, "nanmean", "nanmean"),
+    Op(R.median, "median", "median"),
+    Op(R.nanmedian, "nanmedian", "nanmedian"),
+    Op(R.mode, "mode", "mode"),
     # -- shapes and views ---------------------------------------------------------------------------------------
     Op(S.view, "", "view"),
     Op(S.reshape, "reshape", "reshape"),
