@@ -709,6 +709,185 @@ for expr, specs in [
         ("a.log1p_()", ((3,),))]:
     case(expr, *specs)
 
+# ============================================================================ comparisons/predicates and statistical reductions (session 9)
+# the comparison functions and methods take the `==` operators' path: same promotion, broadcasting and errors
+CMP_V = In(values=[[1.0, 2.0, 3.0], [3.0, 2.0, 1.0]])
+for name, alias, op in (("eq", None, "=="), ("ne", "not_equal", "!="), ("gt", "greater", ">"), ("ge", "greater_equal", ">="),
+                        ("lt", "less", "<"), ("le", "less_equal", "<=")):
+    case(f"torch.{name}(a, b)", CMP_V, In(values=[1.0, 2.0, 1.0]))
+    case(f"a.{name}(2)", CMP_V)
+    case(f"torch.{name}(a, 2.5)", In((2, 3), ints=True, low=-3, high=3))
+    case(f"a.{name}(b)", In((3,), ints=True, low=0, high=3), In((2, 3), low=0, high=3))
+    case(f"(a {op} b).equal(torch.{name}(a, b))", In((2, 3), ints=True, low=0, high=2), In((3,), ints=True, low=0, high=2),
+         id=f"{name}: agrees with {op}")
+    case(f"torch.{name}(a, b)", (2, 3), (2,), id=f"error: {name} shapes")
+    case(f"torch.{name}(a, b)", In(values=[True, False]), In(values=[1, 0]))
+    case(f"torch.{name}(a, b)", In(values=[1.0, float('nan')]), In(values=[1.0, float('nan')]), id=f"{name}: nan")
+    # in place: written as the tensor's dtype; a node whose gradients are zeros (EqBackward0/1)
+    case(f"(a * 1).{name}_(b)", (2, 3), (3,))
+    case(f"(a * 1).{name}_(b)", (2, 3), In((2, 3), rg=False))
+    case(f"(a * 1).{name}_(0.5)", (2, 3))
+    case(f"a.clone().{name}_(b)", In((3,), ints=True, low=0, high=3), In(values=[1.5, 1.0, 2.0], rg=False))
+    case(f"a.{name}_(1)", (2, 3), id=f"error: {name}_ on a leaf that requires grad")
+    case(f"a.clone().{name}_(b)", In((3,), rg=False), In((2, 3), rg=False), id=f"error: {name}_ broadcast")
+    if alias:
+        case(f"torch.{alias}(a, b)", (2, 3), (3,))
+        case(f"a.{alias}(0.0)", (2, 3))
+        case(f"(a * 1).{alias}_(b)", (2, 3), (3,))
+case("a.eq(b)", (), (2, 3))
+case("torch.eq(a, b)", In((2, 3), dtype="float64"), (3,))
+
+PRED_V = In(values=[1.0, float("nan"), float("inf"), -float("inf"), -0.0, 0.0, -2.5])
+for name in ("isnan", "isinf", "isfinite", "isposinf", "isneginf", "signbit", "isreal"):
+    case(f"torch.{name}(a)", PRED_V)
+    case(f"a.{name}()", (2, 3))
+    case(f"torch.{name}(a)", In((3,), ints=True, low=-3, high=3))
+    case(f"torch.{name}(a)", In(values=[True, False]))
+    case(f"a.{name}()", In(values=2.0, dtype="float64"))
+for args in ("", ", equal_nan=True", ", rtol=0.5", ", atol=1.0", ", rtol=0, atol=0", ", 0.1, 0.1"):
+    case(f"torch.isclose(a, b{args})", In(values=[1.0, float("nan"), float("inf"), 2.0, 1e-9]),
+         In(values=[1.0, float("nan"), float("inf"), 2.5, 0.0]))
+case("a.isclose(b)", (2, 3), (3,))
+case("torch.isclose(a, b, atol=1)", In((3,), ints=True, low=0, high=3), In((3,), ints=True, low=0, high=3))
+case("torch.isclose(a, b)", In(values=[True, False]), In(values=[True, True]))
+case("torch.isclose(a, b)", In((3,), ints=True), In((3,)), id="error: isclose dtypes")
+case("torch.isclose(a, b, rtol=-1)", (3,), (3,), id="error: isclose rtol")
+case("torch.isclose(a, b)", (2, 3), (2,), id="error: isclose shapes")
+for specs in (((2, 3), (2, 3)), ((2, 3), (3,)), (In(values=[1, 2]), In(values=[1.0, 2.0])),
+              (In(values=[1.0, float("nan")]), In(values=[1.0, float("nan")]))):
+    case("torch.tensor(torch.equal(a, b))", *specs)
+case("torch.tensor(torch.equal(a, a.detach()))", (2, 3))
+case("torch.tensor(a.is_nonzero())", In(values=[0.0]))
+case("torch.tensor(torch.is_nonzero(a))", In(values=float("nan")))
+case("torch.tensor(a.is_nonzero())", In(values=[1, 2]), id="error: is_nonzero of two values")
+case("torch.tensor(a.is_nonzero())", In((0,)), id="error: is_nonzero of no values")
+for args in ("", ", 0", ", -1", ", (0, 1)", ", dim=[1]", ", dim=()"):
+    case(f"torch.count_nonzero(a{args})", In(values=[[1.0, 0.0, 2.0], [0.0, 0.0, -1.0]]))
+case("a.count_nonzero()", In((3,), ints=True, low=0, high=2))
+case("a.count_nonzero(0)", In(values=3.0))
+case("a.count_nonzero(2)", (2, 3), id="error: count_nonzero dim")
+case("a.count_nonzero((0, 0))", (2, 3), id="error: count_nonzero repeated dim")
+
+
+# var and std: PyTorch's three overloads (dim, unbiased, keepdim), (dim, *, correction, keepdim), (unbiased)
+for fn in ("var", "std"):
+    for shape in SHAPES:
+        case(f"a.{fn}()", shape)
+    for args in ("0", "1", "-1", "dim=1", "1, True", "1, False", "1, True, True", "dim=(0, 2)", "dim=[-1, 0], keepdim=True",
+                 "False", "True", "unbiased=False", "dim=None", "dim=None, keepdim=True", "keepdim=True",
+                 "correction=0", "correction=2", "correction=0.5", "dim=1, correction=None", "dim=2, correction=3",
+                 "1, correction=0, keepdim=True", "dim=[]"):
+        case(f"a.{fn}({args})", (2, 3, 4))
+    case(f"torch.{fn}(a, 1)", (2, 3))
+    case(f"torch.{fn}(a, dim=0, unbiased=False)", In((3, 2), dtype="float64"))
+    case(f"a.{fn}()", In(values=[2.0, 2.0, 2.0]), id=f"{fn}: constant input")
+    case(f"a.{fn}(1)", In(values=[[1.0, 1.0], [0.0, 3.0]]), id=f"{fn}(1): a constant row")
+    case(f"a.{fn}()", In(values=[1.5]), id=f"{fn}: one element (degrees of freedom 0)")
+    case(f"a.{fn}(0)", (), id=f"{fn}(0) of a 0-d tensor")
+    case(f"a.{fn}(correction=4)", (3,), id=f"{fn}: correction past n")
+    case(f"a.{fn}(1)", In((2, 0)), id=f"{fn}: empty")
+    case(f"a.{fn}()", In((3,), ints=True), id=f"error: {fn} of integers")
+    case(f"a.{fn}(2)", (2, 3), id=f"error: {fn} dim")
+    case(f"(a * 1).{fn}(1)", (2, 3))
+for fn in ("var_mean", "std_mean"):
+    for args in ("", "1", "dim=0, keepdim=True", "-1, False", "correction=0", "unbiased=False", "dim=(0, 1)"):
+        case(f"torch.{fn}(a{', ' if args else ''}{args})", (2, 3))
+        case(f"torch.{fn}(a{', ' if args else ''}{args})[0]", (2, 3))
+        case(f"torch.{fn}(a{', ' if args else ''}{args})[1]", (2, 3))
+    case(f"torch.{fn}(a)", In(values=[2.0, 2.0]), id=f"{fn}: constant input")
+    case(f"torch.{fn}(a)", (), id=f"{fn}: 0-d")
+    case(f"torch.{fn}(a, 0)", In((4,), dtype="float64"))
+# logsumexp: the maxima taken out first (large and infinite values)
+for args in ("0", "1", "-1", "(0, 1)", "dim=1, keepdim=True", "[0, -1]"):
+    case(f"a.logsumexp({args})", (2, 3))
+case("torch.logsumexp(a, 0)", ())
+case("torch.logsumexp(a, 1)", In(values=[[1000.0, 1000.0], [-1000.0, 0.0]]), id="logsumexp: large values")
+case("torch.logsumexp(a, 0)", In(values=[-float("inf"), -float("inf")]), id="logsumexp: all -inf")
+case("torch.logsumexp(a, 0)", In(values=[float("inf"), 1.0]), id="logsumexp: inf")
+case("torch.logsumexp(a, 0)", In((3,), ints=True))
+case("torch.logsumexp(a, 1)", In((2, 3), dtype="float64"))
+case("torch.logsumexp(a, ())", (3,), id="error: logsumexp over no dims")
+case("a.logsumexp(2)", (2, 3), id="error: logsumexp dim")
+# amax/amin: ties share the gradient evenly (max/min with a dim pick one)
+for fn in ("amax", "amin"):
+    for args in ("", "0", "1", "-1", "(0, 1)", "dim=1, keepdim=True", "[]", "dim=(0, 1), keepdim=True", "None"):
+        case(f"a.{fn}({args})", (2, 3))
+    case(f"torch.{fn}(a)", In(values=[[3.0, 1.0, 3.0], [0.0, 3.0, 0.0]]), id=f"{fn}: ties share")
+    case(f"torch.{fn}(a, 1)", In(values=[[3.0, 1.0, 3.0], [0.0, 3.0, 0.0]]), id=f"{fn}(1): ties share")
+    case(f"torch.{fn}(a, 0, True)", In(values=[[1.0, 1.0], [1.0, 2.0]]), id=f"{fn}(0, keepdim): ties share")
+    case(f"torch.{fn}(a, 0)", ())
+    case(f"torch.{fn}(a)", In(values=[1.0, float("nan"), 2.0]), id=f"{fn}: nan")
+    case(f"torch.{fn}(a, 1)", In((2, 3), ints=True))
+    case(f"torch.{fn}(a)", In(values=[True, False]))
+    case(f"torch.{fn}(a, 1)", In((0, 3)), id=f"error: {fn} over an empty dim")
+    case(f"torch.{fn}(a)", In((0, 3)), id=f"error: {fn} of an empty tensor")
+    case(f"torch.{fn}(a, 0)", In((0, 3)), id=f"error: {fn} over a zero-size dim")
+    case(f"torch.{fn}(a, (0, 0))", (2, 3), id=f"error: {fn} repeated dim")
+# aminmax: one node, two outputs, both saved
+for args in ("", "dim=0", "dim=-1, keepdim=True", "keepdim=True"):
+    case(f"torch.aminmax(a{', ' if args else ''}{args})", (2, 3))
+    case(f"a.aminmax({args}).max", (2, 3))
+    case(f"a.aminmax({args}).min", (2, 3))
+case("torch.aminmax(a)", In(values=[[1.0, 3.0, 3.0], [2.0, 2.0, 0.0]]), id="aminmax: ties share")
+case("torch.aminmax(a, dim=1)", In(values=[[1.0, 3.0, 3.0], [2.0, 2.0, 0.0]]), id="aminmax(dim=1): ties share")
+case("torch.aminmax(a, dim=0)", ())
+case("torch.aminmax(a, dim=1)", In((2, 3), ints=True))
+case("torch.aminmax(a)", In((0, 3)), id="error: aminmax of an empty tensor")
+case("torch.aminmax(a, dim=0)", In((0, 3)), id="error: aminmax over a zero-size dim")
+case("torch.aminmax(a, 0)", (2, 3), id="error: aminmax dim is keyword-only")
+case("torch.stack(list(torch.aminmax(a, dim=1)))", (2, 3))
+# nansum/nanmean: nan counts as zero, and gets no gradient
+NAN_V = In(values=[[1.0, float("nan"), 2.0], [float("nan"), float("nan"), -1.0]])
+for fn in ("nansum", "nanmean"):
+    for args in ("", "0", "1", "dim=-1, keepdim=True", "(0, 1)", "keepdim=True", "dtype=torch.float64"):
+        case(f"a.{fn}({args})", NAN_V)
+        case(f"torch.{fn}(a{', ' if args else ''}{args})", (2, 3))
+    case(f"torch.{fn}(a)", ())
+case("torch.nansum(a)", In((2, 3), ints=True))
+case("torch.nansum(a, 1)", In(values=[[True, False], [True, True]]))
+case("torch.nanmean(a)", In((2, 3), ints=True), id="error: nanmean of integers")
+case("torch.nanmean(a, 1)", In((2, 0)))
+
+
+# median/nanmedian: the lower median; over a dim the index of that rank in (value, index) order (ties: deterministic)
+MED_V = In(values=[[3.0, 1.0, 3.0, 2.0, 3.0], [1.0, 1.0, 2.0, 2.0, 0.0], [5.0, 5.0, 5.0, 5.0, 5.0], [2.0, 1.0, 2.0, 1.0, 7.0]])
+MED_NAN = In(values=[[1.0, float("nan"), 2.0], [float("nan"), float("nan"), 1.0], [float("nan")] * 3, [0.5, 4.0, -1.0]])
+for fn in ("median", "nanmedian"):
+    for shape in SHAPES + [(4,)]:
+        case(f"a.{fn}()", shape)
+    for args in ("0", "1", "-1", "dim=2", "1, True", "dim=-2, keepdim=True"):
+        case(f"a.{fn}({args})", (2, 3, 4))
+    case(f"torch.{fn}(a, 1)", MED_V, id=f"{fn}(1): ties")
+    case(f"torch.{fn}(a, 0)", MED_V, id=f"{fn}(0): ties")
+    case(f"torch.{fn}(a)", MED_V, id=f"{fn}: ties share")
+    case(f"torch.{fn}(a, 1)", MED_NAN, id=f"{fn}(1): nan")
+    case(f"torch.{fn}(a)", MED_NAN, id=f"{fn}: nan")
+    case(f"torch.{fn}(a)", In(values=[float("nan"), float("nan")]), id=f"{fn}: all nan")
+    case(f"torch.{fn}(a, 0)", ())
+    case(f"torch.{fn}(a, 1)", In((3, 4), ints=True, low=0, high=3))
+    case(f"torch.{fn}(a)", In((5,), ints=True, low=0, high=3))
+    case(f"torch.{fn}(a)", In((0,)))
+    case(f"torch.{fn}(a, 1)", In((2, 0)), id=f"error: {fn} over an empty dim")
+    case(f"torch.{fn}(a, 0)", In((2, 0)))
+    case(f"torch.{fn}(a)", In(values=[True, False]), id=f"error: {fn} of bools")
+    case(f"torch.{fn}(a, 0)", In(values=[True, False]), id=f"error: {fn}(0) of bools")
+    case(f"a.{fn}(2)", (2, 3), id=f"error: {fn} dim")
+    case(f"a.{fn}(1).values", (2, 3))
+    case(f"a.{fn}(dim=1).indices", (2, 3))
+case("torch.median(a)", In((0,), ints=True))
+# mode: the most frequent value (ties: the smallest), its last index
+for args in ("", "0", "1", "-1", "dim=0, keepdim=True", "1, True"):
+    case(f"a.mode({args})", MED_V)
+    case(f"torch.mode(a{', ' if args else ''}{args})", In((3, 4), ints=True, low=0, high=3))
+case("a.mode()", (2, 3))
+case("a.mode(0)", ())
+case("a.mode()", (5,))
+case("a.mode().values", In(values=[[2.0, 1.0, 2.0, 1.0], [0.5, 0.5, 0.5, 3.0]]))
+case("a.mode()", In(values=[True, False, True]))
+case("a.mode(0)", In((0, 2)), id="error: mode over an empty dim")
+case("a.mode(1)", In((0, 2)))
+case("a.mode(2)", (2, 3), id="error: mode dim")
+
 
 # ============================================================================ the test
 

@@ -1,4 +1,5 @@
-"""Comparison, logical and bitwise ops (no gradient), all/any/allclose."""
+"""Comparison, logical and bitwise ops (no gradient, but for the in-place comparisons), predicates,
+all/any/allclose/isclose/equal."""
 from __future__ import annotations
 
 import numpy as np
@@ -8,7 +9,8 @@ from ..engine import CONFIG, TensorBase, result_type
 from ..engine import TorchRuntimeError, TorchTypeError
 from ..engine import TorchNotImplementedError as TorchNotImplementedError_
 from .numeric import _SCALAR_NAME, _arr, _check_operand, _dims, broadcast_shapes
-from .record import _check_broadcast, _check_like, _check_reads, _check_reduced
+from .record import _begin, _check_broadcast, _check_like, _check_reads, _check_reduced, _record
+from .table import TABLE
 from .pointwise import _check_shapes
 
 
@@ -117,11 +119,7 @@ def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
             raise TorchTypeError(f"allclose(): argument '{'input' if k == 1 else 'other'}' (position {k}) must be "
                                  f"Tensor, not {type(v).__name__}")
     x, y = a._data, b._data
-    if x.dtype != y.dtype:
-        raise TorchRuntimeError(f"{_SCALAR_NAME[x.dtype.name]} did not match {_SCALAR_NAME[y.dtype.name]}")
-    for name, v in (("rtol", rtol), ("atol", atol)):
-        if not v >= 0:                      # (nan too)
-            raise TorchRuntimeError(f"{name} must be greater than or equal to zero, but got {v:g}")
+    _closeness_checks(x, y, rtol, atol)
     broadcast_shapes(x.shape, y.shape)
     if x.dtype.kind == "b":
         return bool(np.all(x == y))
@@ -133,3 +131,126 @@ def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
         if equal_nan:
             close |= np.isnan(x) & np.isnan(y)
     return bool(np.all(close))
+
+# ----------------------------------------------------------------------------- comparisons as functions
+
+
+def _comparison(name, ufunc):
+    """torch.eq and its kin: the code path of the `==` operators (their promotion and broadcasting)."""
+    compare = _compare(ufunc)
+
+    def f(input, other):
+        return compare(input, other)
+    f.__name__ = name
+    return f
+
+
+eq, ne = _comparison("eq", np.equal), _comparison("ne", np.not_equal)
+gt, ge = _comparison("gt", np.greater), _comparison("ge", np.greater_equal)
+lt, le = _comparison("lt", np.less), _comparison("le", np.less_equal)
+
+
+def _comparison_inplace(name, ufunc):
+    """x.eq_(y), the forward the in-place method runs: the comparison, written into x as x's
+    dtype; PyTorch records EqBackward0 (a number) or EqBackward1 (a tensor), zero gradients."""
+    compare = _compare(ufunc)
+
+    def f(t, other):
+        out = compare(t, other)._data
+        if isinstance(other, TensorBase):
+            return _record(TABLE[name + "_tensor"], _begin(t, other), out, (t, other))
+        return _record(TABLE[name + "_"], _begin(t), out, (t,))
+    f.__name__ = name + "_"
+    return f
+
+
+eq_, ne_ = _comparison_inplace("eq", np.equal), _comparison_inplace("ne", np.not_equal)
+gt_, ge_ = _comparison_inplace("gt", np.greater), _comparison_inplace("ge", np.greater_equal)
+lt_, le_ = _comparison_inplace("lt", np.less), _comparison_inplace("le", np.less_equal)
+
+# ----------------------------------------------------------------------------- predicates (no grad)
+
+
+def _predicate(name, test):
+    """isnan and its kin: a bool tensor; integer and bool inputs hold no nan nor inf."""
+    def f(input):
+        d = input._data
+        return CONFIG.tensor(np.asarray(test(d) if d.dtype.kind == "f" else test(d.astype(np.float32))))
+    f.__name__ = name
+    return f
+
+
+isnan = _predicate("isnan", np.isnan)
+isinf = _predicate("isinf", np.isinf)
+isfinite = _predicate("isfinite", np.isfinite)
+isposinf = _predicate("isposinf", lambda d: d == np.inf)
+isneginf = _predicate("isneginf", lambda d: d == -np.inf)
+signbit = _predicate("signbit", np.signbit)
+
+
+def isreal(input):
+    return CONFIG.tensor(np.ones(input._data.shape, np.bool_))     # (no complex tensors: every value is real)
+
+
+def _closeness_checks(x, y, rtol, atol):
+    if x.dtype != y.dtype:
+        raise TorchRuntimeError(f"{_SCALAR_NAME[x.dtype.name]} did not match {_SCALAR_NAME[y.dtype.name]}")
+    for name, v in (("rtol", rtol), ("atol", atol)):
+        if not v >= 0:                      # (nan too)
+            raise TorchRuntimeError(f"{name} must be greater than or equal to zero, but got {v:g}")
+
+
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """PyTorch's isclose: equal, or both nan with equal_nan, or |x - y| finite and at most
+    atol + |rtol * y|, computed in the inputs' dtype (integers in float32, the default dtype)."""
+    x, y = input._data, other._data
+    _closeness_checks(x, y, rtol, atol)
+    shape = broadcast_shapes(x.shape, y.shape)
+    _check_like(shape, itemsize=1)
+    close = np.asarray(x == y)
+    if x.dtype.kind == "f" and equal_nan:
+        close = close | (np.isnan(x) & np.isnan(y))
+    if x.dtype.kind != "b" and (rtol != 0 or atol != 0):
+        if x.dtype.kind != "f":
+            x, y = x.astype(np.float32), y.astype(np.float32)
+        with np.errstate(all="ignore"):
+            allowed = atol + np.abs(rtol * y)
+            actual = np.abs(x - y)
+            close = close | (np.isfinite(actual) & (actual <= allowed))
+    return CONFIG.tensor(np.asarray(np.broadcast_to(close, shape)))
+
+
+def equal(input, other):
+    """torch.equal: same sizes and equal values (after promotion; nan is never equal)."""
+    x, y = input._data, other._data
+    if x.shape != y.shape:
+        return False
+    dt = result_type(input, other)
+    return bool(np.all(_arr(input, dt) == _arr(other, dt)))
+
+
+def is_nonzero(input):
+    d = input._data
+    if d.size == 0:
+        raise TorchRuntimeError("Boolean value of Tensor with no values is ambiguous")
+    if d.size > 1:
+        raise TorchRuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+    return bool(d.reshape(()) != 0)
+
+
+def count_nonzero(input, dim=None):
+    d = input._data
+    _check_reads(input)
+    if dim is None:
+        return CONFIG.tensor(np.asarray(np.count_nonzero(d), np.int64))
+    if isinstance(dim, (list, tuple)):
+        dim = [int(x) for x in dim]                 # (True in a list of dims is dim 1, as in PyTorch)
+    dims = _dims(dim, d.ndim)
+    if d.ndim == 0:
+        return CONFIG.tensor(np.asarray(d != 0, np.int64))
+    return CONFIG.tensor(np.asarray(np.count_nonzero(d, axis=dims), np.int64))
+
+
+def count_nonzero_method(self, *dims, dim=None):
+    """x.count_nonzero(0, 1): the method also takes the dims one by one."""
+    return count_nonzero(self, dims if len(dims) > 1 else dims[0] if dims else dim)

@@ -580,3 +580,121 @@ def _logit_backward(m, g, self, eps):
     lo, hi, outside = (0.0, 1.0, np.nan) if eps is None else (eps, 1.0 - eps, 0.0)
     inside = np.logical_and(x >= lo, x <= hi)
     return m.where(inside, g / (self * m.rsub_scalar(self, 1.0)), m.constant(np.full((), outside, _dtype_of(self))))
+
+# -- comparisons/predicates and statistical reductions (session 9)
+
+
+def _safe_size(sizes, dim):
+    n = 1
+    for d in dim if sizes else ():
+        n *= sizes[d % len(sizes)]
+    return n
+
+
+def _scale(numerator, dof):
+    return numerator / dof if dof else math.inf          # (C++'s 2.0 / 0: inf)
+
+
+def _var_backward(m, g, self, dim, correction, keepdim):
+    """var_backward: 2 / (n - correction) * grad * (self - mean); where n - correction <= 0 over
+    every element, grad times nan (an element equal to the mean) or inf."""
+    x = _arr_of(self)
+    c = 1 if correction is None else correction
+    if x.ndim == 0 or dim is None:
+        mean = m.mean_keepdim(self, None)
+        dof = x.size - c
+        if dof <= 0:
+            return g * m.constant(np.where(x == _arr_of(mean), np.nan, np.inf).astype(np.float32))
+        return m.mul_scalar(g, 2.0 / dof) * (self - mean)
+    if not keepdim and x.ndim > 1:
+        g = _unsqueeze_multiple(m, g, dim, x.ndim)
+    return m.mul_scalar(g, _scale(2.0, _safe_size(x.shape, dim) - c)) * (self - m.mean_keepdim(self, dim))
+
+
+def _std_backward(m, g, self, result, dim, correction, keepdim):
+    """std_backward: var's, of grad / (2 * std), zero where std is zero."""
+    zero = _arr_of(result) == 0
+    return _var_backward(m, m.masked_fill(g / m.mul_scalar(result, 2), zero, 0), self, dim, correction, keepdim)
+
+
+def _mean_backward(m, g, self, dim, keepdim):
+    """mean_backward: sum's gradient divided by the number of elements reduced."""
+    x = _arr_of(self)
+    if dim is None or not dim:
+        return m.div_scalar(m.expand(g, x.shape), x.size)
+    return m.div_scalar(m.expand(g if keepdim else m.unsqueeze_dims(g, dim, x.ndim), x.shape), _safe_size(x.shape, dim))
+
+
+def _var_mean_backward(m, g, self, dim, correction, keepdim):
+    gvar, gmean = g
+    gself = None if gvar is None else _var_backward(m, gvar, self, dim, correction, keepdim)
+    if gmean is not None:
+        aux = _mean_backward(m, gmean, self, dim, keepdim)
+        gself = aux if gself is None else gself + aux
+    return gself
+
+
+def _std_mean_backward(m, g, self, result0, dim, correction, keepdim):
+    gstd, gmean = g
+    gself = None if gstd is None else _std_backward(m, gstd, self, result0, dim, correction, keepdim)
+    if gmean is not None:
+        aux = _mean_backward(m, gmean, self, dim, keepdim)
+        gself = aux if gself is None else gself + aux
+    return gself
+
+
+def _logsumexp_backward(m, g, self, result, dim, keepdim):
+    x = _arr_of(self)
+    if not keepdim and x.ndim:
+        g = _unsqueeze_multiple(m, g, dim, x.ndim)
+        result = _unsqueeze_multiple(m, result, dim, x.ndim)
+    return g * m.exp(self - result)
+
+
+def _restored_shape(shape, dims, ndim):
+    """restore_reduced_dims: the reduced dims back as size 1."""
+    out, it = [], iter(shape)
+    for d in range(ndim):
+        out.append(1 if d in dims else next(it))
+    return tuple(out)
+
+
+def _amax_backward(m, g, self, result, dim, keepdim):
+    """scale_grad_by_count(restore_reduced_dims(grad), restore_reduced_dims(result) == self, dim):
+    the elements equal to the extreme share its gradient evenly."""
+    x = _arr_of(self)
+    dims = tuple(d % x.ndim for d in dim) if x.ndim and dim else tuple(range(x.ndim))
+    r = _arr_of(result)
+    if not keepdim and dim:
+        shape = _restored_shape(r.shape, dims, x.ndim)
+        g, r = m.reshape(g, shape), r.reshape(shape)
+    mask = r == x
+    dt = _dtype_of(g)
+    count = mask.sum(axis=dims, keepdims=True).astype(dt)
+    return (g / m.constant(count)) * m.constant(mask.astype(dt))
+
+
+def _aminmax_backward(m, g, self, min, max, dim, keepdim):
+    dims = () if dim is None else (dim,)
+    gself = None
+    for grad, value in zip(g, (min, max)):
+        if grad is not None:
+            part = _amax_backward(m, grad, self, value, dims, keepdim)
+            gself = part if gself is None else gself + part
+    return gself
+
+
+def _nansum_backward(m, g, self, dim, keepdim):
+    """sum's gradient times (self is not nan): an inf or nan gradient stays nan there."""
+    x = _arr_of(self)
+    if dim and not keepdim:
+        g = m.unsqueeze_dims(g, dim, x.ndim)
+    return m.expand(g, x.shape) * m.constant((~np.isnan(x)).astype(_dtype_of(g)))
+
+
+def _evenly_distribute_backward(m, g, self, result):
+    """The elements equal to the result (nan ones when it is nan) share its gradient."""
+    x, v = _arr_of(self), _arr_of(result)
+    mask = np.isnan(x) if np.isnan(v) else x == v
+    share = g / m.constant(np.asarray(mask.sum(), _dtype_of(g)))
+    return m.mask(m.expand(share, x.shape), mask)

@@ -752,3 +752,11 @@ for _name, _formula in (("atan2_recip", _atan2_recip), ("sinc_backward", _sinc_b
                         ("copysign_self_backward", _copysign_self_backward), ("logit_backward", _logit_backward)):
     setattr(_NumpyMath, _name, staticmethod(lambda *args, _f=_formula: _f(NUMPY_MATH, *args)))
     setattr(_TensorMath, _name, staticmethod(lambda *args, _f=_formula: _f(TENSOR_MATH, *args)))
+
+# -- comparisons/predicates and statistical reductions (session 9)
+from .reduction import mean as _mean  # noqa: E402  (reduction's forwards load before this module's namespaces)
+
+# self.mean() (dims None) or self.mean(dims, keepdim=True) (dims (): every dim), as var's gradient reads it
+_TensorMath.mean_keepdim = staticmethod(lambda a, dims: _mean(a) if dims is None else _mean(a, dims, keepdim=True))
+_NumpyMath.mean_keepdim = staticmethod(lambda a, dims: np.asarray(a.mean()) if dims is None else
+                                       a.mean(axis=tuple(dims) or None, keepdims=True))

@@ -1,4 +1,5 @@
-"""Reductions: sum, mean, prod, norm, max/min, argmax/argmin, cumulative ops, softmax."""
+"""Reductions: sum, mean, prod, norm, max/min, argmax/argmin, cumulative ops, softmax, var/std,
+logsumexp, amax/amin/aminmax, nansum/nanmean, median/nanmedian/mode."""
 from __future__ import annotations
 
 import builtins as _b
@@ -12,7 +13,7 @@ from ..engine import TorchNotImplementedError as TorchNotImplementedError_
 from .numeric import _SCALAR_NAME, _dims, _norm_dim, _raw_dims, _scalar_in_range
 from .record import _begin, _check_like, _check_reads, _check_reduced, _record
 from .table import TABLE
-from .pointwise import maximum, minimum, to_dtype
+from .pointwise import div, maximum, minimum, to_dtype
 
 
 def _arg_extreme(name, pick):
@@ -282,3 +283,286 @@ def _cumulative(name, fn):
 
 cumsum = _cumulative("cumsum", np.cumsum)
 cumprod = _cumulative("cumprod", np.cumprod)
+
+
+# ----------------------------------------------------------------------------- statistics
+
+_DOF_WARNING = ("{}(): degrees of freedom is <= 0. Correction should be strictly less than the reduction factor "
+                "(input numel divided by output numel). (Triggered internally at "
+                "/__w/pytorch/pytorch/aten/src/ATen/native/ReduceOps.cpp:1861.)")
+_UNSET = object()
+
+
+def _correction(dim, unbiased, correction):
+    """PyTorch's three overloads, (dim, unbiased, keepdim), (dim, *, correction, keepdim) and
+    (unbiased): the dim, and the correction the node saves (None: not given, 1 by default)."""
+    if isinstance(dim, (bool, np.bool_)):             # var(x, False): the (unbiased) overload
+        dim, unbiased = _UNSET, dim
+    if correction is not _UNSET:
+        c = correction
+    elif unbiased is not _UNSET or dim is not _UNSET:
+        c = 1 if unbiased is _UNSET or unbiased else 0
+    else:
+        c = None
+    return (None if dim is _UNSET else dim), c
+
+
+def _moments(name, t, dim, correction, keepdim):
+    """(variance, mean) as float64 arrays, PyTorch's two-pass values in double: the sum of squared
+    deviations over max(0, n - correction)."""
+    data = t._data
+    if data.dtype.kind != "f":
+        raise TorchRuntimeError("std and var only support floating point and complex dtypes")
+    axes = None if dim is None else _dims(dim, data.ndim)
+    _check_reduced(data, axes)
+    _check_like(data.shape, itemsize=8)
+    x = data.astype(np.float64)
+    n = x.size if axes is None else int(np.prod([x.shape[d] for d in axes]))
+    out_n = x.size // n if n else 0
+    dof = n - (1 if correction is None else correction)
+    if dof <= 0 or not out_n and not x.size:
+        E.STATE.warn(_DOF_WARNING.format(name))
+    with np.errstate(all="ignore"):
+        mean = x.sum(axis=axes, keepdims=True) / np.float64(n)
+        m2 = np.square(x - mean).sum(axis=axes, keepdims=bool(keepdim))
+        var = m2 / _b.max(0, dof)
+    if not keepdim:
+        mean = mean.reshape(var.shape)
+    return var, mean
+
+
+def _statistic(name, t, dim, unbiased, keepdim, correction):
+    dim, c = _correction(dim, unbiased, correction)
+    var, mean = _moments(name, t, dim, c, keepdim)
+    attrs = {"correction": c, "dim": None if dim is None else _raw_dims(dim), "keepdim": bool(keepdim)}
+    dt = t._data.dtype
+    value = np.sqrt(var) if name.startswith("std") else var
+    seq = _begin(t)
+    if not name.endswith("_mean"):
+        return _record(TABLE[name], seq, np.asarray(value, dt), (t,), attrs=attrs)
+    first = _record(TABLE[name], seq, np.asarray(value, dt), (t,), extra={"result0": None}, attrs=attrs)
+    second = CONFIG.tensor(np.asarray(mean, dt))
+    node = first._fn
+    if node is not None:                       # one node, two outputs
+        for out, edge in zip((first, second), E.output_edges(node, 2)):
+            out._fn, out._rg = edge, True
+        if name == "std_mean":                 # (the output itself, with its edge: a second order reaches the node)
+            node._saved["result0"] = E.Saved(first)
+    return first, second
+
+
+def var(input, dim=_UNSET, unbiased=_UNSET, keepdim=False, *, correction=_UNSET):
+    return _statistic("var", input, dim, unbiased, keepdim, correction)
+
+
+def std(input, dim=_UNSET, unbiased=_UNSET, keepdim=False, *, correction=_UNSET):
+    return _statistic("std", input, dim, unbiased, keepdim, correction)
+
+
+def var_mean(input, dim=_UNSET, unbiased=_UNSET, keepdim=False, *, correction=_UNSET):
+    return _statistic("var_mean", input, dim, unbiased, keepdim, correction)
+
+
+def std_mean(input, dim=_UNSET, unbiased=_UNSET, keepdim=False, *, correction=_UNSET):
+    return _statistic("std_mean", input, dim, unbiased, keepdim, correction)
+
+
+def logsumexp(input, dim, keepdim=False):
+    """log(sum(exp(x))) with the maxima (those not infinite) taken out first, in the input's
+    float dtype (an integer input in float32)."""
+    data = input._data
+    if data.dtype.kind != "f":
+        data = data.astype(np.float32)
+    dims = _dims(dim, data.ndim)
+    if isinstance(dim, (list, tuple)) and not dim and data.ndim:
+        raise TorchRuntimeError(f"output with shape [] doesn't match the broadcast shape "
+                                f"[{', '.join(['1'] * data.ndim)}]")
+    _check_reduced(data, dims)
+    _check_like(data.shape, itemsize=data.itemsize)
+    with np.errstate(all="ignore"):
+        if data.size:
+            maxes = data.max(axis=dims, keepdims=True)
+            maxes = np.where(np.abs(maxes) == np.inf, np.zeros((), data.dtype), maxes)
+            out = np.log(np.exp(data - maxes).sum(axis=dims, keepdims=bool(keepdim)))
+            out = out + (maxes if keepdim else maxes.reshape(out.shape))
+        else:
+            out = np.log(np.exp(data).sum(axis=dims, keepdims=bool(keepdim)))
+    seq = _begin(input)
+    return _record(TABLE["logsumexp"], seq, np.asarray(out, data.dtype), (input,),
+                   attrs={"dim": _raw_dims(dim), "keepdim": bool(keepdim)})
+
+
+def _extreme(name, pick):
+    def forward(input, dim=(), keepdim=False):
+        dim = () if dim is None else dim            # (PyTorch's parser takes None for an empty list here)
+        data = input._data
+        _check_reads(input)
+        dims = _dims(dim, data.ndim)
+        if dims is None and data.size == 0:
+            raise TorchRuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
+                                    "Specify the reduction dim with the 'dim' argument.")
+        for d in dims or ():
+            if data.shape[d] == 0:
+                raise TorchIndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+        _check_reduced(data, dims)
+        out = np.asarray(pick(data, axis=dims, keepdims=bool(keepdim)), data.dtype)
+        seq = _begin(input)
+        return _record(TABLE[name], seq, out, (input,), attrs={"dim": _raw_dims(dim), "keepdim": bool(keepdim)})
+    forward.__name__ = name
+    return forward
+
+
+amax = _extreme("amax", np.max)
+amin = _extreme("amin", np.min)
+
+
+class _MinMax(tuple):
+    """torch.return_types.aminmax(min=..., max=...)."""
+
+    min = property(lambda self: self[0])
+    max = property(lambda self: self[1])
+
+    def __repr__(self):
+        return f"torch.return_types.aminmax(\nmin={self[0]!r},\nmax={self[1]!r})"
+
+    __str__ = __repr__
+
+
+def aminmax(input, *, dim=None, keepdim=False):
+    data = input._data
+    _check_reads(input)
+    axis = None if dim is None else _norm_dim(dim, _b.max(data.ndim, 1))
+    if data.size == 0 and dim is None:
+        raise TorchRuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
+                                "identity.")
+    if axis is not None and data.ndim and data.shape[axis] == 0:
+        raise TorchIndexError(f"aminmax: Expected reduction dim {axis} to have non-zero size.")
+    if not data.ndim:
+        axis = None
+    keep = bool(keepdim) and (dim is not None or data.ndim > 0)
+    low = np.asarray(data.min(axis=axis, keepdims=keep), data.dtype)
+    high = np.asarray(data.max(axis=axis, keepdims=keep), data.dtype)
+    seq = _begin(input)
+    first = _record(TABLE["aminmax"], seq, low, (input,), extra={"min": None, "max": None},
+                    attrs={"dim": dim, "keepdim": bool(keepdim)})
+    second = CONFIG.tensor(high)
+    node = first._fn
+    if node is not None:
+        for out, edge in zip((first, second), E.output_edges(node, 2)):
+            out._fn, out._rg = edge, True
+        node._saved["min"], node._saved["max"] = E.Saved(first), E.Saved(second)
+    return _MinMax((first, second))
+
+
+def nansum(input, dim=None, keepdim=False, *, dtype=None):
+    """sum counting nan as zero; integers and bools sum as int64."""
+    data = input._data
+    out_dt = data.dtype if data.dtype.kind == "f" else np.dtype(np.int64)
+    if dtype is not None:
+        out_dt = dtype.np
+    dims = None if dim is None else _dims(dim, data.ndim)
+    _check_reduced(data, dims)
+    keep = bool(keepdim) and (dim is not None or data.ndim > 0)
+    out = np.asarray(np.nansum(data, axis=dims, keepdims=keep, dtype=out_dt), out_dt)
+    seq = _begin(input)
+    return _record(TABLE["nansum"], seq, out, (input,),
+                   attrs={"dim": None if dim is None else _raw_dims(dim), "keepdim": bool(keepdim)})
+
+
+def nanmean(input, dim=None, keepdim=False, *, dtype=None):
+    """PyTorch's composite: nansum(...) / (the number of non-nan elements), a DivBackward0."""
+    data = input._data
+    if data.dtype.kind != "f":
+        raise TorchRuntimeError(f"nanmean(): expected input to have floating point or complex dtype but got "
+                                f"{_SCALAR_NAME[data.dtype.name]}")
+    dims = None if dim is None else _dims(dim, data.ndim)
+    keep = bool(keepdim) and (dim is not None or data.ndim > 0)
+    count = np.asarray((~np.isnan(data)).sum(axis=dims, keepdims=keep), np.int64)
+    return div(nansum(input, dim, keepdim, dtype=dtype), CONFIG.tensor(count))
+
+
+# ----------------------------------------------------------------------------- median and mode
+
+
+def _rank_rows(rows, ignore_nan):
+    """Per row (last axis): the position PyTorch's median picks. Its nth_element orders by
+    (value, index), so the pick is the stable sort's element (n - 1) // 2; median returns the
+    first nan of a row holding one, nanmedian leaves nans out (an all-nan row: its first)."""
+    order = np.argsort(rows, axis=-1, kind="stable")          # (nan sorts last)
+    nans = np.isnan(rows).sum(axis=-1) if rows.dtype.kind == "f" else np.zeros(rows.shape[:-1], np.int64)
+    n = rows.shape[-1]
+    if ignore_nan:
+        k = np.trunc((n - nans - 1) / 2).astype(np.int64)    # (C++'s division: an all-nan row picks 0)
+    else:
+        k = np.where(nans > 0, n - nans, (n - 1) // 2)         # the first nan in sorted order: the first in the row
+    return np.take_along_axis(order, k[..., None], axis=-1)[..., 0]
+
+
+def _median(name, t, dim, keepdim, ignore_nan):
+    data = t._data
+    if data.dtype.kind == "b":
+        kernel = "median_cpu" if dim is None else "median_out"
+        raise TorchNotImplementedError_(f'"{kernel}" not implemented for \'Bool\'')
+    _check_reads(t)
+    if dim is None:
+        flat = data.reshape(1, -1)
+        if flat.size == 0:                      # nan, which an integer type holds as its minimum
+            value = np.asarray(np.nan if data.dtype.kind == "f" else np.iinfo(data.dtype).min, data.dtype)
+        else:
+            value = flat[0, _rank_rows(flat, ignore_nan)[0]]
+        return _reduce_all(TABLE[name], t, value)
+    nd = data.ndim
+    d = _norm_dim(dim, _b.max(nd, 1))
+    if nd and data.shape[d] == 0:
+        raise TorchIndexError(f"median(): Expected reduction dim {d} to have non-zero size.")     # (nanmedian's too)
+    if nd == 0:
+        values, idx = data.copy(), np.zeros((), np.int64)
+    else:
+        moved = np.moveaxis(data, d, -1)
+        idx = _rank_rows(moved, ignore_nan) if moved.size else np.zeros(moved.shape[:-1], np.int64)
+        values = np.take_along_axis(moved, idx[..., None], axis=-1)[..., 0]
+        if keepdim:
+            idx, values = np.expand_dims(idx, d), np.expand_dims(values, d)
+    return _selected(name, t, values, idx, dim, keepdim, TABLE[name + "_dim"])
+
+
+def _selected(name, t, values, idx, dim, keepdim, row):
+    indices = CONFIG.tensor(np.asarray(idx, np.int64))
+    seq = _begin(t)
+    v = _record(row, seq, np.array(values, t._data.dtype, order="C"), (t,), extra={"indices": indices},
+                attrs={"dim": dim, "keepdim": bool(keepdim), "self_sym_sizes": tuple(t._data.shape)})
+    return _return_type(name, v, indices)
+
+
+def median(input, dim=None, keepdim=False):
+    """The lower median; over a dim, also where it is (a tie: the smallest index of that rank)."""
+    return _median("median", input, dim, keepdim, False)
+
+
+def nanmedian(input, dim=None, keepdim=False):
+    return _median("nanmedian", input, dim, keepdim, True)
+
+
+def mode(input, dim=-1, keepdim=False):
+    """The most frequent value of each row (a tie: the smallest), and its last index."""
+    _check_reads(input)
+    data = input._data
+    nd = data.ndim
+    d = _norm_dim(dim, _b.max(nd, 1))
+    if nd and data.shape[d] == 0:
+        raise TorchIndexError(f"mode(): Expected reduction dim {d} to have non-zero size.")
+    if nd == 0:
+        values, idx = data.copy(), np.zeros((), np.int64)
+    else:
+        moved = np.moveaxis(data, d, -1)
+        rows = moved.reshape(-1, moved.shape[-1])
+        values = np.empty(rows.shape[0], data.dtype)
+        idx = np.empty(rows.shape[0], np.int64)
+        for r, row in enumerate(rows):
+            uniq, counts = np.unique(row, return_counts=True)
+            values[r] = uniq[np.argmax(counts)]                     # (the first, smallest, of the most frequent)
+            idx[r] = np.flatnonzero(row == values[r])[-1]
+        values, idx = values.reshape(moved.shape[:-1]), idx.reshape(moved.shape[:-1])
+        if keepdim:
+            idx, values = np.expand_dims(idx, d), np.expand_dims(values, d)
+    return _selected("mode", input, values, idx, dim, keepdim, TABLE["mode"])

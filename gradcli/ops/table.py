@@ -21,6 +21,9 @@ from .formulas import (_bce_logits_self, _bce_logits_target, _bn_second, _cat_ba
                        _clamp_min_mask, _cumprod_backward, _cumsum_backward, _ln_second, _loss_mean, _ndim,
                        _norm_backward, _pow_backward_exponent, _pow_backward_self, _prod_backward, _scaled,
                        _stack_backward)
+from .formulas import (_aminmax_backward, _amax_backward, _evenly_distribute_backward,  # (session 9)
+                       _logsumexp_backward, _nansum_backward, _std_backward, _std_mean_backward, _var_backward,
+                       _var_mean_backward)
 
 TABLE = {
     # -- arithmetic (a C++ Scalar operand: the *_scalar rows, which backward formulas record under create_graph)
@@ -410,6 +413,45 @@ TABLE = {
                          grad_output=lambda m, g, dim, start, end, step: m.slice(g, dim, start, end, step)),
     "select_backward": op("SelectBackwardBackward0", ("grad_output",), attrs=("dim", "index"),
                           grad_output=lambda m, g, dim, index: m.select(g, dim, index)),
+    # -- comparisons/predicates and statistical reductions (session 9)
+    # x.eq_(y): a comparison written in place records a node whose gradients are zeros
+    **{key: op(name, ("self",), self=lambda m, g: m.zeros_like(g), doc="an in-place comparison with a number: "
+                                                                       "its gradient is zero")
+       for key, name in (("eq_", "EqBackward0"), ("ne_", "NeBackward0"), ("gt_", "GtBackward0"),
+                         ("ge_", "GeBackward0"), ("lt_", "LtBackward0"), ("le_", "LeBackward0"))},
+    **{key: op(name, ("self", "other"), self=lambda m, g: m.zeros_like(g), other=lambda m, g: m.zeros_like(g),
+               doc="an in-place comparison with a tensor: both gradients are zero")
+       for key, name in (("eq_tensor", "EqBackward1"), ("ne_tensor", "NeBackward1"), ("gt_tensor", "GtBackward1"),
+                         ("ge_tensor", "GeBackward1"), ("lt_tensor", "LtBackward1"), ("le_tensor", "LeBackward1"))},
+    "var": op("VarBackward0", ("self",), saved=(("self", ALWAYS),), attrs=("correction", "dim", "keepdim"),
+              self=_var_backward),
+    "std": op("StdBackward0", ("self",), saved=(("result", ALWAYS), ("self", ALWAYS)),
+              attrs=("correction", "dim", "keepdim"), self=_std_backward),
+    "var_mean": op("VarMeanBackward0", ("self",), saved=(("self", ALWAYS),), attrs=("correction", "dim", "keepdim"),
+                   multi=True, self=_var_mean_backward, doc="one node for the variance and the mean"),
+    "std_mean": op("StdMeanBackward0", ("self",), saved=(("result0", ALWAYS), ("self", ALWAYS)),
+                   attrs=("correction", "dim", "keepdim"), multi=True, self=_std_mean_backward,
+                   doc="one node for the standard deviation (result0, saved) and the mean"),
+    "logsumexp": op("LogsumexpBackward0", ("self",), saved=(("result", ALWAYS), ("self", ALWAYS)), attrs=("dim", "keepdim"),
+                    self=_logsumexp_backward),
+    "amax": op("AmaxBackward0", ("self",), saved=(("result", ALWAYS), ("self", ALWAYS)), attrs=("dim", "keepdim"),
+               self=_amax_backward, doc="ties share the gradient evenly"),
+    "amin": op("AminBackward0", ("self",), saved=(("result", ALWAYS), ("self", ALWAYS)), attrs=("dim", "keepdim"),
+               self=_amax_backward, doc="ties share the gradient evenly"),
+    "aminmax": op("AminmaxBackward0", ("self",), saved=(("max", ALWAYS), ("min", ALWAYS), ("self", ALWAYS)),
+                  attrs=("dim", "keepdim"), multi=True, self=_aminmax_backward,
+                  doc="one node for the minimum and the maximum (both saved); ties share each one's gradient"),
+    "nansum": op("NansumBackward0", ("self",), saved=(("self", ALWAYS),), attrs=("dim", "keepdim"),
+                 self=_nansum_backward, doc="sum's gradient, zero where the input is nan"),
+    "median": op("MedianBackward0", ("self",), saved=(("result", ALWAYS), ("self", ALWAYS)),
+                 self=_evenly_distribute_backward, doc="the elements equal to the median share its gradient"),
+    "nanmedian": op("NanmedianBackward0", ("self",), saved=(("result", ALWAYS), ("self", ALWAYS)),
+                    self=_evenly_distribute_backward, doc="the elements equal to the median share its gradient"),
+    **{key: op(name, ("self",), saved=(("indices", ALWAYS),), attrs=("dim", "keepdim", "self_sym_sizes"),
+               self=lambda m, g, indices, dim, keepdim, self_sym_sizes: m.value_selecting(
+                   g, dim, indices, self_sym_sizes, keepdim))
+       for key, name in (("median_dim", "MedianBackward1"), ("nanmedian_dim", "NanmedianBackward1"),
+                         ("mode", "ModeBackward0"))},
 }
 
 _CONV_INPUTS = ("grad_output", "input", "weight")

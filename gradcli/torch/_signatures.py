@@ -73,6 +73,25 @@ SIGNATURES = {
     "floor_divide": "Tensor|Number input, Tensor|Number other",
     "remainder": ("Tensor input, Tensor|Number other", "Number input, Tensor other"),
     "bitwise_and": ("Tensor input, Tensor|Number other", "Number input, Tensor other"),
+    # -- comparisons/predicates and statistical reductions (session 9)
+    **{n: ("Tensor input, Tensor other", "Tensor input, Number other")
+       for n in ("eq", "ne", "not_equal", "gt", "greater", "ge", "greater_equal", "lt", "less", "le", "less_equal")},
+    **{n: _UNARY for n in ("isnan", "isinf", "isfinite", "isposinf", "isneginf", "signbit", "isreal", "is_nonzero")},
+    "isclose": "Tensor input, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False",
+    "equal": "Tensor input, Tensor other",
+    "count_nonzero": ("Tensor input, int? dim=None", "Tensor input, IntList dim"),
+    **{n: ("Tensor input, IntList? dim, bool unbiased=True, bool keepdim=False",
+           "Tensor input, IntList? dim=None, *, Number? correction=None, bool keepdim=False",
+           "Tensor input, bool unbiased=True") for n in ("var", "std", "var_mean", "std_mean")},
+    "logsumexp": "Tensor input, IntList dim, bool keepdim=False",
+    "amax": "Tensor input, IntList? dim=(), bool keepdim=False",
+    "amin": "Tensor input, IntList? dim=(), bool keepdim=False",
+    "aminmax": "Tensor input, *, int? dim=None, bool keepdim=False",
+    "nansum": "Tensor input, IntList? dim=None, bool keepdim=False, *, dtype? dtype=None",
+    "nanmean": "Tensor input, IntList? dim=None, bool keepdim=False, *, dtype? dtype=None",
+    "median": ("Tensor input", "Tensor input, int dim, bool keepdim=False"),
+    "nanmedian": ("Tensor input", "Tensor input, int dim, bool keepdim=False"),
+    "mode": "Tensor input, int dim=-1, bool keepdim=False",
     "bitwise_or": ("Tensor input, Tensor|Number other", "Number input, Tensor other"),
     "bitwise_xor": ("Tensor input, Tensor|Number other", "Number input, Tensor other"),
     "logical_and": "Tensor input, Tensor other",
@@ -222,6 +241,8 @@ METHOD_SIGNATURES = {
     **{"Tensor." + n: ("Tensor self, int sections", "Tensor self, IntList indices", "Tensor self, Sizes... indices")
        for n in ("hsplit", "vsplit", "dsplit")},
     "Tensor.where": "Tensor self, Tensor condition, Tensor|Number other",
+    # -- comparisons/predicates and statistical reductions (session 9)
+    "Tensor.count_nonzero": ("Tensor self, int? dim=None", "Tensor self, IntList... dim"),
     "Tensor.softmax": "Tensor self, int dim, dtype? dtype=None",
     "Tensor.log_softmax": "Tensor self, int dim, dtype? dtype=None",
     # (the random in-place methods have no function)
