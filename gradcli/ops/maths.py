@@ -689,3 +689,13 @@ class _NumpyMath(E._NumpyMath):
 
 NUMPY_MATH = _NumpyMath()         # the maths backward formulas run on: arrays
 TENSOR_MATH = _TensorMath()       # the same names as differentiable tensor ops, under create_graph
+
+
+# -- sorting, selection and index ops (session 9): their backward helpers, from their family modules
+from . import indexing as _indexing   # noqa: E402  (kept in one block: the families own their helpers)
+
+for _name, _helper in _indexing.NUMPY_HELPERS.items():
+    setattr(_NumpyMath, _name, staticmethod(_helper))
+for _name, _helper in _indexing.TENSOR_HELPERS.items():
+    setattr(_TensorMath, _name, staticmethod(_helper))
+_LINEAR_IN_GRAD.update({"take_backward", "masked_select_backward"})     # (self, mask, index: positions only)
