@@ -40,8 +40,9 @@ TENSORS = {
     "W": ([1.0, 2.0, 3.0, 4.0, 5.0], "float32", False),
     "I0": (2, "int64", False),
     "GS": (1.5, "float32", True),
+    "LI": ([[0, 2, 1]], "int64", False),         # an index of A's rank (gather, scatter)
 }
-A, G, V, B, L, M, S, E, D, W, I0, GS = (Sym(n) for n in TENSORS)
+A, G, V, B, L, M, S, E, D, W, I0, GS, LI = (Sym(n) for n in TENSORS)
 Y = Sym("Y")          # (G * 2).sum() of the call's own G: an output to differentiate
 R = Sym("R")          # the generator's current state (a valid torch.set_rng_state argument)
 
@@ -52,6 +53,7 @@ CANDIDATES = [
     (3,), (3, 3), ((3, 3),), (0, 3), (0, 1, 5), ((3,), 2.0), (A, 2.0), (0, 10, (3,)), (G, G), (1,),
     (G, (G,)), (S,), (GS, GS), (L, L), (L,), (True,), (np.ones(2),), (Y, G),
     (W, 1), (A, 0.5), (R,), (A, (3,), 2.0), (A, [1, 2]), (B, 3),
+    (A, 0, L), (A, 0, LI), (A, 0, LI, A), (A, 0, L, A), (A, 0, L, 1.5), (A, M),
 ]
 
 

@@ -889,6 +889,112 @@ case("a.mode(1)", In((0, 2)))
 case("a.mode(2)", (2, 3), id="error: mode dim")
 
 
+
+# -- sorting, selection and index ops (session 9)
+I24 = "torch.tensor([[0, 1, 2, 0], [1, 0, 1, 2]])"
+for expr, specs in [
+        (f"torch.gather(a, 0, {I24})", ((3, 4),)), (f"a.gather(-2, {I24})", ((3, 4),)),
+        ("a.gather(1, torch.tensor([[0, 0], [3, 1], [2, 2]]))", ((3, 4),)),
+        ("a.gather(2, torch.tensor([[[1], [0]]]))", ((2, 3, 4),)),
+        ("a.gather(0, torch.tensor([[0, 1], [1, 0]], dtype=torch.int32))", ((2, 3),)),
+        ("a.gather(0, torch.tensor(0))", ((),)), ("a.gather(0, torch.tensor([0, 0]))", ((),)),
+        ("a.gather(0, torch.zeros(0, 3, dtype=torch.long))", ((2, 3),)),
+        ("torch.gather(a, 1, torch.tensor([[2, 0]]), sparse_grad=False)", ((2, 3),)),
+        ("a.gather(1, torch.tensor([[1, 1], [0, 2]]))", (In((2, 3), ints=True, low=-5, high=5),)),
+        ("(a.gather(0, torch.tensor([[1, 0, 1]])) ** 2).sum()", ((2, 3),)),
+        ("a.gather(0, torch.tensor([0, 1, 1]))", ((3,),)),
+        # errors, in PyTorch's order
+        ("a.gather(0, torch.tensor([0.0]))", ((3,),)), ("a.gather(1, torch.tensor([0, 1]))", ((2, 3),)),
+        ("a.gather(2, torch.tensor([[0]]))", ((2, 3),)), ("a.gather(0, torch.tensor([[2, 0, 0]]))", ((2, 3),)),
+        ("a.gather(0, torch.tensor([[-1, 0, 0]]))", ((2, 3),)),
+        ("a.gather(1, torch.zeros(3, 2, dtype=torch.long))", ((2, 3),)),
+        ("a.gather(0, torch.zeros(1, 4, dtype=torch.long))", ((2, 3),))]:
+    case(expr, *specs)
+for expr, specs in [
+        (f"torch.scatter(a, 0, {I24}, b)", ((3, 4), (2, 4))), (f"a.scatter(0, {I24}, b)", ((3, 4), In((2, 4), rg=False))),
+        (f"a.scatter(0, {I24}, b)", (In((3, 4), rg=False), (2, 5))),
+        ("a.scatter(1, torch.tensor([[2], [0]]), 1.5)", ((2, 3),)),
+        ("torch.scatter(a, -1, torch.tensor([[2], [0]]), value=-1)", ((2, 3),)),
+        ("a.scatter(1, torch.tensor([[2, 2]]), b)", ((2, 3), (1, 2))),
+        ("a.scatter(0, torch.tensor(0), b)", ((), ())),
+        ("torch.zeros(2, 4).scatter_(1, torch.tensor([[1], [3]]), 1.0)", ()),
+        ("out = a * 1; out.scatter_(1, torch.tensor([[0, 1], [1, 2]]), b)", ((2, 3), (2, 2))),
+        ("a.scatter(1, torch.tensor([[1], [0]], dtype=torch.int32), 7)", (In((2, 3), ints=True, low=0, high=9),)),
+        ("torch.scatter_add(a, 0, torch.tensor([[1, 1, 0]]), b)", ((2, 3), (1, 3))),
+        (f"a.scatter_add(0, {I24}, b)", ((3, 4), (2, 4))), (f"a.scatter_add(0, {I24}, b)", (In((3, 4), rg=False), (2, 4))),
+        (f"a.scatter_add(0, {I24}, b)", ((3, 4), In((2, 4), rg=False))),
+        ("a.scatter_add(-1, torch.tensor([[0, 0, 0], [2, 2, 1]]), b)", ((2, 3), (2, 4))),
+        ("out = a * 1; out.scatter_add_(1, torch.tensor([[0, 0]]), b)", ((2, 3), (1, 2))),
+        ("a.scatter_add(0, torch.tensor([0, 0, 1]), b)", (In((2,), ints=True, low=0, high=5),
+                                                          In((3,), ints=True, low=0, high=5))),
+        ("(a.scatter(0, torch.tensor([[1, 0]]), b) ** 2).sum()", ((2, 2), (1, 2))),
+        ("(a.scatter_add(0, torch.tensor([[1, 0]]), b) ** 2).sum()", ((2, 2), (1, 2))),
+        # errors
+        (f"a.scatter(0, {I24}, b)", ((3, 4), In((2, 4), dtype="float64"))), (f"a.scatter(0, {I24}, b)", ((3, 4), (1, 4))),
+        ("a.scatter(0, torch.tensor([[2, 0]]), 1.0)", ((2, 3),)), ("a.scatter(0, torch.tensor([[0.5]]), 1.0)", ((2, 3),)),
+        ("a.scatter(0, torch.tensor([0]), 1.0)", ((2, 3),)), ("a.scatter(0, torch.tensor([[0]]), b)", ((2, 3), ())),
+        ("a.scatter_add(0, torch.tensor([[0, 1]]), b)", ((2, 3), (1, 1))),
+        ("a.scatter_add(0, torch.tensor([[0, 1]]), b)", (In((2, 3), ints=True), (1, 2))),
+        ("a.scatter_add(3, torch.tensor([[0, 1]]), b)", ((2, 3), (1, 2)))]:
+    case(expr, *specs)
+for expr, specs in [
+        ("torch.index_select(a, 0, torch.tensor([2, 0, 2]))", ((3, 4),)),
+        ("a.index_select(-1, torch.tensor([3, 1]))", ((3, 4),)),
+        ("a.index_select(1, torch.tensor([0, 0], dtype=torch.int32))", ((2, 3, 4),)),
+        ("a.index_select(0, torch.tensor(1))", ((3, 4),)), ("a.index_select(0, torch.tensor([0]))", ((),)),
+        ("a.index_select(0, torch.tensor([], dtype=torch.long))", ((3, 4),)),
+        ("(a.index_select(0, torch.tensor([1, 1])) ** 2).sum()", ((2, 3),)),
+        ("a.index_select(1, torch.tensor([2]))", (In((2, 3), ints=True),)),
+        ("a.index_select(0, torch.tensor([3]))", ((3,),)), ("a.index_select(0, torch.tensor([-1]))", ((3,),)),
+        ("a.index_select(0, torch.tensor([[0]]))", ((3,),)), ("a.index_select(0, torch.tensor([0.0]))", ((3,),)),
+        ("a.index_select(2, torch.tensor([0]))", ((2, 3),)),
+        ("torch.take(a, torch.tensor([[0, 5], [-1, 2]]))", ((2, 3),)), ("a.take(torch.tensor([3, 3, -6]))", ((2, 3),)),
+        ("a.take(torch.tensor(0))", ((),)), ("a.take(torch.tensor([6]))", ((2, 3),)),
+        ("a.take(torch.tensor([1], dtype=torch.int32))", ((2, 3),)),
+        ("torch.take_along_dim(a, torch.tensor([[0, 2], [1, 1]]), 1)", ((2, 3),)),
+        ("a.take_along_dim(torch.tensor([[0], [1]]), dim=1)", ((2, 3),)),
+        ("a.take_along_dim(torch.tensor([[1, 0, 1]]), 0)", ((2, 3),)),
+        ("a.take_along_dim(torch.tensor([5, 0]))", ((2, 3),)), ("torch.take_along_dim(a, a.argmax(1, keepdim=True), 1)", ((2, 3),)),
+        ("a.take_along_dim(torch.tensor([[0, 1]]), 1)", ((3, 4),)),
+        ("a.take_along_dim(torch.tensor([[0]], dtype=torch.int32), 1)", ((2, 3),)),
+        ("a.take_along_dim(torch.tensor([0]), 0)", ((2, 3),)),
+        ("a.take_along_dim(torch.tensor([[0], [1], [0]]), 1)", ((2, 3),)),
+        ("torch.masked_select(a, a > 0)", ((2, 3),)), ("a.masked_select(torch.tensor([True, False, True]))", ((2, 3),)),
+        ("a.masked_select(b > 0)", ((3,), In((2, 3), rg=False))), ("a.masked_select(torch.tensor(True))", ((),)),
+        ("a.masked_select(b)", ((2, 3), In((2, 3), rg=False, ints=True))),
+        ("a.masked_select(torch.tensor([True, False]))", ((2, 3),)),
+        ("torch.index_add(a, 0, torch.tensor([0, 2]), b)", ((3, 4), (2, 4))),
+        ("a.index_add(1, torch.tensor([1, 1, 0]), b, alpha=2)", ((2, 3), (2, 3))),
+        ("a.index_add(1, torch.tensor([1, 1, 0]), b, alpha=-0.5)", ((2, 3), In((2, 3), rg=False))),
+        ("a.index_add(0, torch.tensor([1, 0]), b)", (In((2, 3), rg=False), (2, 3))),
+        ("a.index_add(-1, torch.tensor([2]), b)", (In((2, 3), ints=True), In((2, 1), ints=True))),
+        ("a.index_add(0, torch.tensor([0]), b)", ((), ())),
+        ("out = a * 1; out.index_add_(0, torch.tensor([1, 1]), b)", ((2, 3), (2, 3))),
+        ("a.index_add(0, torch.tensor([0, 5]), b)", ((3, 4), (2, 4))), ("a.index_add(0, torch.tensor([0, 2]), b)", ((3, 4), (2, 3))),
+        ("a.index_add(0, torch.tensor([0, 2]), b)", ((3, 4), (3, 4))),
+        ("a.index_add(0, torch.tensor([0, 2]), b)", ((3, 4), In((2, 4), dtype="float64"))),
+        ("a.index_add(0, torch.tensor([0.0, 2.0]), b)", ((3, 4), (2, 4))),
+        ("torch.index_copy(a, 0, torch.tensor([2, 0]), b)", ((3, 4), (2, 4))),
+        ("a.index_copy(1, torch.tensor([1]), b)", ((2, 3), In((2, 1), rg=False))),
+        ("a.index_copy(1, torch.tensor([2, 0]), b)", (In((2, 3), rg=False), (2, 2))),
+        ("out = a * 1; out.index_copy_(0, torch.tensor([1]), b)", ((2, 3), (1, 3))),
+        ("a.index_copy(0, torch.tensor([0, 7]), b)", ((3, 4), (2, 4))), ("a.index_copy(0, torch.tensor([0, 2]), b)", ((3, 4), (2, 3))),
+        ("a.index_copy(0, torch.tensor([0, 2]), b)", ((3, 4), (3, 4))),
+        ("a.index_copy(0, torch.tensor([0, 2]), b)", ((3, 4), In((2, 4), dtype="float64"))),
+        ("torch.index_fill(a, 1, torch.tensor([0, 2]), -1.0)", ((2, 3),)),
+        ("a.index_fill(0, torch.tensor([-1, 0, -1]), 2)", ((3, 2),)),
+        ("a.index_fill(1, torch.tensor([1, 1]), b)", ((2, 3), ())), ("a.index_fill(1, torch.tensor(2), b)", (In((2, 3), rg=False), ())),
+        ("out = a * 1; out.index_fill_(1, torch.tensor([0]), 0.5)", ((2, 3),)),
+        ("a.index_fill(0, torch.tensor([1]), 3)", (In((2, 3), ints=True),)),
+        ("a.index_fill(0, torch.tensor([0, 5]), 1.0)", ((3, 4),)), ("a.index_fill(0, torch.tensor([0.0]), 1.0)", ((3, 4),)),
+        ("a.index_fill(0, torch.tensor([0]), b)", ((3, 4), (2,))), ("a.index_fill(0, torch.tensor([[0]]), 1.0)", ((3, 4),)),
+        ("torch.nonzero(a)", (In(values=[[1.0, 0.0], [0.0, -2.0]]),)), ("a.nonzero()", (In(values=[0.0, 3.0, 0.0]),)),
+        ("torch.nonzero(a, as_tuple=True)", (In(values=[[1.0, 0.0], [0.0, -2.0]]),)),
+        ("a.nonzero(as_tuple=True)", (In(values=2.0),)), ("a.nonzero()", (In(values=0.0),)),
+        ("torch.argwhere(a)", (In(values=[[True, False], [True, True]]),)), ("a.argwhere()", (In(values=1.0),)),
+        ("a.nonzero()", (In((0, 3)),))]:
+    case(expr, *specs)
+
 # ============================================================================ the test
 
 

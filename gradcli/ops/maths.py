@@ -760,3 +760,12 @@ from .reduction import mean as _mean  # noqa: E402  (reduction's forwards load b
 _TensorMath.mean_keepdim = staticmethod(lambda a, dims: _mean(a) if dims is None else _mean(a, dims, keepdim=True))
 _NumpyMath.mean_keepdim = staticmethod(lambda a, dims: np.asarray(a.mean()) if dims is None else
                                        a.mean(axis=tuple(dims) or None, keepdims=True))
+
+# -- sorting, selection and index ops (session 9): their backward helpers, from their family modules
+from . import indexing as _indexing   # noqa: E402  (kept in one block: the families own their helpers)
+
+for _name, _helper in _indexing.NUMPY_HELPERS.items():
+    setattr(_NumpyMath, _name, staticmethod(_helper))
+for _name, _helper in _indexing.TENSOR_HELPERS.items():
+    setattr(_TensorMath, _name, staticmethod(_helper))
+_LINEAR_IN_GRAD.update({"take_backward", "masked_select_backward"})     # (self, mask, index: positions only)

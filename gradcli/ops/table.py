@@ -212,6 +212,39 @@ TABLE = {
                   tensor1=lambda m, g, tensor2, value: g * m.rdiv_scalar(tensor2, value),
                   tensor2=lambda m, g, tensor1, tensor2, value: -g * (m.mul_scalar(tensor1, value) /
                                                                         (tensor2 * tensor2))),
+
+    # -- sorting, selection and index ops (session 9)
+    "gather": op("GatherBackward0", ("self",), saved=(("index", ALWAYS), ("self", ALWAYS)), attrs=("dim", "sparse_grad"),
+                 self=lambda m, g, self, index, dim: m.gather_backward(g, self, dim, index),
+                 doc="saves the input (for its sizes) and the index: the gradient is added back at the index"),
+    "scatter": op("ScatterBackward0", ("self", "src"), saved=(("index", ALWAYS),), attrs=("dim",),
+                  self=lambda m, g, index, dim: m.scatter_zero(g, dim, index),
+                  src=lambda m, g, index, dim, _src_sizes: m.scatter_src_backward(
+                      g, dim, index, _src_sizes, "ScatterBackward0")),
+    "scatter_value": op("ScatterBackward1", ("self",), saved=(("index", ALWAYS),), attrs=("dim",),
+                        self=lambda m, g, index, dim: m.scatter_zero(g, dim, index)),
+    "scatter_add": op("ScatterAddBackward0", ("self", "src"), saved=(("index", "src"),), attrs=("dim",),
+                      self=lambda m, g: g, src=lambda m, g, index, dim, _src_sizes: m.scatter_src_backward(
+                          g, dim, index, _src_sizes, "ScatterAddBackward0")),
+    "index_select": op("IndexSelectBackward0", ("self",), saved=(("index", ALWAYS),), attrs=("dim", "self_sym_sizes"),
+                       self=lambda m, g, index, dim, self_sym_sizes: m.index_select_backward(
+                           g, self_sym_sizes, dim, index)),
+    "take": op("TakeBackward0", ("self",), saved=(("index", ALWAYS), ("self", ALWAYS)),
+               self=lambda m, g, self, index: m.take_backward(g, self, index)),
+    "masked_select": op("MaskedSelectBackward0", ("self",), saved=(("mask", ALWAYS), ("self", ALWAYS)),
+                        self=lambda m, g, self, mask: m.masked_select_backward(g, self, mask)),
+    "index_add": op("IndexAddBackward0", ("self", "source"), saved=(("index", "source"), ("source", "source")),
+                    attrs=("alpha", "dim", "source_dim"), self=lambda m, g: g,
+                    source=lambda m, g, index, source, dim, alpha: m.index_source_backward(g, dim, index, source,
+                                                                                           alpha)),
+    "index_copy": op("IndexCopyBackward0", ("self", "source"), saved=(("index", ALWAYS), ("source", "source")),
+                     attrs=("dim", "source_dim"), self=lambda m, g, index, dim: m.index_fill_zero(g, dim, index),
+                     source=lambda m, g, index, source, dim: m.index_source_backward(g, dim, index, source, 1)),
+    "index_fill": op("IndexFillBackward0", ("self",), saved=(("index", ALWAYS),), attrs=("dim",),
+                     self=lambda m, g, index, dim: m.index_fill_zero(g, dim, index)),
+    "index_fill_tensor": op("IndexFillBackward1", ("self", "value"), saved=(("index", ALWAYS),), attrs=("dim",),
+                            self=lambda m, g, index, dim: m.index_fill_zero(g, dim, index),
+                            value=lambda m, g, index, dim: m.index_fill_value_backward(g, dim, index)),
     # -- selection ---------------------------------------------------------------------------------
     "clamp": op("ClampBackward1", ("self",), saved=(("self", ALWAYS),), attrs=("max", "min"),
                 self=lambda m, g, self, min, max: m.mask(g, _in_bounds(self, min, max))),

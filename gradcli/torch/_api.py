@@ -224,6 +224,19 @@ API = (
     Op(inplace.copy_, "", "copy_"),
     Op(inplace.fill_, "", "fill_"),
     Op(inplace.zero_, "", "zero_"),
+    # -- sorting, selection and index ops (session 9)
+    Op(indexing.gather, "gather", "gather"),
+    Op(indexing.scatter, "scatter", "scatter", "scatter_"),
+    Op(indexing.scatter_add, "scatter_add", "scatter_add", "scatter_add_"),
+    Op(indexing.index_select, "index_select", "index_select"),
+    Op(indexing.take, "take", "take"),
+    Op(indexing.take_along_dim, "take_along_dim", "take_along_dim"),
+    Op(indexing.masked_select, "masked_select", "masked_select"),
+    Op(indexing.index_add, "index_add", "index_add", "index_add_"),
+    Op(indexing.index_copy, "index_copy", "index_copy", "index_copy_"),
+    Op(indexing.index_fill, "index_fill", "index_fill", "index_fill_"),
+    Op(indexing.nonzero, "nonzero", "nonzero"),
+    Op(indexing.argwhere, "argwhere", "argwhere"),
 )
 
 # Python's operators. `a + b`, `b + a` (a Python number on either side): NotImplemented for other operands.

@@ -72,6 +72,21 @@ SIGNATURES = {
     "pow": ("Tensor input, Tensor|Number exponent", "Number input, Tensor exponent"),
     "floor_divide": "Tensor|Number input, Tensor|Number other",
     "remainder": ("Tensor input, Tensor|Number other", "Number input, Tensor other"),
+    # -- sorting, selection and index ops (session 9)
+    "gather": "Tensor input, int dim, Tensor index, *, bool sparse_grad=False",
+    "scatter": ("Tensor input, int dim, Tensor index, Tensor src", "Tensor input, int dim, Tensor index, Tensor src, *, "
+                "str reduce", "Tensor input, int dim, Tensor index, Number value",
+                "Tensor input, int dim, Tensor index, Number value, *, str reduce"),
+    "scatter_add": "Tensor input, int dim, Tensor index, Tensor src",
+    "index_select": "Tensor input, int dim, Tensor index",
+    "take": "Tensor input, Tensor index",
+    "take_along_dim": "Tensor input, Tensor indices, int? dim=None",
+    "masked_select": "Tensor input, Tensor mask",
+    "index_add": "Tensor input, int dim, Tensor index, Tensor source, *, Number alpha=1",
+    "index_copy": "Tensor input, int dim, Tensor index, Tensor source",
+    "index_fill": ("Tensor input, int dim, Tensor index, Tensor value", "Tensor input, int dim, Tensor index, Number value"),
+    "nonzero": "Tensor input, *, bool as_tuple=False",
+    "argwhere": "Tensor input",
     "bitwise_and": ("Tensor input, Tensor|Number other", "Number input, Tensor other"),
     # -- comparisons/predicates and statistical reductions (session 9)
     **{n: ("Tensor input, Tensor other", "Tensor input, Number other")
