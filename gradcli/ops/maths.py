@@ -689,3 +689,36 @@ class _NumpyMath(E._NumpyMath):
 
 NUMPY_MATH = _NumpyMath()         # the maths backward formulas run on: arrays
 TENSOR_MATH = _TensorMath()       # the same names as differentiable tensor ops, under create_graph
+
+# -- shape ops and matrix products (session 9)
+from . import shape as _shape  # noqa: E402  (one block: the helpers of these rows, on both namespaces)
+
+_NUMPY_HELPERS = {
+    "repeat_backward": lambda g, repeats, sizes: _shape.repeat_backward(NUMPY_MATH, g, repeats, sizes),
+    "zeros_of": lambda g, sizes: np.zeros(tuple(sizes), g.dtype),
+    "flip": lambda g, dims: np.flip(g, dims) if g.ndim else g,         # (a 0-d tensor flips to itself)
+    "sum_dims": lambda g, dims: g.sum(axis=dims),
+    "roll": _shape._roll,
+    "rot90": lambda g, k, dims: np.rot90(g, k % 4, tuple(d % g.ndim for d in dims)),
+    "tril": np.tril,
+    "triu": np.triu,
+    "diagonal": lambda g, offset, dim1, dim2: _shape._diagonal_array(
+        g, offset, *_shape._diagonal_dims(g.ndim, offset, dim1, dim2)),
+    "diagonal_backward": _shape.diagonal_backward_np,
+    "trace_backward": _shape.trace_backward_np,
+}
+_TENSOR_HELPERS = {
+    "repeat_backward": lambda g, repeats, sizes: _shape.repeat_backward(TENSOR_MATH, g, repeats, sizes),
+    "zeros_of": lambda g, sizes: CONFIG.tensor(np.zeros(tuple(sizes), g._data.dtype)),
+    "sum_dims": lambda g, dims: sum(g, dims),
+    "roll": _shape.roll,
+    "rot90": _shape.rot90,
+    "tril": _shape.tril,
+    "triu": _shape.triu,
+    "diagonal": _shape.diagonal,
+    "diagonal_backward": _shape.diagonal_backward,
+}
+for _name, _f in _NUMPY_HELPERS.items():
+    setattr(_NumpyMath, _name, staticmethod(_f))
+for _name, _f in _TENSOR_HELPERS.items():
+    setattr(_TensorMath, _name, staticmethod(_f))

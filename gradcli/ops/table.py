@@ -23,6 +23,28 @@ from .formulas import (_bce_logits_self, _bce_logits_target, _bn_second, _cat_ba
                        _stack_backward)
 
 TABLE = {
+    # -- shape ops and matrix products (session 9)
+    "repeat": op("RepeatBackward0", ("self",), attrs=("repeats", "self_sym_sizes"),
+                 self=lambda m, g, repeats, self_sym_sizes: m.repeat_backward(g, repeats, self_sym_sizes),
+                 doc="tile too: the repeats summed back onto the input"),
+    "roll": op("RollBackward0", ("self",), attrs=("dims", "shifts"),
+               self=lambda m, g, shifts, dims: m.roll(g, tuple(-s for s in shifts), dims)),
+    "rot90": op("Rot90Backward0", ("self",), attrs=("dims", "k"), self=lambda m, g, k, dims: m.rot90(g, -k, dims)),
+    "tril": op("TrilBackward0", ("self",), attrs=("diagonal",), self=lambda m, g, diagonal: m.tril(g, diagonal)),
+    "triu": op("TriuBackward0", ("self",), attrs=("diagonal",), self=lambda m, g, diagonal: m.triu(g, diagonal)),
+    "diagonal": op("DiagonalBackward0", ("self",), attrs=("dim1", "dim2", "offset", "self_sym_sizes"),
+                   self=lambda m, g, self_sym_sizes, offset, dim1, dim2: m.diagonal_backward(
+                       g, self_sym_sizes, offset, dim1, dim2), doc="a view: saves sizes only"),
+    "diagonal_copy": op("DiagonalBackward0_copy", ("self",), attrs=("dim1", "dim2", "offset", "self_sym_sizes"),
+                        self=lambda m, g, self_sym_sizes, offset, dim1, dim2: m.diagonal_backward(
+                            g, self_sym_sizes, offset, dim1, dim2), doc="torch.diag of a matrix: a copy"),
+    "diagonal_backward": op("DiagonalBackwardBackward0", ("grad_output",), attrs=("dim1", "dim2", "offset"),
+                            grad_output=lambda m, g, offset, dim1, dim2: m.diagonal(g, offset, dim1, dim2),
+                            doc="diagonal's gradient under create_graph"),
+    "diag_embed": op("DiagEmbedBackward0", ("self",), attrs=("dim1", "dim2", "offset"),
+                     self=lambda m, g, offset, dim1, dim2: m.diagonal(g, offset, dim1, dim2)),
+    "trace": op("TraceBackward0", ("self",), attrs=("self_sym_sizes",),
+                self=lambda m, g, self_sym_sizes: m.trace_backward(g, self_sym_sizes)),
     # -- arithmetic (a C++ Scalar operand: the *_scalar rows, which backward formulas record under create_graph)
     "add": op("AddBackward0", ("self", "other"), attrs=("alpha",),
               self=lambda m, g: g, other=lambda m, g, alpha: g if alpha == 1 else m.mul_scalar(g, alpha),

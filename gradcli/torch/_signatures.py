@@ -50,6 +50,26 @@ SIGNATURES = {
     "sub": ("Tensor|Number input, Tensor|Number other, *, Number alpha=1", _ALPHA_SECOND),
     "subtract": ("Tensor|Number input, Tensor|Number other, *, Number alpha=1",
                  "Tensor|Number input, Number other, Number alpha=1"),      # (PyTorch's second overload)
+    # -- shape ops and matrix products (session 9)
+    "tile": "Tensor input, Sizes dims",
+    "flip": "Tensor input, Sizes dims",
+    "fliplr": _UNARY,
+    "flipud": _UNARY,
+    "roll": "Tensor input, IntList shifts, IntList dims=()",
+    "rot90": "Tensor input, int k=1, Sizes dims=[0;1]",
+    "narrow": ("Tensor input, int dim, Tensor start, int length", "Tensor input, int dim, int start, int length"),
+    "movedim": "Tensor input, IntList source, IntList destination",
+    "moveaxis": "Tensor input, IntList source, IntList destination",
+    "ravel": _UNARY,
+    "unflatten": "Tensor input, int dim, Sizes sizes",
+    "broadcast_to": "Tensor input, Sizes size",
+    "tril": "Tensor input, int diagonal=0",
+    "triu": "Tensor input, int diagonal=0",
+    "diagonal": "Tensor input, int offset=0, int dim1=0, int dim2=1",
+    "diag_embed": "Tensor input, int offset=0, int dim1=-2, int dim2=-1",
+    "diag": "Tensor input, int diagonal=0",
+    "trace": _UNARY,
+    "adjoint": _UNARY,
     "mul": "Tensor|Number input, Tensor|Number other",
     "multiply": "Tensor|Number input, Tensor|Number other",
     "div": "Tensor|Number input, Tensor|Number other, *, str? rounding_mode=None",
@@ -235,6 +255,13 @@ METHOD_SIGNATURES = {
     **{f"Tensor.{n}": "Tensor self" for n in (
         "dim", "numel", "item", "tolist", "numpy", "detach", "detach_", "retain_grad", "cpu", "float", "double",
         "int", "long", "bool", "is_floating_point", "t", "t_", "zero_")},
+    # -- shape ops and matrix products (session 9)
+    "Tensor.repeat": "Tensor self, Sizes... repeats",
+    "Tensor.tile": "Tensor self, Sizes... dims",
+    "Tensor.flip": "Tensor self, Sizes... dims",
+    "Tensor.type_as": "Tensor self, Tensor other",
+    "Tensor.stride": ("Tensor self", "Tensor self, int dim"),
+    "Tensor.element_size": "Tensor self",
 }
 
 
