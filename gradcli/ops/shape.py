@@ -288,10 +288,10 @@ def _slice_from(t, dim, start):
 
 
 def _int_list(args):
-    """x.repeat(2, 3) or x.repeat((2, 3)): the sizes as a tuple of ints."""
+    """x.repeat(2, 3) or x.repeat((2, 3)): the sizes as a tuple of ints (a 0-d integer tensor is one)."""
     if len(args) == 1 and isinstance(args[0], (tuple, list)):
         args = tuple(args[0])
-    return tuple(_operator.index(a) for a in args)
+    return tuple(_operator.index(a.item() if isinstance(a, TensorBase) else a) for a in args)
 
 
 def repeat(t, *repeats):
@@ -336,9 +336,13 @@ def repeat_backward(m, g, repeats, sizes):
 
 def flip(t, dims):
     dims = _int_list((dims,))
-    axes = _dims(dims, t._data.ndim) or ()
+    axes = []
+    for d in dims:                     # each wrapped, then checked against the ones before it
+        axes.append(_norm_dim(d, t._data.ndim))
+        if axes[-1] in axes[:-1]:
+            raise TorchRuntimeError(f"dim {axes[-1]} appears multiple times in the list of dims")
     seq = _begin(t)
-    out = np.flip(t._data, axes).copy() if t._data.ndim else t._data.copy()
+    out = np.flip(t._data, tuple(axes)).copy() if t._data.ndim else t._data.copy()
     return _record(TABLE["flip"], seq, out, (t,), attrs={"dims": tuple(dims)})
 
 
@@ -367,6 +371,7 @@ def _roll(a, shifts, dims):
 
 
 def roll(t, shifts, dims=()):
+    dims = () if dims is None else dims
     shifts = _int_list((shifts,)) if isinstance(shifts, (tuple, list)) else (_operator.index(shifts),)
     dims = _int_list((dims,)) if isinstance(dims, (tuple, list)) else (_operator.index(dims),)
     if not shifts:
@@ -404,7 +409,10 @@ def narrow(t, dim, start, length):
     if length < 0:
         raise TorchRuntimeError("narrow(): length must be non-negative.")
     d = _norm_dim(dim, nd)
-    start = _operator.index(start.item() if isinstance(start, TensorBase) else start)
+    if isinstance(start, TensorBase):
+        if start._data.ndim or start._data.dtype.kind not in "iu":
+            raise TorchRuntimeError("start must be an 0-dim integral Tensor.")
+        start = start.item()
     n = t._data.shape[d]
     if not -n <= start <= n:
         raise TorchIndexError(f"start out of range (expected to be in range of [{-n}, {n}], but got {start})")
@@ -460,13 +468,33 @@ def unflatten(t, dim, sizes):
     return view(t, t._data.shape[:d] + inferred + t._data.shape[d + 1:])
 
 
-def broadcast_to(t, size):
-    return expand(t, tuple(size))
+def unflatten_method(t, dim, sizes):
+    """Tensor.unflatten is Python code in PyTorch: it tests `not sizes` before the parser sees them."""
+    try:
+        empty = not sizes
+    except ValueError as e:                   # a NumPy array's truth value, as Python raises it
+        raise TorchValueError(str(e)) from None
+    if empty:
+        raise TorchRuntimeError("unflatten: sizes must be non-empty")
+    if not isinstance(sizes, (tuple, list)):
+        kind = type(sizes)
+        name = f"numpy.{kind.__name__}" if kind.__module__ == "numpy" else kind.__name__
+        raise TorchTypeError(f"unflatten(): argument 'sizes' (position 2) must be tuple of ints, not {name}")
+    return unflatten(t, dim, sizes)
+
+
+def broadcast_to(t, *size):
+    return expand(t, _int_list(size))
 
 
 def broadcast_tensors(*tensors):
     if len(tensors) == 1 and isinstance(tensors[0], (tuple, list)):
         tensors = tuple(tensors[0])
+    for k, x in enumerate(tensors):
+        if not isinstance(x, TensorBase):
+            kind = type(x)
+            name = kind.__qualname__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
+            raise TorchTypeError(f"expected Tensor as element {k} in argument 0, but got {name}")
     shape = ()
     for k, x in enumerate(tensors):
         shape = x._data.shape if k == 0 else broadcast_shapes(tuple(shape), x._data.shape)
@@ -598,7 +626,14 @@ def H_property(t):
     return transpose(t, -2, -1)
 
 
+W_ADJOINT = ("adjoint() is deprecated on 0-D tensors. Consider using x.conj(). (Triggered internally at "
+             "/__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:4390.)")
+
+
 def adjoint(t):
+    if t._data.ndim == 0:
+        E.warn_once(W_ADJOINT)
+        return t
     return mH_property(t, "tensor.adjoint()")
 
 

@@ -131,7 +131,7 @@ API = (
     Op(S.narrow, "narrow", "narrow"),
     Op(S.movedim, "movedim moveaxis", "movedim moveaxis"),
     Op(S.ravel, "ravel", "ravel"),
-    Op(S.unflatten, "unflatten", "unflatten"),
+    Op(S.unflatten, "unflatten", "unflatten", method=S.unflatten_method),
     Op(S.broadcast_to, "broadcast_to", "broadcast_to"),
     Op(S.broadcast_tensors, "broadcast_tensors"),
     Op(S.tril, "tril", "tril", "tril_"),

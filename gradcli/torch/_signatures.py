@@ -55,11 +55,11 @@ SIGNATURES = {
     "flip": "Tensor input, Sizes dims",
     "fliplr": _UNARY,
     "flipud": _UNARY,
-    "roll": "Tensor input, IntList shifts, IntList dims=()",
+    "roll": "Tensor input, IntList shifts, IntList? dims=()",
     "rot90": "Tensor input, int k=1, Sizes dims=[0;1]",
     "narrow": ("Tensor input, int dim, Tensor start, int length", "Tensor input, int dim, int start, int length"),
-    "movedim": "Tensor input, IntList source, IntList destination",
-    "moveaxis": "Tensor input, IntList source, IntList destination",
+    **{n: ("Tensor input, Sizes source, Sizes destination", "Tensor input, int source, int destination")
+       for n in ("movedim", "moveaxis")},
     "ravel": _UNARY,
     "unflatten": "Tensor input, int dim, Sizes sizes",
     "broadcast_to": "Tensor input, Sizes size",
@@ -258,9 +258,11 @@ METHOD_SIGNATURES = {
     # -- shape ops and matrix products (session 9)
     "Tensor.repeat": "Tensor self, Sizes... repeats",
     "Tensor.tile": "Tensor self, Sizes... dims",
+    "Tensor.broadcast_to": "Tensor self, Sizes... size",
+    "Tensor.unflatten": "Tensor self, int dim, Any sizes",
     "Tensor.flip": "Tensor self, Sizes... dims",
     "Tensor.type_as": "Tensor self, Tensor other",
-    "Tensor.stride": ("Tensor self", "Tensor self, int dim"),
+    "Tensor.stride": "Tensor self, int? dim=None",
     "Tensor.element_size": "Tensor self",
 }
 
