@@ -669,6 +669,36 @@ case("out = a.t(); out = (torch.tensor(out.stride()), torch.tensor(a.stride(-1))
 case("torch.tensor(a.expand(2, 3, 4).stride() + a[:, ::2].stride() + (a.double().element_size(),))", (3, 4),
      backward=False, id="stride of views; element_size of float64")
 case("a.stride(2)", (3, 4))
+# hstack, vstack (row_stack), dstack, column_stack: atleast_nd views, then one CatBackward0
+for expr in ["torch.hstack([a, b])", "torch.vstack([a, b])", "torch.row_stack((a, b))", "torch.dstack([a, b])",
+             "torch.column_stack([a, b])"]:
+    for sa, sb in [((2, 3), (2, 3)), ((3,), (3,)), ((), ())]:
+        case(expr, sa, In(sb, rg=sa != ()))
+case("torch.vstack([a, b])", (2, 3), (3,))
+case("torch.column_stack([a, b, c])", (2,), (2, 3), ())
+case("torch.hstack([a, b])", (), (2,))
+case("torch.dstack([a, b])", (2, 3, 2), (2, 3))
+case("torch.hstack([a, b])", In((2,), ints=True, rg=False), (3,))
+for expr in ["torch.hstack([])", "torch.vstack([a, b])", "torch.dstack(())", "torch.column_stack([a, b[0]])",
+             "torch.hstack(a)"]:
+    case(expr, (2, 3), (3, 2))
+# meshgrid: a view and an expand per tensor; 'xy' swaps the first two
+for expr in ["torch.meshgrid(a, b, indexing='ij')", "torch.meshgrid([a, b], indexing='xy')",
+             "torch.meshgrid(a, b, c, indexing='xy')", "torch.meshgrid((a, b, c), indexing='ij')", "torch.meshgrid(a, b)"]:
+    case(expr, (2,), (3,), ())
+case("torch.meshgrid(a, indexing='xy')", (3,))
+for expr in ["torch.meshgrid(a, b, indexing='ab')", "torch.meshgrid([], indexing='ij')",
+             "torch.meshgrid(a, b.double(), indexing='ij')", "torch.meshgrid(a, b[None], indexing='ab')"]:
+    case(expr, (2,), (3,))
+case("out = torch.meshgrid(a, b, indexing='ij'); a.mul_(2); out = out[0]", In((2,), rg=False), (3,), backward=False,
+     id="meshgrid: views of the inputs")
+# repeat_interleave with an int: unsqueeze, expand, clone, flatten
+for expr in ["torch.repeat_interleave(a, 2)", "a.repeat_interleave(2, dim=0)", "a.repeat_interleave(3, -1)",
+             "torch.repeat_interleave(a, 0, 1)", "torch.repeat_interleave(a, 2, output_size=12)",
+             "a.repeat_interleave(-1)", "a.repeat_interleave(2, 2)", "torch.repeat_interleave(a, 2, 0, output_size=5)"]:
+    case(expr, (2, 3))
+case("a.repeat_interleave(2)", ())
+case("a.repeat_interleave(3)", In((2,), ints=True, rg=False), backward=False)
 
 # ============================================================================ the test
 

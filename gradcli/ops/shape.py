@@ -477,9 +477,8 @@ def unflatten_method(t, dim, sizes):
     if empty:
         raise TorchRuntimeError("unflatten: sizes must be non-empty")
     if not isinstance(sizes, (tuple, list)):
-        kind = type(sizes)
-        name = f"numpy.{kind.__name__}" if kind.__module__ == "numpy" else kind.__name__
-        raise TorchTypeError(f"unflatten(): argument 'sizes' (position 2) must be tuple of ints, not {name}")
+        raise TorchTypeError(f"unflatten(): argument 'sizes' (position 2) must be tuple of ints, not "
+                             f"{_c_type_name(sizes)}")
     return unflatten(t, dim, sizes)
 
 
@@ -487,14 +486,24 @@ def broadcast_to(t, *size):
     return expand(t, _int_list(size))
 
 
+def _c_type_name(v):
+    """A Python type as PyTorch's C++ code names it (tp_name): a class's own name, an extension type's
+    with its module (numpy.ndarray)."""
+    kind = type(v)
+    heap = kind.__flags__ & (1 << 9)
+    return kind.__name__ if heap or kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}"
+
+
+def _check_tensor_list(tensors):
+    for k, x in enumerate(tensors):
+        if not isinstance(x, TensorBase):
+            raise TorchTypeError(f"expected Tensor as element {k} in argument 0, but got {_c_type_name(x)}")
+
+
 def broadcast_tensors(*tensors):
     if len(tensors) == 1 and isinstance(tensors[0], (tuple, list)):
         tensors = tuple(tensors[0])
-    for k, x in enumerate(tensors):
-        if not isinstance(x, TensorBase):
-            kind = type(x)
-            name = kind.__qualname__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
-            raise TorchTypeError(f"expected Tensor as element {k} in argument 0, but got {name}")
+    _check_tensor_list(tensors)
     shape = ()
     for k, x in enumerate(tensors):
         shape = x._data.shape if k == 0 else broadcast_shapes(tuple(shape), x._data.shape)

@@ -146,6 +146,12 @@ API = (
     Op(S.type_as, "", "type_as"),
     Op(S.stride, "", "stride"),
     Op(S.element_size, "", "element_size"),
+    Op(J.hstack, "hstack"),
+    Op(J.vstack, "vstack row_stack"),
+    Op(J.dstack, "dstack"),
+    Op(J.column_stack, "column_stack"),
+    Op(J.meshgrid, "meshgrid"),
+    Op(J.repeat_interleave, "repeat_interleave", "repeat_interleave"),
     # -- joining and splitting ----------------------------------------------------------------------------------
     Op(J.cat, "cat concat concatenate", ""),
     Op(J.stack, "stack", ""),
