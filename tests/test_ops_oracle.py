@@ -699,6 +699,61 @@ for expr in ["torch.repeat_interleave(a, 2)", "a.repeat_interleave(2, dim=0)", "
     case(expr, (2, 3))
 case("a.repeat_interleave(2)", ())
 case("a.repeat_interleave(3)", In((2,), ints=True, rg=False), backward=False)
+# products with an added input: beta * input + alpha * product, each input's gradient scaled
+for expr in ["torch.addmm(a, b, c)", "a.addmm(b, c, beta=0.5, alpha=2)", "torch.addmm(a, b, c, beta=0)",
+             "(a * 1).addmm_(b, c, alpha=-1)"]:
+    case(expr, (2, 4), (2, 3), (3, 4))
+case("torch.addmm(a, b, c)", (4,), (2, 3), In((3, 4), rg=False))
+case("torch.addmm(a, b, c, alpha=3)", (), In((2, 3), rg=False), (3, 4))
+case("torch.addmm(a, b, c)", In((2, 2), ints=True, rg=False), In((2, 3), ints=True, rg=False),
+     In((3, 2), ints=True, rg=False), backward=False)
+for expr in ["torch.addmv(a, b, c)", "a.addmv(b, c, beta=2, alpha=0.5)", "(a * 1).addmv_(b, c)"]:
+    case(expr, (2,), (2, 3), (3,))
+case("torch.addmv(a, b, c, beta=0)", (1,), In((2, 3), rg=False), (3,))
+case("torch.addmv(a, b, c)", (), (2, 3), In((3,), rg=False))
+for expr in ["torch.addr(a, b, c)", "a.addr(b, c, beta=2, alpha=3)", "(a * 1).addr_(b, c)"]:
+    case(expr, (2, 3), (2,), (3,))
+case("torch.addr(a, b, c)", (3,), In((2,), rg=False), (3,))
+case("torch.addr(a, b, c)", (2, 3), (2,), In((3,), dtype="float64"), backward=False)
+for expr in ["torch.baddbmm(a, b, c)", "a.baddbmm(b, c, beta=0.5, alpha=2)", "(a * 1).baddbmm_(b, c)"]:
+    case(expr, (5, 2, 4), (5, 2, 3), (5, 3, 4))
+case("torch.baddbmm(a, b, c)", (2, 4), In((5, 2, 3), rg=False), (5, 3, 4))
+for expr in ["torch.addbmm(a, b, c)", "a.addbmm(b, c, beta=0.5, alpha=2)", "(a * 1).addbmm_(b, c)"]:
+    case(expr, (2, 4), (5, 2, 3), (5, 3, 4))
+case("torch.addbmm(a, b, c)", (4,), (5, 2, 3), In((5, 3, 4), rg=False))
+case("torch.addbmm(a, b, c)", (2, 4), In((5, 2, 3), rg=False), (5, 3, 4))
+case("torch.addbmm(a, b, c, beta=2)", (2, 4), (0, 2, 3), (0, 3, 4))
+for expr in ["torch.addmm(a, b[0], c)", "torch.addmm(a, b, c[0])", "torch.addmm(a, b, b)", "torch.addmm(a[0, :3], b, c)",
+             "torch.addmm(a, b, c.double())", "torch.addmm(a.double(), b, c)", "torch.addmm(a, b.double(), c)",
+             "torch.addmv(a[0, :2], b[0], b[0])", "torch.addmv(a[0, :2], b, b)", "torch.addmv(a[0, :3], b, b[0])",
+             "torch.addmv(a[0, :2], b, a[0, :2])", "torch.addr(a, b, a[0])", "torch.addr(a, a[0], a[0])",
+             "torch.baddbmm(a, b, c)", "torch.addbmm(a, b, c)", "torch.baddbmm(a, b[None], b[None])",
+             "torch.addbmm(a, b[None], c[None, :2])"]:
+    case(expr, (2, 4), (2, 3), (3, 4))
+# outer/ger (a view then a product), vdot, dist (norm_backward of the difference), kron, cross
+for expr in ["torch.outer(a, b)", "a.ger(b)", "torch.vdot(a, c)", "a.vdot(c)", "torch.kron(a, b)", "a.kron(a)"]:
+    case(expr, (2,), (3,), (2,))
+case("torch.outer(a, b)", (2,), In((3,), dtype="float64", rg=False))
+case("torch.outer(a, b)", In((2,), ints=True, rg=False), In((3,), ints=True, rg=False), backward=False)
+for expr in ["torch.dist(a, b)", "a.dist(b, 1)", "torch.dist(a, b, 3)", "torch.dist(a, b, p=inf)", "a.dist(b, 0)",
+             "torch.dist(a, b, 0.5)", "torch.dist(a, b, -inf)"]:
+    case(expr, (2, 3), (3,))
+case("torch.dist(a, b)", (2, 3), In((2, 3), rg=False))
+case("torch.dist(a, b)", In(values=[1.0, 2.0]), In(values=[1.0, 2.0]), id="dist: zero distance")
+for expr in ["torch.kron(a, b)", "a.kron(b)"]:
+    case(expr, (2, 3), (3, 2))
+case("torch.kron(a, b)", (), (2, 3))
+case("torch.kron(a, b)", (2,), (2, 3))
+for expr in ["torch.cross(a, b, dim=1)", "a.cross(b, -1)", "torch.cross(a, b)", "torch.cross(a, b, 0)"]:
+    case(expr, (3, 3), (3, 3))
+case("torch.cross(a, b, dim=-1)", (2, 3), (1, 3))
+case("torch.cross(a, b, dim=0)", (3,), In((3,), dtype="float64", rg=False))
+case("torch.cross(a, b, 1)", In((2, 3), ints=True, rg=False), In((2, 3), ints=True, rg=False), backward=False)
+for expr in ["torch.outer(a, b)", "torch.outer(b, a)", "a.ger(a[0])", "torch.vdot(a, b)", "torch.vdot(b, b[:2])",
+             "torch.vdot(b, b.double())", "torch.dist(a, b[:2])", "torch.dist(a.int(), a.int())",
+             "torch.kron(a.t(), b)", "torch.cross(a, a)", "torch.cross(a, b)", "torch.cross(a, a, dim=2)",
+             "torch.cross(a.t(), a.t(), dim=0)"]:
+    case(expr, (2, 3), (3,))
 
 # ============================================================================ the test
 

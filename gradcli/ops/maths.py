@@ -691,7 +691,18 @@ NUMPY_MATH = _NumpyMath()         # the maths backward formulas run on: arrays
 TENSOR_MATH = _TensorMath()       # the same names as differentiable tensor ops, under create_graph
 
 # -- shape ops and matrix products (session 9)
-from . import shape as _shape  # noqa: E402  (one block: the helpers of these rows, on both namespaces)
+from . import linalg as _linalg, shape as _shape  # noqa: E402  (one block: these rows' helpers, both namespaces)
+from ..engine import TorchRuntimeError as TorchRuntimeError_  # noqa: E402
+
+
+
+def _neg_defined(g):
+    """-g, where PyTorch's formula negates a gradient that may be undefined (dist with p=0)."""
+    if g is None:
+        raise TorchRuntimeError_("Expected a proper Tensor but got None (or an undefined Tensor in C++) for argument "
+                                 "#0 'self'")
+    return -g
+
 
 _NUMPY_HELPERS = {
     "repeat_backward": lambda g, repeats, sizes: _shape.repeat_backward(NUMPY_MATH, g, repeats, sizes),
@@ -706,6 +717,8 @@ _NUMPY_HELPERS = {
         g, offset, *_shape._diagonal_dims(g.ndim, offset, dim1, dim2)),
     "diagonal_backward": _shape.diagonal_backward_np,
     "trace_backward": _shape.trace_backward_np,
+    "neg_defined": lambda g: _neg_defined(g),
+    "cross": lambda a, b, dim: np.cross(a, b, axis=dim),
 }
 _TENSOR_HELPERS = {
     "repeat_backward": lambda g, repeats, sizes: _shape.repeat_backward(TENSOR_MATH, g, repeats, sizes),
@@ -717,6 +730,8 @@ _TENSOR_HELPERS = {
     "triu": _shape.triu,
     "diagonal": _shape.diagonal,
     "diagonal_backward": _shape.diagonal_backward,
+    "neg_defined": lambda g: _neg_defined(g),
+    "cross": lambda a, b, dim: _linalg.linalg_cross(a, b, dim=dim),
 }
 for _name, _f in _NUMPY_HELPERS.items():
     setattr(_NumpyMath, _name, staticmethod(_f))

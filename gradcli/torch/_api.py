@@ -169,6 +169,17 @@ API = (
     Op(linalg.bmm, "bmm", "bmm"),
     Op(linalg.mv, "mv", "mv"),
     Op(linalg.dot, "dot", "dot"),
+    # -- shape ops and matrix products (session 9): products
+    Op(linalg.torch_addmm, "addmm", "addmm", "addmm_"),
+    Op(linalg.addmv, "addmv", "addmv", "addmv_"),
+    Op(linalg.addr, "addr", "addr", "addr_"),
+    Op(linalg.baddbmm, "baddbmm", "baddbmm", "baddbmm_"),
+    Op(linalg.addbmm, "addbmm", "addbmm", "addbmm_"),
+    Op(linalg.outer, "outer ger", "outer ger"),
+    Op(linalg.vdot, "vdot", "vdot"),
+    Op(linalg.dist, "dist", "dist"),
+    Op(linalg.kron, "kron", "kron"),
+    Op(linalg.cross, "cross", "cross"),
     # -- in place and indexing ----------------------------------------------------------------------------------
     Op(inplace.masked_fill, "masked_fill", "masked_fill"),
     Op(inplace.masked_fill_, "", "masked_fill_"),
