@@ -995,6 +995,179 @@ for expr, specs in [
         ("a.nonzero()", (In((0, 3)),))]:
     case(expr, *specs)
 
+# -- shape ops and matrix products (session 9)
+# repeat and tile: the repeats summed back (RepeatBackward0), leading new dims, zeros
+for expr in ["a.repeat(2, 1)", "a.repeat(2, 1, 3)", "a.repeat((1, 1))", "a.repeat(0, 2)", "a.tile((2,))",
+             "torch.tile(a, (2, 1, 2))", "a.tile(2, 2)", "torch.tile(a, ())"]:
+    case(expr, (2, 3))
+case("a.repeat(3)", (2,))
+case("a.repeat(2, 3)", ())
+case("a.repeat(2, 2)", In((2, 2), ints=True, rg=False), backward=False)
+case("a.repeat(2)", (2, 3), id="repeat: fewer repeats than dims")
+case("a.repeat(-1, 2)", (2, 3), id="repeat: negative repeat")
+case("a.repeat()", (2, 3), id="repeat: no repeats")
+# flip, fliplr, flipud, roll, rot90: copies, each its own node
+for expr in ["a.flip(0)", "a.flip(-1)", "a.flip(0, 1)", "torch.flip(a, (1,))", "torch.fliplr(a)", "a.flipud()",
+             "a.roll(1)", "torch.roll(a, -5)", "a.roll(1, 0)", "a.roll((1, 2), (0, 1))", "torch.roll(a, shifts=2, dims=-1)",
+             "a.rot90()", "a.rot90(2)", "torch.rot90(a, -1)", "a.rot90(5, (1, 0))", "a.rot90(1, [-1, 0])"]:
+    case(expr, (3, 4))
+for expr in ["a.flip(0)", "a.flipud()", "a.roll(2)", "a.roll(1, 0)"]:
+    case(expr, (5,))
+case("a.rot90(1, (0, 2))", (2, 3, 4))
+case("a.flip(())", (2, 3))
+case("a.flip(0)", ())
+case("a.roll(1, 1)", In((2, 3), ints=True, rg=False), backward=False)
+for expr in ["a.flip(0, 0)", "a.flip(2)", "a.flip()", "torch.flip(a, 0)", "torch.fliplr(a[0])", "torch.flipud(a[0, 0])",
+             "a.roll(1, (0, 1))", "a.roll((1, 2), 0)", "a.roll(1, 2)", "a.roll(())", "a.rot90(1, [0])",
+             "a.rot90(1, [0, 0])", "a.rot90(1, [0, 2])", "a[0].rot90()"]:
+    case(expr, (3, 4))
+# views by other names: narrow (SliceBackward0), movedim (PermuteBackward0), ravel, unflatten (ViewBackward0),
+# broadcast_to and broadcast_tensors (ExpandBackward0)
+for expr in ["a.narrow(1, 1, 2)", "torch.narrow(a, -1, -2, 2)", "a.narrow(0, 0, 0)", "a.narrow(1, torch.tensor(1), 2)",
+             "a.movedim(0, 1)", "a.movedim(-1, 0)", "torch.movedim(a, (0, 1), (1, 0))", "torch.moveaxis(a, 0, 0)",
+             "a.ravel()", "a.t().ravel()", "torch.ravel(a[:, 1:])", "a.unflatten(1, (2, 2))", "torch.unflatten(a, -1, (2, -1))",
+             "a.unflatten(0, (3, 1))", "a.broadcast_to((2, 3, 4))", "torch.broadcast_to(a, (-1, 4))",
+             "torch.broadcast_tensors(a, b)", "torch.broadcast_tensors(b, a)[0]", "torch.broadcast_tensors(a)"]:
+    case(expr, (3, 4), In((2, 1, 4)))
+case("a.movedim((0, 2), (2, 0))", (2, 3, 4))
+case("torch.movedim(a, (1, -1), (0, 1))", (2, 3, 4))
+case("a.ravel()", ())
+case("a.unflatten(0, (1, 1, 3))", (3,))
+case("out = a.narrow(1, 1, 2); out.mul_(2); out = (a, out)", (3, 4), id="narrow: a view that shares a's storage")
+case("b = a * 1; v = b.narrow(0, 1, 1); v.mul_(3); out = (b, v)", (3, 4), id="narrow: in place on the view")
+# (first order only: create_graph through any view whose base then changed in place, select's and t's too,
+# is off by the in-place factor in gradcli)
+case("b = a * 1; v = b.unflatten(1, (2, 2)); b.mul_(2); out = v", (3, 4), second_order=False,
+     id="unflatten: the base changed in place")
+case("b = a * 1; v = b.movedim(0, 1); v.zero_(); out = b", (3, 4), id="movedim: in place on the view")
+for expr in ["a.narrow(1, 5, 1)", "a.narrow(1, 2, 3)", "a.narrow(1, 1, -1)", "a[0, 0].narrow(0, 0, 1)",
+             "a.narrow(2, 0, 1)", "a.movedim((0, 1), (1,))", "a.movedim((0, 0), (1, 0))", "a.movedim(0, 2)",
+             "a.movedim((0, 1), (1, 1))", "a.unflatten(1, (3, 2))", "a.unflatten(1, ())", "a.unflatten(2, (2, 2))",
+             "a.broadcast_to((3, 5))", "a.broadcast_to((4,))", "torch.broadcast_tensors(a, a[0, :3])"]:
+    case(expr, (3, 4))
+# triangles and diagonals
+for expr in ["a.tril()", "a.tril(-1)", "torch.triu(a, 1)", "a.triu(diagonal=-5)", "torch.tril(a, 9)",
+             "(a * 1).tril_()", "(a * 1).triu_(1)", "a.diagonal()", "a.diagonal(-1)", "a.diagonal(5)",
+             "torch.diagonal(a, offset=1, dim1=1, dim2=0)", "a.diagonal(0, -1, -2)", "a.diag_embed()",
+             "a.diag_embed(1, 0, 2)", "torch.diag_embed(a, -1)", "a.diag()", "torch.diag(a, -2)", "a.diag(7)",
+             "a[0].diag()", "torch.diag(a[1], 1)", "a[0].diag(-2)", "a.trace()", "torch.trace(a.t())"]:
+    case(expr, (3, 4))
+for expr in ["a.tril()", "a.triu(-1)", "a.diagonal(1, 0, 2)", "a.diagonal(0, -1, 1)", "a.diag_embed(0, 0, -1)"]:
+    case(expr, (2, 3, 4))
+case("a.tril()", In((3, 3), ints=True, rg=False), backward=False)
+case("a.triu()", In((2, 3), values=[[True, False, True], [True, True, False]], rg=False), backward=False)
+case("a.trace()", In((2, 3), ints=True, rg=False), backward=False)
+case("a.trace()", In((2, 3), ints=True, rg=False, dtype="int32"), backward=False)
+case("a.diag_embed()", ())
+case("a.diag()", (0,))
+case("out = a.diagonal(); out.mul_(2); out = (a, out)", (3, 4), id="diagonal: a view that shares a's storage")
+case("b = a * 1; v = b.diagonal(); v.mul_(3); out = (b, v)", (3, 4), id="diagonal: in place on the view")
+case("b = a * 1; v = b.diagonal(1); b.mul_(2); out = v", (3, 4), second_order=False,
+     id="diagonal: the base changed in place")
+case("b = a * 1; b.tril_(); out = b", (3, 4), id="tril_: on a non-leaf")
+for expr in ["a[0].tril()", "a.diagonal(0, 1, 1)", "a[0].diagonal()", "a.diag_embed(0, 1, 1)", "a[0, 0].diag_embed()",
+             "a[None].diag()", "a[0, 0].diag()", "a[0].trace()", "a[None].trace()", "a.bool().trace()",
+             "a.tril_()"]:
+    case(expr, (3, 4))
+# transposes, dtype, layout
+for expr in ["a.mH", "a.H", "a.adjoint()", "torch.adjoint(a)", "a.type_as(b)", "a.type_as(a)", "a.type_as(b.int())"]:
+    case(expr, (3, 4), In((2,), dtype="float64", rg=False))
+case("a.mH", (2, 3, 4))
+case("torch.adjoint(a)", (2, 3, 4))
+for expr in ["a.mH", "a.H", "a[0].adjoint()"]:
+    case(expr, (3,) if expr != "a[0].adjoint()" else (3, 4))
+case("a.H", (2, 3, 4))
+case("out = a.t(); out = (torch.tensor(out.stride()), torch.tensor(a.stride(-1)), torch.tensor(out.element_size()))",
+     (3, 4), backward=False, id="stride and element_size")
+case("torch.tensor(a.expand(2, 3, 4).stride() + a[:, ::2].stride() + (a.double().element_size(),))", (3, 4),
+     backward=False, id="stride of views; element_size of float64")
+case("a.stride(2)", (3, 4))
+# hstack, vstack (row_stack), dstack, column_stack: atleast_nd views, then one CatBackward0
+for expr in ["torch.hstack([a, b])", "torch.vstack([a, b])", "torch.row_stack((a, b))", "torch.dstack([a, b])",
+             "torch.column_stack([a, b])"]:
+    for sa, sb in [((2, 3), (2, 3)), ((3,), (3,)), ((), ())]:
+        case(expr, sa, In(sb, rg=sa != ()))
+case("torch.vstack([a, b])", (2, 3), (3,))
+case("torch.column_stack([a, b, c])", (2,), (2, 3), ())
+case("torch.hstack([a, b])", (), (2,))
+case("torch.dstack([a, b])", (2, 3, 2), (2, 3))
+case("torch.hstack([a, b])", In((2,), ints=True, rg=False), (3,))
+for expr in ["torch.hstack([])", "torch.vstack([a, b])", "torch.dstack(())", "torch.column_stack([a, b[0]])",
+             "torch.hstack(a)"]:
+    case(expr, (2, 3), (3, 2))
+# meshgrid: a view and an expand per tensor; 'xy' swaps the first two
+for expr in ["torch.meshgrid(a, b, indexing='ij')", "torch.meshgrid([a, b], indexing='xy')",
+             "torch.meshgrid(a, b, c, indexing='xy')", "torch.meshgrid((a, b, c), indexing='ij')", "torch.meshgrid(a, b)"]:
+    case(expr, (2,), (3,), ())
+case("torch.meshgrid(a, indexing='xy')", (3,))
+for expr in ["torch.meshgrid(a, b, indexing='ab')", "torch.meshgrid([], indexing='ij')",
+             "torch.meshgrid(a, b.double(), indexing='ij')", "torch.meshgrid(a, b[None], indexing='ab')"]:
+    case(expr, (2,), (3,))
+case("out = torch.meshgrid(a, b, indexing='ij'); a.mul_(2); out = out[0]", In((2,), rg=False), (3,), backward=False,
+     id="meshgrid: views of the inputs")
+# repeat_interleave with an int: unsqueeze, expand, clone, flatten
+for expr in ["torch.repeat_interleave(a, 2)", "a.repeat_interleave(2, dim=0)", "a.repeat_interleave(3, -1)",
+             "torch.repeat_interleave(a, 0, 1)", "torch.repeat_interleave(a, 2, output_size=12)",
+             "a.repeat_interleave(-1)", "a.repeat_interleave(2, 2)", "torch.repeat_interleave(a, 2, 0, output_size=5)"]:
+    case(expr, (2, 3))
+case("a.repeat_interleave(2)", ())
+case("a.repeat_interleave(3)", In((2,), ints=True, rg=False), backward=False)
+# products with an added input: beta * input + alpha * product, each input's gradient scaled
+for expr in ["torch.addmm(a, b, c)", "a.addmm(b, c, beta=0.5, alpha=2)", "torch.addmm(a, b, c, beta=0)",
+             "(a * 1).addmm_(b, c, alpha=-1)"]:
+    case(expr, (2, 4), (2, 3), (3, 4))
+case("torch.addmm(a, b, c)", (4,), (2, 3), In((3, 4), rg=False))
+case("torch.addmm(a, b, c, alpha=3)", (), In((2, 3), rg=False), (3, 4))
+case("torch.addmm(a, b, c)", In((2, 2), ints=True, rg=False), In((2, 3), ints=True, rg=False),
+     In((3, 2), ints=True, rg=False), backward=False)
+for expr in ["torch.addmv(a, b, c)", "a.addmv(b, c, beta=2, alpha=0.5)", "(a * 1).addmv_(b, c)"]:
+    case(expr, (2,), (2, 3), (3,))
+case("torch.addmv(a, b, c, beta=0)", (1,), In((2, 3), rg=False), (3,))
+case("torch.addmv(a, b, c)", (), (2, 3), In((3,), rg=False))
+for expr in ["torch.addr(a, b, c)", "a.addr(b, c, beta=2, alpha=3)", "(a * 1).addr_(b, c)"]:
+    case(expr, (2, 3), (2,), (3,))
+case("torch.addr(a, b, c)", (3,), In((2,), rg=False), (3,))
+case("torch.addr(a, b, c)", (2, 3), (2,), In((3,), dtype="float64"), backward=False)
+for expr in ["torch.baddbmm(a, b, c)", "a.baddbmm(b, c, beta=0.5, alpha=2)", "(a * 1).baddbmm_(b, c)"]:
+    case(expr, (5, 2, 4), (5, 2, 3), (5, 3, 4))
+case("torch.baddbmm(a, b, c)", (2, 4), In((5, 2, 3), rg=False), (5, 3, 4))
+for expr in ["torch.addbmm(a, b, c)", "a.addbmm(b, c, beta=0.5, alpha=2)", "(a * 1).addbmm_(b, c)"]:
+    case(expr, (2, 4), (5, 2, 3), (5, 3, 4))
+case("torch.addbmm(a, b, c)", (4,), (5, 2, 3), In((5, 3, 4), rg=False))
+case("torch.addbmm(a, b, c)", (2, 4), In((5, 2, 3), rg=False), (5, 3, 4))
+case("torch.addbmm(a, b, c, beta=2)", (2, 4), (0, 2, 3), (0, 3, 4))
+for expr in ["torch.addmm(a, b[0], c)", "torch.addmm(a, b, c[0])", "torch.addmm(a, b, b)", "torch.addmm(a[0, :3], b, c)",
+             "torch.addmm(a, b, c.double())", "torch.addmm(a.double(), b, c)", "torch.addmm(a, b.double(), c)",
+             "torch.addmv(a[0, :2], b[0], b[0])", "torch.addmv(a[0, :2], b, b)", "torch.addmv(a[0, :3], b, b[0])",
+             "torch.addmv(a[0, :2], b, a[0, :2])", "torch.addr(a, b, a[0])", "torch.addr(a, a[0], a[0])",
+             "torch.baddbmm(a, b, c)", "torch.addbmm(a, b, c)", "torch.baddbmm(a, b[None], b[None])",
+             "torch.addbmm(a, b[None], c[None, :2])"]:
+    case(expr, (2, 4), (2, 3), (3, 4))
+# outer/ger (a view then a product), vdot, dist (norm_backward of the difference), kron, cross
+for expr in ["torch.outer(a, b)", "a.ger(b)", "torch.vdot(a, c)", "a.vdot(c)", "torch.kron(a, b)", "a.kron(a)"]:
+    case(expr, (2,), (3,), (2,))
+case("torch.outer(a, b)", (2,), In((3,), dtype="float64", rg=False))
+case("torch.outer(a, b)", In((2,), ints=True, rg=False), In((3,), ints=True, rg=False), backward=False)
+for expr in ["torch.dist(a, b)", "a.dist(b, 1)", "torch.dist(a, b, 3)", "torch.dist(a, b, p=inf)", "a.dist(b, 0)",
+             "torch.dist(a, b, 0.5)", "torch.dist(a, b, -inf)"]:
+    case(expr, (2, 3), (3,))
+case("torch.dist(a, b)", (2, 3), In((2, 3), rg=False))
+case("torch.dist(a, b)", In(values=[1.0, 2.0]), In(values=[1.0, 2.0]), id="dist: zero distance")
+for expr in ["torch.kron(a, b)", "a.kron(b)"]:
+    case(expr, (2, 3), (3, 2))
+case("torch.kron(a, b)", (), (2, 3))
+case("torch.kron(a, b)", (2,), (2, 3))
+for expr in ["torch.cross(a, b, dim=1)", "a.cross(b, -1)", "torch.cross(a, b)", "torch.cross(a, b, 0)"]:
+    case(expr, (3, 3), (3, 3))
+case("torch.cross(a, b, dim=-1)", (2, 3), (1, 3))
+case("torch.cross(a, b, dim=0)", (3,), In((3,), dtype="float64", rg=False))
+case("torch.cross(a, b, 1)", In((2, 3), ints=True, rg=False), In((2, 3), ints=True, rg=False), backward=False)
+for expr in ["torch.outer(a, b)", "torch.outer(b, a)", "a.ger(a[0])", "torch.vdot(a, b)", "torch.vdot(b, b[:2])",
+             "torch.vdot(b, b.double())", "torch.dist(a, b[:2])", "torch.dist(a.int(), a.int())",
+             "torch.kron(a.t(), b)", "torch.cross(a, a)", "torch.cross(a, b)", "torch.cross(a, a, dim=2)",
+             "torch.cross(a.t(), a.t(), dim=0)"]:
+    case(expr, (2, 3), (3,))
+
 # ============================================================================ the test
 
 

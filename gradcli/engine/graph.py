@@ -216,7 +216,8 @@ _NODE_METADATA = [None]
 
 
 # attributes PyTorch declares as int64_t: a negative one reads as unsigned (padding_idx=-1 as 2**64 - 1)
-_INT64_ATTRS = {"dim", "dims", "dim0", "dim1", "index", "ignore_index", "start", "end", "step", "padding_idx"}
+_INT64_ATTRS = {"dim", "dims", "dim0", "dim1", "index", "ignore_index", "start", "end", "step", "padding_idx",
+                "dim2", "shifts", "k", "diagonal", "offset"}
 
 
 def saved_attr_value(slot, value):

@@ -13,7 +13,8 @@ from .numeric import _SCALAR_NAME, _check_operand, _norm_dim, _sizes_str, _split
 from .record import _NO_SAVED, _begin, _check_numel
 from .table import TABLE
 from .views import _register_view
-from .shape import _slice
+from .shape import _check_tensor_list, _slice, expand, flatten, reshape, unsqueeze, view
+from .pointwise import clone
 
 
 def _tensor_list(tensors, name, empty_message):
@@ -309,3 +310,100 @@ def _record_variadic(row, seq, out, tensors, attrs):
     t._fn = row.node_class(row, edges, {}, attrs, meta, seq)
     t._rg = True
     return t
+
+# ----------------------------------------------------------------------------- stacking along a dim, grids
+
+
+def _atleast(t, nd):
+    """torch.atleast_1d/2d/3d of one tensor: a 0-d tensor reshaped, a smaller one unsqueezed."""
+    if t._data.ndim >= nd:
+        return t
+    if t._data.ndim == 0:
+        return reshape(t, (1,) * nd)
+    if nd == 3:
+        t = unsqueeze(t, 0) if t._data.ndim == 1 else t
+        return unsqueeze(t, -1)
+    return unsqueeze(t, 0)
+
+
+def _stack_list(tensors, name):
+    tensors = list(tensors)
+    if not tensors:
+        raise TorchRuntimeError(f"{name} expects a non-empty TensorList")
+    return tensors
+
+
+def hstack(tensors):
+    tensors = [_atleast(t, 1) for t in _stack_list(tensors, "hstack")]
+    return cat(tensors, 0 if tensors[0]._data.ndim == 1 else 1)
+
+
+def vstack(tensors):
+    return cat([_atleast(t, 2) for t in _stack_list(tensors, "vstack")], 0)
+
+
+def dstack(tensors):
+    return cat([_atleast(t, 3) for t in _stack_list(tensors, "dstack")], 2)
+
+
+def column_stack(tensors):
+    tensors = _stack_list(tensors, "column_stack")
+    return hstack([reshape(t, (t._data.size, 1)) if t._data.ndim <= 1 else t for t in tensors])
+
+
+W_MESHGRID = ("torch.meshgrid: in an upcoming release, it will be required to pass the indexing argument. (Triggered "
+              "internally at /__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:4215.)")
+
+
+def meshgrid(*tensors, indexing=None):
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    _check_tensor_list(tensors)
+    if indexing is None:
+        E.warn_once(W_MESHGRID)
+        indexing = "ij"
+    if not tensors:
+        raise TorchRuntimeError("meshgrid expects a non-empty TensorList")
+    for t in tensors[1:]:
+        if t._data.dtype != tensors[0]._data.dtype:
+            raise TorchRuntimeError("meshgrid expects all tensors to have the same dtype")
+    if indexing not in ("xy", "ij"):
+        raise TorchRuntimeError(f'torch.meshgrid: indexing must be one of "xy" or "ij", but received: {indexing}')
+    for t in tensors:
+        if t._data.ndim > 1:
+            # (PyTorch prints the tensor's values before its type line, in C++'s format: left out here)
+            raise TorchRuntimeError(f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: "
+                                    f"[ torch.{_SCALAR_NAME[t._data.dtype.name]}Tensor{{{','.join(map(str, t._data.shape))}}} ]")
+    swap = indexing == "xy" and len(tensors) >= 2
+    if swap:
+        tensors = (tensors[1], tensors[0]) + tuple(tensors[2:])
+    shape = tuple(t._data.size for t in tensors)
+    n = len(tensors)
+    grids = [expand(view(t, tuple(-1 if j == i else 1 for j in range(n))), shape) for i, t in enumerate(tensors)]
+    if swap:
+        grids[0], grids[1] = grids[1], grids[0]
+    return tuple(grids)
+
+
+def repeat_interleave(t, repeats=None, dim=None, *, output_size=None):
+    if isinstance(repeats, TensorBase):
+        n = t._data.size if dim is None else t._data.shape[_norm_dim(dim, t._data.ndim)]
+        if repeats._data.ndim > 1:
+            raise TorchRuntimeError("repeats must be 0-dim or 1-dim tensor")
+        if repeats._data.ndim == 1 and repeats._data.size not in (1, n):
+            raise TorchRuntimeError(f"repeats must have the same size as input along dim, but got repeats.size(0) = "
+                                    f"{repeats._data.size} and input.size({0 if dim is None else dim}) = {n}")
+        raise E.TorchNotImplementedError("gradcli does not implement repeat_interleave with a tensor of repeats "
+                                         "(yet): an int repeats works")
+    if repeats < 0:
+        raise TorchRuntimeError("Repeats must be non-negative")
+    if dim is None:
+        t, dim = flatten(t), 0
+    d = _norm_dim(dim, t._data.ndim)
+    if output_size is not None and output_size != t._data.shape[d] * repeats:
+        raise TorchRuntimeError(f"repeat_interleave: Invalid output_size, expected {t._data.shape[d] * repeats} but "
+                                f"got {output_size}")
+    sizes = list(t._data.shape)
+    sizes.insert(d + 1, repeats)
+    grown = clone(expand(unsqueeze(t, d + 1), tuple(sizes)))
+    return flatten(grown, d, d + 1)

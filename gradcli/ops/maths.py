@@ -769,3 +769,51 @@ for _name, _helper in _indexing.NUMPY_HELPERS.items():
 for _name, _helper in _indexing.TENSOR_HELPERS.items():
     setattr(_TensorMath, _name, staticmethod(_helper))
 _LINEAR_IN_GRAD.update({"take_backward", "masked_select_backward"})     # (self, mask, index: positions only)
+
+# -- shape ops and matrix products (session 9)
+from . import linalg as _linalg, shape as _shape  # noqa: E402  (one block: these rows' helpers, both namespaces)
+from ..engine import TorchRuntimeError as TorchRuntimeError_  # noqa: E402
+
+
+
+def _neg_defined(g):
+    """-g, where PyTorch's formula negates a gradient that may be undefined (dist with p=0)."""
+    if g is None:
+        raise TorchRuntimeError_("Expected a proper Tensor but got None (or an undefined Tensor in C++) for argument "
+                                 "#0 'self'")
+    return -g
+
+
+_NUMPY_HELPERS = {
+    "repeat_backward": lambda g, repeats, sizes: _shape.repeat_backward(NUMPY_MATH, g, repeats, sizes),
+    "zeros_of": lambda g, sizes: np.zeros(tuple(sizes), g.dtype),
+    "flip": lambda g, dims: np.flip(g, dims) if g.ndim else g,         # (a 0-d tensor flips to itself)
+    "sum_dims": lambda g, dims: g.sum(axis=dims),
+    "roll": _shape._roll,
+    "rot90": lambda g, k, dims: np.rot90(g, k % 4, tuple(d % g.ndim for d in dims)),
+    "tril": np.tril,
+    "triu": np.triu,
+    "diagonal": lambda g, offset, dim1, dim2: _shape._diagonal_array(
+        g, offset, *_shape._diagonal_dims(g.ndim, offset, dim1, dim2)),
+    "diagonal_backward": _shape.diagonal_backward_np,
+    "trace_backward": _shape.trace_backward_np,
+    "neg_defined": lambda g: _neg_defined(g),
+    "cross": lambda a, b, dim: np.cross(a, b, axis=dim),
+}
+_TENSOR_HELPERS = {
+    "repeat_backward": lambda g, repeats, sizes: _shape.repeat_backward(TENSOR_MATH, g, repeats, sizes),
+    "zeros_of": lambda g, sizes: CONFIG.tensor(np.zeros(tuple(sizes), g._data.dtype)),
+    "sum_dims": lambda g, dims: sum(g, dims),
+    "roll": _shape.roll,
+    "rot90": _shape.rot90,
+    "tril": _shape.tril,
+    "triu": _shape.triu,
+    "diagonal": _shape.diagonal,
+    "diagonal_backward": _shape.diagonal_backward,
+    "neg_defined": lambda g: _neg_defined(g),
+    "cross": lambda a, b, dim: _linalg.linalg_cross(a, b, dim=dim),
+}
+for _name, _f in _NUMPY_HELPERS.items():
+    setattr(_NumpyMath, _name, staticmethod(_f))
+for _name, _f in _TENSOR_HELPERS.items():
+    setattr(_TensorMath, _name, staticmethod(_f))

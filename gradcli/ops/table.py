@@ -26,6 +26,63 @@ from .formulas import (_aminmax_backward, _amax_backward, _evenly_distribute_bac
                        _var_mean_backward)
 
 TABLE = {
+    # -- shape ops and matrix products (session 9)
+    "repeat": op("RepeatBackward0", ("self",), attrs=("repeats", "self_sym_sizes"),
+                 self=lambda m, g, repeats, self_sym_sizes: m.repeat_backward(g, repeats, self_sym_sizes),
+                 doc="tile too: the repeats summed back onto the input"),
+    "roll": op("RollBackward0", ("self",), attrs=("dims", "shifts"),
+               self=lambda m, g, shifts, dims: m.roll(g, tuple(-s for s in shifts), dims)),
+    "rot90": op("Rot90Backward0", ("self",), attrs=("dims", "k"), self=lambda m, g, k, dims: m.rot90(g, -k, dims)),
+    "tril": op("TrilBackward0", ("self",), attrs=("diagonal",), self=lambda m, g, diagonal: m.tril(g, diagonal)),
+    "triu": op("TriuBackward0", ("self",), attrs=("diagonal",), self=lambda m, g, diagonal: m.triu(g, diagonal)),
+    "diagonal": op("DiagonalBackward0", ("self",), attrs=("dim1", "dim2", "offset", "self_sym_sizes"),
+                   self=lambda m, g, self_sym_sizes, offset, dim1, dim2: m.diagonal_backward(
+                       g, self_sym_sizes, offset, dim1, dim2), doc="a view: saves sizes only"),
+    "diagonal_copy": op("DiagonalBackward0_copy", ("self",), attrs=("dim1", "dim2", "offset", "self_sym_sizes"),
+                        self=lambda m, g, self_sym_sizes, offset, dim1, dim2: m.diagonal_backward(
+                            g, self_sym_sizes, offset, dim1, dim2), doc="torch.diag of a matrix: a copy"),
+    "diagonal_backward": op("DiagonalBackwardBackward0", ("grad_output",), attrs=("dim1", "dim2", "offset"),
+                            grad_output=lambda m, g, offset, dim1, dim2: m.diagonal(g, offset, dim1, dim2),
+                            doc="diagonal's gradient under create_graph"),
+    "diag_embed": op("DiagEmbedBackward0", ("self",), attrs=("dim1", "dim2", "offset"),
+                     self=lambda m, g, offset, dim1, dim2: m.diagonal(g, offset, dim1, dim2)),
+    "trace": op("TraceBackward0", ("self",), attrs=("self_sym_sizes",),
+                self=lambda m, g, self_sym_sizes: m.trace_backward(g, self_sym_sizes)),
+    "addmv": op("AddmvBackward0", ("self", "mat", "vec"), saved=(("mat", "vec"), ("vec", "mat")),
+                attrs=("alpha", "beta"),
+                self=lambda m, g, beta: _scaled(m, g, beta),
+                mat=lambda m, g, vec, alpha: _scaled(m, m.outer(g, vec), alpha),
+                vec=lambda m, g, mat, alpha: _scaled(m, m.mv(m.t(mat), g), alpha)),
+    "addr": op("AddrBackward0", ("self", "vec1", "vec2"), saved=(("vec1", "vec2"), ("vec2", "vec1")),
+               attrs=("alpha", "beta"),
+               self=lambda m, g, beta: _scaled(m, g, beta),
+               vec1=lambda m, g, vec2, alpha: _scaled(m, m.mv(g, vec2), alpha),
+               vec2=lambda m, g, vec1, alpha: _scaled(m, m.mv(m.t(g), vec1), alpha)),
+    "baddbmm": op("BaddbmmBackward0", ("self", "batch1", "batch2"), saved=(("batch1", "batch2"), ("batch2", "batch1")),
+                  attrs=("alpha", "beta"),
+                  self=lambda m, g, beta: _scaled(m, g, beta),
+                  batch1=lambda m, g, batch2, alpha: _scaled(m, m.bmm(g, m.swapaxes(batch2, 1, 2)), alpha),
+                  batch2=lambda m, g, batch1, alpha: _scaled(m, m.bmm(m.swapaxes(batch1, 1, 2), g), alpha)),
+    "addbmm": op("AddbmmBackward0", ("self", "batch1", "batch2"), saved=(("batch1", "batch2"), ("batch2", "batch1")),
+                 attrs=("alpha", "batch1_sym_argsize_0", "batch1_sym_argsize_1", "batch2_sym_argsize_2", "beta"),
+                 self=lambda m, g, beta: _scaled(m, g, beta),
+                 batch1=lambda m, g, batch2, alpha, batch1_sym_argsize_0, batch1_sym_argsize_1, batch2_sym_argsize_2:
+                 _scaled(m, m.bmm(m.expand(m.unsqueeze(g, 0), (batch1_sym_argsize_0, batch1_sym_argsize_1,
+                                                                batch2_sym_argsize_2)), m.swapaxes(batch2, 1, 2)), alpha),
+                 batch2=lambda m, g, batch1, alpha, batch1_sym_argsize_0, batch1_sym_argsize_1, batch2_sym_argsize_2:
+                 _scaled(m, m.bmm(m.swapaxes(batch1, 1, 2), m.expand(m.unsqueeze(g, 0), (
+                     batch1_sym_argsize_0, batch1_sym_argsize_1, batch2_sym_argsize_2))), alpha)),
+    "vdot": op("VdotBackward0", ("self", "other"), saved=(("other", "self"), ("self", "other")),
+               self=lambda m, g, other: m.mul_g(g, other), other=lambda m, g, self: m.mul_g(g, self)),
+    "dist": op("DistBackward0", ("self", "other"), saved=(("other", ALWAYS), ("result", ALWAYS), ("self", ALWAYS)),
+               attrs=("p",),
+               self=lambda m, g, self, other, result, p: _norm_backward(m, g, self - other, result, p, None, False),
+               other=lambda m, g, self, other, result, p: m.neg_defined(
+                   _norm_backward(m, g, self - other, result, p, None, False))),
+    "linalg_cross": op("LinalgCrossBackward0", ("self", "other"), saved=(("other", "self"), ("self", "other")),
+                       attrs=("dim",),
+                       self=lambda m, g, other, dim: m.cross(other, g, dim),
+                       other=lambda m, g, self, dim: m.cross(g, self, dim)),
     # -- arithmetic (a C++ Scalar operand: the *_scalar rows, which backward formulas record under create_graph)
     "add": op("AddBackward0", ("self", "other"), attrs=("alpha",),
               self=lambda m, g: g, other=lambda m, g, alpha: g if alpha == 1 else m.mul_scalar(g, alpha),
