@@ -530,11 +530,55 @@ v = x[:, 1:]
       "x.half().short().float()", "torch.tensor([-1.5, 2.7]).byte()", "torch.tensor([100., -3.7]).char()",
       "torch.tensor([70000., 1e-8, 0.1]).half()", "torch.tensor([1.5, -2.5]).short()",
       "torch.tensor([True, False]).half()", "torch.tensor([3, -1]).byte()"])
+case("memory-formats", """
+import torch
+torch.manual_seed(0)
+x = torch.randn(2, 3, requires_grad=True)
+c = torch.randn(2, 3, 4, 5)
+probes = ["torch.contiguous_format", "torch.preserve_format", "torch.channels_last", "torch.channels_last_3d",
+          "torch.memory_format", "type(torch.channels_last)", "x.t().contiguous().stride()", "type(x.t().contiguous().grad_fn).__name__",
+          "x.contiguous() is x", "x.t().is_contiguous()", "x.t().contiguous().is_contiguous()",
+          "x.t().contiguous(memory_format=torch.preserve_format)", "x.contiguous(memory_format=None)",
+          "x.contiguous(memory_format=1)", "x.is_contiguous(memory_format=None)", "x.clone(memory_format=None).stride()",
+          "x.t().clone().stride()", "x.t().clone(memory_format=torch.contiguous_format).stride()",
+          "x.t().clone(memory_format=torch.channels_last)", "c.clone(memory_format=torch.channels_last).stride()",
+          "c.contiguous(memory_format=torch.channels_last).stride()",
+          "c.contiguous(memory_format=torch.channels_last).is_contiguous(memory_format=torch.channels_last)",
+          "c.contiguous(memory_format=torch.channels_last).is_contiguous()",
+          "c.is_contiguous(memory_format=torch.channels_last)", "torch.randn(2,1,3,4).is_contiguous(memory_format=torch.channels_last)",
+          "torch.randn(2,3,1,1).is_contiguous(memory_format=torch.channels_last)",
+          "torch.randn(1,1,1,1).contiguous(memory_format=torch.channels_last).stride()",
+          "c.permute(0, 2, 3, 1).clone().stride()", "c[:, ::2].clone().stride()", "c.transpose(1, 3)[:, ::2].clone().stride()",
+          "torch.randn(2, 3, 4, 5, 6).contiguous(memory_format=torch.channels_last_3d).stride()",
+          "c.contiguous(memory_format=torch.channels_last_3d)", "x.t().contiguous().view(-1)",
+          "c.contiguous(memory_format=torch.channels_last).view(-1)", "torch.clone(x.t(), memory_format=torch.contiguous_format).stride()",
+          "str(torch.channels_last)", "[torch.channels_last]", "torch.channels_last == torch.channels_last"]
+for e in probes:
+    try: print(e, "->", eval(e))
+    except Exception as ex: print(e, "!!", type(ex).__name__, ex)
+""")
+case("like-functions-keep-the-layout", """
+import torch
+torch.manual_seed(0)
+x = torch.randn(3, 4)
+c = torch.randn(2, 3, 4, 5)
+for src in ["x", "x.t()", "x[:, ::2]", "x.t()[::2]", "c.permute(0, 2, 3, 1)", "c.transpose(1, 3)[:, ::2]", "x.expand(2, 3, 4)", "x[:1]", "x.unsqueeze(1)"]:
+    for f in ["torch.zeros_like", "torch.ones_like", "torch.empty_like", "torch.rand_like", "torch.randn_like"]:
+        y = eval(f"{f}({src})")
+        print(src, f, y.stride(), y.is_contiguous(), y.sum() if f != "torch.empty_like" else "")
+    print(src, torch.full_like(eval(src), 2).stride(), torch.randint_like(eval(src), 5).stride())
+    print(src, torch.zeros_like(eval(src), memory_format=torch.contiguous_format).stride())
+for e in ["torch.zeros_like(x, memory_format=1)", "torch.zeros_like(x, memory_format=torch.channels_last)", "torch.rand_like(c, memory_format=torch.channels_last).stride()", "torch.ones_like(c, memory_format=torch.channels_last).stride()", "torch.randn_like(c.permute(0, 2, 3, 1), memory_format=torch.contiguous_format)[0, 0, 0]"]:
+    try: print(e, "->", eval(e))
+    except Exception as ex: print(e, "!!", type(ex).__name__, ex)
+""")
+
 NO_ARGUMENTS = textwrap.dedent("""
 import torch
 x = torch.ones(2, requires_grad=True)
 for n in ("dim numel item tolist numpy detach detach_ retain_grad cpu float double int long bool is_floating_point "
-          "t t_ zero_ half short char byte ndimension is_signed is_complex is_inference storage_offset").split():
+          "t t_ zero_ half short char byte ndimension is_signed is_complex is_inference storage_offset "
+          "element_size").split():
     for call in ("(1)", "(1, 2)", "(a=1)"):
         try:
             eval(f"x.clone().{n}{call}")

@@ -83,6 +83,27 @@ def promote_types(a: DType, b: DType) -> DType:
     return _BY_NP[np.promote_types(a.np, b.np)]
 
 
+class MemoryFormat:
+    """torch.memory_format: how a tensor's elements are laid out in memory (its strides)."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return "torch." + self.name
+
+    def __reduce__(self):
+        return self.name
+
+
+MemoryFormat.__name__ = MemoryFormat.__qualname__ = "memory_format"
+MemoryFormat.__module__ = "torch"
+contiguous_format, preserve_format, channels_last, channels_last_3d = map(
+    MemoryFormat, ("contiguous_format", "preserve_format", "channels_last", "channels_last_3d"))
+
+
 class Size(tuple):
     """torch.Size: a tuple that prints as `torch.Size([2, 3])`."""
 

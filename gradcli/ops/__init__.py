@@ -19,7 +19,7 @@ from .numeric import (_C_NAME, _REDUCTION_NAMES, _SCALAR_NAME, _arr_of, _col_maj
 from .record import (ALWAYS, LIMITS, _MALLOC, _MEMORY, _begin, _check_like, _check_numel, _check_size, _compact_saver,
                      _record, op)
 from .table import ROWS, TABLE
-from .views import _inplace, _refresh_views, _register_view, fresh_view, fresh_views
+from .views import _inplace, _refresh_views, _register_view, copy_in_format, fresh_view, fresh_views, is_contiguous_as
 from .pointwise import (_rounded, abs, add, add_method, ceil, clamp, clamp_max, clamp_min, clone, cos, div, exp, floor,
                         floor_divide, frac, log, maximum, minimum, mul, mul_method, neg, pow, reciprocal, relu,
                         remainder, round, rsqrt, rsub, sigmoid, sign, sin, sqrt, square, sub, tanh, to_dtype,
@@ -70,5 +70,5 @@ __all__ = [
     "mv", "binary_cross_entropy", "binary_cross_entropy_with_logits", "cross_entropy", "huber_loss", "kl_div",
     "l1_loss", "mse_loss", "nll_loss", "smooth_l1_loss", "dropout", "elu", "gelu", "leaky_relu", "softplus",
     "batch_norm", "layer_norm", "embedding", "avg_pool2d", "conv1d", "conv2d", "conv_nd", "max_pool2d", "rnn",
-    "rnn_cell", "_NumpyMath", "_TensorMath", "NUMPY_MATH", "TENSOR_MATH",
+    "rnn_cell", "_NumpyMath", "_TensorMath", "NUMPY_MATH", "TENSOR_MATH", "copy_in_format", "is_contiguous_as",
 ]

@@ -15,7 +15,7 @@ from .numeric import (_CONST32, _F32, _SCALAR_NAME, _arr, _check_operand, _numbe
 from .record import (_EMPTY, _META, _begin, _check_broadcast, _check_like, _check_numel, _compact_saver, _input_meta,
                      _numel, _record, _record_binary, _save)
 from .table import TABLE
-from .views import _dense
+from .views import copy_in_format
 
 
 def _binary(row, ufunc, a, b, dt=None, extra_attrs=None):
@@ -761,10 +761,10 @@ def addcdiv(t, tensor1, tensor2, value=1):
 def clone(t, memory_format=None):
     if t._data.size > 65535:
         _check_numel(t._data.size, t._data.itemsize)
-    seq = _begin(t)
-    # torch.preserve_format: a dense tensor (_dense, below) keeps its strides (a clone of x.t() is
-    # not contiguous, so reshaping it copies); any other is cloned contiguous.
-    return _record(TABLE["clone"], seq, t._data.copy(order="K" if _dense(t._data) else "C"), (t,))
+    out = copy_in_format(t._data, memory_format)     # (first: a format the rank cannot take raises)
+    # torch.preserve_format: a dense tensor keeps its strides (a clone of x.t() is not
+    # contiguous, so reshaping it copies); any other is cloned contiguous.
+    return _record(TABLE["clone"], _begin(t), out, (t,))
 
 
 def to_dtype(t, dtype):

@@ -163,6 +163,74 @@ def _partial_overlap(a, b):
     return a0 < b1 and b0 < a1
 
 
+def _layout_order(a, memory_format):
+    """The dim order (outermost first) of a copy of array `a` in `memory_format` (None: preserve)."""
+    nd = a.ndim
+    name = "preserve_format" if memory_format is None else memory_format.name
+    if name == "channels_last" or name == "channels_last_3d":
+        rank = 4 if name == "channels_last" else 5
+        if nd != rank:
+            raise TorchRuntimeError(f"required rank {rank} tensor to use {name} format")
+        return (0,) + tuple(range(2, nd)) + (1,)
+    if name == "preserve_format":
+        return _stride_order(a.shape, a.strides)
+    return tuple(range(nd))
+
+
+def _stride_order(shape, strides):
+    """The input's own dim order, outermost first, as PyTorch's infer_dense_strides sorts it:
+    an insertion sort of the dims, innermost first, by stride (a tie: the smaller size inner;
+    a dim of stride 0 stays where it is)."""
+    nd = len(shape)
+    perm = list(range(nd - 1, -1, -1))
+
+    def should_swap(d0, d1):
+        s0, s1 = strides[d0], strides[d1]
+        if s0 == 0 or s1 == 0:
+            return 0
+        if s0 != s1:
+            return -1 if s0 < s1 else 1
+        return 1 if shape[d0] > shape[d1] else 0
+    for i in range(1, nd):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = should_swap(perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    return tuple(reversed(perm))
+
+
+def copy_in_format(a, memory_format=None, dtype=None, fill=None):
+    """A copy of `a` (or, with `fill`, an array like it holding fill) laid out as `memory_format`
+    lays it out: PyTorch's clone, contiguous and *_like."""
+    order = _layout_order(a, memory_format)
+    if order == tuple(range(a.ndim)):
+        out = np.empty(a.shape, dtype or a.dtype)
+    else:
+        out = np.empty(tuple(a.shape[d] for d in order), dtype or a.dtype).transpose(np.argsort(order))
+    out[...] = a if fill is None else fill
+    return out
+
+
+def is_contiguous_as(a, memory_format):
+    """Tensor.is_contiguous(memory_format): the strides are those of a copy in that format
+    (a size-1 dim's stride does not count)."""
+    if memory_format is None or memory_format.name in ("contiguous_format", "preserve_format"):
+        return bool(a.flags.c_contiguous)
+    rank = 4 if memory_format.name == "channels_last" else 5
+    if a.ndim != rank:
+        return False
+    expected = a.itemsize
+    for d in reversed(_layout_order(a, memory_format)):
+        if a.shape[d] != 1 and a.strides[d] != expected:
+            return False
+        expected *= a.shape[d]
+    return True
+
+
 def _dense(a):
     """Non-overlapping and dense: the elements fill a block of memory exactly (any dim order)."""
     expected = a.itemsize

@@ -30,6 +30,9 @@ int8 = _E.int8
 uint8 = _E.uint8
 bool = _E.bool_
 dtype = _E.DType
+memory_format = _E.MemoryFormat
+contiguous_format, preserve_format = _E.contiguous_format, _E.preserve_format
+channels_last, channels_last_3d = _E.channels_last, _E.channels_last_3d
 
 _py_bool, _py_int, _py_float = builtins.bool, builtins.int, builtins.float
 
@@ -318,24 +321,27 @@ def _like(t, name):
     return t._data.shape
 
 
-def ones_like(t, dtype=None, requires_grad=False, device=None):
+def _filled_like(t, name, fill, dtype, requires_grad, device, memory_format):
+    """empty_like(t) (laid out as memory_format lays out t: preserve keeps its strides) filled."""
     _legacy.check_device(device)
-    return _new(np.ones(_like(t, "ones_like"), _np_dtype(dtype, t._data.dtype)), requires_grad)
+    _like(t, name)
+    return _new(_ops.copy_in_format(t._data, memory_format, _np_dtype(dtype, t._data.dtype), fill), requires_grad)
 
 
-def zeros_like(t, dtype=None, requires_grad=False, device=None):
-    _legacy.check_device(device)
-    return _new(np.zeros(_like(t, "zeros_like"), _np_dtype(dtype, t._data.dtype)), requires_grad)
+def ones_like(t, dtype=None, requires_grad=False, device=None, memory_format=None):
+    return _filled_like(t, "ones_like", 1, dtype, requires_grad, device, memory_format)
 
 
-def full_like(t, fill_value, dtype=None, requires_grad=False, device=None):
-    _legacy.check_device(device)
-    return _new(np.full(_like(t, "full_like"), fill_value, _np_dtype(dtype, t._data.dtype)), requires_grad)
+def zeros_like(t, dtype=None, requires_grad=False, device=None, memory_format=None):
+    return _filled_like(t, "zeros_like", 0, dtype, requires_grad, device, memory_format)
 
 
-def empty_like(t, dtype=None, requires_grad=False, device=None):
-    _legacy.check_device(device)
-    return zeros_like(t, dtype=dtype, requires_grad=requires_grad)
+def full_like(t, fill_value, dtype=None, requires_grad=False, device=None, memory_format=None):
+    return _filled_like(t, "full_like", fill_value, dtype, requires_grad, device, memory_format)
+
+
+def empty_like(t, dtype=None, requires_grad=False, device=None, memory_format=None):
+    return _filled_like(t, "empty_like", 0, dtype, requires_grad, device, memory_format)
 
 
 def _number(name, arg, v):
@@ -664,28 +670,29 @@ def randn(*size, generator=None, dtype=None, layout=None, device=None, requires_
     return _random_factory(size, dtype, requires_grad, lambda n, dt: _rng.normal_values(gen, n, dt, 0.0, 1.0))
 
 
-def _random_like(input, name, dtype, requires_grad, values):
+def _random_like(input, name, dtype, requires_grad, values, memory_format=None):
     """empty_like(input) (its layout kept: a transposed input gives a transposed result, filled
     in memory order) filled by `values(n, arr)`."""
-    shape = _like(input, name)
-    arr = np.empty_like(input._data, dtype=_np_dtype(dtype, input._data.dtype))
+    _like(input, name)
+    arr = _ops.copy_in_format(input._data, memory_format, _np_dtype(dtype, input._data.dtype), 0)
     if arr.size:
         _rng.fill(arr, _rng.order(arr), values(arr.size, arr))
-    return _new(arr.reshape(shape), requires_grad)
+    return _new(arr, requires_grad)
 
 
 def rand_like(input, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None,
               generator=None):
     gen = random._gen(generator)
     return _random_like(input, "rand_like", dtype, requires_grad,
-                        lambda n, a: _rng.uniform_values(gen, n, a.dtype, 0.0, 1.0))
+                        lambda n, a: _rng.uniform_values(gen, n, a.dtype, 0.0, 1.0), memory_format)
 
 
 def randn_like(input, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None,
                generator=None):
     gen = random._gen(generator)
     return _random_like(input, "randn_like", dtype, requires_grad,
-                        lambda n, a: _rng.normal_values(gen, n, a.dtype, 0.0, 1.0, a.flags.c_contiguous))
+                        lambda n, a: _rng.normal_values(gen, n, a.dtype, 0.0, 1.0, a.flags.c_contiguous),
+                        memory_format)
 
 
 def randint_like(input, *args, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None,
@@ -701,7 +708,7 @@ def randint_like(input, *args, dtype=None, layout=None, device=None, requires_gr
     bounds = (0, args[0]) if len(args) == 1 else args
     gen = random._gen(generator)
     return _random_like(input, "randint_like", dtype, requires_grad,
-                        lambda n, a: _rng.random_from_to_values(gen, n, a.dtype, *bounds))
+                        lambda n, a: _rng.random_from_to_values(gen, n, a.dtype, *bounds), memory_format)
 
 
 def randint(*args, size=None, generator=None, dtype=None, layout=None, device=None,

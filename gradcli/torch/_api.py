@@ -14,7 +14,7 @@ from typing import Callable, NamedTuple
 
 import numpy as np
 
-from ..engine import STATE, TensorBase, TorchNotImplementedError, TorchRuntimeError
+from ..engine import STATE, TensorBase, TorchNotImplementedError, TorchRuntimeError, contiguous_format
 from ..ops import (comparison, indexing, inplace, join, linalg, pointwise, reduction, shape,
                    views)
 from . import _legacy, _signatures
@@ -410,6 +410,15 @@ def _pos(self):
     return self
 
 
+def _contiguous(self, memory_format=None):
+    """Tensor.contiguous: self when already laid out so, else a clone in that format (contiguous)."""
+    if memory_format is None:
+        memory_format = contiguous_format
+    if memory_format.name == "preserve_format":
+        raise TorchRuntimeError("preserve memory format is unsupported by the contiguous operator")
+    return self if views.is_contiguous_as(self._data, memory_format) else P.clone(self, memory_format)
+
+
 def _storage_offset(self):
     """Where this tensor starts in its storage, in elements: a view's distance from its base."""
     base = self._base if self._base is not None else self
@@ -467,8 +476,8 @@ def _operators():
     m["is_inference"] = lambda self: False
     m["storage_offset"] = _storage_offset
     m["is_same_size"] = lambda self, other: self._data.shape == other._data.shape
-    m["contiguous"] = lambda self, memory_format=None: self if self._data.flags.c_contiguous else P.clone(self)
-    m["is_contiguous"] = lambda self, memory_format=None: bool(self._data.flags.c_contiguous)
+    m["contiguous"] = _contiguous
+    m["is_contiguous"] = lambda self, memory_format=None: views.is_contiguous_as(self._data, memory_format)
     return m
 
 

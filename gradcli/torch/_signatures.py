@@ -27,13 +27,13 @@ import re
 
 import numpy as np
 
-from ..engine import DType, Size, TensorBase, _engine_flags, _make_grads
+from ..engine import DType, MemoryFormat, Size, TensorBase, _engine_flags, _make_grads
 from ..engine import (ScriptError, TorchAssertionError, TorchAttributeError, TorchOverflowError, TorchRuntimeError, TorchTypeError,
                       TorchValueError)
 
 _UNARY = "Tensor input"
 _DTYPE_KW = "*, dtype? dtype=None, Any device=None, bool requires_grad=False"
-_LIKE_KW = "Any memory_format=None, dtype? dtype=None, Any device=None, bool requires_grad=False"
+_LIKE_KW = "MemoryFormat? memory_format=None, dtype? dtype=None, Any device=None, bool requires_grad=False"
 _REDUCE = "Tensor input, IntList? dim=None, bool keepdim=False, *, dtype? dtype=None"
 
 # PyTorch's deprecated overload of add and sub: it binds a call, but PyTorch's errors never name it
@@ -44,7 +44,7 @@ SIGNATURES = {
     **{n: _UNARY for n in ("abs", "exp", "log", "sin", "cos", "tanh", "sigmoid", "relu", "sqrt", "rsqrt",
                           "reciprocal", "square", "neg", "negative", "floor", "ceil", "round", "trunc", "sign",
                           "frac", "t", "logical_not", "bitwise_not", "numel")},
-    "clone": "Tensor input, *, Any memory_format=None",
+    "clone": "Tensor input, *, MemoryFormat? memory_format=None",
     # -- pointwise maths (session 9)
     **{n: _UNARY for n in ("log1p", "expm1", "log2", "log10", "exp2", "tan", "asin", "arcsin", "acos", "arccos",
                           "atan", "arctan", "sinh", "cosh", "asinh", "arcsinh", "acosh", "arccosh", "atanh",
@@ -205,10 +205,10 @@ SIGNATURES = {
     "rand": "Sizes... size, *, Any generator=None, " + _DTYPE_KW,
     "randn": "Sizes... size, *, Any generator=None, " + _DTYPE_KW,
     "full": "Sizes size, Number fill_value, " + _DTYPE_KW,
-    "ones_like": "Tensor input, " + _DTYPE_KW,
-    "zeros_like": "Tensor input, " + _DTYPE_KW,
-    "empty_like": "Tensor input, " + _DTYPE_KW,
-    "full_like": "Tensor input, Number fill_value, " + _DTYPE_KW,
+    "ones_like": "Tensor input, " + _DTYPE_KW + ", MemoryFormat? memory_format=None",
+    "zeros_like": "Tensor input, " + _DTYPE_KW + ", MemoryFormat? memory_format=None",
+    "empty_like": "Tensor input, " + _DTYPE_KW + ", MemoryFormat? memory_format=None",
+    "full_like": "Tensor input, Number fill_value, " + _DTYPE_KW + ", MemoryFormat? memory_format=None",
     "arange": ("Number end, " + _DTYPE_KW, "Number start, Number end, Number step=1, " + _DTYPE_KW),
     "linspace": "Tensor|Number start, Tensor|Number end, int steps, " + _DTYPE_KW,
     "eye": "int n, int m=n, " + _DTYPE_KW,
@@ -276,8 +276,8 @@ METHOD_SIGNATURES = {
     "Tensor.squeeze_": "Tensor self, IntList... dim",
     "Tensor.fill_": "Tensor self, Tensor|Number value",
     "Tensor.copy_": "Tensor self, Tensor|Number src, bool non_blocking=False",
-    "Tensor.contiguous": "Tensor self, *, Any memory_format=None",
-    "Tensor.is_contiguous": "Tensor self, *, Any memory_format=None",
+    "Tensor.contiguous": "Tensor self, *, MemoryFormat memory_format=None",
+    "Tensor.is_contiguous": "Tensor self, *, MemoryFormat memory_format=None",
     "Tensor.unbind": "Tensor self, int dim=0",
     "Tensor.split": "Tensor self, int|IntList|OneElement split_size, int dim=0",     # (a tensor is int()-ed)
     "Tensor.norm": ("Tensor.layout self, Number|str? p='fro', Dims? dim=None, bool keepdim=False, "
@@ -303,13 +303,13 @@ METHOD_SIGNATURES = {
     "Tensor.geometric_": "Tensor self, float p, *, Any generator=None",
     "Tensor.bernoulli_": ("Tensor self, Tensor p, *, Any generator=None",
                           "Tensor self, float p=0.5, *, Any generator=None"),
-    "Tensor.type": "Tensor self, Any dtype=None, bool non_blocking=False, *, Any memory_format=None",
-    "Tensor.cuda": "Tensor self, Device? device=None, bool non_blocking=False, *, Any memory_format=None",
+    "Tensor.type": "Tensor self, Any dtype=None, bool non_blocking=False, *, MemoryFormat? memory_format=None",
+    "Tensor.cuda": "Tensor self, Device? device=None, bool non_blocking=False, *, MemoryFormat? memory_format=None",
     "Tensor.to": ("Tensor self, Device? device=None, dtype? dtype=None, bool non_blocking=False, bool copy=False, "
-                  "*, Any memory_format=None",
+                  "*, MemoryFormat? memory_format=None",
                   # (PyTorch takes a Python number there too: x.to(1.5) is float64, x.to(True) bool)
-                  "Tensor self, dtype|float dtype, bool non_blocking=False, bool copy=False, *, Any memory_format=None",
-                  "Tensor self, Tensor tensor, bool non_blocking=False, bool copy=False, *, Any memory_format=None"),
+                  "Tensor self, dtype|float dtype, bool non_blocking=False, bool copy=False, *, MemoryFormat? memory_format=None",
+                  "Tensor self, Tensor tensor, bool non_blocking=False, bool copy=False, *, MemoryFormat? memory_format=None"),
     **{"Tensor." + n: "Tensor self, Sizes... size, *, dtype? dtype=None, Any device=None, bool requires_grad=False"
        for n in ("new_ones", "new_zeros", "new_empty")},
     "Tensor.new_tensor": "Tensor self, Any data, *, dtype? dtype=None, Any device=None, bool requires_grad=False",
@@ -571,7 +571,7 @@ def _explain(name, args, kwargs, error):
 
 # Tensor methods PyTorch defines with no argument parser (C's METH_NOARGS): CPython's own errors
 NO_ARGUMENTS = {"dim", "numel", "item", "tolist", "detach", "detach_", "retain_grad", "is_floating_point", "t", "t_",
-                "zero_", "ndimension", "is_signed", "is_complex", "is_inference", "storage_offset"}
+                "zero_", "ndimension", "is_signed", "is_complex", "is_inference", "storage_offset", "element_size"}
 
 
 def _bind(public, params, args, kwargs, method):
@@ -710,7 +710,7 @@ def _autograd_outputs(outputs, values, call):
     return None
 
 
-_TYPE_NAMES = {"Index": "int", "OneElement": "Tensor", "Outputs": "Tensor or tuple of Tensors", "Inputs": "Tensor or tuple of Tensors", "IntList": "tuple of ints", "Sizes": "tuple of ints", "Dims": "tuple of ints", "TensorList": "tuple of Tensors", "dtype": "torch.dtype", "Device": "torch.device"}
+_TYPE_NAMES = {"Index": "int", "OneElement": "Tensor", "Outputs": "Tensor or tuple of Tensors", "Inputs": "Tensor or tuple of Tensors", "IntList": "tuple of ints", "Sizes": "tuple of ints", "Dims": "tuple of ints", "TensorList": "tuple of Tensors", "dtype": "torch.dtype", "Device": "torch.device", "MemoryFormat": "torch.memory_format"}
 
 
 def _type_name(v):
@@ -773,6 +773,8 @@ def _accepts(kind, v):
         return isinstance(v, str)
     if kind == "dtype":
         return isinstance(v, DType)
+    if kind == "MemoryFormat":
+        return isinstance(v, MemoryFormat)
     if kind == "Device":                # a device, its name, or a CUDA index
         return isinstance(v, str) or type(v).__name__ == "device" or _is_int(v)
     if kind in ("IntList", "Sizes", "Dims"):     # (a bool counts as 1 in a list of sizes, as in PyTorch)
