@@ -762,6 +762,27 @@ case("a.mode(1)", In((0, 2)))
 case("a.mode(2)", (2, 3), id="error: mode dim")
 
 
+# var/std and their _mean forms warn, each under its own name, when n - correction <= 0 (values nan or inf)
+DOF_SCRIPT = """
+import torch
+x = torch.tensor([1.5], requires_grad=True)
+print(x.var())
+print(x.std(0))
+print(torch.var_mean(x))
+print(torch.std_mean(x, correction=2))
+y = torch.tensor([[1.0, 2.0, 4.0], [0.5, 0.5, 0.5]], requires_grad=True)
+s = y.std(1, correction=3)
+print(s)
+s.sum().backward()
+print(y.grad)
+"""
+
+
+def test_degrees_of_freedom_warnings_and_values_as_in_pytorch():
+    from oracle import assert_same
+    assert_same(DOF_SCRIPT)
+
+
 # ============================================================================ the test
 
 
