@@ -608,6 +608,9 @@ for name, alias, op in (("eq", None, "=="), ("ne", "not_equal", "!="), ("gt", "g
         case(f"a.{alias}(0.0)", (2, 3))
         case(f"(a * 1).{alias}_(b)", (2, 3), (3,))
 case("a.eq(b)", (), (2, 3))
+case("a.clone().lt_(b)", In((2, 3), rg=False), (3,), id="lt_: only the other operand requires grad")
+case("out = a * 1; out[0].ge_(b); out = out * 2", (2, 3), (3,), id="ge_ on a view: CopySlices")
+case("a.clone().ne_(b)", In((2, 3), rg=False), In((3,), rg=False), id="ne_: nothing requires grad")
 case("torch.eq(a, b)", In((2, 3), dtype="float64"), (3,))
 
 PRED_V = In(values=[1.0, float("nan"), float("inf"), -float("inf"), -0.0, 0.0, -2.5])

@@ -341,13 +341,20 @@ def _statistic(name, t, dim, unbiased, keepdim, correction):
     if not name.endswith("_mean"):
         return _record(TABLE[name], seq, np.asarray(value, dt), (t,), attrs=attrs)
     first = _record(TABLE[name], seq, np.asarray(value, dt), (t,), extra={"result0": None}, attrs=attrs)
-    second = CONFIG.tensor(np.asarray(mean, dt))
+    return _two_outputs(first, np.asarray(mean, dt), ("result0",) if name == "std_mean" else ())
+
+
+def _two_outputs(first, second, saved):
+    """PyTorch's one node for two outputs: `first` recorded, `second` (an array) made its second
+    output; `saved`, the slots that hold the outputs themselves, in order (each kept with its
+    edge, so that a second-order gradient reaches the node)."""
+    second = CONFIG.tensor(second)
     node = first._fn
-    if node is not None:                       # one node, two outputs
+    if node is not None:
         for out, edge in zip((first, second), E.output_edges(node, 2)):
             out._fn, out._rg = edge, True
-        if name == "std_mean":                 # (the output itself, with its edge: a second order reaches the node)
-            node._saved["result0"] = E.Saved(first)
+        for slot, out in zip(saved, (first, second)):
+            node._saved[slot] = E.Saved(out)
     return first, second
 
 
@@ -445,13 +452,7 @@ def aminmax(input, *, dim=None, keepdim=False):
     seq = _begin(input)
     first = _record(TABLE["aminmax"], seq, low, (input,), extra={"min": None, "max": None},
                     attrs={"dim": dim, "keepdim": bool(keepdim)})
-    second = CONFIG.tensor(high)
-    node = first._fn
-    if node is not None:
-        for out, edge in zip((first, second), E.output_edges(node, 2)):
-            out._fn, out._rg = edge, True
-        node._saved["min"], node._saved["max"] = E.Saved(first), E.Saved(second)
-    return _MinMax((first, second))
+    return _MinMax(_two_outputs(first, high, ("min", "max")))
 
 
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
