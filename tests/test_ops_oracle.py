@@ -723,6 +723,32 @@ case("torch.nansum(a)", In((2, 3), ints=True))
 case("torch.nansum(a, 1)", In(values=[[True, False], [True, True]]))
 case("torch.nanmean(a)", In((2, 3), ints=True), id="error: nanmean of integers")
 case("torch.nanmean(a, 1)", In((2, 0)))
+case("torch.var_mean(a)", In((3,), ints=True), id="error: var_mean of integers")
+case("torch.std_mean(a, 0)", In(values=[True, False]), id="error: std_mean of bools")
+case("torch.logsumexp(a, 0)", In(values=[True, False]))
+case("torch.nansum(a, 0, dtype=torch.float64)", In((2, 3), ints=True))
+case("torch.isclose(a, b, equal_nan=True)", In(values=[1, 2]), In(values=[1, 3]))
+case("torch.count_nonzero(a, 0)", In(values=[True, False]))
+case("torch.amax(a, 1)", In((2, 3), dtype="float64"))
+case("torch.median(a, 1)", In((2, 3), dtype="float64"))
+case("a.mode(1)", In((3, 40), ints=True, low=0, high=4, dtype="float32"), id="mode: rows past 16, std::sort's order of ties")
+case("a.mode(0)", In((50, 2), ints=True, low=0, high=3), id="mode(0): integers, rows past 16")
+
+
+def _median_of_3_killer(n):
+    """Musser's sequence: the introsort that orders mode's rows falls back to heapsort on it."""
+    out, k = [0] * n, n // 2
+    for i in range(1, k + 1):
+        if i % 2:
+            out[i - 1], out[i] = i, k + i
+        out[k + i - 1] = 2 * i
+    return out
+
+
+case("a.mode()", In(values=[float(v // 2) for v in _median_of_3_killer(128)]), id="mode: introsort's heapsort, with ties")
+NAN = float("nan")
+case("torch.mode(a, 1)", In(values=[[1.0, NAN, NAN, NAN, NAN], [2.0, 2.0, NAN, 0.0, 3.0], [NAN, 1.0, 1.0, NAN, NAN],
+                                    [NAN] * 5, [NAN, 1.0, NAN, 2.0, 2.0], [3.0, NAN, 1.0, NAN, 3.0]]), id="mode: nan")
 
 
 # median/nanmedian: the lower median; over a dim the index of that rank in (value, index) order (ties: deterministic)
