@@ -608,6 +608,9 @@ for name, alias, op in (("eq", None, "=="), ("ne", "not_equal", "!="), ("gt", "g
         case(f"a.{alias}(0.0)", (2, 3))
         case(f"(a * 1).{alias}_(b)", (2, 3), (3,))
 case("a.eq(b)", (), (2, 3))
+case("import numpy as np; out = torch.stack([torch.eq(a, np.int64(1)), a.gt(np.float32(0.5)), a <= np.float64(1)])",
+     In((4,), ints=True, low=0, high=3), id="comparisons: NumPy numbers")
+case("import numpy as np; out = a.clone().lt_(np.int64(1))", In((4,), ints=True, low=0, high=3), id="lt_: a NumPy number")
 case("a.clone().lt_(b)", In((2, 3), rg=False), (3,), id="lt_: only the other operand requires grad")
 case("out = a * 1; out[0].ge_(b); out = out * 2", (2, 3), (3,), id="ge_ on a view: CopySlices")
 case("a.clone().ne_(b)", In((2, 3), rg=False), In((3,), rg=False), id="ne_: nothing requires grad")
