@@ -815,6 +815,29 @@ def test_degrees_of_freedom_warnings_and_values_as_in_pytorch():
     assert_same(DOF_SCRIPT)
 
 
+# what these ops return, as a script prints it (PyTorch's named tuples, Python bools and numbers)
+PRINTED_SCRIPT = """
+import torch
+x = torch.tensor([[1.0, 3.0, 3.0], [2.0, 0.5, 2.0]], requires_grad=True)
+print(torch.aminmax(x))
+print(x.aminmax(dim=1, keepdim=True))
+print(x.median(1))
+print(torch.nanmedian(x, 0))
+print(x.mode())
+print(torch.std_mean(x, 1))
+print(torch.var_mean(x))
+print(torch.equal(x, x.detach()), x[0, 0].is_nonzero(), torch.count_nonzero(x, 1))
+print(torch.isclose(x, x + 1e-6), x.eq(3), x.detach().clone().ne_(3))
+mn, mx = torch.aminmax(x, dim=0)
+print(mn.grad_fn.name(), mx.grad_fn.name(), x.median(0).indices, x.mode(1).values)
+"""
+
+
+def test_named_tuples_and_values_print_as_in_pytorch():
+    from oracle import assert_same
+    assert_same(PRINTED_SCRIPT)
+
+
 # ============================================================================ the test
 
 
