@@ -735,6 +735,12 @@ for name, alias, op in (("eq", None, "=="), ("ne", "not_equal", "!="), ("gt", "g
         case(f"a.{alias}(0.0)", (2, 3))
         case(f"(a * 1).{alias}_(b)", (2, 3), (3,))
 case("a.eq(b)", (), (2, 3))
+case("import numpy as np; out = torch.stack([torch.eq(a, np.int64(1)), a.gt(np.float32(0.5)), a <= np.float64(1)])",
+     In((4,), ints=True, low=0, high=3), id="comparisons: NumPy numbers")
+case("import numpy as np; out = a.clone().lt_(np.int64(1))", In((4,), ints=True, low=0, high=3), id="lt_: a NumPy number")
+case("a.clone().lt_(b)", In((2, 3), rg=False), (3,), id="lt_: only the other operand requires grad")
+case("out = a * 1; out[0].ge_(b); out = out * 2", (2, 3), (3,), id="ge_ on a view: CopySlices")
+case("a.clone().ne_(b)", In((2, 3), rg=False), In((3,), rg=False), id="ne_: nothing requires grad")
 case("torch.eq(a, b)", In((2, 3), dtype="float64"), (3,))
 
 PRED_V = In(values=[1.0, float("nan"), float("inf"), -float("inf"), -0.0, 0.0, -2.5])
@@ -847,6 +853,32 @@ case("torch.nansum(a)", In((2, 3), ints=True))
 case("torch.nansum(a, 1)", In(values=[[True, False], [True, True]]))
 case("torch.nanmean(a)", In((2, 3), ints=True), id="error: nanmean of integers")
 case("torch.nanmean(a, 1)", In((2, 0)))
+case("torch.var_mean(a)", In((3,), ints=True), id="error: var_mean of integers")
+case("torch.std_mean(a, 0)", In(values=[True, False]), id="error: std_mean of bools")
+case("torch.logsumexp(a, 0)", In(values=[True, False]))
+case("torch.nansum(a, 0, dtype=torch.float64)", In((2, 3), ints=True))
+case("torch.isclose(a, b, equal_nan=True)", In(values=[1, 2]), In(values=[1, 3]))
+case("torch.count_nonzero(a, 0)", In(values=[True, False]))
+case("torch.amax(a, 1)", In((2, 3), dtype="float64"))
+case("torch.median(a, 1)", In((2, 3), dtype="float64"))
+case("a.mode(1)", In((3, 40), ints=True, low=0, high=4, dtype="float32"), id="mode: rows past 16, std::sort's order of ties")
+case("a.mode(0)", In((50, 2), ints=True, low=0, high=3), id="mode(0): integers, rows past 16")
+
+
+def _median_of_3_killer(n):
+    """Musser's sequence: the introsort that orders mode's rows falls back to heapsort on it."""
+    out, k = [0] * n, n // 2
+    for i in range(1, k + 1):
+        if i % 2:
+            out[i - 1], out[i] = i, k + i
+        out[k + i - 1] = 2 * i
+    return out
+
+
+case("a.mode()", In(values=[float(v // 2) for v in _median_of_3_killer(128)]), id="mode: introsort's heapsort, with ties")
+NAN = float("nan")
+case("torch.mode(a, 1)", In(values=[[1.0, NAN, NAN, NAN, NAN], [2.0, 2.0, NAN, 0.0, 3.0], [NAN, 1.0, 1.0, NAN, NAN],
+                                    [NAN] * 5, [NAN, 1.0, NAN, 2.0, 2.0], [3.0, NAN, 1.0, NAN, 3.0]]), id="mode: nan")
 
 
 # median/nanmedian: the lower median; over a dim the index of that rank in (value, index) order (ties: deterministic)
@@ -1167,6 +1199,50 @@ for expr in ["torch.outer(a, b)", "torch.outer(b, a)", "a.ger(a[0])", "torch.vdo
              "torch.kron(a.t(), b)", "torch.cross(a, a)", "torch.cross(a, b)", "torch.cross(a, a, dim=2)",
              "torch.cross(a.t(), a.t(), dim=0)"]:
     case(expr, (2, 3), (3,))
+
+# var/std and their _mean forms warn, each under its own name, when n - correction <= 0 (values nan or inf)
+DOF_SCRIPT = """
+import torch
+x = torch.tensor([1.5], requires_grad=True)
+print(x.var())
+print(x.std(0))
+print(torch.var_mean(x))
+print(torch.std_mean(x, correction=2))
+y = torch.tensor([[1.0, 2.0, 4.0], [0.5, 0.5, 0.5]], requires_grad=True)
+s = y.std(1, correction=3)
+print(s)
+s.sum().backward()
+print(y.grad)
+"""
+
+
+def test_degrees_of_freedom_warnings_and_values_as_in_pytorch():
+    from oracle import assert_same
+    assert_same(DOF_SCRIPT)
+
+
+# what these ops return, as a script prints it (PyTorch's named tuples, Python bools and numbers)
+PRINTED_SCRIPT = """
+import torch
+x = torch.tensor([[1.0, 3.0, 3.0], [2.0, 0.5, 2.0]], requires_grad=True)
+print(torch.aminmax(x))
+print(x.aminmax(dim=1, keepdim=True))
+print(x.median(1))
+print(torch.nanmedian(x, 0))
+print(x.mode())
+print(torch.std_mean(x, 1))
+print(torch.var_mean(x))
+print(torch.equal(x, x.detach()), x[0, 0].is_nonzero(), torch.count_nonzero(x, 1))
+print(torch.isclose(x, x + 1e-6), x.eq(3), x.detach().clone().ne_(3))
+mn, mx = torch.aminmax(x, dim=0)
+print(mn.grad_fn.name(), mx.grad_fn.name(), x.median(0).indices, x.mode(1).values)
+"""
+
+
+def test_named_tuples_and_values_print_as_in_pytorch():
+    from oracle import assert_same
+    assert_same(PRINTED_SCRIPT)
+
 
 # ============================================================================ the test
 

@@ -16,6 +16,8 @@ from .pointwise import _check_shapes
 
 def _compare(ufunc):
     def f(a, b):
+        if isinstance(b, np.generic) and b.dtype.kind in "biuf":
+            b = b.item()                            # a NumPy number is a Python number to PyTorch
         if not (isinstance(b, TensorBase) or isinstance(b, (int, float, bool))):
             return NotImplemented
         _check_operand(b)

@@ -312,7 +312,8 @@ def _moments(name, t, dim, correction, keepdim):
     deviations over max(0, n - correction)."""
     data = t._data
     if data.dtype.kind != "f":
-        raise TorchRuntimeError("std and var only support floating point and complex dtypes")
+        raise TorchRuntimeError(f"{'std and var' if name in ('std', 'var') else name} only support floating point "
+                                "and complex dtypes")
     axes = None if dim is None else _dims(dim, data.ndim)
     _check_reduced(data, axes)
     _check_like(data.shape, itemsize=8)
@@ -341,13 +342,20 @@ def _statistic(name, t, dim, unbiased, keepdim, correction):
     if not name.endswith("_mean"):
         return _record(TABLE[name], seq, np.asarray(value, dt), (t,), attrs=attrs)
     first = _record(TABLE[name], seq, np.asarray(value, dt), (t,), extra={"result0": None}, attrs=attrs)
-    second = CONFIG.tensor(np.asarray(mean, dt))
+    return _two_outputs(first, np.asarray(mean, dt), ("result0",) if name == "std_mean" else ())
+
+
+def _two_outputs(first, second, saved):
+    """PyTorch's one node for two outputs: `first` recorded, `second` (an array) made its second
+    output; `saved`, the slots that hold the outputs themselves, in order (each kept with its
+    edge, so that a second-order gradient reaches the node)."""
+    second = CONFIG.tensor(second)
     node = first._fn
-    if node is not None:                       # one node, two outputs
+    if node is not None:
         for out, edge in zip((first, second), E.output_edges(node, 2)):
             out._fn, out._rg = edge, True
-        if name == "std_mean":                 # (the output itself, with its edge: a second order reaches the node)
-            node._saved["result0"] = E.Saved(first)
+        for slot, out in zip(saved, (first, second)):
+            node._saved[slot] = E.Saved(out)
     return first, second
 
 
@@ -445,13 +453,7 @@ def aminmax(input, *, dim=None, keepdim=False):
     seq = _begin(input)
     first = _record(TABLE["aminmax"], seq, low, (input,), extra={"min": None, "max": None},
                     attrs={"dim": dim, "keepdim": bool(keepdim)})
-    second = CONFIG.tensor(high)
-    node = first._fn
-    if node is not None:
-        for out, edge in zip((first, second), E.output_edges(node, 2)):
-            out._fn, out._rg = edge, True
-        node._saved["min"], node._saved["max"] = E.Saved(first), E.Saved(second)
-    return _MinMax((first, second))
+    return _MinMax(_two_outputs(first, high, ("min", "max")))
 
 
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
@@ -544,7 +546,9 @@ def nanmedian(input, dim=None, keepdim=False):
 
 
 def mode(input, dim=-1, keepdim=False):
-    """The most frequent value of each row (a tie: the smallest), and its last index."""
+    """PyTorch's CPU kernel: each row's (value, position) pairs put in order by std::sort on the
+    values alone (not stable: which position ends a run depends on its introsort), then the
+    first longest run of equal values gives the mode and the position at its end."""
     _check_reads(input)
     data = input._data
     nd = data.ndim
@@ -559,10 +563,122 @@ def mode(input, dim=-1, keepdim=False):
         values = np.empty(rows.shape[0], data.dtype)
         idx = np.empty(rows.shape[0], np.int64)
         for r, row in enumerate(rows):
-            uniq, counts = np.unique(row, return_counts=True)
-            values[r] = uniq[np.argmax(counts)]                     # (the first, smallest, of the most frequent)
-            idx[r] = np.flatnonzero(row == values[r])[-1]
+            values[r], idx[r] = _longest_run(_std_sort(list(zip(row.tolist(), range(len(row))))))
         values, idx = values.reshape(moved.shape[:-1]), idx.reshape(moved.shape[:-1])
         if keepdim:
             idx, values = np.expand_dims(idx, d), np.expand_dims(values, d)
     return _selected("mode", input, values, idx, dim, keepdim, TABLE["mode"])
+
+
+def _longest_run(pairs):
+    mode, position, run, longest = 0, 0, 0, 0
+    for i, (value, k) in enumerate(pairs):
+        run += 1
+        if i == len(pairs) - 1 or value != pairs[i + 1][0]:          # (a nan ends its own run)
+            if run > longest:
+                mode, position, longest = value, k, run
+            run = 0
+    return mode, position
+
+
+# libstdc++'s std::sort (introsort, then insertion sort), on a list of pairs compared by their
+# first item with `<`, step for step: its order of equal values is what PyTorch's mode reports.
+_THRESHOLD = 16
+
+
+def _less(a, b):
+    return a[0] < b[0]
+
+
+def _std_sort(el):
+    n = len(el)
+    if n > 1:
+        _introsort_loop(el, 0, n, 2 * (n.bit_length() - 1))
+        if n > _THRESHOLD:
+            _insertion_sort(el, 0, _THRESHOLD)
+            for i in range(_THRESHOLD, n):
+                _linear_insert(el, i)
+        else:
+            _insertion_sort(el, 0, n)
+    return el
+
+
+def _introsort_loop(el, first, last, depth):
+    while last - first > _THRESHOLD:
+        if depth == 0:
+            _heap_sort(el, first, last)
+            return
+        depth -= 1
+        mid = first + (last - first) // 2
+        _median_to_first(el, first, first + 1, mid, last - 1)
+        cut = _unguarded_partition(el, first + 1, last, first)
+        _introsort_loop(el, cut, last, depth)
+        last = cut
+
+
+def _median_to_first(el, result, a, b, c):
+    if _less(el[a], el[b]):
+        pick = b if _less(el[b], el[c]) else c if _less(el[a], el[c]) else a
+    else:
+        pick = a if _less(el[a], el[c]) else c if _less(el[b], el[c]) else b
+    el[result], el[pick] = el[pick], el[result]
+
+
+def _unguarded_partition(el, first, last, pivot):
+    while True:
+        while _less(el[first], el[pivot]):
+            first += 1
+        last -= 1
+        while _less(el[pivot], el[last]):
+            last -= 1
+        if not first < last:
+            return first
+        el[first], el[last] = el[last], el[first]
+        first += 1
+
+
+def _insertion_sort(el, first, last):
+    for i in range(first + 1, last):
+        if _less(el[i], el[first]):
+            el[first:i + 1] = [el[i]] + el[first:i]
+        else:
+            _linear_insert(el, i)
+
+
+def _linear_insert(el, last):
+    value, prev = el[last], last - 1
+    while prev >= 0 and _less(value, el[prev]):
+        el[last] = el[prev]
+        last, prev = prev, prev - 1
+    el[last] = value
+
+
+def _heap_sort(el, first, last):
+    """std::__partial_sort(first, last, last): make_heap, then pop_heap down to one."""
+    n = last - first
+    for parent in range((n - 2) // 2, -1, -1):
+        _adjust_heap(el, first, parent, n, el[first + parent])
+    while last - first > 1:
+        last -= 1
+        value = el[last]
+        el[last] = el[first]
+        _adjust_heap(el, first, 0, last - first, value)
+
+
+def _adjust_heap(el, first, hole, n, value):
+    top, child = hole, hole
+    while child < (n - 1) // 2:
+        child = 2 * (child + 1)
+        if _less(el[first + child], el[first + child - 1]):
+            child -= 1
+        el[first + hole] = el[first + child]
+        hole = child
+    if n % 2 == 0 and child == (n - 2) // 2:
+        child = 2 * (child + 1)
+        el[first + hole] = el[first + child - 1]
+        hole = child - 1
+    parent = (hole - 1) // 2
+    while hole > top and _less(el[first + parent], value):
+        el[first + hole] = el[first + parent]
+        hole, parent = parent, (parent - 1) // 2
+    el[first + hole] = value
