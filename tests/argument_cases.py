@@ -53,6 +53,7 @@ CANDIDATES = [
     (G, (G,)), (S,), (GS, GS), (L, L), (L,), (True,), (np.ones(2),), (Y, G),
     (W, 1), (A, 0.5), (R,), (A, (3,), 2.0), (A, [1, 2]), (B, 3),
     (A, 0, 1, 2), (A, 1, (3, 1)),          # narrow, unflatten
+    (V, A, V), (A, V, V), (B, B, B), (A, B, B),     # addmv, addr, baddbmm, addbmm
 ]
 
 

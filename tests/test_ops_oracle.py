@@ -730,6 +730,30 @@ for expr in ["torch.addmm(a, b[0], c)", "torch.addmm(a, b, c[0])", "torch.addmm(
              "torch.baddbmm(a, b, c)", "torch.addbmm(a, b, c)", "torch.baddbmm(a, b[None], b[None])",
              "torch.addbmm(a, b[None], c[None, :2])"]:
     case(expr, (2, 4), (2, 3), (3, 4))
+# einsum: PyTorch's permutes, diagonals, sums and bmm, node for node
+for expr, specs in [("torch.einsum('ij,jk->ik', a, b)", ((2, 3), (3, 4))), ("torch.einsum('ij,jk', a, b)", ((2, 3), (3, 4))),
+                    ("torch.einsum('ii', a)", ((3, 3),)), ("torch.einsum('ii->i', a)", ((3, 3),)),
+                    ("torch.einsum('ij->ji', a)", ((2, 3),)), ("torch.einsum('ij->j', a)", ((2, 3),)),
+                    ("torch.einsum('ij->', a)", ((2, 3),)), ("torch.einsum('i,j->ij', a, b)", ((2,), (3,))),
+                    ("torch.einsum('i,i->', a, b)", ((3,), (3,))), ("torch.einsum('i,i', a, b)", ((3,), (3,))),
+                    ("torch.einsum('bij,bjk->bik', a, b)", ((5, 2, 3), (5, 3, 4))),
+                    ("torch.einsum('...ij,...jk', a, b)", ((5, 2, 3), (5, 3, 4))),
+                    ("torch.einsum('...ij,jk->...ik', a, b)", ((5, 2, 3), (3, 4))),
+                    ("torch.einsum('ij,ij->', a, b)", ((2, 3), (2, 3))), ("torch.einsum('ij,ij->ij', a, b)", ((2, 3), (2, 3))),
+                    ("torch.einsum('bi,bj->bij', a, b)", ((4, 2), (4, 3))), ("torch.einsum('ij,j->i', a, b)", ((2, 3), (3,))),
+                    ("torch.einsum('i j , j k -> i k', a, b)", ((2, 3), (3, 4))), ("torch.einsum('...->...', a)", ((2, 3),)),
+                    ("torch.einsum('ij,jk,kl->il', a, b, c)", ((2, 3), (3, 4), (4, 2))),
+                    ("torch.einsum('bhqd,bhkd->bhqk', a, b)", ((2, 2, 3, 4), (2, 2, 5, 4))),
+                    ("torch.einsum('ii,i->i', a, b)", ((3, 3), (3,))), ("torch.einsum('ij,kj->ik', a, b)", ((2, 3), (1, 3))),
+                    ("torch.einsum(a, [0, 1], b, [1, 2], [0, 2])", ((2, 3), (3, 4))),
+                    ("torch.einsum(a, [..., 1], b, [1])", ((2, 3), (3,))), ("torch.einsum('ij,jk', [a, b])", ((2, 3), (3, 4))),
+                    ("torch.einsum('i->', a)", ((),)) if False else ("torch.einsum('', a)", ((),))]:
+    case(expr, *specs)
+for expr in ["torch.einsum('ij,jk', a)", "torch.einsum('ij', a, b)", "torch.einsum('ijk', a)", "torch.einsum('i.j', a)",
+             "torch.einsum('i1', a)", "torch.einsum('ij->k', a)", "torch.einsum('ij->ii', a)", "torch.einsum('ii', b)",
+             "torch.einsum('ij,ij', a, b)", "torch.einsum('ij')", "torch.einsum('...i...', a)", "torch.einsum('ij->..j...', a)",
+             "torch.einsum(a, [0, 99])"]:
+    case(expr, (2, 3), (3, 4))
 # outer/ger (a view then a product), vdot, dist (norm_backward of the difference), kron, cross
 for expr in ["torch.outer(a, b)", "a.ger(b)", "torch.vdot(a, c)", "a.vdot(c)", "torch.kron(a, b)", "a.kron(a)"]:
     case(expr, (2,), (3,), (2,))

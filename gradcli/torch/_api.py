@@ -180,6 +180,7 @@ API = (
     Op(linalg.dist, "dist", "dist"),
     Op(linalg.kron, "kron", "kron"),
     Op(linalg.cross, "cross", "cross"),
+    Op(linalg.einsum, "einsum"),
     # -- in place and indexing ----------------------------------------------------------------------------------
     Op(inplace.masked_fill, "masked_fill", "masked_fill"),
     Op(inplace.masked_fill_, "", "masked_fill_"),
