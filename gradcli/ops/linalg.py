@@ -17,7 +17,7 @@ from .table import ROWS, TABLE
 from .views import _inplace
 from .pointwise import _no_bool_subtraction, add, clone, mul
 from .reduction import sum
-from .shape import (_broadcast_view, _expand_shape, _squeeze0_, _unsafe_view, diagonal, expand, movedim, permute,
+from .shape import (_broadcast_view, _c_type_name, _check_tensor_list, _expand_shape, _squeeze0_, _unsafe_view, diagonal, expand, movedim, permute,
                     reshape, squeeze, t_, transpose, unsqueeze, view)
 
 
@@ -570,6 +570,17 @@ def _einsum_output(rhs, lhs_len, label_count, ell_num_dim, label_perm_index):
     return perm_index, ell_index, ell_out
 
 
+def _sublist_label(n):
+    """torch.einsum's parse_subscript: a sublist's int as a letter, Ellipsis as '...'."""
+    if n == Ellipsis:
+        return "..."
+    if n >= 0 and n < 26:
+        return chr(ord("A") + n)
+    if n >= 26 and n < 52:
+        return chr(ord("a") + n - 26)
+    raise TorchValueError("einsum(): subscript in subscript list is not within the valid range [0, 52)")
+
+
 def einsum(*args):
     """torch.einsum: the equation (or sublists) parsed, each operand's repeated labels turned into
     diagonals, missing ones unsqueezed, all permuted alike, then contracted left to right by
@@ -578,22 +589,20 @@ def einsum(*args):
         raise TorchValueError("einsum(): must specify the equation string and at least one operand, or at least one "
                               "operand and its subscripts list")
     if isinstance(args[0], TensorBase):
-        def sub(n):
-            if n is Ellipsis:
-                return "..."
-            if 0 <= n < 52:
-                return _char(n)
-            raise TorchValueError("einsum(): subscript in subscript list is not within the valid range [0, 52)")
-        equation = ",".join("".join(sub(s) for s in sl) for sl in args[1::2])
-        if len(args) % 2 == 1:
-            equation += "->" + "".join(sub(s) for s in args[-1])
-            operands = args[:-1:2]
-        else:
-            operands = args[::2]
+        try:                    # (Python code in PyTorch: its TypeErrors are Python's)
+            equation = ",".join("".join(_sublist_label(s) for s in sl) for sl in args[1::2])
+            if len(args) % 2 == 1:
+                equation += "->" + "".join(_sublist_label(s) for s in args[-1])
+        except TypeError as e:
+            raise TorchTypeError(str(e)) from None
+        operands = args[:-1:2] if len(args) % 2 == 1 else args[::2]
     else:
         equation, operands = args[0], args[1:]
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
+    if not isinstance(equation, str):
+        raise TorchTypeError(f"einsum(): argument 'equation' (position 1) must be str, not {_c_type_name(equation)}")
+    _check_tensor_list(operands, 1)
     if not operands:
         raise TorchRuntimeError("einsum(): must provide at least one operand")
     arrow = equation.find("->")
