@@ -669,6 +669,11 @@ case("out = a.t(); out = (torch.tensor(out.stride()), torch.tensor(a.stride(-1))
 case("torch.tensor(a.expand(2, 3, 4).stride() + a[:, ::2].stride() + (a.double().element_size(),))", (3, 4),
      backward=False, id="stride of views; element_size of float64")
 case("a.stride(2)", (3, 4))
+# under create_graph with an incoming gradient that requires grad: each backward formula recorded as nodes
+for expr in ["a.repeat(2, 1, 3) ** 2", "a.tile((2,)) ** 2", "a.roll(1, 0) ** 2", "a.roll(-2) ** 2", "a.rot90() ** 2",
+             "a.tril() ** 2", "a.triu(1) ** 2", "a.diagonal(1) ** 2", "a.diag_embed() ** 2", "a.diag() ** 2",
+             "a[0].diag(1) ** 2", "a.narrow(1, 1, 2) ** 2", "a.flip(1) ** 2"]:
+    case(expr, (3, 4))
 # hstack, vstack (row_stack), dstack, column_stack: atleast_nd views, then one CatBackward0
 for expr in ["torch.hstack([a, b])", "torch.vstack([a, b])", "torch.row_stack((a, b))", "torch.dstack([a, b])",
              "torch.column_stack([a, b])"]:
@@ -753,6 +758,27 @@ for expr in ["torch.einsum('ij,jk', a)", "torch.einsum('ij', a, b)", "torch.eins
              "torch.einsum('i1', a)", "torch.einsum('ij->k', a)", "torch.einsum('ij->ii', a)", "torch.einsum('ii', b)",
              "torch.einsum('ij,ij', a, b)", "torch.einsum('ij')", "torch.einsum('...i...', a)", "torch.einsum('ij->..j...', a)",
              "torch.einsum(a, [0, 99])"]:
+    case(expr, (2, 3), (3, 4))
+# tensordot and inner (permutes, reshapes, then mm, or dot for two vectors), matrix_power
+for expr, specs in [("torch.tensordot(a, b, dims=1)", ((2, 3), (3, 4))), ("torch.tensordot(a, b, 0)", ((2, 3), (3, 4))),
+                    ("torch.tensordot(a, b, dims=([1], [0]))", ((2, 3), (3, 4))),
+                    ("torch.tensordot(a, b, dims=[[0, 2], [0, 1]])", ((5, 2, 3), (5, 3, 4))),
+                    ("torch.tensordot(a, b, dims=([2], [1]))", ((5, 2, 3), (5, 3, 4))),
+                    ("torch.tensordot(a, b)", ((2, 3), (2, 3))), ("torch.tensordot(a, b, 1)", ((3,), (3,))),
+                    ("torch.tensordot(a, b, 1)", ((1, 3), (3, 1))), ("torch.tensordot(a, b, torch.tensor(1))", ((2, 3), (3, 4))),
+                    ("torch.tensordot(a, b, dims=([1], [0]))", ((2, 1), (3, 4))),
+                    ("torch.inner(a, b)", ((3,), (3,))), ("torch.inner(a, b)", ((2, 3), (4, 3))), ("a.inner(b)", ((2, 3), (3,))),
+                    ("torch.inner(a, b)", ((5, 2, 3), (2, 3))), ("torch.inner(a, b)", ((), (2, 3)))]:
+    case(expr, *specs)
+for expr in ["torch.matrix_power(a, 0)", "a.matrix_power(1)", "torch.matrix_power(a, 2)", "a.matrix_power(3)",
+             "torch.matrix_power(a, 4)", "torch.matrix_power(a, 5)", "torch.matrix_power(a, 6)"]:
+    case(expr, In((3, 3), low=-1, high=1))
+case("torch.matrix_power(a, 2)", In((2, 3, 3), low=-1, high=1))
+case("torch.matrix_power(a, 3)", In((3, 3), ints=True, low=-2, high=2, rg=False), backward=False)
+for expr in ["torch.tensordot(a, b, dims=-1)", "torch.tensordot(a, b, dims=3)", "torch.tensordot(a, b.double(), 1)",
+             "torch.tensordot(a, b, dims=([1, 0], [0]))", "torch.tensordot(a, a, dims=([1], [0]))",
+             "torch.tensordot(a, b, dims='x')", "torch.inner(a, b)", "torch.matrix_power(a, 2)",
+             "torch.matrix_power(b[0], 2)"]:
     case(expr, (2, 3), (3, 4))
 # outer/ger (a view then a product), vdot, dist (norm_backward of the difference), kron, cross
 for expr in ["torch.outer(a, b)", "a.ger(b)", "torch.vdot(a, c)", "a.vdot(c)", "torch.kron(a, b)", "a.kron(a)"]:

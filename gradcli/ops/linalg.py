@@ -15,6 +15,7 @@ from .record import FLOPS_PER_SECOND, _begin, _check_numel, _check_work, _numel,
 from .formulas import _trilinear_np
 from .table import ROWS, TABLE
 from .views import _inplace
+from .inplace import copy_
 from .pointwise import _no_bool_subtraction, add, clone, mul
 from .reduction import sum
 from .shape import (_broadcast_view, _c_type_name, _check_tensor_list, _expand_shape, _squeeze0_, _unsafe_view, diagonal, expand, movedim, permute,
@@ -708,3 +709,104 @@ def einsum(*args):
             return view(ops[0], ops[0]._data.shape[:out_num_dim])
         return sum(ops[0], tuple(range(out_num_dim, perm_index)))
     return ops[0]
+
+# ----------------------------------------------------------------------------- tensordot, inner, matrix_power
+
+
+def tensordot(a, b, dims=2, out=None):
+    """torch.tensordot's Python prelude (dims as a count, two lists or a tensor), then at::tensordot."""
+    if not isinstance(dims, (tuple, list, TensorBase, int)):
+        raise TorchRuntimeError("tensordot expects dims to be int or tuple[list[int], list[int]] or list[list[int]] "
+                                f"containing two lists, but got dims={dims}")
+    dims_a, dims_b = [], []
+    if isinstance(dims, (tuple, list)):
+        dims_a, dims_b = dims
+    if isinstance(dims, TensorBase):
+        if dims._data.size > 1:
+            dims_a, dims_b = dims._data[0].tolist(), dims._data[1].tolist()
+        else:
+            n = int(dims._data.reshape(-1)[0])
+            if n < 0:
+                raise TorchRuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+            dims_a, dims_b = list(range(-n, 0)), list(range(n))
+    if isinstance(dims, int):
+        if dims < 0:
+            raise TorchRuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        if dims > _b.min(a._data.ndim, b._data.ndim):
+            raise TorchRuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
+        dims_a, dims_b = list(range(-dims, 0)), list(range(dims))
+    return _tensordot(a, b, list(dims_a), list(dims_b))
+
+
+def _tensordot(input1, input2, dims1, dims2):
+    if len(dims1) != len(dims2):
+        raise TorchRuntimeError("both dimension lists should have same length")
+    if input1._data.dtype != input2._data.dtype:
+        raise TorchRuntimeError("both inputs should have same dtype")
+    csize, t1, t2 = 1, input1, input2
+    for d1, d2 in zip(dims1, dims2):
+        s1, s2 = _size(input1, d1), _size(input2, d2)
+        if s2 == 1:                       # a broadcast dimension is summed right away
+            t1 = sum(t1, d1, keepdim=True)
+        elif s1 == 1:
+            t2 = sum(t2, d2, keepdim=True)
+        elif s1 != s2:
+            raise TorchRuntimeError(f"contracted dimensions need to match, but first has size {s1} in dim {d1} and "
+                                    f"second has size {s2} in dim {d2}")
+        else:
+            csize *= s1
+    c1 = {_norm_dim(d, input1._data.ndim) for d in dims1}
+    c2 = {_norm_dim(d, input2._data.ndim) for d in dims2}
+    free1 = [i for i in range(input1._data.ndim) if i not in c1]
+    free2 = [i for i in range(input2._data.ndim) if i not in c2]
+    rsizes = tuple(t1._data.shape[i] for i in free1) + tuple(t2._data.shape[i] for i in free2)
+    size1 = _numel(tuple(t1._data.shape[i] for i in free1))
+    size2 = _numel(tuple(t2._data.shape[i] for i in free2))
+    t1 = permute(t1, tuple(free1 + dims1))
+    t2 = permute(t2, tuple(dims2 + free2))
+    if size1 == 1 and size2 == 1:         # vectors: at::dot
+        return reshape(dot(_flat(t1), _flat(t2)), rsizes)
+    return reshape(mm(reshape(t1, (size1, csize)), reshape(t2, (csize, size2))), rsizes)
+
+
+def _flat(t):
+    return t if t._data.ndim == 1 else reshape(t, (-1,))
+
+
+def inner(input, other):
+    if input._data.ndim == 0 or other._data.ndim == 0:
+        return mul(input, other)
+    if input._data.shape[-1] != other._data.shape[-1]:
+        raise TorchRuntimeError(f"inner() the last dimension must match on both input tensors but got shapes "
+                                f"{list(input._data.shape)} and {list(other._data.shape)}")
+    return _tensordot(input, other, [-1], [-1])
+
+
+def matrix_power(input, n):
+    """PyTorch's linalg_matrix_power: a clone for 1, products for 2 and 3, square-and-multiply beyond."""
+    nd = input._data.ndim
+    if nd < 2:
+        raise TorchRuntimeError("linalg.matrix_power: The input tensor A must have at least 2 dimensions.")
+    r, c = input._data.shape[-2:]
+    if r != c:
+        raise TorchRuntimeError(f"linalg.matrix_power: A must be batches of square matrices, but they are {r} by {c} "
+                                "matrices")
+    if n < 0:
+        raise E.TorchNotImplementedError("gradcli does not implement torch.matrix_power with a negative power (yet): "
+                                         "it needs torch.inverse")
+    if n == 0:
+        eye = CONFIG.tensor(np.broadcast_to(np.eye(r, dtype=input._data.dtype), input._data.shape))
+        return copy_(_record(TABLE["clone"], _begin(input), input._data.copy(order="C"), (input,)), eye)
+    if n == 1:
+        return _record(TABLE["clone"], _begin(input), input._data.copy(order="C"), (input,))
+    if n == 2:
+        return matmul(input, input)
+    if n == 3:
+        return matmul(matmul(input, input), input)
+    z = result = None
+    while n > 0:
+        bit, n = n % 2, n // 2
+        z = input if z is None else matmul(z, z)
+        if bit:
+            result = z if result is None else matmul(result, z)
+    return result

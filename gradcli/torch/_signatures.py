@@ -81,6 +81,8 @@ SIGNATURES = {
     "dist": "Tensor input, Tensor other, Number p=2",
     "kron": "Tensor input, Tensor other",
     "cross": "Tensor input, Tensor other, int? dim=None",
+    "inner": "Tensor input, Tensor other",
+    "matrix_power": "Tensor input, int n",
     **{n: "TensorList tensors" for n in ("hstack", "vstack", "row_stack", "dstack", "column_stack")},
     "repeat_interleave": ("Tensor input, Tensor repeats, int? dim=None, *, int? output_size=None",
                           "Tensor input, int repeats, int? dim=None, *, int? output_size=None"),
