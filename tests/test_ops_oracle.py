@@ -780,6 +780,10 @@ for expr in ["torch.tensordot(a, b, dims=-1)", "torch.tensordot(a, b, dims=3)", 
              "torch.tensordot(a, b, dims='x')", "torch.inner(a, b)", "torch.matrix_power(a, 2)",
              "torch.matrix_power(b[0], 2)"]:
     case(expr, (2, 3), (3, 4))
+case("o = torch.zeros(2, 4); out = torch.tensordot(a, b, 1, out=o); out = (out, o)", (2, 3), (3, 4),
+     id="tensordot: out= records the copy")
+case("o = torch.zeros(3); out = torch.tensordot(a, b, 1, out=o)", (2, 3), In((3, 4), rg=False), id="tensordot: out= resized")
+case("torch.tensordot(a, b, 1, out=torch.zeros(2, 4, dtype=torch.float64))", (2, 3), (3, 4))
 # outer/ger (a view then a product), vdot, dist (norm_backward of the difference), kron, cross
 for expr in ["torch.outer(a, b)", "a.ger(b)", "torch.vdot(a, c)", "a.vdot(c)", "torch.kron(a, b)", "a.kron(a)"]:
     case(expr, (2,), (3,), (2,))

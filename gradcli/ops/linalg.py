@@ -720,12 +720,18 @@ def tensordot(a, b, dims=2, out=None):
                                 f"containing two lists, but got dims={dims}")
     dims_a, dims_b = [], []
     if isinstance(dims, (tuple, list)):
-        dims_a, dims_b = dims
+        try:                                        # (Python's unpacking error, as PyTorch's code meets it)
+            dims_a, dims_b = dims
+        except ValueError as e:
+            raise TorchValueError(str(e)) from None
     if isinstance(dims, TensorBase):
         if dims._data.size > 1:
+            if dims._data.shape[0] != 2:
+                raise E.TorchAssertionError(f"dims tensor must have size 2 in first dimension, got "
+                                            f"{dims._data.shape[0]}")
             dims_a, dims_b = dims._data[0].tolist(), dims._data[1].tolist()
         else:
-            n = int(dims._data.reshape(-1)[0])
+            n = int(dims.item())
             if n < 0:
                 raise TorchRuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
             dims_a, dims_b = list(range(-n, 0)), list(range(n))
@@ -735,7 +741,34 @@ def tensordot(a, b, dims=2, out=None):
         if dims > _b.min(a._data.ndim, b._data.ndim):
             raise TorchRuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
         dims_a, dims_b = list(range(-dims, 0)), list(range(dims))
-    return _tensordot(a, b, list(dims_a), list(dims_b))
+    for k, (name, d) in enumerate((("dims_self", dims_a), ("dims_other", dims_b))):
+        if not isinstance(d, (tuple, list)) or not all(isinstance(x, int) and not isinstance(x, bool) for x in d):
+            raise TorchTypeError(f"tensordot(): argument '{name}' (position {3 + k}) must be tuple of ints, not "
+                                 f"{_c_type_name(d)}")
+    if out is not None and not isinstance(out, TensorBase):
+        raise TorchTypeError(f"tensordot(): argument 'out' must be Tensor, not {_c_type_name(out)}")
+    result = _tensordot(a, b, list(dims_a), list(dims_b))
+    return result if out is None else _into_out(result, out)
+
+
+def _into_out(result, out):
+    """tensordot_out: the result's dtype checked, out resized (PyTorch's warning when it had
+    elements), then result copied in (CopyBackwards when it requires grad)."""
+    if out._data.dtype != result._data.dtype:
+        raise TorchRuntimeError(f"tensordot: Expected the output tensor to have dtype {_dtype_name(result)}, but got "
+                                f"an output tensor with dtype {_dtype_name(out)}")
+    if out._data.shape != result._data.shape:
+        if out._base is not None:
+            raise E.TorchNotImplementedError("gradcli does not implement resizing a view given as out= (yet)")
+        if out._data.size:
+            E.STATE.warn(f"An output with one or more elements was resized since it had shape "
+                         f"{list(out._data.shape)}, which does not match the required output shape "
+                         f"{list(result._data.shape)}. This behavior is deprecated, and in a future PyTorch release "
+                         "outputs will not be resized unless they have zero elements. You can explicitly reuse an out "
+                         "tensor t by resizing it, inplace, to zero elements with t.resize_(0). (Triggered internally "
+                         "at /__w/pytorch/pytorch/aten/src/ATen/native/Resize.cpp:31.)")
+        out._data = np.zeros(result._data.shape, out._data.dtype)
+    return copy_(out, result)
 
 
 def _tensordot(input1, input2, dims1, dims2):
