@@ -600,12 +600,10 @@ def einsum(*args):
     else:
         equation, operands = args[0], args[1:]
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
-        operands = tuple(operands[0])
+        return einsum(equation, *operands[0])          # (the old interface: PyTorch calls itself again)
     if not isinstance(equation, str):
         raise TorchTypeError(f"einsum(): argument 'equation' (position 1) must be str, not {_c_type_name(equation)}")
     _check_tensor_list(operands, 1)
-    if not operands:
-        raise TorchRuntimeError("einsum(): must provide at least one operand")
     arrow = equation.find("->")
     lhs = equation if arrow < 0 else equation[:arrow]
     op_labels = _einsum_parse(lhs, len(operands))
