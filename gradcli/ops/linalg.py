@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import engine as E
 from ..engine import CONFIG, TensorBase
-from ..engine import TorchIndexError, TorchRuntimeError, TorchTypeError, TorchValueError
+from ..engine import TorchAttributeError, TorchIndexError, TorchRuntimeError, TorchTypeError, TorchValueError
 from .numeric import (_C_NAME, _SCALAR_NAME, _norm_dim, _same_dtype, _shape_str, _strides, _tensor_args, _type_str,
                       broadcast_shapes)
 from .record import FLOPS_PER_SECOND, _begin, _check_numel, _check_work, _numel, _record
@@ -712,7 +712,8 @@ def einsum(*args):
 
 
 def tensordot(a, b, dims=2, out=None):
-    """torch.tensordot's Python prelude (dims as a count, two lists or a tensor), then at::tensordot."""
+    """torch.tensordot's Python code (dims as a count, two lists or a tensor, in its order of checks),
+    then at::tensordot's argument parsing and computation."""
     if not isinstance(dims, (tuple, list, TensorBase, int)):
         raise TorchRuntimeError("tensordot expects dims to be int or tuple[list[int], list[int]] or list[list[int]] "
                                 f"containing two lists, but got dims={dims}")
@@ -736,9 +737,16 @@ def tensordot(a, b, dims=2, out=None):
     if isinstance(dims, int):
         if dims < 0:
             raise TorchRuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        for t in (a, b):                            # (its Python code reads a.dim() and b.dim() here)
+            if not isinstance(t, TensorBase):
+                raise TorchAttributeError(f"'{type(t).__name__}' object has no attribute 'dim'")
         if dims > _b.min(a._data.ndim, b._data.ndim):
             raise TorchRuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
         dims_a, dims_b = list(range(-dims, 0)), list(range(dims))
+    for k, (name, t) in enumerate((("self", a), ("other", b))):
+        if not isinstance(t, TensorBase):
+            raise TorchTypeError(f"tensordot(): argument '{name}' (position {k + 1}) must be Tensor, not "
+                                 f"{_c_type_name(t)}")
     for k, (name, d) in enumerate((("dims_self", dims_a), ("dims_other", dims_b))):
         if not isinstance(d, (tuple, list)) or not all(isinstance(x, int) and not isinstance(x, bool) for x in d):
             raise TorchTypeError(f"tensordot(): argument '{name}' (position {3 + k}) must be tuple of ints, not "

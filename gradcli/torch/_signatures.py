@@ -82,8 +82,6 @@ SIGNATURES = {
     "kron": "Tensor input, Tensor other",
     "cross": "Tensor input, Tensor other, int? dim=None",
     "inner": "Tensor input, Tensor other",
-    # (Python code in PyTorch: it reads a.dim() and b.dim() first)
-    "tensordot": "Tensor.dim a, Tensor.dim b, Any dims=2, Any out=None",
     "matrix_power": "Tensor input, int n",
     **{n: "TensorList tensors" for n in ("hstack", "vstack", "row_stack", "dstack", "column_stack")},
     "repeat_interleave": ("Tensor input, Tensor repeats, int? dim=None, *, int? output_size=None",
