@@ -664,6 +664,8 @@ case("torch.adjoint(a)", (2, 3, 4))
 for expr in ["a.mH", "a.H", "a[0].adjoint()"]:
     case(expr, (3,) if expr != "a[0].adjoint()" else (3, 4))
 case("a.H", (2, 3, 4))
+case("out = a * 2; out = torch.tensor([out.H is out, out.adjoint() is out])", (), backward=False,
+     id="H and adjoint of a 0-d tensor: the tensor itself")
 case("out = a.t(); out = (torch.tensor(out.stride()), torch.tensor(a.stride(-1)), torch.tensor(out.element_size()))",
      (3, 4), backward=False, id="stride and element_size")
 case("torch.tensor(a.expand(2, 3, 4).stride() + a[:, ::2].stride() + (a.double().element_size(),))", (3, 4),
