@@ -652,6 +652,10 @@ case("b = a * 1; v = b.diagonal(); v.mul_(3); out = (b, v)", (3, 4), id="diagona
 case("b = a * 1; v = b.diagonal(1); b.mul_(2); out = v", (3, 4), second_order=False,
      id="diagonal: the base changed in place")
 case("b = a * 1; b.tril_(); out = b", (3, 4), id="tril_: on a non-leaf")
+case("b = a * 1; vs = [b.narrow(1, 1, 2), b.diagonal(), b.movedim(0, 1), b.unflatten(1, (2, 2)), b.ravel(), "
+     "b.broadcast_to((2, 3, 4)), b.mH]; vs[0].mul_(2); "
+     "out = torch.tensor([v._version for v in vs] + [b._version, b.flip(0)._version, b.flip(0)._base is None])",
+     (3, 4), backward=False, id="views share the version counter; flip is a copy")
 for expr in ["a[0].tril()", "a.diagonal(0, 1, 1)", "a[0].diagonal()", "a.diag_embed(0, 1, 1)", "a[0, 0].diag_embed()",
              "a[None].diag()", "a[0, 0].diag()", "a[0].trace()", "a[None].trace()", "a.bool().trace()",
              "a.tril_()"]:
