@@ -710,6 +710,11 @@ for expr in ["torch.repeat_interleave(a, 2)", "a.repeat_interleave(2, dim=0)", "
     case(expr, (2, 3))
 case("a.repeat_interleave(2)", ())
 case("a.repeat_interleave(3)", In((2,), ints=True, rg=False), backward=False)
+for spec in [In(values=[1, 2, 0]), In(values=[1, 2], dtype="int32"), In((0,), ints=True), In(values=[[1, 2]]),
+             In(values=[1.0, 2.0], rg=False), In(values=[1, -1]), In(values=2)]:
+    case("torch.repeat_interleave(a)", spec, backward=False)
+for expr in ["torch.repeat_interleave(a, output_size=3)", "torch.repeat_interleave(a, output_size=4)"]:
+    case(expr, In(values=[1, 2]), backward=False)
 # products with an added input: beta * input + alpha * product, each input's gradient scaled
 for expr in ["torch.addmm(a, b, c)", "a.addmm(b, c, beta=0.5, alpha=2)", "torch.addmm(a, b, c, beta=0)",
              "(a * 1).addmm_(b, c, alpha=-1)"]:
