@@ -55,6 +55,7 @@ CANDIDATES = [
     (W, 1), (A, 0.5), (R,), (A, (3,), 2.0), (A, [1, 2]), (B, 3),
     (A, 0, L), (A, 0, LI), (A, 0, LI, A), (A, 0, L, A), (A, 0, L, 1.5), (A, M),
     (A, 0, 1, 2), (A, 1, (3, 1)),          # narrow, unflatten
+    (V, A, V), (A, V, V), (B, B, B), (A, B, B),     # addmv, addr, baddbmm, addbmm
 ]
 
 

@@ -1097,6 +1097,10 @@ case("b = a * 1; v = b.diagonal(); v.mul_(3); out = (b, v)", (3, 4), id="diagona
 case("b = a * 1; v = b.diagonal(1); b.mul_(2); out = v", (3, 4), second_order=False,
      id="diagonal: the base changed in place")
 case("b = a * 1; b.tril_(); out = b", (3, 4), id="tril_: on a non-leaf")
+case("b = a * 1; vs = [b.narrow(1, 1, 2), b.diagonal(), b.movedim(0, 1), b.unflatten(1, (2, 2)), b.ravel(), "
+     "b.broadcast_to((2, 3, 4)), b.mH]; vs[0].mul_(2); "
+     "out = torch.tensor([v._version for v in vs] + [b._version, b.flip(0)._version, b.flip(0)._base is None])",
+     (3, 4), backward=False, id="views share the version counter; flip is a copy")
 for expr in ["a[0].tril()", "a.diagonal(0, 1, 1)", "a[0].diagonal()", "a.diag_embed(0, 1, 1)", "a[0, 0].diag_embed()",
              "a[None].diag()", "a[0, 0].diag()", "a[0].trace()", "a[None].trace()", "a.bool().trace()",
              "a.tril_()"]:
@@ -1109,11 +1113,18 @@ case("torch.adjoint(a)", (2, 3, 4))
 for expr in ["a.mH", "a.H", "a[0].adjoint()"]:
     case(expr, (3,) if expr != "a[0].adjoint()" else (3, 4))
 case("a.H", (2, 3, 4))
+case("out = a * 2; out = torch.tensor([out.H is out, out.adjoint() is out])", (), backward=False,
+     id="H and adjoint of a 0-d tensor: the tensor itself")
 case("out = a.t(); out = (torch.tensor(out.stride()), torch.tensor(a.stride(-1)), torch.tensor(out.element_size()))",
      (3, 4), backward=False, id="stride and element_size")
 case("torch.tensor(a.expand(2, 3, 4).stride() + a[:, ::2].stride() + (a.double().element_size(),))", (3, 4),
      backward=False, id="stride of views; element_size of float64")
 case("a.stride(2)", (3, 4))
+# under create_graph with an incoming gradient that requires grad: each backward formula recorded as nodes
+for expr in ["a.repeat(2, 1, 3) ** 2", "a.tile((2,)) ** 2", "a.roll(1, 0) ** 2", "a.roll(-2) ** 2", "a.rot90() ** 2",
+             "a.tril() ** 2", "a.triu(1) ** 2", "a.diagonal(1) ** 2", "a.diag_embed() ** 2", "a.diag() ** 2",
+             "a[0].diag(1) ** 2", "a.narrow(1, 1, 2) ** 2", "a.flip(1) ** 2"]:
+    case(expr, (3, 4))
 # hstack, vstack (row_stack), dstack, column_stack: atleast_nd views, then one CatBackward0
 for expr in ["torch.hstack([a, b])", "torch.vstack([a, b])", "torch.row_stack((a, b))", "torch.dstack([a, b])",
              "torch.column_stack([a, b])"]:
@@ -1144,6 +1155,11 @@ for expr in ["torch.repeat_interleave(a, 2)", "a.repeat_interleave(2, dim=0)", "
     case(expr, (2, 3))
 case("a.repeat_interleave(2)", ())
 case("a.repeat_interleave(3)", In((2,), ints=True, rg=False), backward=False)
+for spec in [In(values=[1, 2, 0]), In(values=[1, 2], dtype="int32"), In((0,), ints=True), In(values=[[1, 2]]),
+             In(values=[1.0, 2.0], rg=False), In(values=[1, -1]), In(values=2)]:
+    case("torch.repeat_interleave(a)", spec, backward=False)
+for expr in ["torch.repeat_interleave(a, output_size=3)", "torch.repeat_interleave(a, output_size=4)"]:
+    case(expr, In(values=[1, 2]), backward=False)
 # products with an added input: beta * input + alpha * product, each input's gradient scaled
 for expr in ["torch.addmm(a, b, c)", "a.addmm(b, c, beta=0.5, alpha=2)", "torch.addmm(a, b, c, beta=0)",
              "(a * 1).addmm_(b, c, alpha=-1)"]:
@@ -1175,6 +1191,55 @@ for expr in ["torch.addmm(a, b[0], c)", "torch.addmm(a, b, c[0])", "torch.addmm(
              "torch.baddbmm(a, b, c)", "torch.addbmm(a, b, c)", "torch.baddbmm(a, b[None], b[None])",
              "torch.addbmm(a, b[None], c[None, :2])"]:
     case(expr, (2, 4), (2, 3), (3, 4))
+# einsum: PyTorch's permutes, diagonals, sums and bmm, node for node
+for expr, specs in [("torch.einsum('ij,jk->ik', a, b)", ((2, 3), (3, 4))), ("torch.einsum('ij,jk', a, b)", ((2, 3), (3, 4))),
+                    ("torch.einsum('ii', a)", ((3, 3),)), ("torch.einsum('ii->i', a)", ((3, 3),)),
+                    ("torch.einsum('ij->ji', a)", ((2, 3),)), ("torch.einsum('ij->j', a)", ((2, 3),)),
+                    ("torch.einsum('ij->', a)", ((2, 3),)), ("torch.einsum('i,j->ij', a, b)", ((2,), (3,))),
+                    ("torch.einsum('i,i->', a, b)", ((3,), (3,))), ("torch.einsum('i,i', a, b)", ((3,), (3,))),
+                    ("torch.einsum('bij,bjk->bik', a, b)", ((5, 2, 3), (5, 3, 4))),
+                    ("torch.einsum('...ij,...jk', a, b)", ((5, 2, 3), (5, 3, 4))),
+                    ("torch.einsum('...ij,jk->...ik', a, b)", ((5, 2, 3), (3, 4))),
+                    ("torch.einsum('ij,ij->', a, b)", ((2, 3), (2, 3))), ("torch.einsum('ij,ij->ij', a, b)", ((2, 3), (2, 3))),
+                    ("torch.einsum('bi,bj->bij', a, b)", ((4, 2), (4, 3))), ("torch.einsum('ij,j->i', a, b)", ((2, 3), (3,))),
+                    ("torch.einsum('i j , j k -> i k', a, b)", ((2, 3), (3, 4))), ("torch.einsum('...->...', a)", ((2, 3),)),
+                    ("torch.einsum('ij,jk,kl->il', a, b, c)", ((2, 3), (3, 4), (4, 2))),
+                    ("torch.einsum('bhqd,bhkd->bhqk', a, b)", ((2, 2, 3, 4), (2, 2, 5, 4))),
+                    ("torch.einsum('ii,i->i', a, b)", ((3, 3), (3,))), ("torch.einsum('ij,kj->ik', a, b)", ((2, 3), (1, 3))),
+                    ("torch.einsum(a, [0, 1], b, [1, 2], [0, 2])", ((2, 3), (3, 4))),
+                    ("torch.einsum(a, [..., 1], b, [1])", ((2, 3), (3,))), ("torch.einsum('ij,jk', [a, b])", ((2, 3), (3, 4))),
+                    ("torch.einsum('i->', a)", ((),)) if False else ("torch.einsum('', a)", ((),))]:
+    case(expr, *specs)
+for expr in ["torch.einsum('ij,jk', a)", "torch.einsum('ij', a, b)", "torch.einsum('ijk', a)", "torch.einsum('i.j', a)",
+             "torch.einsum('i1', a)", "torch.einsum('ij->k', a)", "torch.einsum('ij->ii', a)", "torch.einsum('ii', b)",
+             "torch.einsum('ij,ij', a, b)", "torch.einsum('ij')", "torch.einsum('...i...', a)", "torch.einsum('ij->..j...', a)",
+             "torch.einsum(a, [0, 99])"]:
+    case(expr, (2, 3), (3, 4))
+# tensordot and inner (permutes, reshapes, then mm, or dot for two vectors), matrix_power
+for expr, specs in [("torch.tensordot(a, b, dims=1)", ((2, 3), (3, 4))), ("torch.tensordot(a, b, 0)", ((2, 3), (3, 4))),
+                    ("torch.tensordot(a, b, dims=([1], [0]))", ((2, 3), (3, 4))),
+                    ("torch.tensordot(a, b, dims=[[0, 2], [0, 1]])", ((5, 2, 3), (5, 3, 4))),
+                    ("torch.tensordot(a, b, dims=([2], [1]))", ((5, 2, 3), (5, 3, 4))),
+                    ("torch.tensordot(a, b)", ((2, 3), (2, 3))), ("torch.tensordot(a, b, 1)", ((3,), (3,))),
+                    ("torch.tensordot(a, b, 1)", ((1, 3), (3, 1))), ("torch.tensordot(a, b, torch.tensor(1))", ((2, 3), (3, 4))),
+                    ("torch.tensordot(a, b, dims=([1], [0]))", ((2, 1), (3, 4))),
+                    ("torch.inner(a, b)", ((3,), (3,))), ("torch.inner(a, b)", ((2, 3), (4, 3))), ("a.inner(b)", ((2, 3), (3,))),
+                    ("torch.inner(a, b)", ((5, 2, 3), (2, 3))), ("torch.inner(a, b)", ((), (2, 3)))]:
+    case(expr, *specs)
+for expr in ["torch.matrix_power(a, 0)", "a.matrix_power(1)", "torch.matrix_power(a, 2)", "a.matrix_power(3)",
+             "torch.matrix_power(a, 4)", "torch.matrix_power(a, 5)", "torch.matrix_power(a, 6)"]:
+    case(expr, In((3, 3), low=-1, high=1))
+case("torch.matrix_power(a, 2)", In((2, 3, 3), low=-1, high=1))
+case("torch.matrix_power(a, 3)", In((3, 3), ints=True, low=-2, high=2, rg=False), backward=False)
+for expr in ["torch.tensordot(a, b, dims=-1)", "torch.tensordot(a, b, dims=3)", "torch.tensordot(a, b.double(), 1)",
+             "torch.tensordot(a, b, dims=([1, 0], [0]))", "torch.tensordot(a, a, dims=([1], [0]))",
+             "torch.tensordot(a, b, dims='x')", "torch.inner(a, b)", "torch.matrix_power(a, 2)",
+             "torch.matrix_power(b[0], 2)"]:
+    case(expr, (2, 3), (3, 4))
+case("o = torch.zeros(2, 4); out = torch.tensordot(a, b, 1, out=o); out = (out, o)", (2, 3), (3, 4),
+     id="tensordot: out= records the copy")
+case("o = torch.zeros(3); out = torch.tensordot(a, b, 1, out=o)", (2, 3), In((3, 4), rg=False), id="tensordot: out= resized")
+case("torch.tensordot(a, b, 1, out=torch.zeros(2, 4, dtype=torch.float64))", (2, 3), (3, 4))
 # outer/ger (a view then a product), vdot, dist (norm_backward of the difference), kron, cross
 for expr in ["torch.outer(a, b)", "a.ger(b)", "torch.vdot(a, c)", "a.vdot(c)", "torch.kron(a, b)", "a.kron(a)"]:
     case(expr, (2,), (3,), (2,))

@@ -386,6 +386,8 @@ def meshgrid(*tensors, indexing=None):
 
 
 def repeat_interleave(t, repeats=None, dim=None, *, output_size=None):
+    if repeats is None:                 # torch.repeat_interleave(repeats): each index repeated, no node
+        return _repeated_indices(t, output_size)
     if isinstance(repeats, TensorBase):
         n = t._data.size if dim is None else t._data.shape[_norm_dim(dim, t._data.ndim)]
         if repeats._data.ndim > 1:
@@ -407,3 +409,16 @@ def repeat_interleave(t, repeats=None, dim=None, *, output_size=None):
     sizes.insert(d + 1, repeats)
     grown = clone(expand(unsqueeze(t, d + 1), tuple(sizes)))
     return flatten(grown, d, d + 1)
+
+
+def _repeated_indices(repeats, output_size):
+    r = repeats._data
+    if r.ndim != 1:
+        raise TorchRuntimeError("repeat_interleave only accept 1D vector as repeat")
+    if r.dtype.kind not in "iu":
+        raise E.TorchNotImplementedError(f"\"repeat_interleave_cpu\" not implemented for '{_SCALAR_NAME[r.dtype.name]}'")
+    if (r < 0).any():
+        raise TorchRuntimeError("repeats can not be negative")
+    if output_size is not None and output_size != int(r.sum()):
+        raise TorchRuntimeError("allocated size does not match required size")
+    return CONFIG.tensor(np.repeat(np.arange(r.size, dtype=r.dtype), r))

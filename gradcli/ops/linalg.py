@@ -8,16 +8,18 @@ import numpy as np
 
 from .. import engine as E
 from ..engine import CONFIG, TensorBase
-from ..engine import TorchIndexError, TorchRuntimeError, TorchTypeError
-from .numeric import (_SCALAR_NAME, _norm_dim, _same_dtype, _shape_str, _strides, _tensor_args, _type_str,
+from ..engine import TorchAttributeError, TorchIndexError, TorchRuntimeError, TorchTypeError, TorchValueError
+from .numeric import (_C_NAME, _SCALAR_NAME, _norm_dim, _same_dtype, _shape_str, _strides, _tensor_args, _type_str,
                       broadcast_shapes)
 from .record import FLOPS_PER_SECOND, _begin, _check_numel, _check_work, _numel, _record
 from .formulas import _trilinear_np
 from .table import ROWS, TABLE
 from .views import _inplace
-from .pointwise import add, clone, mul
-from .shape import (_broadcast_view, _expand_shape, _squeeze0_, _unsafe_view, expand, reshape, squeeze, t_, transpose,
-                    unsqueeze, view)
+from .inplace import copy_
+from .pointwise import _no_bool_subtraction, add, clone, mul
+from .reduction import sum
+from .shape import (_broadcast_view, _c_type_name, _check_tensor_list, _expand_shape, _squeeze0_, _unsafe_view, diagonal, expand, movedim, permute,
+                    reshape, squeeze, t_, transpose, unsqueeze, view)
 
 
 def matmul(a, b):
@@ -277,7 +279,9 @@ def addmv(input, mat, vec, *, beta=1, alpha=1):
     if mat._data.shape[1] != vec._data.shape[0] or not (mat._data.shape[0] == n or n == 1):
         raise TorchRuntimeError(f"size mismatch, got input ({n}), mat ({_shape_str(mat._data.shape)}), vec "
                                 f"({vec._data.shape[0]})")
-    _same_dtype(mat, vec, "addmv")
+    if len({input._data.dtype, mat._data.dtype, vec._data.dtype}) > 1:
+        raise TorchRuntimeError(f"addmv input tensors must have the same dtype, but got {_dtype_name(input)}, "
+                                f"{_dtype_name(mat)}, and {_dtype_name(vec)}")
     seq = _begin(input, mat, vec)
     out = _with_input(input._data, mat._data @ vec._data, beta, alpha)
     return _record(TABLE["addmv"], seq, out, (input, mat, vec), attrs={"alpha": alpha, "beta": beta})
@@ -301,7 +305,9 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1):
 
 
 def _size(t, dim):
-    """t.size(dim), with PyTorch's error for a dim out of range."""
+    """t.size(dim), with PyTorch's errors for a dim out of range."""
+    if t._data.ndim == 0:
+        raise TorchIndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     return t._data.shape[_norm_dim(dim, t._data.ndim)]
 
 
@@ -319,6 +325,9 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     if batch2._data.shape[:2] != (n, k):
         raise TorchRuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{n}, {k}] but got: "
                                 f"[{batch2._data.shape[0]}, {batch2._data.shape[1]}].")
+    if len({input._data.dtype, batch1._data.dtype, batch2._data.dtype}) > 1:
+        raise TorchRuntimeError(f"Input dtypes must be the same, got: input {_C_NAME[input._data.dtype.name]}, "
+                                f"batch1: {_C_NAME[batch1._data.dtype.name]}, batch2: {_C_NAME[batch2._data.dtype.name]}")
     seq = _begin(input, batch1, batch2)
     out = _with_input(input._data, np.matmul(batch1._data, batch2._data), beta, alpha)
     return _record(TABLE["baddbmm"], seq, out, (input, batch1, batch2), attrs={"alpha": alpha, "beta": beta})
@@ -333,6 +342,12 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
         raise TorchRuntimeError(f"batch1 and batch2 must have same number of batches, got {n} and {n2}")
     if k != k2:
         raise TorchRuntimeError(f"Incompatible matrix sizes for bmm ({m}x{k} and {k2}x{p})")
+    if n and input._data.dtype != batch2._data.dtype:         # (addmm's checks, in its first call)
+        raise TorchRuntimeError(f"self and mat2 must have the same dtype, but got {_dtype_name(input)} and "
+                                f"{_dtype_name(batch2)}")
+    if n and batch1._data.dtype != batch2._data.dtype:
+        raise TorchRuntimeError(f"mat1 and mat2 must have the same dtype, but got {_dtype_name(batch1)} and "
+                                f"{_dtype_name(batch2)}")
     seq = _begin(input, batch1, batch2)
     out = np.array(np.broadcast_to(input._data, (m, p)))      # PyTorch: one addmm per batch into the result
     if n == 0:
@@ -367,6 +382,9 @@ def vdot(input, other):
 
 
 def dist(input, other, p=2):
+    if isinstance(p, TensorBase):                         # (a 0-d tensor is a Scalar to PyTorch)
+        p = p.item()
+    _no_bool_subtraction(input._data.dtype == np.bool_, other._data.dtype == np.bool_)    # (self - other first)
     shape = broadcast_shapes(input._data.shape, other._data.shape)
     dt = E.promote_types(input.dtype, other.dtype)
     if dt.np.kind != "f":
@@ -431,6 +449,8 @@ def linalg_cross(input, other, *, dim=-1):
     if na != 3 or nb != 3:
         raise TorchRuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {na} and {nb}")
     shape = broadcast_shapes(input._data.shape, other._data.shape)
+    if input._data.dtype == np.bool_:
+        raise E.TorchNotImplementedError("\"cross\" not implemented for 'Bool'")
     if input._data.dtype != other._data.dtype:
         raise TorchRuntimeError(f"expected scalar type {_dtype_name(input)} but found {_dtype_name(other)}")
     a = np.broadcast_to(input._data, shape)
@@ -438,3 +458,394 @@ def linalg_cross(input, other, *, dim=-1):
     seq = _begin(input, other)
     out = np.ascontiguousarray(np.cross(a, b, axis=d))
     return _record(TABLE["linalg_cross"], seq, out, (input, other), attrs={"dim": dim})
+
+# ----------------------------------------------------------------------------- einsum (PyTorch's algorithm, node for node)
+
+
+def _sumproduct_pair(left, right, sum_dims):
+    """PyTorch's sumproduct_pair (keepdim): (left * right).sum(sum_dims) as permutes, reshapes and one bmm."""
+    if not sum_dims:
+        return mul(left, right)
+    lro, lo, ro = [], [], []
+    lro_size = lo_size = ro_size = sum_size = 1
+    for i in range(left._data.ndim):
+        sl, sr = left._data.shape[i] != 1, right._data.shape[i] != 1
+        if i in sum_dims:
+            if sl and sr:
+                if left._data.shape[i] != right._data.shape[i]:
+                    raise TorchRuntimeError("non-broadcast dimensions must match")
+                sum_size *= left._data.shape[i]
+            elif sl:
+                left = sum(left, i, keepdim=True)
+            elif sr:
+                right = sum(right, i, keepdim=True)
+        elif sl and sr:
+            if left._data.shape[i] != right._data.shape[i]:
+                raise TorchRuntimeError("non-broadcast dimensions must match")
+            lro.append(i)
+            lro_size *= left._data.shape[i]
+        elif sl:
+            lo.append(i)
+            lo_size *= left._data.shape[i]
+        else:
+            ro.append(i)
+            ro_size *= right._data.shape[i]
+    out_size = ([left._data.shape[d] for d in lro] + [left._data.shape[d] for d in lo] + [1] * len(sum_dims)
+                + [right._data.shape[d] for d in ro])
+    order = lro + lo + list(sum_dims) + ro
+    opermutation = [0] * len(order)
+    for k, d in enumerate(order):
+        opermutation[d] = k
+    left = reshape(permute(left, tuple(lro + lo + list(sum_dims) + ro)), (lro_size, lo_size, sum_size))
+    right = reshape(permute(right, tuple(lro + list(sum_dims) + ro + lo)), (lro_size, sum_size, ro_size))
+    return permute(view(bmm(left, right), tuple(out_size)), tuple(opermutation))
+
+
+_ELLIPSIS = 52
+
+
+def _label(c):
+    return ord(c) - ord("A") if c.isupper() else ord(c) - ord("a") + 26
+
+
+def _char(s):
+    return chr(s + ord("A")) if s < 26 else chr(s - 26 + ord("a"))
+
+
+def _einsum_parse(lhs, num_ops):
+    op_labels = [[] for _ in range(num_ops)]
+    curr, ell, i = 0, False, 0
+    while i < len(lhs):
+        c = lhs[i]
+        if c == ".":
+            if ell:
+                raise TorchRuntimeError(f"einsum(): found '.' for operand {curr} for which an ellipsis was already "
+                                        "found")
+            if not (i + 2 < len(lhs) and lhs[i + 1] == "." and lhs[i + 2] == "."):
+                raise TorchRuntimeError(f"einsum(): found '.' for operand {curr} that is not part of any ellipsis")
+            i += 2
+            op_labels[curr].append(_ELLIPSIS)
+            ell = True
+        elif c == ",":
+            curr += 1
+            if curr >= num_ops:
+                raise TorchRuntimeError("einsum(): fewer operands were provided than specified in the equation")
+            ell = False
+        elif c != " ":
+            if not (c.isascii() and c.isalpha()):
+                raise TorchRuntimeError(f"einsum(): invalid subscript given at index {i} in the equation string, "
+                                        "subscripts must be in [a-zA-Z]")
+            op_labels[curr].append(_label(c))
+        i += 1
+    if curr != num_ops - 1:
+        raise TorchRuntimeError("einsum(): more operands were provided than specified in the equation")
+    return op_labels
+
+
+def _einsum_output(rhs, lhs_len, label_count, ell_num_dim, label_perm_index):
+    """The explicit output's labels placed first in the permuted shape; returns (perm_index, ell_index, ell_in_output)."""
+    perm_index, ell_index, ell_out, i = 0, 0, False, 0
+    while i < len(rhs):
+        c = rhs[i]
+        if c == ".":
+            if ell_out:
+                raise TorchRuntimeError("einsum(): found '.' for output but an ellipsis (...) was already found")
+            if not (i + 2 < len(rhs) and rhs[i + 1] == "." and rhs[i + 2] == "."):
+                raise TorchRuntimeError("einsum(): found '.' for output that is not part of any ellipsis (...)")
+            i += 2
+            ell_index = perm_index
+            perm_index += ell_num_dim
+            ell_out = True
+        elif c != " ":
+            if not (c.isascii() and c.isalpha()):
+                raise TorchRuntimeError(f"einsum(): invalid subscript given at index {lhs_len + 2 + i} in the equation "
+                                        "string, subscripts must be in [a-zA-Z]")
+            s = _label(c)
+            if not (label_count[s] > 0 and label_perm_index[s] == -1):
+                raise TorchRuntimeError(f"einsum(): output subscript {c}" + (
+                    " appears more than once in the output" if label_perm_index[s] > -1
+                    else " does not appear in the equation for any input operand"))
+            label_perm_index[s] = perm_index
+            perm_index += 1
+        i += 1
+    return perm_index, ell_index, ell_out
+
+
+def _sublist_label(n):
+    """torch.einsum's parse_subscript: a sublist's int as a letter, Ellipsis as '...'."""
+    if n == Ellipsis:
+        return "..."
+    if n >= 0 and n < 26:
+        return chr(ord("A") + n)
+    if n >= 26 and n < 52:
+        return chr(ord("a") + n - 26)
+    raise TorchValueError("einsum(): subscript in subscript list is not within the valid range [0, 52)")
+
+
+def einsum(*args):
+    """torch.einsum: the equation (or sublists) parsed, each operand's repeated labels turned into
+    diagonals, missing ones unsqueezed, all permuted alike, then contracted left to right by
+    sumproduct_pair, as PyTorch does (without opt_einsum: it is not installed with PyTorch)."""
+    if len(args) < 2:
+        raise TorchValueError("einsum(): must specify the equation string and at least one operand, or at least one "
+                              "operand and its subscripts list")
+    if isinstance(args[0], TensorBase):
+        try:                    # (Python code in PyTorch: its TypeErrors are Python's)
+            equation = ",".join("".join(_sublist_label(s) for s in sl) for sl in args[1::2])
+            if len(args) % 2 == 1:
+                equation += "->" + "".join(_sublist_label(s) for s in args[-1])
+        except TypeError as e:
+            raise TorchTypeError(str(e)) from None
+        operands = args[:-1:2] if len(args) % 2 == 1 else args[::2]
+    else:
+        equation, operands = args[0], args[1:]
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        return einsum(equation, *operands[0])          # (the old interface: PyTorch calls itself again)
+    if not isinstance(equation, str):
+        raise TorchTypeError(f"einsum(): argument 'equation' (position 1) must be str, not {_c_type_name(equation)}")
+    _check_tensor_list(operands, 1)
+    arrow = equation.find("->")
+    lhs = equation if arrow < 0 else equation[:arrow]
+    op_labels = _einsum_parse(lhs, len(operands))
+    label_count = [0] * 52
+    ell_num_dim = 0
+    for i, (op, labels) in enumerate(zip(operands, op_labels)):
+        nd, n = op._data.ndim, len(labels)
+        has_ell = _ELLIPSIS in labels
+        if has_ell:
+            n -= 1
+            ell_num_dim = _b.max(ell_num_dim, nd - n)
+        for s in labels:
+            if s != _ELLIPSIS:
+                label_count[s] += 1
+        if not (n <= nd if has_ell else n == nd):
+            raise TorchRuntimeError(f"einsum(): the number of subscripts in the equation ({n}) " + (
+                f"is more than the number of dimensions ({nd}) for operand {i}" if has_ell else
+                f"does not match the number of dimensions ({nd}) for operand {i} and no ellipsis was given"))
+    label_perm_index = [-1] * 52
+    if arrow < 0:                          # implicit output: the ellipsis, then the labels seen once
+        perm_index, ell_index, ell_out = ell_num_dim, 0, True
+        for s in range(52):
+            if label_count[s] == 1:
+                label_perm_index[s] = perm_index
+                perm_index += 1
+    else:
+        perm_index, ell_index, ell_out = _einsum_output(equation[arrow + 2:], len(lhs), label_count, ell_num_dim,
+                                                        label_perm_index)
+    out_num_dim = perm_index
+    if not ell_out:
+        ell_index = perm_index
+        perm_index += ell_num_dim
+    for s in range(52):
+        if label_count[s] > 0 and label_perm_index[s] == -1:
+            label_perm_index[s] = perm_index
+            perm_index += 1
+    label_size, ell_sizes, dim_counts, ops = [1] * 52, [1] * ell_num_dim, [0] * perm_index, []
+    for i, (op, labels) in enumerate(zip(operands, op_labels)):
+        permutation = [-1] * perm_index
+        dim = 0
+        for s in labels:
+            if s == _ELLIPSIS:
+                covered = operands[i]._data.ndim - (len(labels) - 1)
+                for j in range(ell_num_dim - covered, ell_num_dim):
+                    n = op._data.shape[dim]
+                    if n != 1:
+                        if ell_sizes[j] not in (1, n):
+                            raise TorchRuntimeError(
+                                f"einsum(): dimension {dim} covered by ellipsis in operand {i}has size {n} which does "
+                                f"not broadcast with previously seen ellipsis with size {ell_sizes[j]} for the "
+                                "respective dimension")
+                        ell_sizes[j] = n
+                        dim_counts[ell_index + j] += 1
+                    permutation[ell_index + j] = dim
+                    dim += 1
+            elif permutation[label_perm_index[s]] == -1:
+                n = op._data.shape[dim]
+                if n != 1:
+                    if label_size[s] not in (1, n):
+                        raise TorchRuntimeError(f"einsum(): subscript {_char(s)} has size {n} for operand {i} which "
+                                                f"does not broadcast with previously seen size {label_size[s]}")
+                    label_size[s] = n
+                    dim_counts[label_perm_index[s]] += 1
+                permutation[label_perm_index[s]] = dim
+                dim += 1
+            else:                          # a repeated label: its diagonal
+                prev = permutation[label_perm_index[s]]
+                if op._data.shape[dim] != op._data.shape[prev]:
+                    raise TorchRuntimeError(f"einsum(): subscript {_char(s)} is repeated for operand {i} but the sizes "
+                                            f"don't match, {op._data.shape[dim]} != {op._data.shape[prev]}")
+                op = movedim(diagonal(op, 0, prev, dim), -1, prev)
+        for k, val in enumerate(permutation):
+            if val == -1:
+                op = unsqueeze(op, dim)
+                permutation[k] = dim
+                dim += 1
+        ops.append(permute(op, tuple(permutation)))
+    while len(ops) > 1:
+        a, b = ops.pop(0), ops.pop(0)
+        sum_dims, a_sum, b_sum = [], [], []
+        for dim in range(out_num_dim, perm_index):
+            if a._data.shape[dim] != 1 and b._data.shape[dim] != 1:
+                dim_counts[dim] -= 1
+                if dim_counts[dim] == 1:
+                    sum_dims.append(dim)
+                    dim_counts[dim] = 0
+            elif dim_counts[dim] == 1:
+                if a._data.shape[dim] != 1:
+                    a_sum.append(dim)
+                    dim_counts[dim] = 0
+                elif b._data.shape[dim] != 1:
+                    b_sum.append(dim)
+                    dim_counts[dim] = 0
+        if a_sum:
+            a = sum(a, tuple(a_sum), keepdim=True)
+        if b_sum:
+            b = sum(b, tuple(b_sum), keepdim=True)
+        ops.insert(0, _sumproduct_pair(a, b, sum_dims))
+    if perm_index - out_num_dim > 0:
+        if len(operands) > 1:
+            return view(ops[0], ops[0]._data.shape[:out_num_dim])
+        return sum(ops[0], tuple(range(out_num_dim, perm_index)))
+    return ops[0]
+
+# ----------------------------------------------------------------------------- tensordot, inner, matrix_power
+
+
+def tensordot(a, b, dims=2, out=None):
+    """torch.tensordot's Python code (dims as a count, two lists or a tensor, in its order of checks),
+    then at::tensordot's argument parsing and computation."""
+    if not isinstance(dims, (tuple, list, TensorBase, int)):
+        raise TorchRuntimeError("tensordot expects dims to be int or tuple[list[int], list[int]] or list[list[int]] "
+                                f"containing two lists, but got dims={dims}")
+    dims_a, dims_b = [], []
+    if isinstance(dims, (tuple, list)):
+        try:                                        # (Python's unpacking error, as PyTorch's code meets it)
+            dims_a, dims_b = dims
+        except ValueError as e:
+            raise TorchValueError(str(e)) from None
+    if isinstance(dims, TensorBase):
+        if dims._data.size > 1:
+            if dims._data.shape[0] != 2:
+                raise E.TorchAssertionError(f"dims tensor must have size 2 in first dimension, got "
+                                            f"{dims._data.shape[0]}")
+            dims_a, dims_b = dims._data[0].tolist(), dims._data[1].tolist()
+        else:
+            n = int(dims.item())
+            if n < 0:
+                raise TorchRuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+            dims_a, dims_b = list(range(-n, 0)), list(range(n))
+    if isinstance(dims, int):
+        if dims < 0:
+            raise TorchRuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        for t in (a, b):                            # (its Python code reads a.dim() and b.dim() here)
+            if not isinstance(t, TensorBase):
+                raise TorchAttributeError(f"'{type(t).__name__}' object has no attribute 'dim'")
+        if dims > _b.min(a._data.ndim, b._data.ndim):
+            raise TorchRuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
+        dims_a, dims_b = list(range(-dims, 0)), list(range(dims))
+    for k, (name, t) in enumerate((("self", a), ("other", b))):
+        if not isinstance(t, TensorBase):
+            raise TorchTypeError(f"tensordot(): argument '{name}' (position {k + 1}) must be Tensor, not "
+                                 f"{_c_type_name(t)}")
+    for k, (name, d) in enumerate((("dims_self", dims_a), ("dims_other", dims_b))):
+        if not isinstance(d, (tuple, list)) or not all(isinstance(x, int) and not isinstance(x, bool) for x in d):
+            raise TorchTypeError(f"tensordot(): argument '{name}' (position {3 + k}) must be tuple of ints, not "
+                                 f"{_c_type_name(d)}")
+    if out is not None and not isinstance(out, TensorBase):
+        raise TorchTypeError(f"tensordot(): argument 'out' must be Tensor, not {_c_type_name(out)}")
+    result = _tensordot(a, b, list(dims_a), list(dims_b))
+    return result if out is None else _into_out(result, out)
+
+
+def _into_out(result, out):
+    """tensordot_out: the result's dtype checked, out resized (PyTorch's warning when it had
+    elements), then result copied in (CopyBackwards when it requires grad)."""
+    if out._data.dtype != result._data.dtype:
+        raise TorchRuntimeError(f"tensordot: Expected the output tensor to have dtype {_dtype_name(result)}, but got "
+                                f"an output tensor with dtype {_dtype_name(out)}")
+    if out._data.shape != result._data.shape:
+        if out._base is not None:
+            raise E.TorchNotImplementedError("gradcli does not implement resizing a view given as out= (yet)")
+        if out._data.size:
+            E.STATE.warn(f"An output with one or more elements was resized since it had shape "
+                         f"{list(out._data.shape)}, which does not match the required output shape "
+                         f"{list(result._data.shape)}. This behavior is deprecated, and in a future PyTorch release "
+                         "outputs will not be resized unless they have zero elements. You can explicitly reuse an out "
+                         "tensor t by resizing it, inplace, to zero elements with t.resize_(0). (Triggered internally "
+                         "at /__w/pytorch/pytorch/aten/src/ATen/native/Resize.cpp:31.)")
+        out._data = np.zeros(result._data.shape, out._data.dtype)
+    return copy_(out, result)
+
+
+def _tensordot(input1, input2, dims1, dims2):
+    if len(dims1) != len(dims2):
+        raise TorchRuntimeError("both dimension lists should have same length")
+    if input1._data.dtype != input2._data.dtype:
+        raise TorchRuntimeError("both inputs should have same dtype")
+    csize, t1, t2 = 1, input1, input2
+    for d1, d2 in zip(dims1, dims2):
+        s1, s2 = _size(input1, d1), _size(input2, d2)
+        if s2 == 1:                       # a broadcast dimension is summed right away
+            t1 = sum(t1, d1, keepdim=True)
+        elif s1 == 1:
+            t2 = sum(t2, d2, keepdim=True)
+        elif s1 != s2:
+            raise TorchRuntimeError(f"contracted dimensions need to match, but first has size {s1} in dim {d1} and "
+                                    f"second has size {s2} in dim {d2}")
+        else:
+            csize *= s1
+    c1 = {_norm_dim(d, input1._data.ndim) for d in dims1}
+    c2 = {_norm_dim(d, input2._data.ndim) for d in dims2}
+    free1 = [i for i in range(input1._data.ndim) if i not in c1]
+    free2 = [i for i in range(input2._data.ndim) if i not in c2]
+    rsizes = tuple(t1._data.shape[i] for i in free1) + tuple(t2._data.shape[i] for i in free2)
+    size1 = _numel(tuple(t1._data.shape[i] for i in free1))
+    size2 = _numel(tuple(t2._data.shape[i] for i in free2))
+    t1 = permute(t1, tuple(free1 + dims1))
+    t2 = permute(t2, tuple(dims2 + free2))
+    if size1 == 1 and size2 == 1:         # vectors: at::dot
+        return reshape(dot(_flat(t1), _flat(t2)), rsizes)
+    return reshape(mm(reshape(t1, (size1, csize)), reshape(t2, (csize, size2))), rsizes)
+
+
+def _flat(t):
+    return t if t._data.ndim == 1 else reshape(t, (-1,))
+
+
+def inner(input, other):
+    if input._data.ndim == 0 or other._data.ndim == 0:
+        return mul(input, other)
+    if input._data.shape[-1] != other._data.shape[-1]:
+        raise TorchRuntimeError(f"inner() the last dimension must match on both input tensors but got shapes "
+                                f"{list(input._data.shape)} and {list(other._data.shape)}")
+    return _tensordot(input, other, [-1], [-1])
+
+
+def matrix_power(input, n):
+    """PyTorch's linalg_matrix_power: a clone for 1, products for 2 and 3, square-and-multiply beyond."""
+    nd = input._data.ndim
+    if nd < 2:
+        raise TorchRuntimeError("linalg.matrix_power: The input tensor A must have at least 2 dimensions.")
+    r, c = input._data.shape[-2:]
+    if r != c:
+        raise TorchRuntimeError(f"linalg.matrix_power: A must be batches of square matrices, but they are {r} by {c} "
+                                "matrices")
+    if n < 0:
+        raise E.TorchNotImplementedError("gradcli does not implement torch.matrix_power with a negative power (yet): "
+                                         "it needs torch.inverse")
+    if n == 0:
+        eye = CONFIG.tensor(np.broadcast_to(np.eye(r, dtype=input._data.dtype), input._data.shape))
+        return copy_(_record(TABLE["clone"], _begin(input), input._data.copy(order="C"), (input,)), eye)
+    if n == 1:
+        return _record(TABLE["clone"], _begin(input), input._data.copy(order="C"), (input,))
+    if n == 2:
+        return matmul(input, input)
+    if n == 3:
+        return matmul(matmul(input, input), input)
+    z = result = None
+    while n > 0:
+        bit, n = n % 2, n // 2
+        z = input if z is None else matmul(z, z)
+        if bit:
+            result = z if result is None else matmul(result, z)
+    return result

@@ -810,6 +810,7 @@ _TENSOR_HELPERS = {
     "triu": _shape.triu,
     "diagonal": _shape.diagonal,
     "diagonal_backward": _shape.diagonal_backward,
+    "permute": _shape.permute,                 # (PermuteBackward0's formula under create_graph: einsum's operands)
     "neg_defined": lambda g: _neg_defined(g),
     "cross": lambda a, b, dim: _linalg.linalg_cross(a, b, dim=dim),
 }

@@ -494,10 +494,10 @@ def _c_type_name(v):
     return kind.__name__ if heap or kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}"
 
 
-def _check_tensor_list(tensors):
+def _check_tensor_list(tensors, argument=0):
     for k, x in enumerate(tensors):
         if not isinstance(x, TensorBase):
-            raise TorchTypeError(f"expected Tensor as element {k} in argument 0, but got {_c_type_name(x)}")
+            raise TorchTypeError(f"expected Tensor as element {k} in argument {argument}, but got {_c_type_name(x)}")
 
 
 def broadcast_tensors(*tensors):

@@ -261,6 +261,10 @@ API = (
     Op(linalg.dist, "dist", "dist"),
     Op(linalg.kron, "kron", "kron"),
     Op(linalg.cross, "cross", "cross"),
+    Op(linalg.einsum, "einsum"),
+    Op(linalg.tensordot, "tensordot"),
+    Op(linalg.inner, "inner", "inner"),
+    Op(linalg.matrix_power, "matrix_power", "matrix_power"),
     # -- in place and indexing ----------------------------------------------------------------------------------
     Op(inplace.masked_fill, "masked_fill", "masked_fill"),
     Op(inplace.masked_fill_, "", "masked_fill_"),
