@@ -1160,6 +1160,16 @@ for spec in [In(values=[1, 2, 0]), In(values=[1, 2], dtype="int32"), In((0,), in
     case("torch.repeat_interleave(a)", spec, backward=False)
 for expr in ["torch.repeat_interleave(a, output_size=3)", "torch.repeat_interleave(a, output_size=4)"]:
     case(expr, In(values=[1, 2]), backward=False)
+# repeat_interleave with a tensor of repeats: flatten (without dim), then index_select of the repeated indices
+for expr in ["a.repeat_interleave(torch.tensor([1, 2]), dim=0)", "torch.repeat_interleave(a, torch.tensor(2))",
+             "a.repeat_interleave(torch.tensor([2]), dim=1)", "torch.repeat_interleave(a, torch.tensor([1, 0, 2]), dim=1)",
+             "torch.repeat_interleave(a, torch.tensor([1, 2, 3, 0, 1, 1]))",
+             "torch.repeat_interleave(a, torch.tensor([1, 2]), dim=1)",
+             "torch.repeat_interleave(a, torch.tensor([1, 2]), dim=0, output_size=3)",
+             "torch.repeat_interleave(a, torch.tensor([1, 2]), dim=0, output_size=4)",
+             "torch.repeat_interleave(a, torch.tensor([-1, 2]), dim=0)",
+             "torch.repeat_interleave(a, torch.tensor([1., 2.]), dim=0)", "a.repeat_interleave(torch.tensor([[1]]), dim=0)"]:
+    case(expr, (2, 3))
 # products with an added input: beta * input + alpha * product, each input's gradient scaled
 for expr in ["torch.addmm(a, b, c)", "a.addmm(b, c, beta=0.5, alpha=2)", "torch.addmm(a, b, c, beta=0)",
              "(a * 1).addmm_(b, c, alpha=-1)"]:

@@ -15,6 +15,7 @@ from .table import TABLE
 from .views import _register_view
 from .shape import _check_tensor_list, _slice, expand, flatten, reshape, unsqueeze, view
 from .pointwise import clone
+from .indexing import index_select
 
 
 def _tensor_list(tensors, name, empty_message):
@@ -395,8 +396,12 @@ def repeat_interleave(t, repeats=None, dim=None, *, output_size=None):
         if repeats._data.ndim == 1 and repeats._data.size not in (1, n):
             raise TorchRuntimeError(f"repeats must have the same size as input along dim, but got repeats.size(0) = "
                                     f"{repeats._data.size} and input.size({0 if dim is None else dim}) = {n}")
-        raise E.TorchNotImplementedError("gradcli does not implement repeat_interleave with a tensor of repeats "
-                                         "(yet): an int repeats works")
+        if dim is None:
+            t, dim = flatten(t), 0
+        d = _norm_dim(dim, t._data.ndim)
+        if repeats._data.size == 1:
+            repeats = expand(reshape(repeats, (1,)), (t._data.shape[d],))
+        return index_select(t, d, _repeated_indices(repeats, output_size))
     if repeats < 0:
         raise TorchRuntimeError("Repeats must be non-negative")
     if dim is None:
