@@ -403,7 +403,12 @@ cos = _unary("cos", _cos)
 tanh = _unary("tanh", _tanh)
 sigmoid = _unary("sigmoid", _rounded(_sigmoid))
 sqrt = _unary("sqrt", vml.sqrt)         # (MKL's float32 kernel, as PyTorch's)
-_rsqrt = _rounded(lambda a: np.asarray(1 / np.sqrt(a), a.dtype))
+def _rsqrt(a):
+    """1 / sqrt(x) with both steps rounded to the dtype, as PyTorch's kernel: its square root
+    here is the correctly rounded one (NumPy's), not MKL's of torch.sqrt."""
+    return np.asarray(np.ones((), a.dtype) / np.sqrt(a), a.dtype)
+
+
 rsqrt = _unary("rsqrt", _rsqrt)
 abs = _unary("abs", np.abs, float_only=False, refuse=_no_kernel("abs_cpu", "b"))
 # PyTorch keeps x unless x < 0: relu(-0.) is -0. and relu(nan) is nan (np.maximum would give +0.)
@@ -468,11 +473,67 @@ def _sinc(a):
         return np.where(a == 0, np.ones((), a.dtype), s / p)
 
 
-_log1p, _expm1, _log2, _log10, _tan, _asin, _acos, _atan, _sinh, _cosh, _asinh, _acosh, _atanh = map(
-    _rounded, (np.log1p, np.expm1, np.log2, np.log10, np.tan, np.arcsin, np.arccos, np.arctan, np.sinh, np.cosh,
-               np.arcsinh, np.arccosh, np.arctanh),
-    (_math.log1p, _math.expm1, _math.log2, _math.log10, _math.tan, _math.asin, _math.acos, _math.atan,
-     _math.sinh, _math.cosh, _math.asinh, _math.acosh, _math.atanh))
+_log1p, _expm1, _log2, _log10, _tan, _asin, _acos, _atan = map(
+    _rounded, (np.log1p, np.expm1, np.log2, np.log10, np.tan, np.arcsin, np.arccos, np.arctan),
+    (_math.log1p, _math.expm1, _math.log2, _math.log10, _math.tan, _math.asin, _math.acos, _math.atan))
+
+# PyTorch's float32 loops run its vectorized kernel on blocks of 32 elements (2 AVX-512 vectors)
+# and call the C library's float function on the rest; asinh and acosh have no vectorized kernel.
+# Their C functions (glibc's sinhf, ...) are not correctly rounded: they are called here too, for
+# the elements PyTorch gives them, in arrays small enough to print.
+_VECTOR_BLOCK = 32
+_C_FLOAT = {}
+
+
+def _c_float(name, arity=1):
+    """The C math library's float function `name` (None where there is no such library)."""
+    if name not in _C_FLOAT:
+        import ctypes
+        import ctypes.util
+        try:
+            f = getattr(ctypes.CDLL(ctypes.util.find_library("m")), name)
+            f.restype, f.argtypes = ctypes.c_float, [ctypes.c_float] * arity
+        except (OSError, AttributeError, TypeError):
+            f = None
+        _C_FLOAT[name] = f
+    return _C_FLOAT[name]
+
+
+def _with_c_tail(vectorized, scalar, functions, block=_VECTOR_BLOCK):
+    """`vectorized(*arrays)`, except on the float32 elements PyTorch's loop leaves to its scalar
+    code: there `scalar(*functions, *numbers)`, the C library's `functions` (names, with their
+    arity) composed as PyTorch's scalar kernel does. Same-shape operands are one loop; broadcast
+    ones loop along their last dimension (a one-element operand broadcasts in either). `block`
+    None: no vectorized kernel at all."""
+    def f(*arrays):
+        out = vectorized(*arrays)
+        shape = np.shape(out)
+        size = out.size if isinstance(out, np.ndarray) else 1
+        inner = size if all(a.shape == shape or a.size == 1 for a in arrays) else (shape[-1] if shape else 1)
+        kept = 0 if block is None else inner - inner % block
+        if kept == inner or size > 65536 or any(a.dtype != _F32 for a in arrays):
+            return out
+        cs = [_c_float(name, arity) for name, arity in functions]
+        if None in cs:
+            return out
+        out = np.array(out, _F32).reshape(-1)
+        flat = [np.broadcast_to(a, shape).reshape(-1).tolist() for a in arrays]
+        for i in range(size):
+            if i % inner >= kept:
+                out[i] = scalar(*cs, *(v[i] for v in flat))
+        return out.reshape(shape)
+    f.__name__ = getattr(vectorized, "__name__", "f")
+    return f
+
+
+def _c_tail(name, block=_VECTOR_BLOCK):
+    """A one-input function whose scalar code is the C library's `name`."""
+    return lambda vectorized: _with_c_tail(vectorized, lambda c, x: c(x), ((name, 1),), block)
+
+
+_sinh, _cosh, _atanh = (_c_tail(name)(_rounded(f)) for f, name in (
+    (np.sinh, "sinhf"), (np.cosh, "coshf"), (np.arctanh, "atanhf")))
+_asinh, _acosh = (_c_tail(name, None)(_rounded(f)) for f, name in ((np.arcsinh, "asinhf"), (np.arccosh, "acoshf")))
 _exp2 = _rounded(np.exp2)
 _erf, _erfc = _rounded(_each(_math.erf), _math.erf), _rounded(_each(_math.erfc), _math.erfc)
 _erfinv = _rounded(_erfinv64, _erfinv_scalar)
@@ -563,7 +624,8 @@ def _rounded2(fn):
     return f
 
 
-_atan2, _hypot = _rounded2(np.arctan2), _rounded2(np.hypot)
+_atan2 = _with_c_tail(_rounded2(np.arctan2), lambda c, y, x: c(y, x), (("atan2f", 2),))
+_hypot = _rounded2(np.hypot)
 
 
 def atan2(a, b):
@@ -588,11 +650,18 @@ def fmod(a, b):
     return _record(TABLE["fmod"], seq, out, (a,))
 
 
-def _xlogy(x, y):
+def _xlogy_vectorized(x, y):
     """x * log(y) in the dtype (log rounded once), 0 where x is 0, nan where y is nan."""
     with np.errstate(all="ignore"):
         out = x * _log(y)
     return np.where(np.isnan(y), np.asarray(np.nan, out.dtype), np.where(x == 0, np.zeros((), out.dtype), out))
+
+
+def _xlogy_scalar(logf, x, y):
+    return _math.nan if y != y else 0.0 if x == 0 else x * logf(y)
+
+
+_xlogy = _with_c_tail(_xlogy_vectorized, _xlogy_scalar, (("logf", 1),))
 
 
 def xlogy_data(x, y):
@@ -625,18 +694,47 @@ def copysign(a, b):
     return _record(TABLE["copysign_scalar"], seq, np.asarray(np.copysign(_arr(a, dt), _arr(b, dt)), dt.np), (a,))
 
 
-def _logaddexp(a, b):
-    """max + log1p(exp(-|a - b|)) as PyTorch's float kernel rounds it, each step in the dtype;
-    a where both are the same infinity."""
+def _fma(a, b, c):
+    """a * b + c rounded once, as PyTorch's kernels that fuse them: float32 through float64, where
+    the product is exact; float64 through long double."""
+    dt = np.result_type(a, b, c)
+    wide = np.float64 if dt == _F32 else np.longdouble if dt == np.float64 else None
+    if wide is None:
+        return a * b + c
+    return np.asarray(np.asarray(a, wide) * b + c, dt)
+
+
+_INV_LN2_F32 = np.float32(1.0 / _math.log(2.0))
+
+
+def _logaddexp_vectorized(a, b):
+    """max + log1p(exp(-|a - b|)), each step in the dtype; a where both are the same infinity."""
     with np.errstate(all="ignore"):
         out = np.maximum(a, b) + _log1p(_exp(-np.abs(a - b)))
     return np.where(np.isinf(a) & (a == b), a, out)
 
 
-def _logaddexp2(a, b):
+def _logaddexp2_vectorized(a, b):
+    """log1p(exp2(-|a - b|)) * (1 / ln 2) + max, the last two fused."""
     with np.errstate(all="ignore"):
-        out = np.maximum(a, b) + _log1p(_exp2(-np.abs(a - b))) * np.asarray(1.0 / _math.log(2.0), a.dtype)
+        out = _fma(_log1p(_exp2(-np.abs(a - b))), np.asarray(1.0 / _math.log(2.0), a.dtype), np.maximum(a, b))
     return np.where(np.isinf(a) & (a == b), a, out)
+
+
+def _logaddexp_scalar(expf, log1pf, a, b):
+    if _math.isinf(a) and a == b:
+        return a
+    return (b if a < b else a) + log1pf(expf(-_b.abs(a - b)))
+
+
+def _logaddexp2_scalar(exp2f, log1pf, fmaf, a, b):
+    if _math.isinf(a) and a == b:
+        return a
+    return fmaf(log1pf(exp2f(-_b.abs(a - b))), _INV_LN2_F32, b if a < b else a)
+
+
+_logaddexp = _with_c_tail(_logaddexp_vectorized, _logaddexp_scalar, (("expf", 1), ("log1pf", 1)))
+_logaddexp2 = _with_c_tail(_logaddexp2_vectorized, _logaddexp2_scalar, (("exp2f", 1), ("log1pf", 1), ("fmaf", 3)))
 
 
 def logaddexp(a, b):
@@ -694,10 +792,11 @@ def _same_dtype(t, other, name):
 
 
 def _lerp(start, end, weight):
-    """PyTorch's lerp: start + w (end - start) for |w| < 0.5, else end - (end - start)(1 - w)."""
+    """PyTorch's lerp, fused: w * (end - start) + start for |w| < 0.5, else
+    (w - 1) * (end - start) + end."""
     diff = end - start
     small = np.abs(weight) < 0.5
-    return np.where(small, start + weight * diff, end - diff * (np.ones((), diff.dtype) - weight))
+    return _fma(np.where(small, weight, weight - np.ones((), diff.dtype)), diff, np.where(small, start, end))
 
 
 def lerp(t, end, weight):
@@ -735,7 +834,7 @@ def addcmul(t, tensor1, tensor2, value=1):
     dt = result_type(t, tensor1, tensor2)
     _broadcast3(t, tensor1, tensor2)
     seq = _begin(t, tensor1, tensor2)
-    out = _arr(t, dt) + _value_in(value, dt.np) * _arr(tensor1, dt) * _arr(tensor2, dt)
+    out = _fma(_value_in(value, dt.np) * _arr(tensor1, dt), _arr(tensor2, dt), _arr(t, dt))   # fused, as PyTorch
     return _record(TABLE["addcmul"], seq, np.asarray(out, dt.np), (t, tensor1, tensor2), attrs={"value": value})
 
 
