@@ -465,12 +465,22 @@ def _erfinv_scalar(y):
     return _math.copysign(x, y)
 
 
-def _sinc(a):
+def _sinc_vectorized(a):
     """PyTorch's sinc: sin(pi * x) / (pi * x) with pi * x rounded to the dtype first, 1 at 0."""
     p = a * np.asarray(_math.pi, a.dtype)
     s = _rounded(np.sin)(p) if a.dtype == _F32 else np.sin(p)
     with np.errstate(all="ignore"):
         return np.where(a == 0, np.ones((), a.dtype), s / p)
+
+
+_PI_F32 = float(np.float32(_math.pi))
+
+
+def _sinc_scalar(sinf, x):
+    if x == 0:
+        return 1.0
+    p = float(np.float32(x * _PI_F32))
+    return sinf(p) / p
 
 
 _log1p, _expm1, _log2, _log10, _tan, _asin, _acos, _atan = map(
@@ -534,7 +544,8 @@ def _c_tail(name, block=_VECTOR_BLOCK):
 _sinh, _cosh, _atanh = (_c_tail(name)(_rounded(f)) for f, name in (
     (np.sinh, "sinhf"), (np.cosh, "coshf"), (np.arctanh, "atanhf")))
 _asinh, _acosh = (_c_tail(name, None)(_rounded(f)) for f, name in ((np.arcsinh, "asinhf"), (np.arccosh, "acoshf")))
-_exp2 = _rounded(np.exp2)
+_exp2 = _c_tail("exp2f")(_rounded(np.exp2))
+_sinc = _with_c_tail(_sinc_vectorized, _sinc_scalar, (("sinf", 1),), None)     # (no vectorized sinc)
 _erf, _erfc = _rounded(_each(_math.erf), _math.erf), _rounded(_each(_math.erfc), _math.erfc)
 _erfinv = _rounded(_erfinv64, _erfinv_scalar)
 log1p = _unary("log1p", _log1p)
