@@ -254,17 +254,22 @@ def _integer_divisor(b, dt, kernel):
 
 
 def remainder(a, b):
+    return _modulo(np.remainder, "remainder_cpu", ("remainder", "remainder_tensor"), a, b)
+
+
+def _modulo(ufunc, kernel, rows, a, b):
+    """remainder and fmod: the row rows[0] for a number divisor, rows[1] for a tensor one."""
     _scalar_in_range(a)
     _scalar_in_range(b)
     dt = result_type(a, b)
     _check_shapes(a, b, dt)
     seq = _begin(a, b) if isinstance(a, TensorBase) else None      # (number % tensor: no node yet)
-    divisor = _integer_divisor(b, dt, "remainder_cpu")
+    divisor = _integer_divisor(b, dt, kernel)
     with np.errstate(all="ignore"):
-        out = np.asarray(np.remainder(_arr(a, dt), divisor), dt.np)
+        out = np.asarray(ufunc(_arr(a, dt), divisor), dt.np)
     if isinstance(b, TensorBase):
-        return _record(TABLE["remainder_tensor"], seq, out, (a, b))
-    return _record(TABLE["remainder"], seq, out, (a,))
+        return _record(TABLE[rows[1]], seq, out, (a, b))
+    return _record(TABLE[rows[0]], seq, out, (a,))
 
 
 def _nograd(out):
@@ -649,16 +654,7 @@ def hypot(a, b):
 
 
 def fmod(a, b):
-    _scalar_in_range(b)
-    dt = result_type(a, b)
-    _check_shapes(a, b, dt)
-    seq = _begin(a, b)
-    divisor = _integer_divisor(b, dt, "fmod_cpu")
-    with np.errstate(all="ignore"):
-        out = np.asarray(np.fmod(_arr(a, dt), divisor), dt.np)
-    if isinstance(b, TensorBase):
-        return _record(TABLE["fmod_tensor"], seq, out, (a, b))
-    return _record(TABLE["fmod"], seq, out, (a,))
+    return _modulo(np.fmod, "fmod_cpu", ("fmod", "fmod_tensor"), a, b)
 
 
 def _xlogy_vectorized(x, y):
