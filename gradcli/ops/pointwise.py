@@ -478,79 +478,79 @@ def _sinc_vectorized(a):
         return np.where(a == 0, np.ones((), a.dtype), s / p)
 
 
-_PI_F32 = float(np.float32(_math.pi))
-
-
-def _sinc_scalar(sinf, x):
+def _sinc_scalar(dtype, sin, x):
     if x == 0:
         return 1.0
-    p = float(np.float32(x * _PI_F32))
-    return sinf(p) / p
+    p = float(dtype.type(x * float(dtype.type(_math.pi))))       # pi * x in the dtype
+    return sin(p) / p
 
 
 _log1p, _expm1, _log2, _log10, _tan, _asin, _acos, _atan = map(
     _rounded, (np.log1p, np.expm1, np.log2, np.log10, np.tan, np.arcsin, np.arccos, np.arctan),
     (_math.log1p, _math.expm1, _math.log2, _math.log10, _math.tan, _math.asin, _math.acos, _math.atan))
 
-# PyTorch's float32 loops run its vectorized kernel on blocks of 32 elements (2 AVX-512 vectors)
-# and call the C library's float function on the rest; asinh and acosh have no vectorized kernel.
-# Their C functions (glibc's sinhf, ...) are not correctly rounded: they are called here too, for
-# the elements PyTorch gives them, in arrays small enough to print.
-_VECTOR_BLOCK = 32
-_C_FLOAT = {}
+# PyTorch's CPU loops run their vectorized kernel on blocks of two AVX-512 vectors (32 float32s,
+# 16 float64s) and call the C library's function (glibc's sinhf, sinh, ...) on the elements left
+# over; asinh, acosh and sinc have no vectorized kernel. Those C functions are not correctly
+# rounded: here too they compute the elements PyTorch gives them, in arrays small enough to print.
+_VECTOR_BLOCK = {np.dtype(np.float32): 32, np.dtype(np.float64): 16}
+_C_MATH = {}
 
 
-def _c_float(name, arity=1):
-    """The C math library's float function `name` (None where there is no such library)."""
-    if name not in _C_FLOAT:
+def _c_math(name, arity, dtype):
+    """The C math library's `name` for float32 (namef) or float64, or None where there is none."""
+    key = (name, dtype)
+    if key not in _C_MATH:
         import ctypes
         import ctypes.util
+        ctype = ctypes.c_float if dtype == _F32 else ctypes.c_double
         try:
-            f = getattr(ctypes.CDLL(ctypes.util.find_library("m")), name)
-            f.restype, f.argtypes = ctypes.c_float, [ctypes.c_float] * arity
+            f = getattr(ctypes.CDLL(ctypes.util.find_library("m")), name + ("f" if dtype == _F32 else ""))
+            f.restype, f.argtypes = ctype, [ctype] * arity
         except (OSError, AttributeError, TypeError):
             f = None
-        _C_FLOAT[name] = f
-    return _C_FLOAT[name]
+        _C_MATH[key] = f
+    return _C_MATH[key]
 
 
-def _with_c_tail(vectorized, scalar, functions, block=_VECTOR_BLOCK):
-    """`vectorized(*arrays)`, except on the float32 elements PyTorch's loop leaves to its scalar
-    code: there `scalar(*functions, *numbers)`, the C library's `functions` (names, with their
-    arity) composed as PyTorch's scalar kernel does. Same-shape operands are one loop; broadcast
-    ones loop along their last dimension (a one-element operand broadcasts in either). `block`
-    None: no vectorized kernel at all."""
+def _with_c_tail(vectorized, scalar, functions, vectorizes=True):
+    """`vectorized(*arrays)`, except on the elements PyTorch's loop leaves to its scalar code:
+    there `scalar(dtype, *functions, *numbers)`, with the C library's `functions` ((name, arity)
+    pairs) as PyTorch's scalar kernel composes them. Same-shape operands are one loop (so is a
+    one-element operand, broadcast); others loop along their last dimension."""
     def f(*arrays):
         out = vectorized(*arrays)
+        dtype = np.result_type(*arrays)
+        block = _VECTOR_BLOCK.get(dtype)
         shape = np.shape(out)
         size = out.size if isinstance(out, np.ndarray) else 1
+        if block is None or size > 65536 or any(a.dtype != dtype for a in arrays):
+            return out
         inner = size if all(a.shape == shape or a.size == 1 for a in arrays) else (shape[-1] if shape else 1)
-        kept = 0 if block is None else inner - inner % block
-        if kept == inner or size > 65536 or any(a.dtype != _F32 for a in arrays):
+        kept = inner - inner % block if vectorizes else 0
+        cs = [_c_math(name, arity, dtype) for name, arity in functions]
+        if kept == inner or None in cs:
             return out
-        cs = [_c_float(name, arity) for name, arity in functions]
-        if None in cs:
-            return out
-        out = np.array(out, _F32).reshape(-1)
+        out = np.array(out, dtype).reshape(-1)
         flat = [np.broadcast_to(a, shape).reshape(-1).tolist() for a in arrays]
         for i in range(size):
             if i % inner >= kept:
-                out[i] = scalar(*cs, *(v[i] for v in flat))
+                out[i] = scalar(dtype, *cs, *(v[i] for v in flat))
         return out.reshape(shape)
     f.__name__ = getattr(vectorized, "__name__", "f")
     return f
 
 
-def _c_tail(name, block=_VECTOR_BLOCK):
+def _c_tail(name, vectorizes=True):
     """A one-input function whose scalar code is the C library's `name`."""
-    return lambda vectorized: _with_c_tail(vectorized, lambda c, x: c(x), ((name, 1),), block)
+    return lambda vectorized: _with_c_tail(vectorized, lambda dt, c, x: c(x), ((name, 1),), vectorizes)
 
 
 _sinh, _cosh, _atanh = (_c_tail(name)(_rounded(f)) for f, name in (
-    (np.sinh, "sinhf"), (np.cosh, "coshf"), (np.arctanh, "atanhf")))
-_asinh, _acosh = (_c_tail(name, None)(_rounded(f)) for f, name in ((np.arcsinh, "asinhf"), (np.arccosh, "acoshf")))
-_exp2 = _c_tail("exp2f")(_rounded(np.exp2))
-_sinc = _with_c_tail(_sinc_vectorized, _sinc_scalar, (("sinf", 1),), None)     # (no vectorized sinc)
+    (np.sinh, "sinh"), (np.cosh, "cosh"), (np.arctanh, "atanh")))
+_asinh, _acosh = (_c_tail(name, False)(_rounded(f)) for f, name in ((np.arcsinh, "asinh"), (np.arccosh, "acosh")))
+_exp2 = _c_tail("exp2")(_rounded(np.exp2))
+_sinc = _with_c_tail(_sinc_vectorized, _sinc_scalar, (("sin", 1),), False)
 _erf, _erfc = _rounded(_each(_math.erf), _math.erf), _rounded(_each(_math.erfc), _math.erfc)
 _erfinv = _rounded(_erfinv64, _erfinv_scalar)
 log1p = _unary("log1p", _log1p)
@@ -640,7 +640,7 @@ def _rounded2(fn):
     return f
 
 
-_atan2 = _with_c_tail(_rounded2(np.arctan2), lambda c, y, x: c(y, x), (("atan2f", 2),))
+_atan2 = _with_c_tail(_rounded2(np.arctan2), lambda dt, c, y, x: c(y, x), (("atan2", 2),))
 _hypot = _rounded2(np.hypot)
 
 
@@ -664,11 +664,11 @@ def _xlogy_vectorized(x, y):
     return np.where(np.isnan(y), np.asarray(np.nan, out.dtype), np.where(x == 0, np.zeros((), out.dtype), out))
 
 
-def _xlogy_scalar(logf, x, y):
-    return _math.nan if y != y else 0.0 if x == 0 else x * logf(y)
+def _xlogy_scalar(dtype, log, x, y):
+    return _math.nan if y != y else 0.0 if x == 0 else x * log(y)
 
 
-_xlogy = _with_c_tail(_xlogy_vectorized, _xlogy_scalar, (("logf", 1),))
+_xlogy = _with_c_tail(_xlogy_vectorized, _xlogy_scalar, (("log", 1),))
 
 
 def xlogy_data(x, y):
@@ -711,9 +711,6 @@ def _fma(a, b, c):
     return np.asarray(np.asarray(a, wide) * b + c, dt)
 
 
-_INV_LN2_F32 = np.float32(1.0 / _math.log(2.0))
-
-
 def _logaddexp_vectorized(a, b):
     """max + log1p(exp(-|a - b|)), each step in the dtype; a where both are the same infinity."""
     with np.errstate(all="ignore"):
@@ -728,20 +725,20 @@ def _logaddexp2_vectorized(a, b):
     return np.where(np.isinf(a) & (a == b), a, out)
 
 
-def _logaddexp_scalar(expf, log1pf, a, b):
+def _logaddexp_scalar(dtype, exp, log1p, a, b):
     if _math.isinf(a) and a == b:
         return a
-    return (b if a < b else a) + log1pf(expf(-_b.abs(a - b)))
+    return (b if a < b else a) + log1p(exp(-_b.abs(a - b)))
 
 
-def _logaddexp2_scalar(exp2f, log1pf, fmaf, a, b):
+def _logaddexp2_scalar(dtype, exp2, log1p, fma, a, b):
     if _math.isinf(a) and a == b:
         return a
-    return fmaf(log1pf(exp2f(-_b.abs(a - b))), _INV_LN2_F32, b if a < b else a)
+    return fma(log1p(exp2(-_b.abs(a - b))), float(dtype.type(1.0 / _math.log(2.0))), b if a < b else a)
 
 
-_logaddexp = _with_c_tail(_logaddexp_vectorized, _logaddexp_scalar, (("expf", 1), ("log1pf", 1)))
-_logaddexp2 = _with_c_tail(_logaddexp2_vectorized, _logaddexp2_scalar, (("exp2f", 1), ("log1pf", 1), ("fmaf", 3)))
+_logaddexp = _with_c_tail(_logaddexp_vectorized, _logaddexp_scalar, (("exp", 1), ("log1p", 1)))
+_logaddexp2 = _with_c_tail(_logaddexp2_vectorized, _logaddexp2_scalar, (("exp2", 1), ("log1p", 1), ("fma", 3)))
 
 
 def logaddexp(a, b):
