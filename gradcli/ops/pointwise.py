@@ -489,12 +489,27 @@ _log1p, _expm1, _log2, _log10, _tan, _asin, _acos, _atan = map(
     _rounded, (np.log1p, np.expm1, np.log2, np.log10, np.tan, np.arcsin, np.arccos, np.arctan),
     (_math.log1p, _math.expm1, _math.log2, _math.log10, _math.tan, _math.asin, _math.acos, _math.atan))
 
-# PyTorch's CPU loops run their vectorized kernel on blocks of two AVX-512 vectors (32 float32s,
-# 16 float64s) and call the C library's function (glibc's sinhf, sinh, ...) on the elements left
-# over; asinh, acosh and sinc have no vectorized kernel. Those C functions are not correctly
-# rounded: here too they compute the elements PyTorch gives them, in arrays small enough to print.
-_VECTOR_BLOCK = {np.dtype(np.float32): 32, np.dtype(np.float64): 16}
+# PyTorch's CPU loops run their vectorized kernel on blocks of two vectors (AVX-512: 32 float32s,
+# 16 float64s; AVX2: half that) and call the C library's function (glibc's sinhf, sinh, ...) on
+# the elements left over; asinh, acosh and sinc have no vectorized kernel. Those C functions are
+# not correctly rounded: here too they compute the elements PyTorch gives them, in arrays small
+# enough to print.
+_BLOCK_BYTES = []
 _C_MATH = {}
+
+
+def _vector_block(dtype):
+    """Elements per block of PyTorch's vectorized loop: two vectors of the widest instruction set
+    its CPU dispatch picks (AVX-512 when the CPU has F, BW, VL and DQ; else AVX2's 32 bytes)."""
+    if not _BLOCK_BYTES:
+        try:
+            with open("/proc/cpuinfo") as f:
+                flags = next((line.split() for line in f if line.startswith("flags")), [])
+        except OSError:
+            flags = []
+        wide = all(f"avx512{x}" in flags for x in ("f", "bw", "vl", "dq"))
+        _BLOCK_BYTES.append(2 * (64 if wide else 32))
+    return _BLOCK_BYTES[0] // dtype.itemsize
 
 
 def _c_math(name, arity, dtype):
@@ -521,13 +536,12 @@ def _with_c_tail(vectorized, scalar, functions, vectorizes=True):
     def f(*arrays):
         out = vectorized(*arrays)
         dtype = np.result_type(*arrays)
-        block = _VECTOR_BLOCK.get(dtype)
         shape = np.shape(out)
         size = out.size if isinstance(out, np.ndarray) else 1
-        if block is None or size > 65536 or any(a.dtype != dtype for a in arrays):
+        if dtype not in (_F32, np.float64) or size > 65536 or any(a.dtype != dtype for a in arrays):
             return out
         inner = size if all(a.shape == shape or a.size == 1 for a in arrays) else (shape[-1] if shape else 1)
-        kept = inner - inner % block if vectorizes else 0
+        kept = inner - inner % _vector_block(dtype) if vectorizes else 0
         cs = [_c_math(name, arity, dtype) for name, arity in functions]
         if kept == inner or None in cs:
             return out
@@ -703,12 +717,18 @@ def copysign(a, b):
 
 def _fma(a, b, c):
     """a * b + c rounded once, as PyTorch's kernels that fuse them: float32 through float64, where
-    the product is exact; float64 through long double."""
+    the product is exact; float64 by the C library's fma (long double, less exact, past 65536)."""
     dt = np.result_type(a, b, c)
-    wide = np.float64 if dt == _F32 else np.longdouble if dt == np.float64 else None
-    if wide is None:
+    if dt == _F32:
+        return np.asarray(np.asarray(a, np.float64) * b + c, dt)
+    if dt != np.float64:
         return a * b + c
-    return np.asarray(np.asarray(a, wide) * b + c, dt)
+    a, b, c = np.broadcast_arrays(a, b, c)
+    fma = _c_math("fma", 3, dt) if a.size <= 65536 else None
+    if fma is None:
+        return np.asarray(np.asarray(a, np.longdouble) * b + c, dt)
+    return np.fromiter(map(fma, a.ravel().tolist(), b.ravel().tolist(), c.ravel().tolist()), dt,
+                       a.size).reshape(a.shape)
 
 
 def _logaddexp_vectorized(a, b):
