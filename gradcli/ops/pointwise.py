@@ -408,6 +408,8 @@ cos = _unary("cos", _cos)
 tanh = _unary("tanh", _tanh)
 sigmoid = _unary("sigmoid", _rounded(_sigmoid))
 sqrt = _unary("sqrt", vml.sqrt)         # (MKL's float32 kernel, as PyTorch's)
+
+
 def _rsqrt(a):
     """1 / sqrt(x) with both steps rounded to the dtype, as PyTorch's kernel: its square root
     here is the correctly rounded one (NumPy's), not MKL's of torch.sqrt."""
@@ -428,7 +430,8 @@ sign = _unary("sign", lambda a: a.copy() if a.dtype == np.bool_ else np.sign(a),
 frac = _unary("frac", lambda a: a - np.trunc(a), refuse=_no_kernel("frac_cpu", "biu"))
 
 # -- pointwise maths (session 9): float32 results are computed in float64 and rounded once
-# (_rounded), within an ulp of PyTorch's vectorized kernels where not equal to them.
+# (_rounded), within an ulp of PyTorch's vectorized kernels where not equal to them; the elements
+# PyTorch computes with the C library are computed with it here too (_with_c_tail, below).
 
 
 def _each(scalar):
@@ -441,11 +444,9 @@ def _each(scalar):
     return f
 
 
-def _erfinv64(a):
-    """The inverse error function of a float64 array: Newton's method on math.erf from a
-    closed-form start, to the last bit; +-inf at +-1, nan outside [-1, 1]."""
-    a = np.asarray(a, np.float64)
-    out = np.empty(a.shape)
+def _erfinv_array(a):
+    """The inverse error function of a float array, each element rounded once to its dtype."""
+    out = np.empty(a.shape, a.dtype)
     for i, y in np.ndenumerate(a):
         out[i] = _erfinv_scalar(float(y))
     return out
@@ -566,7 +567,7 @@ _asinh, _acosh = (_c_tail(name, False)(_rounded(f)) for f, name in ((np.arcsinh,
 _exp2 = _c_tail("exp2")(_rounded(np.exp2))
 _sinc = _with_c_tail(_sinc_vectorized, _sinc_scalar, (("sin", 1),), False)
 _erf, _erfc = _rounded(_each(_math.erf), _math.erf), _rounded(_each(_math.erfc), _math.erfc)
-_erfinv = _rounded(_erfinv64, _erfinv_scalar)
+_erfinv = _rounded(_erfinv_array, _erfinv_scalar)
 log1p = _unary("log1p", _log1p)
 expm1 = _unary("expm1", _expm1)
 log2 = _unary("log2", _log2)
