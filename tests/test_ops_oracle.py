@@ -647,6 +647,10 @@ TIES = [[1.0, -0.0, float("nan"), 2.0, float("nan"), 0.0]]
 TIES_B = [[1.0, 0.0, 1.0, float("nan"), float("nan"), -2.0]]
 for name in ("fmax", "fmin", "copysign", "atan2", "hypot", "xlogy", "logaddexp", "logaddexp2"):
     case(f"torch.{name}(a, b)", In(values=TIES), In(values=TIES_B), id=f"{name}: ties, zeros, nan")
+# atan2's two gradients share one 1 / (self^2 + other^2) node, as in PyTorch: the second order of
+# a function of one operand only is rounding noise, which then adds up in PyTorch's order
+for seed in (1, 3):
+    case("torch.atan2(a * b, b) * a", (2, 3), (3,), seed=seed, id=f"atan2 second order, one shared node #{seed}")
 case("torch.logaddexp(a, b)", In(values=[inf_, -inf_, inf_, 1.0, -inf_]), In(values=[inf_, -inf_, -inf_, 2.0, 3.0]),
      second_order=False)
 case("torch.xlogy(a, b)", In(values=[0.0, 0.0, 2.0, 1.0]), In(values=[0.0, float("nan"), 0.0, 3.0]))

@@ -566,7 +566,7 @@ def _bce_double_backward_target(g, grad_output, x, y, weight, reduction):
 def _atan2_backward(m, g, self, other, wrt_self):
     """PyTorch's atan2_backward: recip = 1 / (self^2 + other^2) first, then g * other * recip
     or g * -self * recip."""
-    recip = m.atan2_recip(self, other)
+    recip = m.atan2_recip(g, self, other)
     return g * other * recip if wrt_self else g * -self * recip
 
 

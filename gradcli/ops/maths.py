@@ -730,10 +730,20 @@ def _rdiv_scalar(a, s):
     return np.asarray(s, dtype) / a
 
 
-def _atan2_recip(m, self, other):
-    """1 / (self^2 + other^2), 0 where that sum is 0 (atan2's gradient at the origin is 0)."""
+_ATAN2_RECIP = []       # under create_graph: (g, self, other, recip) of the last node, for its second formula
+
+
+def _atan2_recip(m, g, self, other):
+    """1 / (self^2 + other^2), 0 where that sum is 0 (atan2's gradient at the origin is 0).
+    PyTorch computes it once for both gradients: as a graph, the node's second formula (the same
+    incoming gradient g) reuses it."""
+    if m is TENSOR_MATH and _ATAN2_RECIP and all(a is b for a, b in zip(_ATAN2_RECIP[0], (g, self, other))):
+        return _ATAN2_RECIP.pop()[3]
     denom = self * self + other * other
-    return m.masked_fill(m.reciprocal(denom), _arr_of(denom) == 0, 0)
+    recip = m.masked_fill(m.reciprocal(denom), _arr_of(denom) == 0, 0)
+    if m is TENSOR_MATH:
+        _ATAN2_RECIP[:] = [(g, self, other, recip)]
+    return recip
 
 
 for _name, _array, _tensor in (
