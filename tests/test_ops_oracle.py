@@ -742,6 +742,10 @@ BITS = {  # name: (call, input ranges, sizes, compared: the value, the gradients
     "logaddexp": (_binary("logaddexp"), [(-5, 5), (-5, 5)], (1, 3, 7), "value"),    # (its gradient calls exp)
     **{n: (_binary(n), [(-3, 3), r], (3, 7, 40), "both") for n, r in [("fmod", (0.3, 3)), ("copysign", (-3, 3)),
                                                                       ("fmax", (-3, 3)), ("true_divide", (0.1, 3))]},
+    # (pow's gradients call pow again, not yet the C library's)
+    "pow": (lambda lib, a: lib.pow(a, 2.5), [(0.1, 3)], (1, 3, 7), "value"),
+    "pow tensor exponent": (_binary("pow"), [(0.1, 3), (-3, 3)], (1, 3, 7), "value"),
+    "float_power": (_binary("float_power"), [(0.1, 3), (-3, 3)], (1, 3, 7), "value"),
     "lerp": (lambda lib, a, b: lib.lerp(a, b, 0.3), [(-3, 3), (-3, 3)], (3, 7, 40), "both"),
     "lerp tensor weight": (lambda lib, a, b, w: lib.lerp(a, b, w), [(-3, 3), (-3, 3), (-1, 2)], (3, 7, 40), "both"),
     "addcmul": (lambda lib, a, b, c: lib.addcmul(a, b, c, value=0.7), [(-3, 3)] * 3, (3, 7, 40), "both"),

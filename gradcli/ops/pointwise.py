@@ -285,10 +285,11 @@ def neg(t):
     return _record(TABLE["neg"], seq, np.negative(t._data), (t,))
 
 
-def _power(a, b):
-    """pow with a tensor exponent, as PyTorch computes it per element (std::pow): NumPy's
+def _power_vectorized(a, b):
+    """pow with a tensor exponent, as PyTorch's vectorized kernel computes it: NumPy's
     float32 power is often an ulp off (0.57735026 ** -2 gives 3.0000002 where PyTorch gives 3.),
-    so small float32 arrays are evaluated in float64 and rounded once, as in _rounded."""
+    so small float32 arrays are evaluated in float64 and rounded once, as in _rounded. (_power,
+    below: the C library's pow where PyTorch's loop calls it.)"""
     if a.dtype == np.float32 and b.dtype == np.float32 and _b.max(a.size, b.size) <= 65536:
         return np.power(a.astype(np.float64), b.astype(np.float64)).astype(np.float32)
     return np.power(a, b)
@@ -314,7 +315,10 @@ def pow(a, b):
     _check_like(a._data.shape, itemsize=dt.np.itemsize)
     seq = _begin(a)
     with np.errstate(all="ignore"):
-        out = E._np_pow(_arr(a, dt), b)
+        if dt.np == np.float64 and b not in _POW_SPECIAL:
+            out = _pow_number_exponent(_arr(a, dt), np.asarray(b, np.float64))
+        else:
+            out = E._np_pow(_arr(a, dt), b)
     return _record(TABLE["pow"], seq, np.asarray(out, dt.np), (a,), attrs={"exponent": b})
 
 
@@ -561,6 +565,12 @@ def _c_tail(name, vectorizes=True):
     return lambda vectorized: _with_c_tail(vectorized, lambda dt, c, x: c(x), ((name, 1),), vectorizes)
 
 
+# pow: a tensor exponent (float32 and float64) and a float64 tensor to a number's power, past the
+# exponents PyTorch computes otherwise (x * x, sqrt, ...: engine._np_pow); a float32 tensor to a
+# number's power is PyTorch's double pow rounded once, which _np_pow computes
+_POW_SPECIAL = (0, 0.5, -0.5, 1, -1, 2, -2, 3)
+_power = _with_c_tail(_power_vectorized, lambda dt, c, x, e: c(x, e), (("pow", 2),))
+_pow_number_exponent = _with_c_tail(lambda a, e: E._np_pow(a, e.item()), lambda dt, c, x, e: c(x, e), (("pow", 2),))
 _sinh, _cosh, _atanh = (_c_tail(name)(_rounded(f)) for f, name in (
     (np.sinh, "sinh"), (np.cosh, "cosh"), (np.arctanh, "atanh")))
 _asinh, _acosh = (_c_tail(name, False)(_rounded(f)) for f, name in ((np.arcsinh, "asinh"), (np.arccosh, "acosh")))
