@@ -56,6 +56,7 @@ CANDIDATES = [
     (A, 0, L), (A, 0, LI), (A, 0, LI, A), (A, 0, L, A), (A, 0, L, 1.5), (A, M),
     (A, 0, 1, 2), (A, 1, (3, 1)),          # narrow, unflatten
     (V, A, V), (A, V, V), (B, B, B), (A, B, B),     # addmv, addr, baddbmm, addbmm
+    (D, 2),                      # (float_power_: in place on a float64 tensor)
 ]
 
 

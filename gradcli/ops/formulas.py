@@ -561,11 +561,34 @@ def _bce_double_backward_target(g, grad_output, x, y, weight, reduction):
 
 
 # -- pointwise maths (session 9)
+# C++ evaluates the operands of an operator right to left: PyTorch's formulas make their nodes
+# in that order, which decides the order their gradients add up in under create_graph.
+def _atan2_backward(m, g, self, other, wrt_self):
+    """PyTorch's atan2_backward: recip = 1 / (self^2 + other^2) first, then g * other * recip
+    or g * -self * recip."""
+    recip = m.atan2_recip(g, self, other)
+    return g * other * recip if wrt_self else g * -self * recip
+
+
+def _fmod_backward_other(m, g, self, other):
+    """-grad * self.div(other, rounding_mode="trunc"): the quotient first."""
+    quotient = m.trunc_divide(self, other)
+    return -g * quotient
+
+
+def _addcdiv_backward_tensor2(m, g, tensor1, tensor2, value):
+    """-grad * (value * tensor1 / (tensor2 * tensor2)): the square first, the negation last."""
+    square = tensor2 * tensor2
+    quotient = m.mul_scalar(tensor1, value) / square
+    return -g * quotient
+
+
 def _sinc_backward(m, g, self):
     """PyTorch's sinc_backward: g * (pi x cos(pi x) - sin(pi x)) / (pi x^2), 0 where pi x^2 is 0."""
     self_pi = m.mul_scalar(self, math.pi)
     self_squared_pi = m.mul_scalar(self * self, math.pi)
-    out = g * (self_pi * m.cos(self_pi) - m.sin(self_pi)) / self_squared_pi
+    sin = m.sin(self_pi)              # ((self_pi * cos) - sin: the right operand first)
+    out = g * (self_pi * m.cos(self_pi) - sin) / self_squared_pi
     return m.where(_arr_of(self_squared_pi) == 0.0, m.constant(np.zeros((), _dtype_of(g))), out)
 
 

@@ -694,7 +694,8 @@ TENSOR_MATH = _TensorMath()       # the same names as differentiable tensor ops,
 # -- pointwise maths (session 9): the functions their gradients call, on arrays (PyTorch's
 # rounding) and as recorded nodes
 from . import pointwise as _P                                                    # noqa: E402
-from .formulas import _copysign_self_backward, _logit_backward, _sinc_backward   # noqa: E402
+from .formulas import (_addcdiv_backward_tensor2, _atan2_backward, _copysign_self_backward,   # noqa: E402
+                       _fmod_backward_other, _logit_backward, _sinc_backward)
 from .numeric import _SCALAR_NAME, _arr_of                                       # noqa: E402
 from ..engine import TorchRuntimeError                                           # noqa: E402
 
@@ -729,10 +730,20 @@ def _rdiv_scalar(a, s):
     return np.asarray(s, dtype) / a
 
 
-def _atan2_recip(m, self, other):
-    """1 / (self^2 + other^2), 0 where that sum is 0 (atan2's gradient at the origin is 0)."""
+_ATAN2_RECIP = []       # under create_graph: (g, self, other, recip) of the last node, for its second formula
+
+
+def _atan2_recip(m, g, self, other):
+    """1 / (self^2 + other^2), 0 where that sum is 0 (atan2's gradient at the origin is 0).
+    PyTorch computes it once for both gradients: as a graph, the node's second formula (the same
+    incoming gradient g) reuses it."""
+    if m is TENSOR_MATH and _ATAN2_RECIP and all(a is b for a, b in zip(_ATAN2_RECIP[0], (g, self, other))):
+        return _ATAN2_RECIP.pop()[3]
     denom = self * self + other * other
-    return m.masked_fill(m.reciprocal(denom), _arr_of(denom) == 0, 0)
+    recip = m.masked_fill(m.reciprocal(denom), _arr_of(denom) == 0, 0)
+    if m is TENSOR_MATH:
+        _ATAN2_RECIP[:] = [(g, self, other, recip)]
+    return recip
 
 
 for _name, _array, _tensor in (
@@ -748,7 +759,9 @@ for _name, _array, _tensor in (
     setattr(_NumpyMath, _name, staticmethod(_array))
     setattr(_TensorMath, _name, staticmethod(_tensor))
 # formulas written against `m`, each bound to its namespace
-for _name, _formula in (("atan2_recip", _atan2_recip), ("sinc_backward", _sinc_backward),
+for _name, _formula in (("atan2_recip", _atan2_recip), ("atan2_backward", _atan2_backward),
+                        ("fmod_backward_other", _fmod_backward_other),
+                        ("addcdiv_backward_tensor2", _addcdiv_backward_tensor2), ("sinc_backward", _sinc_backward),
                         ("copysign_self_backward", _copysign_self_backward), ("logit_backward", _logit_backward)):
     setattr(_NumpyMath, _name, staticmethod(lambda *args, _f=_formula: _f(NUMPY_MATH, *args)))
     setattr(_TensorMath, _name, staticmethod(lambda *args, _f=_formula: _f(TENSOR_MATH, *args)))

@@ -254,17 +254,22 @@ def _integer_divisor(b, dt, kernel):
 
 
 def remainder(a, b):
+    return _modulo(np.remainder, "remainder_cpu", ("remainder", "remainder_tensor"), a, b)
+
+
+def _modulo(ufunc, kernel, rows, a, b):
+    """remainder and fmod: the row rows[0] for a number divisor, rows[1] for a tensor one."""
     _scalar_in_range(a)
     _scalar_in_range(b)
     dt = result_type(a, b)
     _check_shapes(a, b, dt)
     seq = _begin(a, b) if isinstance(a, TensorBase) else None      # (number % tensor: no node yet)
-    divisor = _integer_divisor(b, dt, "remainder_cpu")
+    divisor = _integer_divisor(b, dt, kernel)
     with np.errstate(all="ignore"):
-        out = np.asarray(np.remainder(_arr(a, dt), divisor), dt.np)
+        out = np.asarray(ufunc(_arr(a, dt), divisor), dt.np)
     if isinstance(b, TensorBase):
-        return _record(TABLE["remainder_tensor"], seq, out, (a, b))
-    return _record(TABLE["remainder"], seq, out, (a,))
+        return _record(TABLE[rows[1]], seq, out, (a, b))
+    return _record(TABLE[rows[0]], seq, out, (a,))
 
 
 def _nograd(out):
@@ -280,10 +285,11 @@ def neg(t):
     return _record(TABLE["neg"], seq, np.negative(t._data), (t,))
 
 
-def _power(a, b):
-    """pow with a tensor exponent, as PyTorch computes it per element (std::pow): NumPy's
+def _power_vectorized(a, b):
+    """pow with a tensor exponent, as PyTorch's vectorized kernel computes it: NumPy's
     float32 power is often an ulp off (0.57735026 ** -2 gives 3.0000002 where PyTorch gives 3.),
-    so small float32 arrays are evaluated in float64 and rounded once, as in _rounded."""
+    so small float32 arrays are evaluated in float64 and rounded once, as in _rounded. (_power,
+    below: the C library's pow where PyTorch's loop calls it.)"""
     if a.dtype == np.float32 and b.dtype == np.float32 and _b.max(a.size, b.size) <= 65536:
         return np.power(a.astype(np.float64), b.astype(np.float64)).astype(np.float32)
     return np.power(a, b)
@@ -309,7 +315,10 @@ def pow(a, b):
     _check_like(a._data.shape, itemsize=dt.np.itemsize)
     seq = _begin(a)
     with np.errstate(all="ignore"):
-        out = E._np_pow(_arr(a, dt), b)
+        if dt.np == np.float64 and b not in _POW_SPECIAL:
+            out = _pow_number_exponent(_arr(a, dt), np.asarray(b, np.float64))
+        else:
+            out = E._np_pow(_arr(a, dt), b)
     return _record(TABLE["pow"], seq, np.asarray(out, dt.np), (a,), attrs={"exponent": b})
 
 
@@ -403,7 +412,14 @@ cos = _unary("cos", _cos)
 tanh = _unary("tanh", _tanh)
 sigmoid = _unary("sigmoid", _rounded(_sigmoid))
 sqrt = _unary("sqrt", vml.sqrt)         # (MKL's float32 kernel, as PyTorch's)
-_rsqrt = _rounded(lambda a: np.asarray(1 / np.sqrt(a), a.dtype))
+
+
+def _rsqrt(a):
+    """1 / sqrt(x) with both steps rounded to the dtype, as PyTorch's kernel: its square root
+    here is the correctly rounded one (NumPy's), not MKL's of torch.sqrt."""
+    return np.asarray(np.ones((), a.dtype) / np.sqrt(a), a.dtype)
+
+
 rsqrt = _unary("rsqrt", _rsqrt)
 abs = _unary("abs", np.abs, float_only=False, refuse=_no_kernel("abs_cpu", "b"))
 # PyTorch keeps x unless x < 0: relu(-0.) is -0. and relu(nan) is nan (np.maximum would give +0.)
@@ -418,7 +434,8 @@ sign = _unary("sign", lambda a: a.copy() if a.dtype == np.bool_ else np.sign(a),
 frac = _unary("frac", lambda a: a - np.trunc(a), refuse=_no_kernel("frac_cpu", "biu"))
 
 # -- pointwise maths (session 9): float32 results are computed in float64 and rounded once
-# (_rounded), within an ulp of PyTorch's vectorized kernels where not equal to them.
+# (_rounded), within an ulp of PyTorch's vectorized kernels where not equal to them; the elements
+# PyTorch computes with the C library are computed with it here too (_with_c_tail, below).
 
 
 def _each(scalar):
@@ -431,11 +448,9 @@ def _each(scalar):
     return f
 
 
-def _erfinv64(a):
-    """The inverse error function of a float64 array: Newton's method on math.erf from a
-    closed-form start, to the last bit; +-inf at +-1, nan outside [-1, 1]."""
-    a = np.asarray(a, np.float64)
-    out = np.empty(a.shape)
+def _erfinv_array(a):
+    """The inverse error function of a float array, each element rounded once to its dtype."""
+    out = np.empty(a.shape, a.dtype)
     for i, y in np.ndenumerate(a):
         out[i] = _erfinv_scalar(float(y))
     return out
@@ -460,7 +475,7 @@ def _erfinv_scalar(y):
     return _math.copysign(x, y)
 
 
-def _sinc(a):
+def _sinc_vectorized(a):
     """PyTorch's sinc: sin(pi * x) / (pi * x) with pi * x rounded to the dtype first, 1 at 0."""
     p = a * np.asarray(_math.pi, a.dtype)
     s = _rounded(np.sin)(p) if a.dtype == _F32 else np.sin(p)
@@ -468,14 +483,101 @@ def _sinc(a):
         return np.where(a == 0, np.ones((), a.dtype), s / p)
 
 
-_log1p, _expm1, _log2, _log10, _tan, _asin, _acos, _atan, _sinh, _cosh, _asinh, _acosh, _atanh = map(
-    _rounded, (np.log1p, np.expm1, np.log2, np.log10, np.tan, np.arcsin, np.arccos, np.arctan, np.sinh, np.cosh,
-               np.arcsinh, np.arccosh, np.arctanh),
-    (_math.log1p, _math.expm1, _math.log2, _math.log10, _math.tan, _math.asin, _math.acos, _math.atan,
-     _math.sinh, _math.cosh, _math.asinh, _math.acosh, _math.atanh))
-_exp2 = _rounded(np.exp2)
+def _sinc_scalar(dtype, sin, x):
+    if x == 0:
+        return 1.0
+    p = float(dtype.type(x * float(dtype.type(_math.pi))))       # pi * x in the dtype
+    return sin(p) / p
+
+
+_log1p, _expm1, _log2, _log10, _tan, _asin, _acos, _atan = map(
+    _rounded, (np.log1p, np.expm1, np.log2, np.log10, np.tan, np.arcsin, np.arccos, np.arctan),
+    (_math.log1p, _math.expm1, _math.log2, _math.log10, _math.tan, _math.asin, _math.acos, _math.atan))
+
+# PyTorch's CPU loops run their vectorized kernel on blocks of two vectors (AVX-512: 32 float32s,
+# 16 float64s; AVX2: half that) and call the C library's function (glibc's sinhf, sinh, ...) on
+# the elements left over; asinh, acosh and sinc have no vectorized kernel. Those C functions are
+# not correctly rounded: here too they compute the elements PyTorch gives them, in arrays small
+# enough to print.
+_BLOCK_BYTES = []
+_C_MATH = {}
+
+
+def _vector_block(dtype):
+    """Elements per block of PyTorch's vectorized loop: two vectors of the widest instruction set
+    its CPU dispatch picks (AVX-512 when the CPU has F, BW, VL and DQ; else AVX2's 32 bytes)."""
+    if not _BLOCK_BYTES:
+        try:
+            with open("/proc/cpuinfo") as f:
+                flags = next((line.split() for line in f if line.startswith("flags")), [])
+        except OSError:
+            flags = []
+        wide = all(f"avx512{x}" in flags for x in ("f", "bw", "vl", "dq"))
+        _BLOCK_BYTES.append(2 * (64 if wide else 32))
+    return _BLOCK_BYTES[0] // dtype.itemsize
+
+
+def _c_math(name, arity, dtype):
+    """The C math library's `name` for float32 (namef) or float64, or None where there is none."""
+    key = (name, dtype)
+    if key not in _C_MATH:
+        import ctypes
+        import ctypes.util
+        ctype = ctypes.c_float if dtype == _F32 else ctypes.c_double
+        try:
+            f = getattr(ctypes.CDLL(ctypes.util.find_library("m")), name + ("f" if dtype == _F32 else ""))
+            f.restype, f.argtypes = ctype, [ctype] * arity
+        except (OSError, AttributeError, TypeError):
+            f = None
+        _C_MATH[key] = f
+    return _C_MATH[key]
+
+
+def _with_c_tail(vectorized, scalar, functions, vectorizes=True):
+    """`vectorized(*arrays)`, except on the elements PyTorch's loop leaves to its scalar code:
+    there `scalar(dtype, *functions, *numbers)`, with the C library's `functions` ((name, arity)
+    pairs) as PyTorch's scalar kernel composes them. Same-shape operands are one loop (so is a
+    one-element operand, broadcast); others loop along their last dimension."""
+    def f(*arrays):
+        out = vectorized(*arrays)
+        dtype = np.result_type(*arrays)
+        shape = np.shape(out)
+        size = out.size if isinstance(out, np.ndarray) else 1
+        if dtype not in (_F32, np.float64) or size > 65536 or any(a.dtype != dtype for a in arrays):
+            return out
+        inner = size if all(a.shape == shape or a.size == 1 for a in arrays) else (shape[-1] if shape else 1)
+        kept = inner - inner % _vector_block(dtype) if vectorizes else 0
+        cs = [_c_math(name, arity, dtype) for name, arity in functions]
+        if kept == inner or None in cs:
+            return out
+        out = np.array(out, dtype).reshape(-1)
+        flat = [np.broadcast_to(a, shape).reshape(-1).tolist() for a in arrays]
+        for i in range(size):
+            if i % inner >= kept:
+                out[i] = scalar(dtype, *cs, *(v[i] for v in flat))
+        return out.reshape(shape)
+    f.__name__ = getattr(vectorized, "__name__", "f")
+    return f
+
+
+def _c_tail(name, vectorizes=True):
+    """A one-input function whose scalar code is the C library's `name`."""
+    return lambda vectorized: _with_c_tail(vectorized, lambda dt, c, x: c(x), ((name, 1),), vectorizes)
+
+
+# pow: a tensor exponent (float32 and float64) and a float64 tensor to a number's power, past the
+# exponents PyTorch computes otherwise (x * x, sqrt, ...: engine._np_pow); a float32 tensor to a
+# number's power is PyTorch's double pow rounded once, which _np_pow computes
+_POW_SPECIAL = (0, 0.5, -0.5, 1, -1, 2, -2, 3)
+_power = _with_c_tail(_power_vectorized, lambda dt, c, x, e: c(x, e), (("pow", 2),))
+_pow_number_exponent = _with_c_tail(lambda a, e: E._np_pow(a, e.item()), lambda dt, c, x, e: c(x, e), (("pow", 2),))
+_sinh, _cosh, _atanh = (_c_tail(name)(_rounded(f)) for f, name in (
+    (np.sinh, "sinh"), (np.cosh, "cosh"), (np.arctanh, "atanh")))
+_asinh, _acosh = (_c_tail(name, False)(_rounded(f)) for f, name in ((np.arcsinh, "asinh"), (np.arccosh, "acosh")))
+_exp2 = _c_tail("exp2")(_rounded(np.exp2))
+_sinc = _with_c_tail(_sinc_vectorized, _sinc_scalar, (("sin", 1),), False)
 _erf, _erfc = _rounded(_each(_math.erf), _math.erf), _rounded(_each(_math.erfc), _math.erfc)
-_erfinv = _rounded(_erfinv64, _erfinv_scalar)
+_erfinv = _rounded(_erfinv_array, _erfinv_scalar)
 log1p = _unary("log1p", _log1p)
 expm1 = _unary("expm1", _expm1)
 log2 = _unary("log2", _log2)
@@ -563,7 +665,8 @@ def _rounded2(fn):
     return f
 
 
-_atan2, _hypot = _rounded2(np.arctan2), _rounded2(np.hypot)
+_atan2 = _with_c_tail(_rounded2(np.arctan2), lambda dt, c, y, x: c(y, x), (("atan2", 2),))
+_hypot = _rounded2(np.hypot)
 
 
 def atan2(a, b):
@@ -576,23 +679,21 @@ def hypot(a, b):
 
 
 def fmod(a, b):
-    _scalar_in_range(b)
-    dt = result_type(a, b)
-    _check_shapes(a, b, dt)
-    seq = _begin(a, b)
-    divisor = _integer_divisor(b, dt, "fmod_cpu")
-    with np.errstate(all="ignore"):
-        out = np.asarray(np.fmod(_arr(a, dt), divisor), dt.np)
-    if isinstance(b, TensorBase):
-        return _record(TABLE["fmod_tensor"], seq, out, (a, b))
-    return _record(TABLE["fmod"], seq, out, (a,))
+    return _modulo(np.fmod, "fmod_cpu", ("fmod", "fmod_tensor"), a, b)
 
 
-def _xlogy(x, y):
+def _xlogy_vectorized(x, y):
     """x * log(y) in the dtype (log rounded once), 0 where x is 0, nan where y is nan."""
     with np.errstate(all="ignore"):
         out = x * _log(y)
     return np.where(np.isnan(y), np.asarray(np.nan, out.dtype), np.where(x == 0, np.zeros((), out.dtype), out))
+
+
+def _xlogy_scalar(dtype, log, x, y):
+    return _math.nan if y != y else 0.0 if x == 0 else x * log(y)
+
+
+_xlogy = _with_c_tail(_xlogy_vectorized, _xlogy_scalar, (("log", 1),))
 
 
 def xlogy_data(x, y):
@@ -625,18 +726,50 @@ def copysign(a, b):
     return _record(TABLE["copysign_scalar"], seq, np.asarray(np.copysign(_arr(a, dt), _arr(b, dt)), dt.np), (a,))
 
 
-def _logaddexp(a, b):
-    """max + log1p(exp(-|a - b|)) as PyTorch's float kernel rounds it, each step in the dtype;
-    a where both are the same infinity."""
+def _fma(a, b, c):
+    """a * b + c rounded once, as PyTorch's kernels that fuse them: float32 through float64, where
+    the product is exact; float64 by the C library's fma (long double, less exact, past 65536)."""
+    dt = np.result_type(a, b, c)
+    if dt == _F32:
+        return np.asarray(np.asarray(a, np.float64) * b + c, dt)
+    if dt != np.float64:
+        return a * b + c
+    a, b, c = np.broadcast_arrays(a, b, c)
+    fma = _c_math("fma", 3, dt) if a.size <= 65536 else None
+    if fma is None:
+        return np.asarray(np.asarray(a, np.longdouble) * b + c, dt)
+    return np.fromiter(map(fma, a.ravel().tolist(), b.ravel().tolist(), c.ravel().tolist()), dt,
+                       a.size).reshape(a.shape)
+
+
+def _logaddexp_vectorized(a, b):
+    """max + log1p(exp(-|a - b|)), each step in the dtype; a where both are the same infinity."""
     with np.errstate(all="ignore"):
         out = np.maximum(a, b) + _log1p(_exp(-np.abs(a - b)))
     return np.where(np.isinf(a) & (a == b), a, out)
 
 
-def _logaddexp2(a, b):
+def _logaddexp2_vectorized(a, b):
+    """log1p(exp2(-|a - b|)) * (1 / ln 2) + max, the last two fused."""
     with np.errstate(all="ignore"):
-        out = np.maximum(a, b) + _log1p(_exp2(-np.abs(a - b))) * np.asarray(1.0 / _math.log(2.0), a.dtype)
+        out = _fma(_log1p(_exp2(-np.abs(a - b))), np.asarray(1.0 / _math.log(2.0), a.dtype), np.maximum(a, b))
     return np.where(np.isinf(a) & (a == b), a, out)
+
+
+def _logaddexp_scalar(dtype, exp, log1p, a, b):
+    if _math.isinf(a) and a == b:
+        return a
+    return (b if a < b else a) + log1p(exp(-_b.abs(a - b)))
+
+
+def _logaddexp2_scalar(dtype, exp2, log1p, fma, a, b):
+    if _math.isinf(a) and a == b:
+        return a
+    return fma(log1p(exp2(-_b.abs(a - b))), float(dtype.type(1.0 / _math.log(2.0))), b if a < b else a)
+
+
+_logaddexp = _with_c_tail(_logaddexp_vectorized, _logaddexp_scalar, (("exp", 1), ("log1p", 1)))
+_logaddexp2 = _with_c_tail(_logaddexp2_vectorized, _logaddexp2_scalar, (("exp2", 1), ("log1p", 1), ("fma", 3)))
 
 
 def logaddexp(a, b):
@@ -694,10 +827,11 @@ def _same_dtype(t, other, name):
 
 
 def _lerp(start, end, weight):
-    """PyTorch's lerp: start + w (end - start) for |w| < 0.5, else end - (end - start)(1 - w)."""
+    """PyTorch's lerp, fused: w * (end - start) + start for |w| < 0.5, else
+    (w - 1) * (end - start) + end."""
     diff = end - start
     small = np.abs(weight) < 0.5
-    return np.where(small, start + weight * diff, end - diff * (np.ones((), diff.dtype) - weight))
+    return _fma(np.where(small, weight, weight - np.ones((), diff.dtype)), diff, np.where(small, start, end))
 
 
 def lerp(t, end, weight):
@@ -735,7 +869,7 @@ def addcmul(t, tensor1, tensor2, value=1):
     dt = result_type(t, tensor1, tensor2)
     _broadcast3(t, tensor1, tensor2)
     seq = _begin(t, tensor1, tensor2)
-    out = _arr(t, dt) + _value_in(value, dt.np) * _arr(tensor1, dt) * _arr(tensor2, dt)
+    out = _fma(_value_in(value, dt.np) * _arr(tensor1, dt), _arr(tensor2, dt), _arr(t, dt))   # fused, as PyTorch
     return _record(TABLE["addcmul"], seq, np.asarray(out, dt.np), (t, tensor1, tensor2), attrs={"value": value})
 
 

@@ -211,15 +211,15 @@ TABLE = {
     "logit": op("LogitBackward0", ("self",), saved=(("self", ALWAYS),), attrs=("eps",),
                 self=lambda m, g, self, eps: m.logit_backward(g, self, eps)),
     "atan2": op("Atan2Backward0", ("self", "other"), saved=(("other", ALWAYS), ("self", ALWAYS)),
-                self=lambda m, g, self, other: g * other * m.atan2_recip(self, other),
-                other=lambda m, g, self, other: g * -self * m.atan2_recip(self, other)),
+                self=lambda m, g, self, other: m.atan2_backward(g, self, other, True),
+                other=lambda m, g, self, other: m.atan2_backward(g, self, other, False)),
     "hypot": op("HypotBackward0", ("self", "other"), saved=(("other", "other"), ("result", ALWAYS), ("self", "self")),
                 self=lambda m, g, self, result: g * self / result,
                 other=lambda m, g, other, result: g * other / result),
     "fmod": op("FmodBackward0", ("self",), self=lambda m, g: g, doc="tensor fmod a number: saves nothing"),
     "fmod_tensor": op("FmodBackward1", ("self", "other"), saved=(("other", "other"), ("self", "other")),
                       self=lambda m, g: g,
-                      other=lambda m, g, self, other: -g * m.trunc_divide(self, other)),
+                      other=lambda m, g, self, other: m.fmod_backward_other(g, self, other)),
     # xlogy(grad, other), 0 where self == 0 and other <= 0
     "xlogy": op("XlogyBackward0", ("self", "other"), saved=(("other", ALWAYS), ("self", ALWAYS)),
                 self=lambda m, g, self, other: m.masked_fill(m.xlogy(g, other),
@@ -267,8 +267,8 @@ TABLE = {
                   saved=(("tensor1", "tensor2"), ("tensor2", ALWAYS)), attrs=("value",),
                   self=lambda m, g: g,
                   tensor1=lambda m, g, tensor2, value: g * m.rdiv_scalar(tensor2, value),
-                  tensor2=lambda m, g, tensor1, tensor2, value: -g * (m.mul_scalar(tensor1, value) /
-                                                                        (tensor2 * tensor2))),
+                  tensor2=lambda m, g, tensor1, tensor2, value: m.addcdiv_backward_tensor2(g, tensor1, tensor2,
+                                                                                           value)),
 
     # -- sorting, selection and index ops (session 9)
     "gather": op("GatherBackward0", ("self",), saved=(("index", ALWAYS), ("self", ALWAYS)), attrs=("dim", "sparse_grad"),

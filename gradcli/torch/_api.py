@@ -116,7 +116,7 @@ API = (
     Op(P.logaddexp2, "logaddexp2", "logaddexp2"),
     Op(P.fmax, "fmax", "fmax"),
     Op(P.fmin, "fmin", "fmin"),
-    Op(P.true_divide, "true_divide", "true_divide", "true_divide_"),
+    Op(P.true_divide, "true_divide", "true_divide", "true_divide_", numbers=True),
     Op(P.float_power, "float_power", "float_power"),
     Op(P.float_power_, "", "", "float_power_"),
     Op(P.lerp, "lerp", "lerp", "lerp_"),

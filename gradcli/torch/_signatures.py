@@ -55,7 +55,7 @@ SIGNATURES = {
                                                  "fmin")},
     "fmod": "Tensor input, Tensor|Number other",
     "copysign": "Tensor input, Tensor|Number other",
-    "true_divide": "Tensor input, Tensor|Number other",
+    "true_divide": "Tensor|Number input, Tensor|Number other",
     "xlogy": ("Tensor input, Tensor|Number other", "Number self, Tensor other"),
     "float_power": ("Tensor input, Tensor|Number exponent", "Number self, Tensor exponent"),
     "lerp": "Tensor input, Tensor end, Tensor|Number weight",
