@@ -522,10 +522,11 @@ def _c_math(name, arity, dtype):
     key = (name, dtype)
     if key not in _C_MATH:
         import ctypes
-        import ctypes.util
         ctype = ctypes.c_float if dtype == _F32 else ctypes.c_double
         try:
-            f = getattr(ctypes.CDLL(ctypes.util.find_library("m")), name + ("f" if dtype == _F32 else ""))
+            # (the interpreter's own symbols include the C math library it is linked with: no search,
+            # which would run ldconfig)
+            f = getattr(ctypes.CDLL(None), name + ("f" if dtype == _F32 else ""))
             f.restype, f.argtypes = ctype, [ctype] * arity
         except (OSError, AttributeError, TypeError):
             f = None
