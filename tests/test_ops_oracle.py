@@ -687,6 +687,83 @@ for expr, specs in [
         ("a.nonzero()", (In((0, 3)),))]:
     case(expr, *specs)
 
+# sorting and selection: ties are ordered as PyTorch's algorithms order them (std::sort past 16 values)
+TIES = In(values=[[1.0, 3.0, 1.0, 3.0, 1.0, 3.0, 2.0, 2.0] * 3, [0.0, 1.0, 0.0, 1.0, 2.0, 2.0, 0.0, 1.0] * 3])
+TIED_INTS = In((3, 40), ints=True, low=0, high=4, rg=False)
+NANS = In(values=[[2.0, float("nan"), 1.0, 2.0], [float("nan"), 0.5, float("nan"), -1.0]])
+for expr, specs in [
+        ("torch.sort(a)", ((2, 3),)), ("a.sort(0, descending=True)", ((2, 3, 4),)), ("a.sort(dim=-2)", ((3, 4),)),
+        ("torch.sort(a, stable=True)", ((3, 4),)), ("a.sort(stable=False, descending=True)", ((3, 4),)),
+        ("a.sort()", (TIES,)), ("a.sort(descending=True)", (TIES,)), ("a.sort(stable=True, descending=True)", (TIES,)),
+        ("a.sort(1)", (TIED_INTS,)), ("a.sort(1, True)", (TIED_INTS,)), ("a.sort()", (NANS,)),
+        ("a.sort(descending=True)", (NANS,)), ("a.sort()", ((),)), ("a.sort(0)", (In((0,)),)),
+        ("a.sort()", (In(values=[True, False, True, False] * 5, rg=False),)),
+        ("(a.sort(descending=True).values ** 2).sum()", ((2, 5),)), ("a.sort(2)", ((2, 3),)),
+        ("torch.argsort(a)", ((2, 3),)), ("a.argsort(0, True)", (TIES,)), ("a.argsort(stable=True)", (TIES,)),
+        ("a.argsort(descending=True)", (TIED_INTS,)), ("torch.argsort(a)", ((),)),
+        ("torch.msort(a)", ((3, 4),)), ("a.msort()", (In(values=[[1.0, 2.0]] * 20),)), ("a.msort()", ((),)),
+        ("torch.topk(a, 2)", ((3, 4),)), ("a.topk(2, dim=0, largest=False)", ((3, 4),)),
+        ("a.topk(3, sorted=False)", ((2, 6),)), ("a.topk(2, 1, True, False)", ((2, 3, 4),)),
+        ("a.topk(3)", (TIES,)), ("a.topk(5, largest=False)", (TIES,)), ("a.topk(4, sorted=False)", (TIES,)),
+        ("a.topk(1)", (TIES,)), ("a.topk(24)", (TIES,)), ("a.topk(7, 1)", (TIED_INTS,)),
+        ("a.topk(2)", (In(values=[1.0] * 200),)), ("a.topk(3, largest=False)", (In(values=[2.0, 1.0] * 100),)),
+        ("a.topk(2)", (NANS,)), ("a.topk(2, largest=False)", (NANS,)), ("a.topk(0)", ((2, 3),)),
+        ("a.topk(1)", ((),)), ("a.topk(0)", ((),)), ("(a.topk(2).values ** 2).sum()", ((2, 4),)),
+        ("a.topk(4)", ((2, 3),)), ("a.topk(-1)", ((2, 3),)), ("a.topk(1, 2)", ((2, 3),)),
+        ("a.topk(1)", (In(values=[True, False], rg=False),)), ("a.topk(2)", ((),)),
+        ("torch.kthvalue(a, 2)", ((3, 4),)), ("a.kthvalue(1, 0, True)", ((3, 4),)), ("a.kthvalue(3, dim=-1, keepdim=True)", ((2, 3, 4),)),
+        ("a.kthvalue(5)", (TIES,)), ("a.kthvalue(12, 1)", (TIED_INTS,)), ("a.kthvalue(2)", (In(values=[2.0, 2.0, 2.0]),)),
+        ("a.kthvalue(4)", (NANS,)), ("a.kthvalue(1)", ((),)), ("a.kthvalue(1, 0, True)", ((),)),
+        ("(a.kthvalue(2, 0).values ** 2).sum()", ((3, 2),)), ("a.kthvalue(1, 0)", (In((2, 0)),)),
+        ("a.kthvalue(4)", ((2, 3),)), ("a.kthvalue(0)", ((2, 3),)), ("a.kthvalue(1)", (In((0,)),)),
+        ("a.kthvalue(1)", (In(values=[True], rg=False),)),
+        ("torch.cummax(a, 1)", ((2, 4),)), ("a.cummin(0)", ((3, 2),)), ("a.cummax(-1)", ((2, 3, 4),)),
+        ("a.cummax(1)", (TIES,)), ("a.cummin(1)", (TIES,)), ("a.cummax(1)", (NANS,)), ("a.cummin(1)", (NANS,)),
+        ("a.cummax(0)", ((),)), ("a.cummin(0)", (In((0,)),)), ("a.cummax(1)", (TIED_INTS,)),
+        ("a.cummax(0)", (In(values=[True, False, True], rg=False),)), ("(a.cummax(0).values ** 2).sum()", ((4,),)),
+        ("a.cummax(2)", ((2, 3),)),
+        ("torch.unique(a)", (In(values=[3.0, 1.0, 2.0, 1.0, 3.0]),)),
+        ("torch.unique(a, return_inverse=True, return_counts=True)", (In(values=[[3.0, 1.0], [1.0, 2.0]]),)),
+        ("a.unique(sorted=False, return_counts=True)", (In((8,), ints=True, low=0, high=3),)),
+        ("torch.unique(a, dim=0, return_inverse=True, return_counts=True)",
+         (In(values=[[1, 2], [0, 5], [1, 2]]),)), ("a.unique(dim=1)", (In(values=[[1.0, 2.0, 1.0], [0.0, 5.0, 0.0]]),)),
+        ("a.unique()", (In(values=[True, False, True]),)), ("a.unique()", ((),)), ("a.unique(dim=0)", ((),)),
+        ("torch.unique_consecutive(a)", (In(values=[1.0, 1.0, 2.0, 2.0, 1.0]),)),
+        ("a.unique_consecutive(return_inverse=True, return_counts=True)", (In(values=[[1, 1], [2, 1]]),)),
+        ("torch.unique_consecutive(a, return_counts=True, dim=0)", (In(values=[[1, 2], [1, 2], [0, 1], [1, 2]]),)),
+        ("a.unique_consecutive(dim=1)", (In(values=[[1.0, 1.0, 2.0], [3.0, 3.0, 4.0]]),)), ("a.unique_consecutive()", ((),)),
+        ("torch.bincount(a)", (In(values=[0, 2, 2, 5]),)), ("a.bincount(minlength=8)", (In(values=[1, 1, 3]),)),
+        ("a.bincount(b)", (In(values=[0, 2, 2]), In(values=[0.5, 1.0, 2.0], rg=False))),
+        ("a.bincount(b)", (In(values=[0, 2, 2]), In(values=[1, 2, 3]))), ("a.bincount()", (In((0,), dtype="int64"),)),
+        ("a.bincount()", (In(values=[1, 2], dtype="int32"),)), ("a.bincount()", (In(values=[1.0, 2.0], rg=False),)),
+        ("a.bincount()", (In(values=[-1, 2]),)), ("a.bincount()", (In(values=[[1, 2]]),)),
+        ("a.bincount(minlength=-1)", (In(values=[1, 2]),)), ("a.bincount(b)", (In(values=[1, 2]), In(values=[1.0], rg=False))),
+        ("torch.searchsorted(a, b)", (In(values=[1, 3, 5, 7]), In(values=[[3, 6, 9], [0, 5, 7]]))),
+        ("torch.searchsorted(a, b, right=True)", (In(values=[1.0, 3.0, 5.0, 7.0], rg=False), In(values=[[3.0, 6.0], [0.0, 5.0]], rg=False))),
+        ("torch.searchsorted(a, b, side='right', out_int32=True)", (In(values=[[1, 3], [2, 4]]), In(values=[[2, 4], [3, 1]]))),
+        ("torch.searchsorted(a, 5.0)", (In(values=[1.0, 3.0, 5.0, 7.0], rg=False),)),
+        ("torch.searchsorted(a, b, sorter=torch.tensor([1, 2, 0]))", (In(values=[3, 1, 2]), In(values=[2, 0, 3]))),
+        ("torch.searchsorted(a, b)", (In(values=[1, 3]), In(values=[2.5, 0.5], rg=False))),
+        ("torch.searchsorted(a, b, side='left', right=True)", (In(values=[1, 3]), In(values=[2]))),
+        ("torch.searchsorted(a, b, side='middle')", (In(values=[1, 3]), In(values=[2]))),
+        ("torch.searchsorted(a, b)", (In(values=1), In(values=[2]))),
+        ("torch.searchsorted(a, b)", (In(values=[[1, 3], [2, 4]]), In(values=[[2]]))),
+        ("torch.bucketize(a, b)", (In(values=[[3, 6, 9], [0, 5, 7]]), In(values=[1, 3, 5, 7]))),
+        ("torch.bucketize(a, b, right=True, out_int32=True)", (In(values=[3.0, 1.0, 7.5], rg=False), In(values=[1.0, 3.0, 5.0, 7.0], rg=False))),
+        ("torch.bucketize(2, b)", (In(values=[1, 3]),)), ("torch.bucketize(a, b)", (In(values=[2]), In(values=[[1, 3]])))]:
+    case(expr, *specs)
+# their gradients under create_graph: scatter / scatter_add / index_add nodes, as PyTorch's backward formulas record
+for expr, specs in [
+        ("(a.max(1).values ** 2).sum()", ((2, 3),)), ("(a.min(0, keepdim=True).values ** 2).sum()", ((2, 3),)),
+        ("(a.cummax(1).values ** 2).sum()", ((2, 3),)), ("(a.topk(2, 0, sorted=False).values ** 3).sum()", ((3, 2),)),
+        ("(a.index_select(1, torch.tensor([2, 0, 2])) ** 2).sum()", ((2, 3),)),
+        ("(a.index_fill(0, torch.tensor([1]), b) ** 2).sum()", ((3, 2), ())),
+        ("(a.index_copy(0, torch.tensor([1]), b) ** 2).sum()", ((3, 2), (1, 2))),
+        ("(a.index_add(0, torch.tensor([1, 1]), b, alpha=3) ** 2).sum()", ((3, 2), (2, 2))),
+        ("(torch.take_along_dim(a, torch.tensor([[1], [0]]), 1) ** 2).sum()", ((2, 3),)),
+        ("(a.masked_select(a > 0) ** 2).sum()", ((2, 3),)), ("(a.take(torch.tensor([4, 0])) ** 2).sum()", ((2, 3),))]:
+    case(expr, *specs)
+
 # ============================================================================ the test
 
 

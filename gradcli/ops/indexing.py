@@ -743,6 +743,22 @@ def _np_masked_select_backward(g, self, mask):
     return z.reshape(self.shape)
 
 
+def _np_masked_scatter_backward(g, mask, sizes):
+    """masked_scatter's source gradient: the gradient where the mask is set, zeros after, in
+    the source's shape."""
+    picked = g[np.broadcast_to(mask, g.shape)]
+    n = int(np.prod(sizes))
+    if n > picked.size:
+        picked = np.concatenate([picked, np.zeros(n - picked.size, g.dtype)])
+    return picked.reshape(tuple(sizes))
+
+
+def _np_put_zero(g, index):
+    out = g.copy()
+    out.reshape(-1)[index.reshape(-1) % g.size] = 0
+    return out
+
+
 def _check_src_grad(name, index, src_sizes):
     """The engine's check of a node's result: the gathered gradient has the index's shape,
     which src's shape must broadcast to (PyTorch's validate_outputs)."""
@@ -769,7 +785,11 @@ NUMPY_HELPERS = {
     "index_fill_value_backward": _np_index_fill_value_backward,
     "take_backward": _np_take_backward,
     "masked_select_backward": _np_masked_select_backward,
+    "put_zero": lambda g, index, source: _np_put_zero(g, index),
+    "take_reshaped": lambda g, index, source: g.reshape(-1)[index.reshape(-1) % g.size].reshape(source.shape),
+    "masked_scatter_backward": _np_masked_scatter_backward,
 }
+
 
 
 def _zeros_of(shape, like):
@@ -792,7 +812,32 @@ def _tensor_index_fill_value_backward(g, dim, index):
     return sum(index_select(g, dim, CONFIG.tensor(np.unique(i % size if size else i))))
 
 
+def _tensor_take_backward(g, self, index):
+    """zeros_like(self).put_(index, grad, accumulate=True): a PutBackward0 node."""
+    base = _zeros_of(self._data.shape, g)
+    out = base._data.copy()
+    if out.size:
+        np.add.at(out.reshape(-1), index._data.reshape(-1) % out.size, g._data.reshape(-1))
+    return _record(TABLE["put"], _begin(base, g), out, (base, g), extra={"index": index, "source": g},
+                   attrs={"accumulate": True})
+
+
+def _tensor_masked_select_backward(g, self, mask):
+    """zeros of the broadcast shape masked_scatter_(mask, grad) (MaskedScatterBackward0), summed
+    to the input's shape as the engine does."""
+    from .shape import _sum_to
+    shape = broadcast_shapes(mask._data.shape, self._data.shape)
+    base = _zeros_of(shape, g)
+    out = base._data.copy()
+    out[np.broadcast_to(mask._data, shape)] = g._data
+    r = _record(TABLE["masked_scatter"], _begin(base, g), out, (base, g), extra={"mask": mask},
+                attrs={"source_sym_sizes": tuple(g._data.shape)})
+    return _sum_to(r, self._data.shape) if shape != self._data.shape else r
+
+
 TENSOR_HELPERS = {
+    "take_backward": _tensor_take_backward,
+    "masked_select_backward": _tensor_masked_select_backward,
     "gather_backward": lambda g, self, dim, index: scatter_add(_zeros_of(self._data.shape, g), dim, index, g),
     "scatter_zero": lambda g, dim, index: scatter(g, dim, index, value=0),
     "gather": lambda g, dim, index: gather(g, dim, index),
