@@ -627,7 +627,17 @@ for expr, specs in [
         ("a.scatter(0, torch.tensor([0]), 1.0)", ((2, 3),)), ("a.scatter(0, torch.tensor([[0]]), b)", ((2, 3), ())),
         ("a.scatter_add(0, torch.tensor([[0, 1]]), b)", ((2, 3), (1, 1))),
         ("a.scatter_add(0, torch.tensor([[0, 1]]), b)", (In((2, 3), ints=True), (1, 2))),
-        ("a.scatter_add(3, torch.tensor([[0, 1]]), b)", ((2, 3), (1, 2)))]:
+        ("a.scatter_add(3, torch.tensor([[0, 1]]), b)", ((2, 3), (1, 2))),
+        # reduce=: PyTorch's NotImplemented node, whose backward raises
+        (f"torch.scatter(a, 0, {I24}, b, reduce='add')", ((3, 4), (2, 4))),
+        (f"a.scatter(0, {I24}, b, reduce='multiply')", ((3, 4), In((2, 5), rg=False))),
+        (f"a.scatter(0, {I24}, b, reduce='add')", (In((3, 4), rg=False), (2, 4))),
+        ("a.scatter(1, torch.tensor([[0, 0], [2, 1]]), 1.5, reduce='add')", ((2, 3),)),
+        ("a.scatter(1, torch.tensor([[0, 0], [2, 1]]), value=2.5, reduce='multiply')",
+         (In((2, 3), ints=True, low=1, high=4),)),
+        ("out = a * 1; out.scatter_(0, torch.tensor([[1, 1]]), b, reduce='add')", ((2, 2), (1, 2))),
+        ("a.scatter(0, torch.tensor([[1]]), 1.0, reduce='mean')", ((2, 2),)),
+        ("a.scatter(0, torch.tensor([[1]]), b, reduce='sum')", ((2, 2), (1, 1)))]:
     case(expr, *specs)
 for expr, specs in [
         ("torch.index_select(a, 0, torch.tensor([2, 0, 2]))", ((3, 4),)),

@@ -9,7 +9,6 @@ import numpy as np
 from .. import engine as E
 from ..engine import CONFIG, TensorBase
 from ..engine import TorchIndexError, TorchRuntimeError, TorchTypeError, TorchValueError
-from ..engine import TorchNotImplementedError as TorchNotImplementedError_
 from .numeric import _SCALAR_NAME, _check_operand, _sizes_str, broadcast_shapes
 from .record import _begin, _check_numel, _check_reads, _numel, _record
 from .table import TABLE
@@ -442,13 +441,13 @@ def _scatter_common(name, t, dim, index, src):
     return d
 
 
-def scatter(t, dim, index, src=None, value=None, reduce=None):
+def scatter(t, dim, index, src=None, value=None, reduce=None, _op="aten::scatter"):
     """scatter(dim, index, src) (ScatterBackward0) or scatter(dim, index, value) (ScatterBackward1)."""
     if src is None:
         src = value
-    if reduce is not None:
-        raise TorchNotImplementedError_("gradcli does not implement scatter's reduce= argument (yet)")
     d = _scatter_common("scatter", t, dim, index, src)
+    if reduce is not None:
+        return _scatter_reduce(t, d, index, src, reduce, _op)
     if isinstance(src, TensorBase):
         seq = _begin(t, src)
         out = _scatter_np(t._data, d, index._data, src._data)
@@ -458,6 +457,38 @@ def scatter(t, dim, index, src=None, value=None, reduce=None):
     seq = _begin(t)
     out = _scatter_np(t._data, d, index._data, np.asarray(src).astype(t._data.dtype))
     return _record(TABLE["scatter_value"], seq, out, (t,), extra={"index": index}, attrs={"dim": dim})
+
+
+W_SCATTER_REDUCE = ("The reduce argument of torch.scatter with Tensor src is deprecated and will be removed in a future "
+                    "PyTorch release. Use torch.scatter_reduce instead for more reduction options. (Triggered "
+                    "internally at /__w/pytorch/pytorch/aten/src/ATen/native/TensorAdvancedIndexing.cpp:225.)")
+
+
+def scatter_inplace(t, dim, index, src=None, value=None, reduce=None):
+    """x.scatter_(...): scatter run in place (its reduce= form's node names aten::scatter_)."""
+    return scatter(t, dim, index, src, value, reduce, _op="aten::scatter_")
+
+
+def _scatter_reduce(t, d, index, src, reduce, name):
+    """scatter(..., reduce='add'|'multiply'): src (or the value) added or multiplied in at the
+    index. PyTorch has no derivative for it: its node is NotImplemented, on the operands that
+    require grad, whose backward raises."""
+    if reduce not in ("add", "multiply"):
+        raise TorchRuntimeError("reduce argument must be either add or multiply.")
+    ufunc = np.add if reduce == "add" else np.multiply
+    out = t._data.copy()
+    o1, i1 = out.reshape(_nonempty(out.shape)), index._data.reshape(_nonempty(index._data.shape))
+    if isinstance(src, TensorBase):
+        E.warn_once(W_SCATTER_REDUCE)
+        ufunc.at(o1, _positions(i1, d), _leading(src._data.reshape(_nonempty(src._data.shape)), i1.shape))
+    else:
+        _check_operand(src, "value")
+        if index._data.size:
+            ufunc.at(o1, _positions(i1, d), np.asarray(src).astype(out.dtype))
+    seq = _begin(t, src)
+    operands = tuple(x for x in (t, src) if isinstance(x, TensorBase) and x._rg) or (t,)
+    row = TABLE["scatter_reduce_src" if len(operands) == 2 else "scatter_reduce_value"]
+    return _record(row, seq, out, operands, attrs={"_op": name})
 
 
 def scatter_add(t, dim, index, src):

@@ -529,6 +529,11 @@ def _not_implemented(g, name):
     raise TorchNotImplementedError_(f"the derivative for '{name}' is not implemented.")
 
 
+def _derivative_error(g, name):
+    """The backward of PyTorch's NotImplemented node (an op with no derivative formula)."""
+    raise TorchRuntimeError(f"derivative for {name} is not implemented")
+
+
 def _np_cummaxmin_backward(g, self, indices, dim):
     """PyTorch's cummaxmin_backward: an empty input is its own gradient, else zeros with the
     gradient added at the indices (scatter_add_)."""
@@ -558,6 +563,6 @@ def _tensor_value_selecting(g, dim, indices, sizes, keepdim):
 
 
 # their backward formulas' helpers, for ops/maths.py: on arrays, and under create_graph
-NUMPY_HELPERS = {"derivative_not_implemented": _not_implemented, "cummaxmin_backward": _np_cummaxmin_backward}
-TENSOR_HELPERS = {"derivative_not_implemented": _not_implemented, "cummaxmin_backward": _tensor_cummaxmin_backward,
+NUMPY_HELPERS = {"derivative_not_implemented": _not_implemented, "derivative_error": _derivative_error, "cummaxmin_backward": _np_cummaxmin_backward}
+TENSOR_HELPERS = {"derivative_not_implemented": _not_implemented, "derivative_error": _derivative_error, "cummaxmin_backward": _tensor_cummaxmin_backward,
                   "value_selecting": _tensor_value_selecting}

@@ -112,6 +112,13 @@ TABLE = {
                       g, dim, index, _src_sizes, "ScatterBackward0")),
     "scatter_value": op("ScatterBackward1", ("self",), saved=(("index", ALWAYS),), attrs=("dim",),
                         self=lambda m, g, index, dim: m.scatter_zero(g, dim, index)),
+    "scatter_reduce_src": op("NotImplemented", ("self", "src"), cpp=True,
+                             self=lambda m, g, _op: m.derivative_error(g, _op),
+                             src=lambda m, g, _op: m.derivative_error(g, _op),
+                             doc="scatter(..., reduce=): PyTorch has no derivative for it"),
+    "scatter_reduce_value": op("NotImplemented", ("self",), cpp=True,
+                               self=lambda m, g, _op: m.derivative_error(g, _op),
+                               doc="scatter(..., reduce=) with one operand that requires grad: no derivative"),
     "scatter_add": op("ScatterAddBackward0", ("self", "src"), saved=(("index", "src"),), attrs=("dim",),
                       self=lambda m, g: g, src=lambda m, g, index, dim, _src_sizes: m.scatter_src_backward(
                           g, dim, index, _src_sizes, "ScatterAddBackward0")),

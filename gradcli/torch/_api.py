@@ -146,7 +146,8 @@ API = (
     Op(inplace.zero_, "", "zero_"),
     # -- sorting, selection and index ops (session 9)
     Op(indexing.gather, "gather", "gather"),
-    Op(indexing.scatter, "scatter", "scatter", "scatter_"),
+    Op(indexing.scatter, "scatter", "scatter"),
+    Op(indexing.scatter_inplace, "", "", "scatter_"),
     Op(indexing.scatter_add, "scatter_add", "scatter_add", "scatter_add_"),
     Op(indexing.index_select, "index_select", "index_select"),
     Op(indexing.take, "take", "take"),
