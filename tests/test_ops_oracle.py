@@ -745,6 +745,9 @@ for expr, specs in [
         ("torch.bincount(a)", (In(values=[0, 2, 2, 5]),)), ("a.bincount(minlength=8)", (In(values=[1, 1, 3]),)),
         ("a.bincount(b)", (In(values=[0, 2, 2]), In(values=[0.5, 1.0, 2.0], rg=False))),
         ("a.bincount(b)", (In(values=[0, 2, 2]), In(values=[1, 2, 3]))), ("a.bincount()", (In((0,), dtype="int64"),)),
+        ("a.bincount(b)", (In(values=[0, 2, 2]), In(values=[0.5, 1.0, 2.0]))),
+        ("a.bincount(b, 5)", (In(values=[0, 2, 2]), In(values=[0.5, 1.0, 2.0], dtype="float64"))),
+        ("a.bincount(b)", (In(values=[1, 1]), In(values=[True, False]))),
         ("a.bincount()", (In(values=[1, 2], dtype="int32"),)), ("a.bincount()", (In(values=[1.0, 2.0], rg=False),)),
         ("a.bincount()", (In(values=[-1, 2]),)), ("a.bincount()", (In(values=[[1, 2]]),)),
         ("a.bincount(minlength=-1)", (In(values=[1, 2]),)), ("a.bincount(b)", (In(values=[1, 2]), In(values=[1.0], rg=False))),
@@ -762,6 +765,14 @@ for expr, specs in [
         ("torch.bucketize(a, b, right=True, out_int32=True)", (In(values=[3.0, 1.0, 7.5], rg=False), In(values=[1.0, 3.0, 5.0, 7.0], rg=False))),
         ("torch.bucketize(2, b)", (In(values=[1, 3]),)), ("torch.bucketize(a, b)", (In(values=[2]), In(values=[[1, 3]])))]:
     case(expr, *specs)
+# float64 and integer inputs keep their dtype
+for expr in ["a.gather(-1, torch.tensor([[2, 0], [1, 1]]))", "a.index_select(-2, torch.tensor([1]))",
+             "a.sort(-1, True)", "a.topk(2)", "a.kthvalue(2, 0)", "a.cummin(-1)", "a.masked_select(a > 0)",
+             "a.take(torch.tensor([5, 0]))", "a.scatter(0, torch.tensor([[1, 0, 1]]), 7)",
+             "a.index_fill(-1, torch.tensor([0]), 3)", "a.unique(return_counts=True)", "a.argsort(0)"]:
+    case(expr, In((2, 3), dtype="float64"))
+    case(expr, In((2, 3), ints=True, low=-3, high=3))
+    case(expr, In((2, 3), ints=True, low=-3, high=3, dtype="int32"))
 # their gradients under create_graph: scatter / scatter_add / index_add nodes, as PyTorch's backward formulas record
 for expr, specs in [
         ("(a.max(1).values ** 2).sum()", ((2, 3),)), ("(a.min(0, keepdim=True).values ** 2).sum()", ((2, 3),)),

@@ -475,7 +475,8 @@ def bincount(t, weights=None, minlength=0):
     out_dt = w.dtype if w.dtype.kind == "f" else np.dtype(np.float64)
     out = np.zeros(_b_max(int(data.max()) + 1 if data.size else 0, minlength), out_dt)
     np.add.at(out, data, w.astype(out_dt))
-    return CONFIG.tensor(out)
+    seq = _begin(weights)          # no derivative in PyTorch: a NotImplemented node, whose backward raises
+    return _record(TABLE["bincount"], seq, out, (weights,), attrs={"_op": "aten::bincount"})
 
 
 def _b_max(a, b):

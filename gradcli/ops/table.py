@@ -149,6 +149,8 @@ TABLE = {
                          attrs=("source_sym_sizes",), self=lambda m, g, mask: m.masked_fill(g, mask, 0),
                          source=lambda m, g, mask, source_sym_sizes: m.masked_scatter_backward(g, mask, source_sym_sizes),
                          doc="masked_select's gradient under create_graph (zeros masked_scatter_ the gradient)"),
+    "bincount": op("NotImplemented", ("weights",), cpp=True, weights=lambda m, g, _op: m.derivative_error(g, _op),
+                   doc="bincount's weights: PyTorch has no derivative for them"),
     "sort": op("SortBackward0", ("self",), saved=(("indices", ALWAYS),), attrs=("dim", "self_sym_sizes"),
                self=lambda m, g, indices, dim, self_sym_sizes: m.value_selecting(g, dim, indices, self_sym_sizes, True)),
     "sort_stable": op("SortBackward1", ("self",), saved=(("indices", ALWAYS),), attrs=("dim", "self_sym_sizes"),
