@@ -233,11 +233,15 @@ def _sort_order(rows, descending, stable):
     return order
 
 
-def _topk_order(rows, k, largest, sorted):
+def topk_order(rows, k, largest, sorted):
+    """at::topk's indices for each row of a 2-d array (ties as PyTorch's CPU kernel orders them)."""
     n = rows.shape[-1]
-    order = _order(rows, largest)[:, :k]
+    full = _order(rows, largest)
+    order = full[:, :k]
     lt = _gt_pair if largest else _lt_pair
-    for r in range(rows.shape[0]) if not sorted else np.flatnonzero(_ties(rows)):
+    # sorted: only a tie among the k + 1 first values can change the answer; unsorted: the order is the algorithm's
+    tied = _ties(np.take_along_axis(rows, full[:, :k + 1], -1)) if sorted else np.ones(rows.shape[0], bool)
+    for r in np.flatnonzero(tied):
         q = _pairs(rows[r])
         if k * 64 <= n:
             _partial_sort(q, 0, k, n, lt)
@@ -310,7 +314,7 @@ def topk(t, k, dim=-1, largest=True, sorted=True):
     if not data.ndim:
         return _selected("topk", "topk", t, data.copy(), np.zeros((), np.int64), attrs)
     rows, moved = _rows(data, d)
-    order = _topk_order(rows, k, largest, sorted) if k else np.zeros((rows.shape[0], 0), np.int64)
+    order = topk_order(rows, k, largest, sorted) if k else np.zeros((rows.shape[0], 0), np.int64)
     shape = moved[:-1] + (k,)
     values = _unrows(np.take_along_axis(rows, order, -1), shape, d)
     return _selected("topk", "topk", t, values, _unrows(order, shape, d), attrs)
@@ -424,15 +428,30 @@ def unique(t, sorted=True, return_inverse=False, return_counts=False, dim=None):
            return_counts=return_counts)
     _check_reads(t)
     data = t._data
-    if dim is None:
-        values, inverse, counts = np.unique(data.reshape(-1), return_inverse=True, return_counts=True)
+    if dim is None:                 # (every NaN is a value of its own: NaN != NaN)
+        values, inverse, counts = np.unique(data.reshape(-1), return_inverse=True, return_counts=True,
+                                            equal_nan=False)
         return _unique_result(_unique_node("unique", t, values), inverse.reshape(data.shape), counts,
                               return_inverse, return_counts)
     if not data.ndim:
         raise TorchIndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     d = E._wrap_dim(dim, data.ndim)
-    values, inverse, counts = np.unique(data, return_inverse=True, return_counts=True, axis=d)
-    return _unique_result(_unique_node("unique_dim", t, values), inverse.reshape(-1), counts,
+    if not data.size:
+        if any(n == 0 for k, n in enumerate(data.shape) if k != d):
+            raise TorchRuntimeError("There are 0 sized dimensions, and they aren't selected, so unique cannot be "
+                                    "applied")
+        empty = np.zeros(0, np.int64)
+        return _unique_result(_unique_node("unique_dim", t, data.copy()), empty, empty, return_inverse, return_counts)
+    slices = np.moveaxis(data, d, 0).reshape(data.shape[d], -1)
+    order = np.lexsort(slices.T[::-1])
+    ranked = slices[order]
+    new = np.ones(len(ranked), bool)
+    new[1:] = (ranked[1:] != ranked[:-1]).any(axis=1)
+    group = np.cumsum(new) - 1
+    inverse = np.empty(len(order), np.int64)
+    inverse[order] = group
+    values = np.moveaxis(np.moveaxis(data, d, 0)[order[new]], 0, d)
+    return _unique_result(_unique_node("unique_dim", t, values), inverse, np.bincount(group, minlength=new.sum()),
                           return_inverse, return_counts)
 
 
