@@ -37,3 +37,13 @@ def _run(lib, expr):
 @pytest.mark.parametrize("expr", EXPRESSIONS)
 def test_prints_as_pytorch(expr):
     assert _run(G, expr) == _run(torch, expr)
+
+
+def test_gather_sparse_grad_is_refused_rather_than_densified():
+    """PyTorch's gradient for gather(sparse_grad=True) is a sparse COO tensor, which gradcli has
+    not: it says so instead of printing a dense gradient; without grad the values are torch's."""
+    x = G.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    with pytest.raises(NotImplementedError, match="sparse_grad=True"):
+        G.gather(x, 0, G.tensor([2, 0]), sparse_grad=True)
+    got = G.gather(x.detach(), 0, G.tensor([2, 0]), sparse_grad=True)
+    assert got.tolist() == torch.gather(torch.tensor([1.0, 2.0, 3.0]), 0, torch.tensor([2, 0]), sparse_grad=True).tolist()

@@ -9,6 +9,7 @@ import numpy as np
 from .. import engine as E
 from ..engine import CONFIG, TensorBase
 from ..engine import TorchIndexError, TorchRuntimeError, TorchTypeError, TorchValueError
+from ..engine import TorchNotImplementedError as TorchNotImplementedError_
 from .numeric import _SCALAR_NAME, _check_operand, _sizes_str, broadcast_shapes
 from .record import _begin, _check_numel, _check_reads, _numel, _record
 from .table import TABLE
@@ -425,6 +426,9 @@ def gather(t, dim, index, sparse_grad=False):
         _out_of_bounds(index._data, _nonempty(t._data.shape)[d], d)
     _check_numel(index._data.size, t._data.itemsize)
     seq = _begin(t)
+    if sparse_grad and seq is not None:      # PyTorch's gradient would be a sparse COO tensor
+        raise TorchNotImplementedError_("gradcli does not implement sparse gradients (gather's sparse_grad=True) "
+                                        "(yet)")
     return _record(TABLE["gather"], seq, _gather_np(t._data, d, index._data), (t,), extra={"index": index},
                    attrs={"dim": dim, "sparse_grad": bool(sparse_grad)})
 
