@@ -771,6 +771,16 @@ for expr, specs in [
         ("torch.bucketize(a, b, right=True, out_int32=True)", (In(values=[3.0, 1.0, 7.5], rg=False), In(values=[1.0, 3.0, 5.0, 7.0], rg=False))),
         ("torch.bucketize(2, b)", (In(values=[1, 3]),)), ("torch.bucketize(a, b)", (In(values=[2]), In(values=[[1, 3]])))]:
     case(expr, *specs)
+# in place: on a leaf that requires grad (PyTorch's error), on a view (CopySlices), with a version bump
+for expr, specs in [
+        ("a.scatter_(0, torch.tensor([[0]]), 1.0)", ((2, 3),)), ("a.index_add_(0, torch.tensor([0]), b)", ((2, 3), (1, 3))),
+        ("out = a * 1; out[0].scatter_(0, torch.tensor([2]), b); out", ((2, 3), (1,))),
+        ("out = a * 1; out[:, 1].index_fill_(0, torch.tensor([1]), 2.0); out", ((2, 3),)),
+        ("out = a * 1; out.t().index_copy_(1, torch.tensor([0]), b); out", ((2, 3), (3, 1))),
+        ("out = a * 1; v = out._version; out.scatter_add_(1, torch.tensor([[0, 0]]), b); out * (out._version - v)",
+         ((2, 3), (1, 2))),
+        ("out = a.exp(); out.scatter_(1, torch.tensor([[0], [2]]), b); out", ((2, 3), (2, 1)))]:
+    case(expr, *specs)
 # float64 and integer inputs keep their dtype
 for expr in ["a.gather(-1, torch.tensor([[2, 0], [1, 1]]))", "a.index_select(-2, torch.tensor([1]))",
              "a.sort(-1, True)", "a.topk(2)", "a.kthvalue(2, 0)", "a.cummin(-1)", "a.masked_select(a > 0)",
