@@ -403,17 +403,17 @@ def _gather_np(a, d, index):
     return np.array(a1[_positions(i1, d)].reshape(index.shape), order="C")
 
 
-def _scatter_np(a, d, index, src, accumulate=False):
-    """a copy of `a` with src (an array of index's shape or more, or a number) written, or
-    added, at index along d."""
+def _scatter_np(a, d, index, src, ufunc=None):
+    """a copy of `a` with src (an array of index's shape or more, or a 0-d array) written at
+    index along d, in order (the last write stays), or combined there by `ufunc` (np.add, ...)."""
     out = a.copy()
     o1, i1 = out.reshape(_nonempty(out.shape)), index.reshape(_nonempty(index.shape))
     if src.ndim:
         src = _leading(src.reshape(_nonempty(src.shape)), i1.shape)
-    if accumulate:
-        np.add.at(o1, _positions(i1, d), src)
-    else:
+    if ufunc is None:
         o1[_positions(i1, d)] = src
+    elif i1.size:
+        ufunc.at(o1, _positions(i1, d), src)
     return out
 
 
@@ -479,16 +479,13 @@ def _scatter_reduce(t, d, index, src, reduce, name):
     require grad, whose backward raises."""
     if reduce not in ("add", "multiply"):
         raise TorchRuntimeError("reduce argument must be either add or multiply.")
-    ufunc = np.add if reduce == "add" else np.multiply
-    out = t._data.copy()
-    o1, i1 = out.reshape(_nonempty(out.shape)), index._data.reshape(_nonempty(index._data.shape))
     if isinstance(src, TensorBase):
         E.warn_once(W_SCATTER_REDUCE)
-        ufunc.at(o1, _positions(i1, d), _leading(src._data.reshape(_nonempty(src._data.shape)), i1.shape))
+        values = src._data
     else:
         _check_operand(src, "value")
-        if index._data.size:
-            ufunc.at(o1, _positions(i1, d), np.asarray(src).astype(out.dtype))
+        values = np.asarray(src).astype(t._data.dtype)
+    out = _scatter_np(t._data, d, index._data, values, np.add if reduce == "add" else np.multiply)
     seq = _begin(t, src)
     operands = tuple(x for x in (t, src) if isinstance(x, TensorBase) and x._rg) or (t,)
     row = TABLE["scatter_reduce_src" if len(operands) == 2 else "scatter_reduce_value"]
@@ -498,7 +495,7 @@ def _scatter_reduce(t, d, index, src, reduce, name):
 def scatter_add(t, dim, index, src):
     d = _scatter_common("scatter_add", t, dim, index, src)
     seq = _begin(t, src)
-    out = _scatter_np(t._data, d, index._data, src._data, accumulate=True)
+    out = _scatter_np(t._data, d, index._data, src._data, np.add)
     return _record(TABLE["scatter_add"], seq, out, (t, src), extra={"index": index},
                    attrs={"dim": dim, "_src_sizes": src._data.shape})
 
@@ -809,7 +806,7 @@ def _check_src_grad(name, index, src_sizes):
 
 NUMPY_HELPERS = {
     "gather_backward": lambda g, self, dim, index: E.written(_scatter_np(
-        _zeros_np(self.shape, g.dtype), dim % _b.max(self.ndim, 1), index, g, accumulate=True), 1),
+        _zeros_np(self.shape, g.dtype), dim % _b.max(self.ndim, 1), index, g, np.add), 1),
     "scatter_zero": lambda g, dim, index: _scatter_np(g, dim % _b.max(g.ndim, 1), index, np.zeros((), g.dtype)),
     "gather": lambda g, dim, index: _gather_np(g, dim % _b.max(g.ndim, 1), index),
     "scatter_src_backward": lambda g, dim, index, src_sizes, name: (

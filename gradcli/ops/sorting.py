@@ -17,6 +17,8 @@ from ..engine import TorchNotImplementedError as TorchNotImplementedError_
 from .numeric import _SCALAR_NAME
 from .record import _begin, _check_reads, _record
 from .reduction import _return_type
+from .indexing import _scatter_np, scatter, scatter_add
+from .shape import unsqueeze
 from .table import TABLE
 
 # ----------------------------------------------------------------------------- libstdc++'s algorithms
@@ -559,15 +561,11 @@ def _np_cummaxmin_backward(g, self, indices, dim):
     gradient added at the indices (scatter_add_)."""
     if not self.size:
         return self
-    z = np.zeros(self.shape, g.dtype)
-    rows, moved = _rows(z, E._wrap_dim(dim, z.ndim))
-    d = E._wrap_dim(dim, z.ndim)
-    np.add.at(rows, (np.arange(rows.shape[0])[:, None], _rows(indices, d)[0]), _rows(g, d)[0])
-    return E.written(np.array(_unrows(rows, moved, d).reshape(self.shape), order="C"), 1)
+    d = E._wrap_dim(dim, self.ndim)
+    return E.written(_scatter_np(np.zeros(self.shape, g.dtype), d, indices, g, np.add), 1)
 
 
 def _tensor_cummaxmin_backward(g, self, indices, dim):
-    from .indexing import scatter_add
     if not self._data.size:
         return self
     return scatter_add(CONFIG.tensor(np.zeros(self._data.shape, g._data.dtype)), dim, indices, g)
@@ -575,8 +573,6 @@ def _tensor_cummaxmin_backward(g, self, indices, dim):
 
 def _tensor_value_selecting(g, dim, indices, sizes, keepdim):
     """value_selecting_reduction_backward: zeros with the gradient scattered at the indices."""
-    from .indexing import scatter
-    from .shape import unsqueeze
     if not keepdim and sizes:
         g, indices = unsqueeze(g, dim), CONFIG.tensor(np.expand_dims(indices._data, dim % len(sizes)))
     return scatter(CONFIG.tensor(np.zeros(tuple(sizes), g._data.dtype)), dim, indices, g)
