@@ -769,6 +769,13 @@ for expr, specs in [
         ("torch.searchsorted(a, b)", (In(values=[[1, 3], [2, 4]]), In(values=[[2]]))),
         ("torch.bucketize(a, b)", (In(values=[[3, 6, 9], [0, 5, 7]]), In(values=[1, 3, 5, 7]))),
         ("torch.bucketize(a, b, right=True, out_int32=True)", (In(values=[3.0, 1.0, 7.5], rg=False), In(values=[1.0, 3.0, 5.0, 7.0], rg=False))),
+        ("torch.searchsorted(a, b)", (In(values=[0.0, 1.0, 4.0, float("nan")], rg=False),
+                                      In(values=[[7, 3, 0, 1], [6, 4, 0, 6]]))),
+        ("torch.searchsorted(a, b, right=True)", (In(values=[0.0, 1.0, 1.0, 4.0], rg=False),
+                                                  In(values=[float("nan"), 1.0, -1.0, 4.0], rg=False))),
+        ("torch.searchsorted(a, b)", (In(values=[[0.0, 2.0, float("nan")], [1.0, 1.0, 3.0]], rg=False),
+                                      In(values=[[2.0, 5.0], [1.0, 0.5]], rg=False))),
+        ("torch.bucketize(a, b)", (In(values=[float("nan"), 2.0, 1.0], rg=False), In(values=[1.0, 2.0, 2.0], rg=False))),
         ("torch.bucketize(2, b)", (In(values=[1, 3]),)), ("torch.bucketize(a, b)", (In(values=[2]), In(values=[[1, 3]])))]:
     case(expr, *specs)
 # in place: on a leaf that requires grad (PyTorch's error), on a view (CopySlices), with a version bump

@@ -505,18 +505,27 @@ def _b_max(a, b):
 
 
 def _searchsorted(boundaries, values, right, out_int32):
-    b = boundaries._data
-    v = values._data if isinstance(values, TensorBase) else np.asarray(values)
-    side = "right" if right else "left"
-    if b.ndim == 1:
-        out = np.searchsorted(b, v, side=side)
-    else:
-        out = np.empty(v.shape, np.int64)
-        rb, rv = b.reshape(-1, b.shape[-1]), v.reshape(-1, v.shape[-1])
-        ro = out.reshape(-1, v.shape[-1])
-        for r in range(rb.shape[0]):
-            ro[r] = np.searchsorted(rb[r], rv[r], side=side)
-    return CONFIG.tensor(np.array(out, np.int32 if out_int32 else np.int64))
+    """PyTorch's cus_lower_bound / cus_upper_bound, for every value at once: a binary search
+    that moves right while !(boundary >= value) (upper: !(boundary > value)), in the operands'
+    promoted dtype, so a NaN boundary counts as smaller and a NaN value as larger than all."""
+    dt = E.result_type(boundaries, values).np
+    b = boundaries._data.astype(dt)
+    v = (values._data if isinstance(values, TensorBase) else np.asarray(values)).astype(dt)
+    out_dt = np.int32 if out_int32 else np.int64
+    if not b.shape[-1]:
+        return CONFIG.tensor(np.zeros(v.shape, out_dt))
+    rows_b = b.reshape(-1, b.shape[-1])
+    rows_v = v.reshape(rows_b.shape[0], -1) if b.ndim > 1 else v.reshape(1, -1)
+    start = np.zeros(rows_v.shape, np.int64)
+    end = np.full(rows_v.shape, b.shape[-1], np.int64)
+    while (start < end).any():
+        active = start < end
+        mid = start + ((end - start) >> 1)
+        at = np.take_along_axis(rows_b, np.minimum(mid, b.shape[-1] - 1), -1)
+        go_right = ~(at > rows_v) if right else ~(at >= rows_v)
+        start = np.where(active & go_right, mid + 1, start)
+        end = np.where(active & ~go_right, mid, end)
+    return CONFIG.tensor(np.array(start.reshape(v.shape), out_dt))
 
 
 def searchsorted(sorted_sequence, input, out_int32=False, right=False, side=None, sorter=None):
