@@ -974,7 +974,17 @@ for expr, specs in [
         ("a.scatter(0, torch.tensor([0]), 1.0)", ((2, 3),)), ("a.scatter(0, torch.tensor([[0]]), b)", ((2, 3), ())),
         ("a.scatter_add(0, torch.tensor([[0, 1]]), b)", ((2, 3), (1, 1))),
         ("a.scatter_add(0, torch.tensor([[0, 1]]), b)", (In((2, 3), ints=True), (1, 2))),
-        ("a.scatter_add(3, torch.tensor([[0, 1]]), b)", ((2, 3), (1, 2)))]:
+        ("a.scatter_add(3, torch.tensor([[0, 1]]), b)", ((2, 3), (1, 2))),
+        # reduce=: PyTorch's NotImplemented node, whose backward raises
+        (f"torch.scatter(a, 0, {I24}, b, reduce='add')", ((3, 4), (2, 4))),
+        (f"a.scatter(0, {I24}, b, reduce='multiply')", ((3, 4), In((2, 5), rg=False))),
+        (f"a.scatter(0, {I24}, b, reduce='add')", (In((3, 4), rg=False), (2, 4))),
+        ("a.scatter(1, torch.tensor([[0, 0], [2, 1]]), 1.5, reduce='add')", ((2, 3),)),
+        ("a.scatter(1, torch.tensor([[0, 0], [2, 1]]), value=2.5, reduce='multiply')",
+         (In((2, 3), ints=True, low=1, high=4),)),
+        ("out = a * 1; out.scatter_(0, torch.tensor([[1, 1]]), b, reduce='add')", ((2, 2), (1, 2))),
+        ("a.scatter(0, torch.tensor([[1]]), 1.0, reduce='mean')", ((2, 2),)),
+        ("a.scatter(0, torch.tensor([[1]]), b, reduce='sum')", ((2, 2), (1, 1)))]:
     case(expr, *specs)
 for expr, specs in [
         ("torch.index_select(a, 0, torch.tensor([2, 0, 2]))", ((3, 4),)),
@@ -1387,6 +1397,117 @@ def test_pointwise_maths_bit_for_bit(name, dtype):
                 differ.append(([a.tolist() for a in arrays], want, got))
     assert differ == []
 
+
+# sorting and selection: ties are ordered as PyTorch's algorithms order them (std::sort past 16 values)
+TIES = In(values=[[1.0, 3.0, 1.0, 3.0, 1.0, 3.0, 2.0, 2.0] * 3, [0.0, 1.0, 0.0, 1.0, 2.0, 2.0, 0.0, 1.0] * 3])
+TIED_INTS = In((3, 40), ints=True, low=0, high=4, rg=False)
+NANS = In(values=[[2.0, float("nan"), 1.0, 2.0], [float("nan"), 0.5, float("nan"), -1.0]])
+for expr, specs in [
+        ("torch.sort(a)", ((2, 3),)), ("a.sort(0, descending=True)", ((2, 3, 4),)), ("a.sort(dim=-2)", ((3, 4),)),
+        ("torch.sort(a, stable=True)", ((3, 4),)), ("a.sort(stable=False, descending=True)", ((3, 4),)),
+        ("a.sort()", (TIES,)), ("a.sort(descending=True)", (TIES,)), ("a.sort(stable=True, descending=True)", (TIES,)),
+        ("a.sort(1)", (TIED_INTS,)), ("a.sort(1, True)", (TIED_INTS,)), ("a.sort()", (NANS,)),
+        ("a.sort(descending=True)", (NANS,)), ("a.sort()", ((),)), ("a.sort(0)", (In((0,)),)),
+        ("a.sort()", (In(values=[True, False, True, False] * 5, rg=False),)),
+        ("(a.sort(descending=True).values ** 2).sum()", ((2, 5),)), ("a.sort(2)", ((2, 3),)),
+        ("torch.argsort(a)", ((2, 3),)), ("a.argsort(0, True)", (TIES,)), ("a.argsort(stable=True)", (TIES,)),
+        ("a.argsort(descending=True)", (TIED_INTS,)), ("torch.argsort(a)", ((),)),
+        ("torch.msort(a)", ((3, 4),)), ("a.msort()", (In(values=[[1.0, 2.0]] * 20),)), ("a.msort()", ((),)),
+        ("torch.topk(a, 2)", ((3, 4),)), ("a.topk(2, dim=0, largest=False)", ((3, 4),)),
+        ("a.topk(3, sorted=False)", ((2, 6),)), ("a.topk(2, 1, True, False)", ((2, 3, 4),)),
+        ("a.topk(3)", (TIES,)), ("a.topk(5, largest=False)", (TIES,)), ("a.topk(4, sorted=False)", (TIES,)),
+        ("a.topk(1)", (TIES,)), ("a.topk(24)", (TIES,)), ("a.topk(7, 1)", (TIED_INTS,)),
+        ("a.topk(2)", (In(values=[1.0] * 200),)), ("a.topk(3, largest=False)", (In(values=[2.0, 1.0] * 100),)),
+        ("a.topk(2)", (NANS,)), ("a.topk(2, largest=False)", (NANS,)), ("a.topk(0)", ((2, 3),)),
+        ("a.topk(1)", ((),)), ("a.topk(0)", ((),)), ("(a.topk(2).values ** 2).sum()", ((2, 4),)),
+        ("a.topk(4)", ((2, 3),)), ("a.topk(-1)", ((2, 3),)), ("a.topk(1, 2)", ((2, 3),)),
+        ("a.topk(1)", (In(values=[True, False], rg=False),)), ("a.topk(2)", ((),)),
+        ("torch.kthvalue(a, 2)", ((3, 4),)), ("a.kthvalue(1, 0, True)", ((3, 4),)), ("a.kthvalue(3, dim=-1, keepdim=True)", ((2, 3, 4),)),
+        ("a.kthvalue(5)", (TIES,)), ("a.kthvalue(12, 1)", (TIED_INTS,)), ("a.kthvalue(2)", (In(values=[2.0, 2.0, 2.0]),)),
+        ("a.kthvalue(4)", (NANS,)), ("a.kthvalue(1)", ((),)), ("a.kthvalue(1, 0, True)", ((),)),
+        ("(a.kthvalue(2, 0).values ** 2).sum()", ((3, 2),)), ("a.kthvalue(1, 0)", (In((2, 0)),)),
+        ("a.kthvalue(4)", ((2, 3),)), ("a.kthvalue(0)", ((2, 3),)), ("a.kthvalue(1)", (In((0,)),)),
+        ("a.kthvalue(1)", (In(values=[True], rg=False),)),
+        ("torch.cummax(a, 1)", ((2, 4),)), ("a.cummin(0)", ((3, 2),)), ("a.cummax(-1)", ((2, 3, 4),)),
+        ("a.cummax(1)", (TIES,)), ("a.cummin(1)", (TIES,)), ("a.cummax(1)", (NANS,)), ("a.cummin(1)", (NANS,)),
+        ("a.cummax(0)", ((),)), ("a.cummin(0)", (In((0,)),)), ("a.cummax(1)", (TIED_INTS,)),
+        ("a.cummax(0)", (In(values=[True, False, True], rg=False),)), ("(a.cummax(0).values ** 2).sum()", ((4,),)),
+        ("a.cummax(2)", ((2, 3),)),
+        ("torch.unique(a)", (In(values=[3.0, 1.0, 2.0, 1.0, 3.0]),)),
+        ("torch.unique(a, return_inverse=True, return_counts=True)", (In(values=[[3.0, 1.0], [1.0, 2.0]]),)),
+        ("a.unique(sorted=False, return_counts=True)", (In((8,), ints=True, low=0, high=3),)),
+        ("torch.unique(a, dim=0, return_inverse=True, return_counts=True)",
+         (In(values=[[1, 2], [0, 5], [1, 2]]),)), ("a.unique(dim=1)", (In(values=[[1.0, 2.0, 1.0], [0.0, 5.0, 0.0]]),)),
+        ("a.unique()", (In(values=[True, False, True]),)), ("a.unique()", ((),)), ("a.unique(dim=0)", ((),)),
+        ("a.unique(return_inverse=True, return_counts=True)", (In(values=[2.0, float("nan"), 1.0, float("nan"), 2.0]),)),
+        ("a.unique(dim=0, return_inverse=True)", (In(values=[[2.0, float("nan")], [2.0, float("nan")], [1.0, 0.0]]),)),
+        ("a.unique(dim=0, return_inverse=True, return_counts=True)", (In((0, 2)),)),
+        ("a.unique(dim=1, return_counts=True)", (In((2, 0, 3)),)), ("a.unique(dim=0)", (In((3, 0)),)),
+        ("torch.unique(a, dim=-1, return_inverse=True, return_counts=True)",
+         (In((3, 5), ints=True, low=0, high=2),)),
+        ("torch.unique_consecutive(a)", (In(values=[1.0, 1.0, 2.0, 2.0, 1.0]),)),
+        ("a.unique_consecutive(return_inverse=True, return_counts=True)", (In(values=[[1, 1], [2, 1]]),)),
+        ("torch.unique_consecutive(a, return_counts=True, dim=0)", (In(values=[[1, 2], [1, 2], [0, 1], [1, 2]]),)),
+        ("a.unique_consecutive(dim=1)", (In(values=[[1.0, 1.0, 2.0], [3.0, 3.0, 4.0]]),)), ("a.unique_consecutive()", ((),)),
+        ("torch.bincount(a)", (In(values=[0, 2, 2, 5]),)), ("a.bincount(minlength=8)", (In(values=[1, 1, 3]),)),
+        ("a.bincount(b)", (In(values=[0, 2, 2]), In(values=[0.5, 1.0, 2.0], rg=False))),
+        ("a.bincount(b)", (In(values=[0, 2, 2]), In(values=[1, 2, 3]))), ("a.bincount()", (In((0,), dtype="int64"),)),
+        ("a.bincount(b)", (In(values=[0, 2, 2]), In(values=[0.5, 1.0, 2.0]))),
+        ("a.bincount(b, 5)", (In(values=[0, 2, 2]), In(values=[0.5, 1.0, 2.0], dtype="float64"))),
+        ("a.bincount(b)", (In(values=[1, 1]), In(values=[True, False]))),
+        ("a.bincount()", (In(values=[1, 2], dtype="int32"),)), ("a.bincount()", (In(values=[1.0, 2.0], rg=False),)),
+        ("a.bincount()", (In(values=[-1, 2]),)), ("a.bincount()", (In(values=[[1, 2]]),)),
+        ("a.bincount(minlength=-1)", (In(values=[1, 2]),)), ("a.bincount(b)", (In(values=[1, 2]), In(values=[1.0], rg=False))),
+        ("torch.searchsorted(a, b)", (In(values=[1, 3, 5, 7]), In(values=[[3, 6, 9], [0, 5, 7]]))),
+        ("torch.searchsorted(a, b, right=True)", (In(values=[1.0, 3.0, 5.0, 7.0], rg=False), In(values=[[3.0, 6.0], [0.0, 5.0]], rg=False))),
+        ("torch.searchsorted(a, b, side='right', out_int32=True)", (In(values=[[1, 3], [2, 4]]), In(values=[[2, 4], [3, 1]]))),
+        ("torch.searchsorted(a, 5.0)", (In(values=[1.0, 3.0, 5.0, 7.0], rg=False),)),
+        ("torch.searchsorted(a, b, sorter=torch.tensor([1, 2, 0]))", (In(values=[3, 1, 2]), In(values=[2, 0, 3]))),
+        ("torch.searchsorted(a, b)", (In(values=[1, 3]), In(values=[2.5, 0.5], rg=False))),
+        ("torch.searchsorted(a, b, side='left', right=True)", (In(values=[1, 3]), In(values=[2]))),
+        ("torch.searchsorted(a, b, side='middle')", (In(values=[1, 3]), In(values=[2]))),
+        ("torch.searchsorted(a, b)", (In(values=1), In(values=[2]))),
+        ("torch.searchsorted(a, b)", (In(values=[[1, 3], [2, 4]]), In(values=[[2]]))),
+        ("torch.bucketize(a, b)", (In(values=[[3, 6, 9], [0, 5, 7]]), In(values=[1, 3, 5, 7]))),
+        ("torch.bucketize(a, b, right=True, out_int32=True)", (In(values=[3.0, 1.0, 7.5], rg=False), In(values=[1.0, 3.0, 5.0, 7.0], rg=False))),
+        ("torch.searchsorted(a, b)", (In(values=[0.0, 1.0, 4.0, float("nan")], rg=False),
+                                      In(values=[[7, 3, 0, 1], [6, 4, 0, 6]]))),
+        ("torch.searchsorted(a, b, right=True)", (In(values=[0.0, 1.0, 1.0, 4.0], rg=False),
+                                                  In(values=[float("nan"), 1.0, -1.0, 4.0], rg=False))),
+        ("torch.searchsorted(a, b)", (In(values=[[0.0, 2.0, float("nan")], [1.0, 1.0, 3.0]], rg=False),
+                                      In(values=[[2.0, 5.0], [1.0, 0.5]], rg=False))),
+        ("torch.bucketize(a, b)", (In(values=[float("nan"), 2.0, 1.0], rg=False), In(values=[1.0, 2.0, 2.0], rg=False))),
+        ("torch.bucketize(2, b)", (In(values=[1, 3]),)), ("torch.bucketize(a, b)", (In(values=[2]), In(values=[[1, 3]])))]:
+    case(expr, *specs)
+# in place: on a leaf that requires grad (PyTorch's error), on a view (CopySlices), with a version bump
+for expr, specs in [
+        ("a.scatter_(0, torch.tensor([[0]]), 1.0)", ((2, 3),)), ("a.index_add_(0, torch.tensor([0]), b)", ((2, 3), (1, 3))),
+        ("out = a * 1; out[0].scatter_(0, torch.tensor([2]), b); out", ((2, 3), (1,))),
+        ("out = a * 1; out[:, 1].index_fill_(0, torch.tensor([1]), 2.0); out", ((2, 3),)),
+        ("out = a * 1; out.t().index_copy_(1, torch.tensor([0]), b); out", ((2, 3), (3, 1))),
+        ("out = a * 1; v = out._version; out.scatter_add_(1, torch.tensor([[0, 0]]), b); out * (out._version - v)",
+         ((2, 3), (1, 2))),
+        ("out = a.exp(); out.scatter_(1, torch.tensor([[0], [2]]), b); out", ((2, 3), (2, 1)))]:
+    case(expr, *specs)
+# float64 and integer inputs keep their dtype
+for expr in ["a.gather(-1, torch.tensor([[2, 0], [1, 1]]))", "a.index_select(-2, torch.tensor([1]))",
+             "a.sort(-1, True)", "a.topk(2)", "a.kthvalue(2, 0)", "a.cummin(-1)", "a.masked_select(a > 0)",
+             "a.take(torch.tensor([5, 0]))", "a.scatter(0, torch.tensor([[1, 0, 1]]), 7)",
+             "a.index_fill(-1, torch.tensor([0]), 3)", "a.unique(return_counts=True)", "a.argsort(0)"]:
+    case(expr, In((2, 3), dtype="float64"))
+    case(expr, In((2, 3), ints=True, low=-3, high=3))
+    case(expr, In((2, 3), ints=True, low=-3, high=3, dtype="int32"))
+# their gradients under create_graph: scatter / scatter_add / index_add nodes, as PyTorch's backward formulas record
+for expr, specs in [
+        ("(a.max(1).values ** 2).sum()", ((2, 3),)), ("(a.min(0, keepdim=True).values ** 2).sum()", ((2, 3),)),
+        ("(a.cummax(1).values ** 2).sum()", ((2, 3),)), ("(a.topk(2, 0, sorted=False).values ** 3).sum()", ((3, 2),)),
+        ("(a.index_select(1, torch.tensor([2, 0, 2])) ** 2).sum()", ((2, 3),)),
+        ("(a.index_fill(0, torch.tensor([1]), b) ** 2).sum()", ((3, 2), ())),
+        ("(a.index_copy(0, torch.tensor([1]), b) ** 2).sum()", ((3, 2), (1, 2))),
+        ("(a.index_add(0, torch.tensor([1, 1]), b, alpha=3) ** 2).sum()", ((3, 2), (2, 2))),
+        ("(torch.take_along_dim(a, torch.tensor([[1], [0]]), 1) ** 2).sum()", ((2, 3),)),
+        ("(a.masked_select(a > 0) ** 2).sum()", ((2, 3),)), ("(a.take(torch.tensor([4, 0])) ** 2).sum()", ((2, 3),))]:
+    case(expr, *specs)
 
 # ============================================================================ the test
 

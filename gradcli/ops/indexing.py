@@ -403,17 +403,17 @@ def _gather_np(a, d, index):
     return np.array(a1[_positions(i1, d)].reshape(index.shape), order="C")
 
 
-def _scatter_np(a, d, index, src, accumulate=False):
-    """a copy of `a` with src (an array of index's shape or more, or a number) written, or
-    added, at index along d."""
+def _scatter_np(a, d, index, src, ufunc=None):
+    """a copy of `a` with src (an array of index's shape or more, or a 0-d array) written at
+    index along d, in order (the last write stays), or combined there by `ufunc` (np.add, ...)."""
     out = a.copy()
     o1, i1 = out.reshape(_nonempty(out.shape)), index.reshape(_nonempty(index.shape))
     if src.ndim:
         src = _leading(src.reshape(_nonempty(src.shape)), i1.shape)
-    if accumulate:
-        np.add.at(o1, _positions(i1, d), src)
-    else:
+    if ufunc is None:
         o1[_positions(i1, d)] = src
+    elif i1.size:
+        ufunc.at(o1, _positions(i1, d), src)
     return out
 
 
@@ -426,6 +426,9 @@ def gather(t, dim, index, sparse_grad=False):
         _out_of_bounds(index._data, _nonempty(t._data.shape)[d], d)
     _check_numel(index._data.size, t._data.itemsize)
     seq = _begin(t)
+    if sparse_grad and seq is not None:      # PyTorch's gradient would be a sparse COO tensor
+        raise TorchNotImplementedError_("gradcli does not implement sparse gradients (gather's sparse_grad=True) "
+                                        "(yet)")
     return _record(TABLE["gather"], seq, _gather_np(t._data, d, index._data), (t,), extra={"index": index},
                    attrs={"dim": dim, "sparse_grad": bool(sparse_grad)})
 
@@ -442,13 +445,13 @@ def _scatter_common(name, t, dim, index, src):
     return d
 
 
-def scatter(t, dim, index, src=None, value=None, reduce=None):
+def scatter(t, dim, index, src=None, value=None, reduce=None, _op="aten::scatter"):
     """scatter(dim, index, src) (ScatterBackward0) or scatter(dim, index, value) (ScatterBackward1)."""
     if src is None:
         src = value
-    if reduce is not None:
-        raise TorchNotImplementedError_("gradcli does not implement scatter's reduce= argument (yet)")
     d = _scatter_common("scatter", t, dim, index, src)
+    if reduce is not None:
+        return _scatter_reduce(t, d, index, src, reduce, _op)
     if isinstance(src, TensorBase):
         seq = _begin(t, src)
         out = _scatter_np(t._data, d, index._data, src._data)
@@ -460,10 +463,39 @@ def scatter(t, dim, index, src=None, value=None, reduce=None):
     return _record(TABLE["scatter_value"], seq, out, (t,), extra={"index": index}, attrs={"dim": dim})
 
 
+W_SCATTER_REDUCE = ("The reduce argument of torch.scatter with Tensor src is deprecated and will be removed in a future "
+                    "PyTorch release. Use torch.scatter_reduce instead for more reduction options. (Triggered "
+                    "internally at /__w/pytorch/pytorch/aten/src/ATen/native/TensorAdvancedIndexing.cpp:225.)")
+
+
+def scatter_inplace(t, dim, index, src=None, value=None, reduce=None):
+    """x.scatter_(...): scatter run in place (its reduce= form's node names aten::scatter_)."""
+    return scatter(t, dim, index, src, value, reduce, _op="aten::scatter_")
+
+
+def _scatter_reduce(t, d, index, src, reduce, name):
+    """scatter(..., reduce='add'|'multiply'): src (or the value) added or multiplied in at the
+    index. PyTorch has no derivative for it: its node is NotImplemented, on the operands that
+    require grad, whose backward raises."""
+    if reduce not in ("add", "multiply"):
+        raise TorchRuntimeError("reduce argument must be either add or multiply.")
+    if isinstance(src, TensorBase):
+        E.warn_once(W_SCATTER_REDUCE)
+        values = src._data
+    else:
+        _check_operand(src, "value")
+        values = np.asarray(src).astype(t._data.dtype)
+    out = _scatter_np(t._data, d, index._data, values, np.add if reduce == "add" else np.multiply)
+    seq = _begin(t, src)
+    operands = tuple(x for x in (t, src) if isinstance(x, TensorBase) and x._rg) or (t,)
+    row = TABLE["scatter_reduce_src" if len(operands) == 2 else "scatter_reduce_value"]
+    return _record(row, seq, out, operands, attrs={"_op": name})
+
+
 def scatter_add(t, dim, index, src):
     d = _scatter_common("scatter_add", t, dim, index, src)
     seq = _begin(t, src)
-    out = _scatter_np(t._data, d, index._data, src._data, accumulate=True)
+    out = _scatter_np(t._data, d, index._data, src._data, np.add)
     return _record(TABLE["scatter_add"], seq, out, (t, src), extra={"index": index},
                    attrs={"dim": dim, "_src_sizes": src._data.shape})
 
@@ -743,6 +775,22 @@ def _np_masked_select_backward(g, self, mask):
     return z.reshape(self.shape)
 
 
+def _np_masked_scatter_backward(g, mask, sizes):
+    """masked_scatter's source gradient: the gradient where the mask is set, zeros after, in
+    the source's shape."""
+    picked = g[np.broadcast_to(mask, g.shape)]
+    n = int(np.prod(sizes))
+    if n > picked.size:
+        picked = np.concatenate([picked, np.zeros(n - picked.size, g.dtype)])
+    return picked.reshape(tuple(sizes))
+
+
+def _np_put_zero(g, index):
+    out = g.copy()
+    out.reshape(-1)[index.reshape(-1) % g.size] = 0
+    return out
+
+
 def _check_src_grad(name, index, src_sizes):
     """The engine's check of a node's result: the gathered gradient has the index's shape,
     which src's shape must broadcast to (PyTorch's validate_outputs)."""
@@ -758,7 +806,7 @@ def _check_src_grad(name, index, src_sizes):
 
 NUMPY_HELPERS = {
     "gather_backward": lambda g, self, dim, index: E.written(_scatter_np(
-        _zeros_np(self.shape, g.dtype), dim % _b.max(self.ndim, 1), index, g, accumulate=True), 1),
+        _zeros_np(self.shape, g.dtype), dim % _b.max(self.ndim, 1), index, g, np.add), 1),
     "scatter_zero": lambda g, dim, index: _scatter_np(g, dim % _b.max(g.ndim, 1), index, np.zeros((), g.dtype)),
     "gather": lambda g, dim, index: _gather_np(g, dim % _b.max(g.ndim, 1), index),
     "scatter_src_backward": lambda g, dim, index, src_sizes, name: (
@@ -769,7 +817,11 @@ NUMPY_HELPERS = {
     "index_fill_value_backward": _np_index_fill_value_backward,
     "take_backward": _np_take_backward,
     "masked_select_backward": _np_masked_select_backward,
+    "put_zero": lambda g, index, source: _np_put_zero(g, index),
+    "take_reshaped": lambda g, index, source: g.reshape(-1)[index.reshape(-1) % g.size].reshape(source.shape),
+    "masked_scatter_backward": _np_masked_scatter_backward,
 }
+
 
 
 def _zeros_of(shape, like):
@@ -792,7 +844,32 @@ def _tensor_index_fill_value_backward(g, dim, index):
     return sum(index_select(g, dim, CONFIG.tensor(np.unique(i % size if size else i))))
 
 
+def _tensor_take_backward(g, self, index):
+    """zeros_like(self).put_(index, grad, accumulate=True): a PutBackward0 node."""
+    base = _zeros_of(self._data.shape, g)
+    out = base._data.copy()
+    if out.size:
+        np.add.at(out.reshape(-1), index._data.reshape(-1) % out.size, g._data.reshape(-1))
+    return _record(TABLE["put"], _begin(base, g), out, (base, g), extra={"index": index, "source": g},
+                   attrs={"accumulate": True})
+
+
+def _tensor_masked_select_backward(g, self, mask):
+    """zeros of the broadcast shape masked_scatter_(mask, grad) (MaskedScatterBackward0), summed
+    to the input's shape as the engine does."""
+    from .shape import _sum_to
+    shape = broadcast_shapes(mask._data.shape, self._data.shape)
+    base = _zeros_of(shape, g)
+    out = base._data.copy()
+    out[np.broadcast_to(mask._data, shape)] = g._data
+    r = _record(TABLE["masked_scatter"], _begin(base, g), out, (base, g), extra={"mask": mask},
+                attrs={"source_sym_sizes": tuple(g._data.shape)})
+    return _sum_to(r, self._data.shape) if shape != self._data.shape else r
+
+
 TENSOR_HELPERS = {
+    "take_backward": _tensor_take_backward,
+    "masked_select_backward": _tensor_masked_select_backward,
     "gather_backward": lambda g, self, dim, index: scatter_add(_zeros_of(self._data.shape, g), dim, index, g),
     "scatter_zero": lambda g, dim, index: scatter(g, dim, index, value=0),
     "gather": lambda g, dim, index: gather(g, dim, index),

@@ -775,13 +775,13 @@ _NumpyMath.mean_keepdim = staticmethod(lambda a, dims: np.asarray(a.mean()) if d
                                        a.mean(axis=tuple(dims) or None, keepdims=True))
 
 # -- sorting, selection and index ops (session 9): their backward helpers, from their family modules
-from . import indexing as _indexing   # noqa: E402  (kept in one block: the families own their helpers)
+from . import indexing as _indexing, sorting as _sorting   # noqa: E402  (one block: the families own their helpers)
 
-for _name, _helper in _indexing.NUMPY_HELPERS.items():
-    setattr(_NumpyMath, _name, staticmethod(_helper))
-for _name, _helper in _indexing.TENSOR_HELPERS.items():
-    setattr(_TensorMath, _name, staticmethod(_helper))
-_LINEAR_IN_GRAD.update({"take_backward", "masked_select_backward"})     # (self, mask, index: positions only)
+for _family in (_indexing, _sorting):
+    for _name, _helper in _family.NUMPY_HELPERS.items():
+        setattr(_NumpyMath, _name, staticmethod(_helper))
+    for _name, _helper in _family.TENSOR_HELPERS.items():
+        setattr(_TensorMath, _name, staticmethod(_helper))
 
 # -- shape ops and matrix products (session 9)
 from . import linalg as _linalg, shape as _shape  # noqa: E402  (one block: these rows' helpers, both namespaces)

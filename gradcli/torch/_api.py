@@ -18,6 +18,7 @@ from ..engine import STATE, TensorBase, TorchNotImplementedError, TorchRuntimeEr
 from ..ops import (comparison, indexing, inplace, join, linalg, pointwise, reduction, shape,
                    views)
 from . import _legacy, _signatures
+from ..ops import sorting               # (sorting, selection and index ops, session 9)
 
 
 class Op(NamedTuple):
@@ -273,7 +274,8 @@ API = (
     Op(inplace.zero_, "", "zero_"),
     # -- sorting, selection and index ops (session 9)
     Op(indexing.gather, "gather", "gather"),
-    Op(indexing.scatter, "scatter", "scatter", "scatter_"),
+    Op(indexing.scatter, "scatter", "scatter"),
+    Op(indexing.scatter_inplace, "", "", "scatter_"),
     Op(indexing.scatter_add, "scatter_add", "scatter_add", "scatter_add_"),
     Op(indexing.index_select, "index_select", "index_select"),
     Op(indexing.take, "take", "take"),
@@ -284,6 +286,18 @@ API = (
     Op(indexing.index_fill, "index_fill", "index_fill", "index_fill_"),
     Op(indexing.nonzero, "nonzero", "nonzero"),
     Op(indexing.argwhere, "argwhere", "argwhere"),
+    Op(sorting.sort, "sort", "sort"),
+    Op(sorting.argsort, "argsort", "argsort"),
+    Op(sorting.msort, "msort", "msort"),
+    Op(sorting.topk, "topk", "topk"),
+    Op(sorting.kthvalue, "kthvalue", "kthvalue"),
+    Op(sorting.cummax, "cummax", "cummax"),
+    Op(sorting.cummin, "cummin", "cummin"),
+    Op(sorting.unique, "unique", "unique"),
+    Op(sorting.unique_consecutive, "unique_consecutive", "unique_consecutive"),
+    Op(sorting.bincount, "bincount", "bincount"),
+    Op(sorting.searchsorted, "searchsorted", ""),
+    Op(sorting.bucketize, "bucketize", ""),
 )
 
 # Python's operators. `a + b`, `b + a` (a Python number on either side): NotImplemented for other operands.

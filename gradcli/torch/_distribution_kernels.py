@@ -15,7 +15,7 @@ import numpy as np
 
 from .. import engine as _E
 from ..engine import TorchNotImplementedError, TorchRuntimeError
-from ..ops import _C_NAME, _SCALAR_NAME, op
+from ..ops import _C_NAME, _SCALAR_NAME, op, sorting
 
 # ----------------------------------------------------------------------------- arithmetic helpers
 
@@ -615,170 +615,6 @@ def randperm_values(gen, n, dtype):
 _CPP_INT = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int32_t", "int64": "int64_t"}
 
 
-def _topk(row, k):
-    """The indices at::topk (largest, sorted) returns on CPU: where values tie inside the
-    top k, the order libstdc++'s nth_element + sort (or partial_sort, for k * 64 <= n) leaves
-    them in."""
-    order = np.argsort(-row, kind="stable")
-    head = row[order[:k + 1]]
-    if not (head[1:] == head[:-1]).any():
-        return order[:k]
-    q = [(float(v), j) for j, v in enumerate(row)]
-    if k * 64 <= len(q):
-        _partial_sort(q, k)
-    else:
-        _nth_element(q, k - 1)
-        _sort(q, 0, k - 1)
-    return [j for _, j in q[:k]]
-
-
-# -- libstdc++'s std::sort, std::nth_element and std::partial_sort, step for step, with
-# topk's comparator (a NaN first, then larger values first), on a list of (value, index)
-
-
-def _comp(x, y):
-    return (x[0] != x[0] and y[0] == y[0]) or x[0] > y[0]
-
-
-def _lg(n):
-    return n.bit_length() - 1
-
-
-def _median_to_first(q, result, a, b, c):
-    if _comp(q[a], q[b]):
-        if _comp(q[b], q[c]):
-            m = b
-        elif _comp(q[a], q[c]):
-            m = c
-        else:
-            m = a
-    elif _comp(q[a], q[c]):
-        m = a
-    elif _comp(q[b], q[c]):
-        m = c
-    else:
-        m = b
-    q[result], q[m] = q[m], q[result]
-
-
-def _partition_pivot(q, first, last):
-    _median_to_first(q, first, first + 1, first + (last - first) // 2, last - 1)
-    pivot, lo, hi = q[first], first + 1, last
-    while True:
-        while _comp(q[lo], pivot):
-            lo += 1
-        hi -= 1
-        while _comp(pivot, q[hi]):
-            hi -= 1
-        if not lo < hi:
-            return lo
-        q[lo], q[hi] = q[hi], q[lo]
-        lo += 1
-
-
-def _linear_insert(q, last):
-    val, nxt = q[last], last - 1
-    while _comp(val, q[nxt]):
-        q[last] = q[nxt]
-        last, nxt = nxt, nxt - 1
-    q[last] = val
-
-
-def _insertion_sort(q, first, last):
-    for i in range(first + 1, last):
-        if _comp(q[i], q[first]):
-            val = q[i]
-            q[first + 1:i + 1] = q[first:i]
-            q[first] = val
-        else:
-            _linear_insert(q, i)
-
-
-def _sort(q, first, last):
-    if last - first < 2:
-        return
-    _introsort_loop(q, first, last, 2 * _lg(last - first))
-    if last - first > 16:
-        _insertion_sort(q, first, first + 16)
-        for i in range(first + 16, last):
-            _linear_insert(q, i)
-    else:
-        _insertion_sort(q, first, last)
-
-
-def _introsort_loop(q, first, last, depth):
-    while last - first > 16:
-        if depth == 0:
-            _heap_select(q, first, last, last)
-            _sort_heap(q, first, last)
-            return
-        depth -= 1
-        cut = _partition_pivot(q, first, last)
-        _introsort_loop(q, cut, last, depth)
-        last = cut
-
-
-def _nth_element(q, nth):
-    first, last = 0, len(q)
-    if nth == last:
-        return
-    depth = 2 * _lg(last - first)
-    while last - first > 3:
-        if depth == 0:
-            _heap_select(q, first, nth + 1, last)
-            q[first], q[nth] = q[nth], q[first]
-            return
-        depth -= 1
-        cut = _partition_pivot(q, first, last)
-        if cut <= nth:
-            first = cut
-        else:
-            last = cut
-    _insertion_sort(q, first, last)
-
-
-def _partial_sort(q, k):
-    _heap_select(q, 0, k, len(q))
-    _sort_heap(q, 0, k)
-
-
-def _adjust_heap(q, first, hole, length, value):
-    top = second = hole
-    while second < (length - 1) // 2:
-        second = 2 * (second + 1)
-        if _comp(q[first + second], q[first + second - 1]):
-            second -= 1
-        q[first + hole] = q[first + second]
-        hole = second
-    if length % 2 == 0 and second == (length - 2) // 2:
-        second = 2 * (second + 1)
-        q[first + hole] = q[first + second - 1]
-        hole = second - 1
-    parent = (hole - 1) // 2
-    while hole > top and _comp(q[first + parent], value):
-        q[first + hole] = q[first + parent]
-        hole, parent = parent, (parent - 1) // 2
-    q[first + hole] = value
-
-
-def _heap_select(q, first, middle, last):
-    length = middle - first
-    if length >= 2:
-        for parent in range((length - 2) // 2, -1, -1):
-            _adjust_heap(q, first, parent, length, q[first + parent])
-    for i in range(middle, last):
-        if _comp(q[i], q[first]):
-            value, q[i] = q[i], q[first]
-            _adjust_heap(q, first, 0, length, value)
-
-
-def _sort_heap(q, first, last):
-    while last - first > 1:
-        last -= 1
-        value, q[last] = q[last], q[first]
-        _adjust_heap(q, first, 0, last - first, value)
-
-
 def multinomial_values(gen, probs, n_sample, replacement):
     """multinomial_out on CPU: without replacement (or for one sample) the exponential trick,
     argmax / topk of p / q with q ~ Exp(1); with replacement a binary search of each double
@@ -810,7 +646,8 @@ def multinomial_values(gen, probs, n_sample, replacement):
         if n_sample == 1:
             return np.argmax(q, axis=-1)[..., None]
         rows = q.reshape(-1, n_cat)
-        return np.array([_topk(row, n_sample) for row in rows], np.int64).reshape(shape)
+        # (at::topk, largest and sorted: ties in the order PyTorch's CPU kernel leaves them)
+        return np.array(sorting.topk_order(np.asarray(rows), n_sample, True, True), np.int64).reshape(shape)
     rows = probs.reshape(-1, n_cat)
     out = np.empty((rows.shape[0], n_sample), np.int64)
     for i, row in enumerate(rows):

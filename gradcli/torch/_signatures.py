@@ -124,6 +124,24 @@ SIGNATURES = {
     "index_fill": ("Tensor input, int dim, Tensor index, Tensor value", "Tensor input, int dim, Tensor index, Number value"),
     "nonzero": "Tensor input, *, bool as_tuple=False",
     "argwhere": "Tensor input",
+    "sort": ("Tensor input, int dim=-1, bool descending=False",
+             "Tensor input, *, bool? stable, int dim=-1, bool descending=False"),
+    "argsort": ("Tensor input, int dim=-1, bool descending=False",
+                "Tensor input, *, bool stable, int dim=-1, bool descending=False"),
+    "msort": "Tensor input",
+    "topk": "Tensor input, int k, int dim=-1, bool largest=True, bool sorted=True",
+    "kthvalue": "Tensor input, int k, int dim=-1, bool keepdim=False",
+    "cummax": "Tensor input, int dim",
+    "cummin": "Tensor input, int dim",
+    # (Python code in PyTorch: the flags are read for their truth first, then checked by the ATen function)
+    "unique": "Tensor input, Any sorted=True, Any return_inverse=False, Any return_counts=False, Any dim=None",
+    "unique_consecutive": "Tensor input, Any return_inverse=False, Any return_counts=False, Any dim=None",
+    "bincount": "Tensor input, Tensor? weights=None, int minlength=0",
+    "searchsorted": ("Tensor sorted_sequence, Tensor input, *, bool out_int32=False, bool right=False, str? side=None, "
+                     "Tensor? sorter=None", "Tensor sorted_sequence, Number self, *, bool out_int32=False, "
+                     "bool right=False, str? side=None, Tensor? sorter=None"),
+    "bucketize": ("Tensor input, Tensor boundaries, *, bool out_int32=False, bool right=False",
+                  "Number self, Tensor boundaries, *, bool out_int32=False, bool right=False"),
     "bitwise_and": ("Tensor input, Tensor|Number other", "Number input, Tensor other"),
     # -- comparisons/predicates and statistical reductions (session 9)
     **{n: ("Tensor input, Tensor other", "Tensor input, Number other")
