@@ -13,6 +13,7 @@ from ..engine import TorchNotImplementedError as TorchNotImplementedError_
 from .numeric import _SCALAR_NAME, _dims, _norm_dim, _raw_dims, _scalar_in_range
 from .record import _begin, _check_like, _check_reads, _check_reduced, _record
 from .table import TABLE
+from .std_algorithms import std_sort
 from .pointwise import div, maximum, minimum, to_dtype
 
 
@@ -563,11 +564,18 @@ def mode(input, dim=-1, keepdim=False):
         values = np.empty(rows.shape[0], data.dtype)
         idx = np.empty(rows.shape[0], np.int64)
         for r, row in enumerate(rows):
-            values[r], idx[r] = _longest_run(_std_sort(list(zip(row.tolist(), range(len(row))))))
+            pairs = list(zip(row.tolist(), range(len(row))))
+            std_sort(pairs, 0, len(pairs), _first_less)
+            values[r], idx[r] = _longest_run(pairs)
         values, idx = values.reshape(moved.shape[:-1]), idx.reshape(moved.shape[:-1])
         if keepdim:
             idx, values = np.expand_dims(idx, d), np.expand_dims(values, d)
     return _selected("mode", input, values, idx, dim, keepdim, TABLE["mode"])
+
+
+def _first_less(a, b):
+    """std::sort's comparison in PyTorch's mode: the values alone, with `<`."""
+    return a[0] < b[0]
 
 
 def _longest_run(pairs):
@@ -579,106 +587,3 @@ def _longest_run(pairs):
                 mode, position, longest = value, k, run
             run = 0
     return mode, position
-
-
-# libstdc++'s std::sort (introsort, then insertion sort), on a list of pairs compared by their
-# first item with `<`, step for step: its order of equal values is what PyTorch's mode reports.
-_THRESHOLD = 16
-
-
-def _less(a, b):
-    return a[0] < b[0]
-
-
-def _std_sort(el):
-    n = len(el)
-    if n > 1:
-        _introsort_loop(el, 0, n, 2 * (n.bit_length() - 1))
-        if n > _THRESHOLD:
-            _insertion_sort(el, 0, _THRESHOLD)
-            for i in range(_THRESHOLD, n):
-                _linear_insert(el, i)
-        else:
-            _insertion_sort(el, 0, n)
-    return el
-
-
-def _introsort_loop(el, first, last, depth):
-    while last - first > _THRESHOLD:
-        if depth == 0:
-            _heap_sort(el, first, last)
-            return
-        depth -= 1
-        mid = first + (last - first) // 2
-        _median_to_first(el, first, first + 1, mid, last - 1)
-        cut = _unguarded_partition(el, first + 1, last, first)
-        _introsort_loop(el, cut, last, depth)
-        last = cut
-
-
-def _median_to_first(el, result, a, b, c):
-    if _less(el[a], el[b]):
-        pick = b if _less(el[b], el[c]) else c if _less(el[a], el[c]) else a
-    else:
-        pick = a if _less(el[a], el[c]) else c if _less(el[b], el[c]) else b
-    el[result], el[pick] = el[pick], el[result]
-
-
-def _unguarded_partition(el, first, last, pivot):
-    while True:
-        while _less(el[first], el[pivot]):
-            first += 1
-        last -= 1
-        while _less(el[pivot], el[last]):
-            last -= 1
-        if not first < last:
-            return first
-        el[first], el[last] = el[last], el[first]
-        first += 1
-
-
-def _insertion_sort(el, first, last):
-    for i in range(first + 1, last):
-        if _less(el[i], el[first]):
-            el[first:i + 1] = [el[i]] + el[first:i]
-        else:
-            _linear_insert(el, i)
-
-
-def _linear_insert(el, last):
-    value, prev = el[last], last - 1
-    while prev >= 0 and _less(value, el[prev]):
-        el[last] = el[prev]
-        last, prev = prev, prev - 1
-    el[last] = value
-
-
-def _heap_sort(el, first, last):
-    """std::__partial_sort(first, last, last): make_heap, then pop_heap down to one."""
-    n = last - first
-    for parent in range((n - 2) // 2, -1, -1):
-        _adjust_heap(el, first, parent, n, el[first + parent])
-    while last - first > 1:
-        last -= 1
-        value = el[last]
-        el[last] = el[first]
-        _adjust_heap(el, first, 0, last - first, value)
-
-
-def _adjust_heap(el, first, hole, n, value):
-    top, child = hole, hole
-    while child < (n - 1) // 2:
-        child = 2 * (child + 1)
-        if _less(el[first + child], el[first + child - 1]):
-            child -= 1
-        el[first + hole] = el[first + child]
-        hole = child
-    if n % 2 == 0 and child == (n - 2) // 2:
-        child = 2 * (child + 1)
-        el[first + hole] = el[first + child - 1]
-        hole = child - 1
-    parent = (hole - 1) // 2
-    while hole > top and _less(el[first + parent], value):
-        el[first + hole] = el[first + parent]
-        hole, parent = parent, (parent - 1) // 2
-    el[first + hole] = value
