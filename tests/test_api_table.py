@@ -146,8 +146,8 @@ def test_every_row_of_the_op_table_makes_a_node_in_an_op_test(tmp_path):
                PYTHONPATH=os.pathsep.join([str(TESTS), str(TESTS.parent), os.environ.get("PYTHONPATH", "")]))
     run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:gradcli",
                           "-p", "row_recorder", *(str(TESTS / t) for t in OP_TESTS)], cwd=TESTS.parent, env=env,
-                         capture_output=True, text=True, timeout=280)
-    assert run.returncode == 0, run.stdout[-3000:]
+                         capture_output=True, text=True, timeout=600)
+    assert out.exists(), run.stdout[-3000:]      # (the tests' verdicts are their own run's: see row_recorder)
     made = set(json.loads(out.read_text()))
     assert sorted(set(TABLE) - made - set(EXERCISED_ELSEWHERE)) == []
     assert sorted(set(EXERCISED_ELSEWHERE) & made) == []      # (keep the list short: drop what an op test reaches)
