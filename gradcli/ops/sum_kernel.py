@@ -36,7 +36,12 @@ def _seq_sum(x):
     """((x[0] + x[1]) + x[2]) + ...: one accumulator, in order (zero rows give zeros)."""
     if len(x) == 0:
         return np.zeros(x.shape[1:], x.dtype)
-    return np.add.accumulate(x, axis=0)[-1]
+    if len(x) > 64:                             # a long run: NumPy's own loop, in the same order
+        return np.add.accumulate(x, axis=0)[-1]
+    acc = np.array(x[0])
+    for row in x[1:]:
+        np.add(acc, row, out=acc)
+    return acc
 
 
 def _ceil_log2(n):
@@ -53,7 +58,7 @@ def multi_row_sum(x):
     for _ in range(_NUM_LEVELS - 1):
         groups = len(level) // step
         held.append(_seq_sum(level[groups * step:]))
-        level = np.add.accumulate(level[:groups * step].reshape((groups, step) + x.shape[1:]), axis=1)[:, -1]
+        level = _seq_sum(np.moveaxis(level[:groups * step].reshape((groups, step) + x.shape[1:]), 1, 0))
     acc = _seq_sum(tail)
     for total in held[1:] + [_seq_sum(level)]:
         acc = acc + total
@@ -266,3 +271,35 @@ def _split_dim(dims):
         if dims[d][0] > dims[best][0]:
             best = d
     return best
+
+
+# -- nll_loss's own cascade (LossNLL.cpp nll_loss_out_frame): not cascade_sum
+
+
+_NLL_LEVELS = 8
+
+
+def nll_cascade_sum(values, kept):
+    """nll_loss's sum of values over the batch (kept: the targets not ignored): element b adds to
+    level 0; after it, while b's bits of each level are zero, each level passes its total up (so
+    element 0 goes straight to the top); an ignored element passes nothing up. The levels are
+    then added in order."""
+    n = len(values)
+    power = max(4, _ceil_log2(n) // _NLL_LEVELS)
+    index = np.flatnonzero(kept)
+    values = values[index]
+    top = np.zeros((), values.dtype)
+    held = []
+    for level in range(_NLL_LEVELS - 1):
+        closes = index % (1 << (power * (level + 1))) == 0
+        ends = np.flatnonzero(closes)
+        starts = np.concatenate([[0], ends[:-1] + 1]).astype(np.int64)
+        sums = [_seq_sum(values[s:e + 1]) for s, e in zip(starts, ends)]
+        held.append(_seq_sum(values[ends[-1] + 1 if len(ends) else 0:]))
+        values = np.array(sums, values.dtype)
+        index = index[ends]
+    top = _seq_sum(values)
+    acc = np.zeros((), top.dtype)
+    for total in held + [top]:
+        acc = acc + total
+    return acc
