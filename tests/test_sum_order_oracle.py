@@ -60,7 +60,7 @@ def _random_case(rng):
     """A random shape (up to 4 dims, some large enough to be split between threads), a view of it,
     dims to reduce (None: all) and keepdim."""
     nd = int(rng.integers(1, 5))
-    top = 200 if rng.random() < 0.2 else 24
+    top = (None, 300000, 600, 80, 25)[nd] if rng.random() < 0.2 else 24      # at most ~400k elements
     shape = tuple(int(s) for s in rng.integers(1, top, nd))
     dtype = np.float64 if rng.random() < 0.3 else np.float32
     values = rng.standard_normal(shape).astype(dtype)
@@ -188,6 +188,29 @@ def test_losses_that_reduce_with_mean_or_sum_match_pytorch_item_digits(loss, red
         got = getattr(gtorch.nn, loss)(reduction=reduction)(gtorch.tensor(x), gtorch.tensor(y)).item()
         if repr(want) != repr(got):
             bad.append((shape, want, got))
+    assert not bad, bad[:5]
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum"])
+def test_nll_loss_reduces_in_its_own_cascade_order_like_pytorch(reduction):
+    """nll_loss sums the picked values (and class weights) in its own 8-level cascade over the
+    batch, ignored targets included in the count of positions but adding nothing."""
+    rng = np.random.default_rng(13)
+    bad = []
+    for case in range(300):
+        shape = (int(rng.integers(1, 3000 if case % 4 == 0 else 80)), int(rng.integers(2, 12)))
+        if case % 5 == 0:
+            shape += tuple(int(s) for s in rng.integers(1, 7, 2))
+        x = rng.standard_normal(shape).astype(np.float32)
+        y = rng.integers(0, shape[1], (shape[0],) + shape[2:])
+        if case % 3 == 0:
+            y[rng.random(y.shape) < 0.2] = -100
+        w = rng.random(shape[1]).astype(np.float32) if case % 2 else None
+        want, got = (lib.nn.functional.nll_loss(lib.tensor(x), lib.tensor(y), reduction=reduction,
+                                                weight=None if w is None else lib.tensor(w)).item()
+                     for lib in (torch, gtorch))
+        if repr(want) != repr(got):
+            bad.append((shape, w is not None, want, got))
     assert not bad, bad[:5]
 
 
