@@ -23,7 +23,7 @@ def vector_bytes():
     """The width of the Vectorized<T> the sum kernel runs with. sum_stub is registered with
     REGISTER_DISPATCH, which leaves the AVX512 slot empty, so an AVX512 CPU runs the AVX2 kernel:
     on x86 every capability (default, avx2, avx512) has 32-byte vectors. aarch64 has 16-byte
-    NEON vectors unless PyTorch runs its SVE256 kernels."""
+    NEON vectors unless PyTorch is told to run its SVE256 kernels (not read from the CPU)."""
     if platform.machine().lower() in ("aarch64", "arm64"):
         return 32 if os.environ.get("ATEN_CPU_CAPABILITY", "").lower() == "sve256" else 16
     return 32
@@ -32,13 +32,14 @@ def vector_bytes():
 # -- the additions: each function sums along axis 0; the other axes are independent lanes
 
 
-def _seq_sum(x):
-    """((x[0] + x[1]) + x[2]) + ...: one accumulator, in order (zero rows give zeros)."""
+def _seq_sum(x, axis=0):
+    """((x[0] + x[1]) + x[2]) + ... along axis 0 or 1: one accumulator, in order (no rows: zeros)."""
+    x = x.swapaxes(0, axis)
     if len(x) == 0:
         return np.zeros(x.shape[1:], x.dtype)
-    if len(x) > 64:                             # a long run: NumPy's own loop, in the same order
+    if len(x) > 64 or x.size <= 4096:          # one NumPy call, in the same order
         return np.add.accumulate(x, axis=0)[-1]
-    acc = np.array(x[0])
+    acc = np.array(x[0])                        # wide rows: a row at a time is faster
     for row in x[1:]:
         np.add(acc, row, out=acc)
     return acc
@@ -53,12 +54,14 @@ def multi_row_sum(x):
     passes its total up after level_step of the level below (the top level keeps all)."""
     n = len(x)
     step = 1 << max(4, _ceil_log2(n) // _NUM_LEVELS)
+    if n < step:                                # only level 0
+        return _seq_sum(x)
     level, tail = x[:n - n % step], x[n - n % step:]
-    held = []                                   # what levels 1 and 2 hold when the rows run out
+    held = []                                   # what each level holds when the rows run out
     for _ in range(_NUM_LEVELS - 1):
         groups = len(level) // step
-        held.append(_seq_sum(level[groups * step:]))
-        level = _seq_sum(np.moveaxis(level[:groups * step].reshape((groups, step) + x.shape[1:]), 1, 0))
+        held.append(_seq_sum(level[groups * step:]))    # (level 0: nothing, its rows come in whole steps)
+        level = _seq_sum(level[:groups * step].reshape((groups, step) + x.shape[1:]), axis=1)
     acc = _seq_sum(tail)
     for total in held[1:] + [_seq_sum(level)]:
         acc = acc + total
@@ -70,12 +73,7 @@ def row_sum(x):
     accumulator 0, then the four are added in order."""
     n = len(x) // _ILP
     partial = multi_row_sum(x[:n * _ILP].reshape((n, _ILP) + x.shape[1:]))
-    acc = partial[0]
-    for extra in x[n * _ILP:]:
-        acc = acc + extra
-    for k in range(1, _ILP):
-        acc = acc + partial[k]
-    return acc
+    return _seq_sum(np.concatenate([partial[:1], x[n * _ILP:], partial[1:]]))
 
 
 def vectorized_inner_sum(x, lanes):
@@ -83,11 +81,7 @@ def vectorized_inner_sum(x, lanes):
     the vector's lanes added in order."""
     n = len(x) // lanes
     vec = row_sum(x[:n * lanes].reshape((n, lanes) + x.shape[1:]))
-    rest = x[n * lanes:]
-    acc = rest[0] if len(rest) else vec[0]
-    for v in list(rest[1:]) + list(vec[0 if len(rest) else 1:]):
-        acc = acc + v
-    return acc
+    return _seq_sum(np.concatenate([x[n * lanes:], vec]))
 
 
 def vectorized_outer_sum(x, lanes):
@@ -98,14 +92,15 @@ def vectorized_outer_sum(x, lanes):
 
 
 def scalar_outer_sum(x):
+    """Neither dim contiguous, the reduced one the outer: four columns at a time are plain
+    cascades, the columns left over row_sums."""
     full = x.shape[1] - x.shape[1] % _ILP
     return np.concatenate([multi_row_sum(x[:, :full]), row_sum(x[:, full:])], axis=0)
 
 
 def loop2d(x, in_strides, out_strides):
-    """cascade_sum's 2-d loop over x (size0, size1, *calls): the per-output values in the order
-    they are stored, with the output stride of each of their first axes.
-    Returns (values, strides) where values' leading axes are listed in strides."""
+    """cascade_sum's 2-d loop over x (size0, size1, *calls), dim 0 reduced after the swap: the
+    values it stores (out += value), and the output stride of each of their leading axes."""
     if out_strides[0] != 0 and out_strides[1] == 0:
         x = x.swapaxes(0, 1)
         in_strides, out_strides = in_strides[::-1], out_strides[::-1]
@@ -130,7 +125,8 @@ def loop2d(x, in_strides, out_strides):
 
 def reduction_dims(shape, strides, reduced):
     """TensorIterator's reorder_dimensions and coalesce_dimensions for a reduction: [size, input
-    stride, output stride] per dim (bytes; fastest first), reduced dims (output stride 0) first."""
+    stride (bytes), output stride (elements, 0 if reduced)] per dim, fastest first, reduced dims
+    first. The output is contiguous over the kept dims."""
     out_stride, out_strides = 1, [0] * len(shape)
     for d in reversed(range(len(shape))):
         if d not in reduced:
@@ -288,7 +284,6 @@ def nll_cascade_sum(values, kept):
     power = max(4, _ceil_log2(n) // _NLL_LEVELS)
     index = np.flatnonzero(kept)
     values = values[index]
-    top = np.zeros((), values.dtype)
     held = []
     for level in range(_NLL_LEVELS - 1):
         closes = index % (1 << (power * (level + 1))) == 0
