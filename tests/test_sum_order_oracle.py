@@ -159,6 +159,14 @@ def test_reductions_split_between_threads_match_pytorch_bits(shape, dims):
             assert diff is None, (op, view, diff)
 
 
+@pytest.mark.parametrize("view", [("step", 1, 2), ("narrow", 1, 3, 290), ("narrow", 0, 1, 250), ("step", 2, 3)])
+def test_full_sums_of_big_strided_views_split_between_threads_mid_row_match_pytorch_bits(view):
+    """Each thread sums a linear range of a view that does not coalesce: ranges start and end mid-row."""
+    values = np.random.default_rng(8).standard_normal((251, 297, 3)).astype(np.float32)
+    for op in ("sum", "mean"):
+        assert _both(lambda lib: _view(lib, values, view), _reduction(op, None, False)) is None, op
+
+
 @pytest.mark.parametrize("threads", [1, 3])
 def test_sums_follow_the_thread_count_set_by_set_num_threads(threads):
     before = torch.get_num_threads(), gtorch.get_num_threads()
