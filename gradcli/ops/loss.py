@@ -11,7 +11,8 @@ from .record import _begin, _check_like, _record
 from .formulas import _log_sigmoid
 from .table import ROWS, TABLE
 from .pointwise import abs, add, div_scalar, exp, mul, mul_scalar, sub
-from .reduction import log_softmax, mean, sum
+from .reduction import _mean, _sum, log_softmax, mean, sum
+from .sum_kernel import nll_cascade_sum
 from .shape import expand, view
 from .inplace import masked_fill_
 from .linalg import _contiguous
@@ -46,7 +47,7 @@ def _apply_reduction(loss, r):
 def _reduce_array(loss, r):
     if r == 0:
         return loss
-    return np.asarray(loss.mean() if r == 1 else loss.sum(), loss.dtype)
+    return _mean(loss, None, False) if r == 1 else _sum(loss, None, False, loss.dtype)     # PyTorch's order
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
@@ -99,10 +100,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
         a, b = a.astype(dt), b.astype(dt)
     sq = np.asarray(a - b)                          # (a 0-d difference is a NumPy scalar)
     np.multiply(sq, sq, out=sq)
-    if r == 1 and sq.dtype.char in "fd":        # sq.mean() without its Python wrapper: the same sum and division
-        out = np.asarray(np.add.reduce(sq, axis=None) / np.intp(sq.size), sq.dtype)
-    else:
-        out = sq if r == 0 else np.asarray(sq.mean() if r == 1 else sq.sum(), sq.dtype)
+    out = _reduce_array(sq, r)
     seq = _begin(input, target)
     return _record(TABLE["mse_loss"], seq, out, (input, target), attrs={"reduction": r})
 
@@ -212,8 +210,8 @@ def _nll_forward(x, t, weight, ignore_index, r, class_dim):
     losses = np.asarray(np.where(keep, -picked * w, np.zeros((), x.dtype)), x.dtype)
     if r == 0:                  # the 1-D kernel reports its weight; the batched one reports 0
         return losses, np.asarray(w.sum() if x.ndim == 1 else 0, x.dtype)
-    total = np.asarray(w.sum(), x.dtype)
-    s = np.asarray(losses.sum(), x.dtype)
+    total = nll_cascade_sum(w.reshape(-1), keep.reshape(-1))        # PyTorch's order of additions
+    s = nll_cascade_sum(losses.reshape(-1), keep.reshape(-1))
     return (np.asarray(s / total, x.dtype) if r == 1 else s), total
 
 

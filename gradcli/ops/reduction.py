@@ -12,6 +12,7 @@ from ..engine import TorchIndexError, TorchRuntimeError, TorchTypeError
 from ..engine import TorchNotImplementedError as TorchNotImplementedError_
 from .numeric import _SCALAR_NAME, _dims, _norm_dim, _raw_dims, _scalar_in_range
 from .record import _begin, _check_like, _check_reads, _check_reduced, _record
+from .sum_kernel import cascade_sum
 from .table import TABLE
 from .std_algorithms import std_sort
 from .pointwise import div, maximum, minimum, to_dtype
@@ -44,6 +45,24 @@ argmax = _arg_extreme("argmax", np.argmax)
 argmin = _arg_extreme("argmin", np.argmin)
 
 
+def _sum(data, dims, keepdim, out_dt):
+    """PyTorch's sum: floats in its kernel's order (the input cast to out_dt first), others exactly."""
+    dims = tuple(range(data.ndim)) if dims is None else dims
+    if out_dt.kind != "f" or out_dt.itemsize < 4 or data.size == 0:
+        return np.asarray(data.sum(axis=dims, keepdims=keepdim, dtype=out_dt))
+    out = cascade_sum(data.astype(out_dt, order="K", copy=False), set(dims))
+    return out.reshape([1 if d in dims else n for d, n in enumerate(data.shape)]) if keepdim else out
+
+
+def _mean(data, dims, keepdim):
+    """at::mean on the CPU: the sum, then divided by the number of elements summed."""
+    dims = tuple(range(data.ndim)) if dims is None else dims
+    if data.dtype.kind != "f" or data.dtype.itemsize < 4 or data.size == 0:
+        return np.asarray(data.mean(axis=dims, keepdims=keepdim, dtype=data.dtype))
+    count = int(np.prod([data.shape[d] for d in dims]))
+    return np.asarray(_sum(data, dims, keepdim, data.dtype) / data.dtype.type(count))
+
+
 def sum(t, dim=None, keepdim=False, dtype=None):
     seq = _begin(t)
     data = t._data
@@ -51,11 +70,11 @@ def sum(t, dim=None, keepdim=False, dtype=None):
     if dtype is not None:
         out_dt = dtype.np
     if dim is None:
-        out = np.asarray(data.sum(dtype=out_dt))
+        out = _sum(data, tuple(range(data.ndim)), False, out_dt)
         return _record(TABLE["sum"], seq, out, (t,), attrs={"self_sym_sizes": tuple(data.shape)})
     dims = _dims(dim, data.ndim)
     _check_reduced(data, dims)
-    out = np.asarray(data.sum(axis=dims, keepdims=keepdim, dtype=out_dt))
+    out = _sum(data, dims, keepdim, out_dt)
     return _record(TABLE["sum_dim"], seq, out, (t,),
                    attrs={"dim": _raw_dims(dim), "keepdim": bool(keepdim), "self_sym_sizes": tuple(data.shape)})
 
@@ -70,12 +89,12 @@ def mean(t, dim=None, keepdim=False, dtype=None):
                                 f"point or complex dtype. Got: {name}")
     seq = _begin(t)
     if dim is None:
-        out = np.asarray(data.mean(dtype=data.dtype))
+        out = _mean(data, tuple(range(data.ndim)), False)
         return _record(TABLE["mean"], seq, out, (t,),
                        attrs={"self_sym_numel": data.size, "self_sym_sizes": tuple(data.shape)})
     dims = _dims(dim, data.ndim)
     _check_reduced(data, dims)
-    out = np.asarray(data.mean(axis=dims, keepdims=keepdim, dtype=data.dtype))
+    out = _mean(data, dims, keepdim)
     return _record(TABLE["mean_dim"], seq, out, (t,),
                    attrs={"dim": _raw_dims(dim), "keepdim": bool(keepdim), "self_sym_numel": data.size,
                           "self_sym_sizes": tuple(data.shape)})
