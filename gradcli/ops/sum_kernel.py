@@ -230,6 +230,12 @@ def cascade_sum(a, reduced):
     the kept dims' array, in a's dtype."""
     if any(s < 0 for s in a.strides):           # a PyTorch tensor never walks memory backwards
         a = np.ascontiguousarray(a)
+    if a.ndim and len(reduced) == a.ndim and a.flags.c_contiguous and 0 < a.size < GRAIN_SIZE:
+        # the commonest sum, of a whole small tensor: its dims coalesce into one contiguous dim,
+        # one 2-d loop of one column (serial_for_each's), stored into a zero
+        x = a.reshape(-1)[:, None]
+        values, _ = loop2d(x, x.strides, [0, 0])
+        return np.zeros((), a.dtype) + values.reshape(())
     kept = tuple(n for d, n in enumerate(a.shape) if d not in reduced)
     dims = reduction_dims(a.shape, a.strides, reduced)
     view = _view(a, dims)
