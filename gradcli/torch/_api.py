@@ -404,6 +404,30 @@ def _alpha_second(f):
     return call
 
 
+# addcmul/addcdiv's deprecated (input, value, tensor1, tensor2) overload: the only one that takes
+# four positional arguments (the parser has bound it), with PyTorch's warning, once per process for both
+_VALUE_FIRST = {"addcmul", "addcdiv"}
+_W_VALUE_FIRST = ("This overload of {name} is deprecated:\n\t{name}({input}Number value, Tensor tensor1, Tensor tensor2"
+                  "{out})\nConsider using one of the following signatures instead:\n\t{name}({input}Tensor tensor1, "
+                  "Tensor tensor2, *, Number value = 1{out_kw}) (Triggered internally at "
+                  "/__w/pytorch/pytorch/torch/csrc/utils/python_arg_parser.cpp:1841.)")
+
+
+def _value_first(f, name, method):
+    def call(input, *args, **kwargs):
+        if len(args) == 3:
+            if _W_VALUE_FIRST not in STATE.warned:     # (one warning site in PyTorch: once for them all)
+                STATE.warned.add(_W_VALUE_FIRST)
+                STATE.warn(_W_VALUE_FIRST.format(name=name, input="" if method else "Tensor input, ",
+                                                 out="" if method else ", *, Tensor out = None",
+                                                 out_kw="" if method else ", Tensor out = None"))
+            value, t1, t2 = args
+            return f(input, t1, t2, value=value, **kwargs)
+        return f(input, *args, **kwargs)
+    call.__name__ = f.__name__
+    return call
+
+
 def _uint64_input(name, input, args, kwargs):
     """torch.add(2**63, y) with y a number: PyTorch holds the input as a uint64 number. With a
     float it is that float; otherwise uint64 meets an integer type PyTorch cannot promote it with
@@ -505,7 +529,8 @@ def functions():
     for row in API:
         f = _numbers_as_tensors(row.forward) if row.numbers else row.forward
         for name in _names(row.functions):
-            out[name] = _alpha_second(f) if name in _ALPHA_SECOND else f
+            out[name] = _alpha_second(f) if name in _ALPHA_SECOND else \
+                _value_first(f, name, False) if name in _VALUE_FIRST else f
     return {name: _checked_function(name, f) for name, f in out.items()}
 
 
@@ -521,9 +546,11 @@ def methods(base):
     m = {}
     for row in API:
         for name in _names(row.methods):
-            m[name] = row.method or (_alpha_second(row.forward) if name in _ALPHA_SECOND else row.forward)
+            m[name] = row.method or (_alpha_second(row.forward) if name in _ALPHA_SECOND else
+                                     _value_first(row.forward, name, True) if name in _VALUE_FIRST else row.forward)
         for name in _names(row.inplace):
-            forward = _alpha_second(row.forward) if name.rstrip("_") in _ALPHA_SECOND else row.forward
+            forward = _alpha_second(row.forward) if name.rstrip("_") in _ALPHA_SECOND else \
+                _value_first(row.forward, name, True) if name.rstrip("_") in _VALUE_FIRST else row.forward
             m[name] = _untracked_inplace(forward, name) if row.untracked else _inplace(forward, name, row.cast)
     m.update(_operators())
     m.update(_random_methods())

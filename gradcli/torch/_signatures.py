@@ -38,7 +38,9 @@ _REDUCE = "Tensor input, IntList? dim=None, bool keepdim=False, *, dtype? dtype=
 
 # PyTorch's deprecated overload of add and sub: it binds a call, but PyTorch's errors never name it
 _ALPHA_SECOND = "Tensor|Number input, Number alpha, Tensor|Number other"
-DEPRECATED = {_ALPHA_SECOND}
+# and addcmul's and addcdiv's, a number before the two tensors
+_VALUE_FIRST = "Tensor input, Number value, Tensor tensor1, Tensor tensor2"
+DEPRECATED = {_ALPHA_SECOND, _VALUE_FIRST}
 
 SIGNATURES = {
     **{n: _UNARY for n in ("abs", "exp", "log", "sin", "cos", "tanh", "sigmoid", "relu", "sqrt", "rsqrt",
@@ -59,8 +61,8 @@ SIGNATURES = {
     "xlogy": ("Tensor input, Tensor|Number other", "Number self, Tensor other"),
     "float_power": ("Tensor input, Tensor|Number exponent", "Number self, Tensor exponent"),
     "lerp": "Tensor input, Tensor end, Tensor|Number weight",
-    "addcmul": "Tensor input, Tensor tensor1, Tensor tensor2, *, Number value=1",
-    "addcdiv": "Tensor input, Tensor tensor1, Tensor tensor2, *, Number value=1",
+    "addcmul": ("Tensor input, Tensor tensor1, Tensor tensor2, *, Number value=1", _VALUE_FIRST),
+    "addcdiv": ("Tensor input, Tensor tensor1, Tensor tensor2, *, Number value=1", _VALUE_FIRST),
     "add": ("Tensor|Number input, Tensor|Number other, *, Number alpha=1", _ALPHA_SECOND),
     "sub": ("Tensor|Number input, Tensor|Number other, *, Number alpha=1", _ALPHA_SECOND),
     "subtract": ("Tensor|Number input, Tensor|Number other, *, Number alpha=1",
