@@ -593,6 +593,19 @@ for bad in ("torch.addcmul(x, a, 0.5, b)", "x.addcmul(0.5, a)", "x.addcmul(a, b,
         print(bad, e)
 """)
 
+case("unique-dispatch-reads-its-flags-first", """
+import torch
+x = torch.tensor([1, 2, 2])
+for e in ['torch.unique("a")', 'torch.unique([1,2])', 'torch.unique(torch.ones(2), dim="x")', 'torch.unique_consecutive(3)', 'torch.unique(torch.ones(2), sorted="x")', 'torch.unique(torch.ones(2), dim=0, sorted=2)', 'torch.unique_consecutive(torch.ones(2), dim=0.5)','torch.ones(2).unique(1,2,3,4,5)', 'torch.ones(2).unique(return_counts=torch.ones(2))',
+          'torch.unique(x, end_dim=1)', 'torch.unique(x, True, True, end_dim=1)', 'torch.unique(x, True, False, True, end_dim=1)', 'torch.unique(x, True, False, x)', 'torch.unique_consecutive(x, foo=1)', 'torch.unique_consecutive(x, True, foo=1)', 'torch.unique_consecutive(x, False, x)', 'torch.unique(x, 1, 2, 3, 4, 5)', 'x.unique(foo=1)', 'x.unique_consecutive(foo=1)',
+          'torch.unique(x, return_inverse=True)', 'torch.unique_consecutive(x, True)', 'torch.unique_consecutive(x, return_counts=True)', 'torch.unique(x, sorted=False, return_counts=True)', 'x.unique(True, True, True)', 'torch.unique(input=x)', 'torch.unique_consecutive(input=x, return_inverse=True)']:
+    try: print(e, eval(e))
+    except Exception as ex: print(e, '!!', type(ex).__name__, ex)
+for e in ['torch.unique()', 'torch.unique_consecutive()', 'torch.ones(2).unique(foo=1, bar=2)']:
+    try: print(e, eval(e))
+    except Exception as ex: print(e, '!!', type(ex).__name__, ex)
+""")
+
 NO_ARGUMENTS = textwrap.dedent("""
 import torch
 x = torch.ones(2, requires_grad=True)

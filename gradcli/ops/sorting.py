@@ -262,13 +262,17 @@ def _unique_node(key, t, values):
     return _record(TABLE[key], seq, np.array(values, order="C"), (t,))
 
 
-def _unique_result(values, inverse, counts, return_inverse, return_counts):
-    out = (values,)
-    if return_inverse:
-        out += (CONFIG.tensor(np.array(inverse, np.int64, order="C")),)
-    if return_counts:
-        out += (CONFIG.tensor(np.array(counts, np.int64, order="C")),)
-    return out[0] if len(out) == 1 else out
+def _unique_result(values, inverse, counts, return_inverse, return_counts, every=False):
+    """ATen's (output, inverse_indices, counts): an output not asked for is empty, unless `every`
+    (the kernels over a dim compute them all)."""
+    def index_tensor(a, wanted):
+        return CONFIG.tensor(np.array(a, np.int64, order="C") if wanted or every else np.zeros(0, np.int64))
+    return values, index_tensor(inverse, return_inverse), index_tensor(counts, return_counts)
+
+
+def _input(fn, t):
+    if not isinstance(t, TensorBase):
+        raise TorchTypeError(f"{fn}(): argument 'input' (position 1) must be Tensor, not {_type_name(t)}")
 
 
 def _type_name(v):
@@ -296,9 +300,9 @@ def _flags(fn, dim, position, **flags):
 
 
 def unique(t, sorted=True, return_inverse=False, return_counts=False, dim=None):
-    """torch.unique (sorted on CPU whatever `sorted` says, as PyTorch's kernel). Python code in
-    PyTorch: it picks its variant by the truth of return_counts, then of return_inverse."""
-    _truth(return_counts), _truth(return_inverse)
+    """ATen's _unique2 / unique_dim (sorted on CPU whatever `sorted` says): (output,
+    inverse_indices, counts). torch.unique is Python code that picks from them (gradcli.torch)."""
+    _input("_unique2" if dim is None else "unique_dim", t)
     _flags("_unique2" if dim is None else "unique_dim", dim, 2, sorted=sorted, return_inverse=return_inverse,
            return_counts=return_counts)
     _check_reads(t)
@@ -331,7 +335,8 @@ def unique(t, sorted=True, return_inverse=False, return_counts=False, dim=None):
 
 
 def unique_consecutive(t, return_inverse=False, return_counts=False, dim=None):
-    _truth(return_counts), _truth(return_inverse)        # (picked by their truth, as torch.unique)
+    """ATen's unique_consecutive: (output, inverse_indices, counts)."""
+    _input("unique_consecutive", t)
     _flags("unique_consecutive", dim, 0, return_inverse=return_inverse, return_counts=return_counts)
     _check_reads(t)
     data = t._data
@@ -350,7 +355,7 @@ def unique_consecutive(t, return_inverse=False, return_counts=False, dim=None):
     inverse = np.repeat(np.arange(len(starts)), counts)
     return _unique_result(_unique_node("unique_consecutive", t, values),
                           inverse.reshape(data.shape) if dim is None else inverse, counts,
-                          return_inverse, return_counts)
+                          return_inverse, return_counts, every=dim is not None)
 
 
 def bincount(t, weights=None, minlength=0):

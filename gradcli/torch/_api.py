@@ -14,7 +14,7 @@ from typing import Callable, NamedTuple
 
 import numpy as np
 
-from ..engine import STATE, TensorBase, TorchNotImplementedError, TorchRuntimeError, contiguous_format
+from ..engine import STATE, TensorBase, TorchNotImplementedError, TorchRuntimeError, TorchTypeError, contiguous_format
 from ..ops import (comparison, indexing, inplace, join, linalg, pointwise, reduction, shape,
                    views)
 from . import _legacy, _signatures
@@ -293,8 +293,6 @@ API = (
     Op(sorting.kthvalue, "kthvalue", "kthvalue"),
     Op(sorting.cummax, "cummax", "cummax"),
     Op(sorting.cummin, "cummin", "cummin"),
-    Op(sorting.unique, "unique", "unique"),
-    Op(sorting.unique_consecutive, "unique_consecutive", "unique_consecutive"),
     Op(sorting.bincount, "bincount", "bincount"),
     Op(sorting.searchsorted, "searchsorted", ""),
     Op(sorting.bucketize, "bucketize", ""),
@@ -428,6 +426,60 @@ def _value_first(f, name, method):
     return call
 
 
+def _unique_args(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    return input, sorted, return_inverse, return_counts, dim
+
+
+def _consecutive_args(input, return_inverse=False, return_counts=False, dim=None):
+    return input, return_inverse, return_counts, dim
+
+
+def _boolean_dispatch(forward, binding, names, first, second):
+    """torch.unique and torch.unique_consecutive, Python code in PyTorch: boolean_dispatch reads the
+    truth of one flag (name, position), then of another, and calls one of four functions of
+    `binding`'s signature (a call it cannot bind names that function), each returning its part of
+    ATen's (output, inverse_indices, counts). unique_consecutive's positions are swapped in
+    PyTorch: its second positional argument picks by return_counts."""
+    def binder(name):
+        f = types.FunctionType(binding.__code__, {}, name, binding.__defaults__)
+        f.__qualname__ = name
+        return f
+    binders = {picks: binder(name) for picks, name in names.items()}
+
+    def call(*args, **kwargs):
+        picks = tuple(sorting._truth(kwargs[name] if name in kwargs else args[i] if i < len(args) else False)
+                      for name, i in (first, second))
+        try:
+            bound = binders[picks](*args, **kwargs)
+        except TypeError as e:              # Python's own binding error, the script's
+            raise TorchTypeError(str(e)) from None
+        out = forward(*bound)
+        return out[0] if picks == (False, False) else (out[0], out[1]) if picks == (True, False) else \
+            (out[0], out[2]) if picks == (False, True) else out
+    return call
+
+
+def _unique_method(self, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    return _UNIQUE(self, sorted=sorted, return_inverse=return_inverse, return_counts=return_counts, dim=dim)
+
+
+def _unique_consecutive_method(self, return_inverse=False, return_counts=False, dim=None):
+    return _UNIQUE_CONSECUTIVE(self, return_inverse=return_inverse, return_counts=return_counts, dim=dim)
+
+
+_UNIQUE = _boolean_dispatch(
+    sorting.unique, _unique_args, {(False, False): "_return_output", (True, False): "_return_inverse",
+                                   (False, True): "_return_counts", (True, True): "_return_inverse_and_counts"},
+    ("return_inverse", 2), ("return_counts", 3))
+_UNIQUE_CONSECUTIVE = _boolean_dispatch(
+    sorting.unique_consecutive, _consecutive_args,
+    {(False, False): "_consecutive_return_output", (True, False): "_consecutive_return_inverse",
+     (False, True): "_consecutive_return_counts", (True, True): "_consecutive_return_inverse_and_counts"},
+    ("return_inverse", 2), ("return_counts", 1))
+_unique_method.__qualname__ = "Tensor.unique"
+_unique_consecutive_method.__qualname__ = "Tensor.unique_consecutive"
+
+
 def _uint64_input(name, input, args, kwargs):
     """torch.add(2**63, y) with y a number: PyTorch holds the input as a uint64 number. With a
     float it is that float; otherwise uint64 meets an integer type PyTorch cannot promote it with
@@ -519,13 +571,15 @@ def _operators():
     m["storage_offset"] = _storage_offset
     m["is_same_size"] = lambda self, other: self._data.shape == other._data.shape
     m["contiguous"] = _contiguous
+    m["unique"] = _unique_method
+    m["unique_consecutive"] = _unique_consecutive_method
     m["is_contiguous"] = lambda self, memory_format=None: views.is_contiguous_as(self._data, memory_format)
     return m
 
 
 def functions():
     """{name: function} of torch's functions made from the table, argument-checked."""
-    out = {}
+    out = {"unique": _UNIQUE, "unique_consecutive": _UNIQUE_CONSECUTIVE}
     for row in API:
         f = _numbers_as_tensors(row.forward) if row.numbers else row.forward
         for name in _names(row.functions):

@@ -136,8 +136,6 @@ SIGNATURES = {
     "cummax": "Tensor input, int dim",
     "cummin": "Tensor input, int dim",
     # (Python code in PyTorch: the flags are read for their truth first, then checked by the ATen function)
-    "unique": "Tensor input, Any sorted=True, Any return_inverse=False, Any return_counts=False, Any dim=None",
-    "unique_consecutive": "Tensor input, Any return_inverse=False, Any return_counts=False, Any dim=None",
     "bincount": "Tensor input, Tensor? weights=None, int minlength=0",
     "searchsorted": ("Tensor sorted_sequence, Tensor input, *, bool out_int32=False, bool right=False, str? side=None, "
                      "Tensor? sorter=None", "Tensor sorted_sequence, Number self, *, bool out_int32=False, "
