@@ -1265,6 +1265,33 @@ for expr in ["torch.outer(a, b)", "torch.outer(b, a)", "a.ger(a[0])", "torch.vdo
              "torch.cross(a.t(), a.t(), dim=0)"]:
     case(expr, (2, 3), (3,))
 
+# -- linalg (session 9)
+# Matrices far from singular (random entries plus 2 on the diagonal): NumPy's LAPACK and PyTorch's
+# MKL round differently in the last bits, which an ill-conditioned inverse would magnify.
+def _well_conditioned(shape, seed=0):
+    import numpy as np
+    rng = np.random.default_rng(seed)
+    return (rng.uniform(-1, 1, size=shape) + 2 * np.eye(shape[-1])).astype(np.float32).tolist()
+
+
+for expr in ["torch.inverse(a)", "a.inverse()", "torch.linalg.inv(a)", "torch.matrix_power(a, -1)",
+             "torch.matrix_power(a, -2)", "a.matrix_power(-3)", "torch.matrix_power(a, -5)",
+             "torch.linalg.matrix_power(a, -4)"]:
+    for shape in [(3, 3), (2, 4, 4), (1, 1)]:
+        case(expr, In(values=_well_conditioned(shape)))
+case("torch.inverse(a)", In(values=_well_conditioned((2, 1, 3, 3)), dtype="float64"))
+case("torch.inverse(a.t())", In(values=_well_conditioned((3, 3))), id="inverse of a transposed view")
+case("torch.inverse(a) @ b", In(values=_well_conditioned((3, 3))), In(values=_well_conditioned((3, 3), 1)))
+for values in ([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 1.0, 1.0]], [[0.0, 0.0], [0.0, 0.0]], [[1.0, 1.0], [1.0, 1.0]],
+               [[[1.0, 0.0], [0.0, 1.0]], [[0.0, 0.0], [0.0, 1.0]]], [[0.0, 1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 0.0]]):
+    for expr in ["torch.inverse(a)", "torch.matrix_power(a, -2)"]:
+        case(expr, In(values=values), id=f"{expr}: singular {values}")
+case("torch.linalg.inv(a)", In(values=[[2.0, 4.0], [1.0, 2.0]], dtype="float64"), id="linalg.inv: singular float64")
+for expr in ["torch.inverse(a)", "torch.matrix_power(a, -1)", "torch.linalg.inv(a)"]:
+    for spec in [In((3,)), In((2, 3)), In((3, 3), ints=True, rg=False), In((3, 3), dtype="float16"),
+                 In((3, 3), dtype="bool", rg=False), In((0, 3, 3)), In((2, 0, 0)), In(())]:
+        case(expr, spec)
+
 # var/std and their _mean forms warn, each under its own name, when n - correction <= 0 (values nan or inf)
 DOF_SCRIPT = """
 import torch

@@ -822,7 +822,8 @@ def inner(input, other):
 
 
 def matrix_power(input, n):
-    """PyTorch's linalg_matrix_power: a clone for 1, products for 2 and 3, square-and-multiply beyond."""
+    """PyTorch's linalg_matrix_power: a clone for 1, products for 2 and 3, square-and-multiply beyond
+    (of the inverse for a negative power)."""
     nd = input._data.ndim
     if nd < 2:
         raise TorchRuntimeError("linalg.matrix_power: The input tensor A must have at least 2 dimensions.")
@@ -830,9 +831,10 @@ def matrix_power(input, n):
     if r != c:
         raise TorchRuntimeError(f"linalg.matrix_power: A must be batches of square matrices, but they are {r} by {c} "
                                 "matrices")
-    if n < 0:
-        raise E.TorchNotImplementedError("gradcli does not implement torch.matrix_power with a negative power (yet): "
-                                         "it needs torch.inverse")
+    if n < 0:                                  # the powers of the inverse (itself for -1, not a clone)
+        input, n = inverse(input), -n
+        if n == 1:
+            return input
     if n == 0:
         eye = CONFIG.tensor(np.broadcast_to(np.eye(r, dtype=input._data.dtype), input._data.shape))
         return copy_(_record(TABLE["clone"], _begin(input), input._data.copy(order="C"), (input,)), eye)
@@ -849,3 +851,85 @@ def matrix_power(input, n):
         if bit:
             result = z if result is None else matmul(result, z)
     return result
+
+# ----------------------------------------------------------------------------- inverse (session 9)
+
+
+def _check_square(name, input):
+    nd = input._data.ndim
+    if nd < 2:
+        raise TorchRuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
+    r, c = input._data.shape[-2:]
+    if r != c:
+        raise TorchRuntimeError(f"{name}: A must be batches of square matrices, but they are {r} by {c} matrices")
+
+
+def _check_floating(name, input):
+    dt = input._data.dtype
+    if dt.kind != "f":
+        raise TorchRuntimeError(f"{name}: Expected a floating point or complex tensor as input. "
+                                f"Got {_SCALAR_NAME[dt.name]}")
+    if dt.itemsize < 4:
+        raise TorchRuntimeError(f"{name}: Low precision dtypes not supported. Got {_SCALAR_NAME[dt.name]}")
+
+
+def _lu(a):
+    """LAPACK getrf's partial-pivoting LU of one square matrix, in its dtype: (LU, 1-based pivots,
+    1-based index of the first exactly zero pivot or 0 — getrf's `info`)."""
+    lu = a.copy()
+    n = lu.shape[0]
+    piv = np.arange(1, n + 1, dtype=np.int32)
+    info = 0
+    for j in range(n):
+        p = j + int(np.argmax(np.abs(lu[j:, j])))      # the first largest magnitude, as i?amax
+        piv[j] = p + 1
+        if lu[p, j] == 0:
+            info = info or j + 1                       # getrf goes on past a zero pivot
+            continue
+        if p != j:
+            lu[[j, p]] = lu[[p, j]]
+        lu[j + 1:, j] /= lu[j, j]
+        lu[j + 1:, j + 1:] -= np.outer(lu[j + 1:, j], lu[j, j + 1:])
+    return lu, piv, info
+
+
+def _singular(name, data, what):
+    """PyTorch's _LinAlgError for a batch that NumPy found singular: the first batch element
+    whose LU has an exactly zero pivot, and that pivot (when rounding left none exactly zero:
+    the element NumPy rejects, and its smallest pivot)."""
+    mats = data.reshape((-1,) + data.shape[-2:])
+    found = [_lu(a) for a in mats]
+    if not any(f[2] for f in found):
+        k = next(k for k, a in enumerate(mats) if _rejected(a))
+        found[k] = (None, None, 1 + int(np.argmin(np.abs(np.diagonal(found[k][0])))))
+    for k, (_, _, info) in enumerate(found):
+        if info:
+            batch = f"(Batch element {k}): " if data.ndim > 2 else ""
+            raise E.TorchLinAlgError(f"{name}: {batch}The diagonal element {info} is zero, the {what} could not be "
+                                     "completed because the input matrix is singular.")
+
+
+def _rejected(a):
+    try:
+        np.linalg.inv(a)
+    except np.linalg.LinAlgError:
+        return True
+    return False
+
+
+def _column_major(a):
+    """`a` laid out as LAPACK returns it: each matrix of the batch column-major."""
+    return np.swapaxes(np.ascontiguousarray(np.swapaxes(a, -1, -2)), -1, -2)
+
+
+def inverse(input):
+    """torch.inverse / torch.linalg.inv (linalg_inv_ex, then its error check)."""
+    _check_square("linalg.inv", input)
+    _check_floating("linalg.inv", input)
+    seq = _begin(input)
+    data = input._data
+    try:
+        out = np.linalg.inv(data)
+    except np.linalg.LinAlgError:
+        _singular("linalg.inv", data, "inversion")
+    return _record(TABLE["linalg_inv"], seq, _column_major(out.astype(data.dtype, copy=False)), (input,))

@@ -542,6 +542,11 @@ TABLE = {
                    g, dim, indices, self_sym_sizes, keepdim))
        for key, name in (("median_dim", "MedianBackward1"), ("nanmedian_dim", "NanmedianBackward1"),
                          ("mode", "ModeBackward0"))},
+    # -- linalg (session 9)
+    "linalg_inv": op("LinalgInvExBackward0", ("self",), saved=(("inverse", ALWAYS),), output_slot="inverse",
+                     self=lambda m, g, inverse: -m.matmul(m.swapaxes(inverse, -2, -1),
+                                                          m.matmul(g, m.swapaxes(inverse, -2, -1))),
+                     doc="-inverse.mH @ (grad @ inverse.mH)"),
 }
 
 _CONV_INPUTS = ("grad_output", "input", "weight")

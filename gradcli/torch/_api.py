@@ -284,6 +284,8 @@ API = (
     Op(indexing.index_fill, "index_fill", "index_fill", "index_fill_"),
     Op(indexing.nonzero, "nonzero", "nonzero"),
     Op(indexing.argwhere, "argwhere", "argwhere"),
+    # -- linalg (session 9)
+    Op(linalg.inverse, "inverse", "inverse"),
 )
 
 # Python's operators. `a + b`, `b + a` (a Python number on either side): NotImplemented for other operands.
