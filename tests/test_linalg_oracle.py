@@ -88,8 +88,22 @@ def test_inverse_values_agree_over_many_random_matrices(dtype):
     rng = np.random.default_rng(7)
     for _ in range(200):
         n = int(rng.integers(1, 7))
-        a = (rng.standard_normal((2, n, n)) + n * np.eye(n)).astype(dtype)
+        a = (rng.standard_normal((2, n, n)) / n + np.eye(n)).astype(dtype)     # det and inverse near 1
         want = torch.linalg.inv(torch.from_numpy(a)).numpy()
         got = G.linalg.inv(G.tensor(a))._data
         assert got.dtype == want.dtype
         assert not _values_differ(want, got, dtype), (a, want, got)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_det_values_and_gradients_agree_over_many_random_matrices(dtype):
+    rng = np.random.default_rng(11)
+    for _ in range(200):
+        n = int(rng.integers(1, 7))
+        a = (rng.standard_normal((2, n, n)) / n + np.eye(n)).astype(dtype)     # det and inverse near 1
+        ta, ga = torch.tensor(a, requires_grad=True), G.tensor(a, requires_grad=True)
+        want, got = torch.linalg.det(ta), G.linalg.det(ga)
+        assert not _values_differ(want.detach().numpy(), got._data, dtype), (a, want, got)
+        want.sum().backward()
+        got.sum().backward()
+        assert not _values_differ(ta.grad.numpy(), ga.grad._data, dtype), (a, ta.grad, ga.grad)

@@ -1291,6 +1291,20 @@ for expr in ["torch.inverse(a)", "torch.matrix_power(a, -1)", "torch.linalg.inv(
     for spec in [In((3,)), In((2, 3)), In((3, 3), ints=True, rg=False), In((3, 3), dtype="float16"),
                  In((3, 3), dtype="bool", rg=False), In((0, 3, 3)), In((2, 0, 0)), In(())]:
         case(expr, spec)
+# det: the LU PyTorch saves is of A.mT when A is row-major; a singular matrix's gradient is 0
+for expr in ["torch.det(a)", "a.det()", "torch.linalg.det(a)", "torch.det(a.mT)", "torch.det(a) * torch.det(a)"]:
+    for shape in [(3, 3), (2, 4, 4), (1, 1), (2, 1, 2, 2)]:
+        case(expr, In(values=_well_conditioned(shape)), second_order=False)
+for shape in [(3, 3), (5, 5), (2, 3, 3)]:
+    case("torch.det(a)", shape, second_order=False)
+case("torch.det(a)", In((4, 4), dtype="float64"), second_order=False)
+for values in ([[1.0, 2.0], [2.0, 4.0]], [[0.0, 0.0], [0.0, 0.0]], [[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 1.0, 1.0]],
+               [[[1.0, 0.0], [0.0, 1.0]], [[0.0, 1.0], [0.0, 1.0]]]):
+    for expr in ["torch.det(a)", "torch.det(a.mT)"]:
+        case(expr, In(values=values), id=f"{expr}: singular {values}", second_order=False)
+for spec in [In((3,)), In((2, 3)), In((3, 3), ints=True, rg=False), In((3, 3), dtype="float16"),
+             In((3, 3), dtype="bool", rg=False), In((0, 0)), In((2, 0, 0)), In((0, 3, 3)), In(())]:
+    case("torch.det(a)", spec, second_order=False)
 
 # var/std and their _mean forms warn, each under its own name, when n - correction <= 0 (values nan or inf)
 DOF_SCRIPT = """

@@ -933,3 +933,85 @@ def inverse(input):
     except np.linalg.LinAlgError:
         _singular("linalg.inv", data, "inversion")
     return _record(TABLE["linalg_inv"], seq, _column_major(out.astype(data.dtype, copy=False)), (input,))
+
+
+# ----------------------------------------------------------------------------- det (session 9)
+
+
+def _lu_batch(data):
+    """getrf over a batch: LU (each matrix column-major, as LAPACK leaves it) and the int32 pivots."""
+    if data.size == 0:
+        return data.copy(), np.ones(data.shape[:-1], np.int32)
+    mats = data.reshape((-1,) + data.shape[-2:])
+    lus = [_lu(a) for a in mats]
+    lu = np.array([f[0] for f in lus], data.dtype).reshape(data.shape)
+    piv = np.array([f[1] for f in lus], np.int32).reshape(data.shape[:-1])
+    return _column_major(lu), piv
+
+
+def _det_from_lu(lu, piv):
+    """PyTorch's det from getrf: the permutation's sign times the product of U's diagonal."""
+    swaps = np.count_nonzero(piv != np.arange(1, piv.shape[-1] + 1, dtype=np.int32), axis=-1)
+    sign = np.where(swaps % 2 == 1, -1, 1).astype(lu.dtype)
+    return np.asarray(sign * np.prod(np.diagonal(lu, 0, -2, -1), axis=-1), lu.dtype)
+
+
+def det(A):
+    """torch.det / torch.linalg.det (_linalg_det: getrf, then the product of U's diagonal)."""
+    _check_square("linalg.det", A)
+    if A._data.dtype == np.float16:                # (no low-precision check here: LAPACK's getrf refuses it)
+        raise E.TorchNotImplementedError("\"lu_cpu\" not implemented for 'Half'")
+    _check_floating("linalg.det", A)
+    seq = _begin(A)
+    data = A._data
+    # a row-major A is a column-major A.mT to LAPACK: PyTorch factorises that (det(A.mT) = det(A))
+    lu, piv = _lu_batch(np.swapaxes(data, -1, -2) if data.flags.c_contiguous else data)
+    extra = {"LU": CONFIG.tensor(lu), "pivots": CONFIG.tensor(piv)}
+    return _record(TABLE["linalg_det"], seq, _det_from_lu(lu, piv), (A,), extra=extra)
+
+
+def _det_backward_np(g, det, A, LU, pivots):
+    """linalg_det_backward without create_graph: the solution G of A.mH G = det * grad * I, by the
+    saved LU (of A.mT when A is row-major), its zero pivots replaced by eps (so the gradient at
+    a singular matrix is det * ... = 0)."""
+    if A.size == 0:
+        return np.zeros_like(A)
+    n = A.shape[-1]
+    d = (g * det)[..., None, None] * np.eye(n, dtype=A.dtype)
+    diag = np.diagonal(LU, 0, -2, -1)
+    lu = LU + np.where(diag == 0, np.finfo(A.dtype).eps, 0).astype(A.dtype)[..., None] * np.eye(n, dtype=A.dtype)
+    return _lu_solve(lu, pivots, d, adjoint=not A.flags.c_contiguous)
+
+
+def _lu_solve(lu, pivots, b, adjoint):
+    """linalg_lu_solve: X with P L U X = B, or (P L U).mH X = B when `adjoint`."""
+    n = lu.shape[-1]
+    out = np.empty(np.broadcast_shapes(lu.shape, b.shape), lu.dtype)
+    for k, (m, piv, rhs) in enumerate(zip(lu.reshape((-1, n, n)), pivots.reshape((-1, n)),
+                                          np.broadcast_to(b, out.shape).reshape((-1, n, out.shape[-1])))):
+        x = rhs.copy()
+        if adjoint:                            # U.T w = B, L.T v = w, then the swaps, last first
+            x = _substitute(m.T, _substitute(m.T, x, lower=True, unit=False), lower=False, unit=True)
+            for j in reversed(range(n)):
+                x[[j, piv[j] - 1]] = x[[piv[j] - 1, j]]
+        else:                                  # the swaps, then L z = P.T B, U X = z
+            for j in range(n):
+                x[[j, piv[j] - 1]] = x[[piv[j] - 1, j]]
+            x = _substitute(m, _substitute(m, x, lower=True, unit=True), lower=False, unit=False)
+        out.reshape((-1, n, out.shape[-1]))[k] = x
+    return out
+
+
+def _substitute(t, b, lower, unit):
+    """X with T X = B for the lower (or upper) triangle of T, its diagonal taken as ones if `unit`."""
+    n = t.shape[0]
+    x = b.copy()
+    for i in (range(n) if lower else reversed(range(n))):
+        done = slice(0, i) if lower else slice(i + 1, n)
+        x[i] = b[i] - t[i, done] @ x[done]
+        if not unit:
+            x[i] /= t[i, i]
+    return x
+
+
+NUMPY_HELPERS = {"det_backward": _det_backward_np}

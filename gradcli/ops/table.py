@@ -547,6 +547,10 @@ TABLE = {
                      self=lambda m, g, inverse: -m.matmul(m.swapaxes(inverse, -2, -1),
                                                           m.matmul(g, m.swapaxes(inverse, -2, -1))),
                      doc="-inverse.mH @ (grad @ inverse.mH)"),
+    "linalg_det": op("LinalgDetBackward0", ("A",),
+                     saved=(("A", ALWAYS), ("LU", ALWAYS), ("pivots", ALWAYS), ("result", ALWAYS)),
+                     A=lambda m, g, A, LU, pivots, result: m.det_backward(g, result, A, LU, pivots),
+                     doc="the solution G of A.mH G = det * grad * I"),
 }
 
 _CONV_INPUTS = ("grad_output", "input", "weight")

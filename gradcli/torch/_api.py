@@ -286,6 +286,7 @@ API = (
     Op(indexing.argwhere, "argwhere", "argwhere"),
     # -- linalg (session 9)
     Op(linalg.inverse, "inverse", "inverse"),
+    Op(linalg.det, "det", "det"),
 )
 
 # Python's operators. `a + b`, `b + a` (a Python number on either side): NotImplemented for other operands.

@@ -261,6 +261,8 @@ SIGNATURES = {
     # -- linalg (session 9)
     "inverse": "Tensor input",
     "linalg.inv": "Tensor A",
+    "det": "Tensor input",
+    "linalg.det": "Tensor A",
     "linalg.matrix_power": "Tensor input, int n",
 }
 

@@ -6,11 +6,15 @@ from ..engine import TorchLinAlgError as LinAlgError
 from ..ops import linalg as _ops
 from . import _signatures
 
-__all__ = ["LinAlgError", "inv", "matrix_power"]
+__all__ = ["LinAlgError", "det", "inv", "matrix_power"]
 
 
 def inv(A):
     return _ops.inverse(A)
+
+
+def det(A):
+    return _ops.det(A)
 
 
 def matrix_power(input, n):
