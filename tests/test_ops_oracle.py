@@ -1305,6 +1305,26 @@ for values in ([[1.0, 2.0], [2.0, 4.0]], [[0.0, 0.0], [0.0, 0.0]], [[1.0, 2.0, 3
 for spec in [In((3,)), In((2, 3)), In((3, 3), ints=True, rg=False), In((3, 3), dtype="float16"),
              In((3, 3), dtype="bool", rg=False), In((0, 0)), In((2, 0, 0)), In((0, 3, 3)), In(())]:
     case("torch.det(a)", spec, second_order=False)
+# torch.linalg's norms: vector_norm, matrix_norm ('fro', ±1, ±inf: a vector norm then amax/amin), norm
+for expr in ["torch.linalg.vector_norm(a)", "torch.linalg.vector_norm(a, 3, dim=1)", "torch.linalg.vector_norm(a, 1)",
+             "torch.linalg.vector_norm(a, ord=inf, dim=(0, 2), keepdim=True)", "torch.linalg.vector_norm(a, 0.5, -1)",
+             "torch.linalg.vector_norm(a, dtype=torch.float64)", "torch.linalg.vector_norm(a.int())",
+             "torch.linalg.vector_norm(a, 'fro')", "torch.linalg.vector_norm(a, dim=(0, 0))",
+             "torch.linalg.matrix_norm(a)", "torch.linalg.matrix_norm(a, 1)", "torch.linalg.matrix_norm(a, -1)",
+             "torch.linalg.matrix_norm(a, inf)", "torch.linalg.matrix_norm(a, -inf, keepdim=True)",
+             "torch.linalg.matrix_norm(a, 1, dim=(2, 0))", "torch.linalg.matrix_norm(a, 1, dim=(0, 2), keepdim=True)",
+             "torch.linalg.matrix_norm(a, 'fro', dim=(0, 2), dtype=torch.float64)", "torch.linalg.matrix_norm(a, 3)",
+             "torch.linalg.matrix_norm(a, 'abc')", "torch.linalg.matrix_norm(a, dim=(0,))",
+             "torch.linalg.matrix_norm(a, dim=(1, -2))", "torch.linalg.matrix_norm(a[0, 0])",
+             "torch.linalg.matrix_norm(a.int())", "torch.linalg.matrix_norm(a, dim=(0, 5))", "torch.linalg.matrix_norm(a, 0.5)",
+             "torch.linalg.matrix_norm(a, dim=(0, 1, 2))", "torch.linalg.matrix_norm(a.int(), 3)",
+             "torch.linalg.norm(a)", "torch.linalg.norm(a, dim=1)", "torch.linalg.norm(a, 1, dim=1)", "torch.linalg.norm(a[0], 1)",
+             "torch.linalg.norm(a[0], 'fro')", "torch.linalg.norm(a[0, 0], 2)", "torch.linalg.norm(a, inf, dim=(0, 1))",
+             "torch.linalg.norm(a, 1)", "torch.linalg.norm(a, 'fro')", "torch.linalg.norm(a, dim=(0, 1, 2))",
+             "torch.linalg.norm(a, 'fro', dim=(0, 1, 2))", "torch.linalg.norm(a[0], 'fro', dim=0)",
+             "torch.linalg.cross(a[:, :, :3], a[:, :, 1:])", "torch.linalg.cross(a[0, :3, :3], a[1, :3, :3], dim=0)",
+             "torch.linalg.cross(a, a)"]:
+    case(expr, (2, 3, 4))
 
 # var/std and their _mean forms warn, each under its own name, when n - correction <= 0 (values nan or inf)
 DOF_SCRIPT = """

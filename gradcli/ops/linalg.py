@@ -9,8 +9,8 @@ import numpy as np
 from .. import engine as E
 from ..engine import CONFIG, TensorBase
 from ..engine import TorchAttributeError, TorchIndexError, TorchRuntimeError, TorchTypeError, TorchValueError
-from .numeric import (_C_NAME, _SCALAR_NAME, _norm_dim, _same_dtype, _shape_str, _strides, _tensor_args, _type_str,
-                      broadcast_shapes)
+from .numeric import (_C_NAME, _SCALAR_NAME, _dims, _norm_dim, _same_dtype, _shape_str, _strides, _tensor_args,
+                      _type_str, broadcast_shapes)
 from .record import FLOPS_PER_SECOND, _begin, _check_numel, _check_work, _numel, _record
 from .formulas import _trilinear_np
 from .table import ROWS, TABLE
@@ -1015,3 +1015,65 @@ def _substitute(t, b, lower, unit):
 
 
 NUMPY_HELPERS = {"det_backward": _det_backward_np}
+
+
+# ----------------------------------------------------------------------------- linalg norms (session 9)
+
+
+def vector_norm(x, ord=2, dim=None, keepdim=False, dtype=None):
+    from .reduction import _norm
+    if isinstance(dim, (tuple, list)) and x._data.dtype.kind == "f":
+        _dims(dim, x._data.ndim)               # (a dim given twice: PyTorch's reduction refuses it)
+    return _norm(x, ord, dim, keepdim, dtype)
+
+
+def _order_text(ord):
+    """An order as PyTorch's C++ prints a double (3, 0.5, inf) or a string."""
+    return ord if isinstance(ord, str) else "%g" % ord
+
+
+def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, dtype=None):
+    """linalg.matrix_norm: 'fro' is the vector 2-norm over both dims; ±1 and ±inf the max (min) of
+    the column (row) sums of magnitudes. ('nuc' and ±2 need singular values: not in gradcli.)"""
+    from .reduction import _norm, amax, amin
+    if isinstance(ord, str):
+        supported, needs_svd = ord in ("fro", "nuc"), ord == "nuc"
+    else:
+        supported, needs_svd = abs(ord) in (1, 2, float("inf")), abs(ord) == 2
+    if not supported:
+        raise TorchRuntimeError(f"linalg.matrix_norm: Order {_order_text(ord)} not supported.")
+    if A._data.ndim < 2:
+        raise TorchRuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
+    if A._data.dtype.kind != "f":
+        raise TorchRuntimeError("linalg.matrix_norm: Expected a floating point or complex tensor as input. Got "
+                                f"{_SCALAR_NAME[A._data.dtype.name]}")
+    dim = list(dim) if isinstance(dim, (tuple, list)) else [dim]
+    if len(dim) != 2:
+        raise TorchRuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(map(str, dim))}")
+    dim = [_norm_dim(d, A._data.ndim) for d in dim]
+    if dim[0] == dim[1]:
+        raise TorchRuntimeError(f"linalg.matrix_norm: dims must be different. Got ({dim[0]}, {dim[1]})")
+    if needs_svd:
+        raise E.TorchNotImplementedError(f"gradcli does not implement torch.linalg.matrix_norm with ord={ord!r} (yet): "
+                                         "it needs the singular values")
+    if ord == "fro":
+        return _norm(A, 2, tuple(dim), keepdim, dtype)
+    if abs(ord) == float("inf"):                # the 1-norm of the transpose
+        dim.reverse()
+    if not keepdim and dim[0] < dim[1]:         # (the first reduction shifts the second dim)
+        dim[1] -= 1
+    return (amax if ord > 0 else amin)(_norm(A, 1.0, (dim[0],), keepdim, dtype), (dim[1],), keepdim)
+
+
+def linalg_norm(A, ord=None, dim=None, keepdim=False, dtype=None):
+    """linalg.norm: a matrix norm for a given order over two dims (or of a matrix), else a vector norm."""
+    if dim is not None:
+        dims = list(dim) if isinstance(dim, (tuple, list)) else [dim]
+        if len(dims) not in (1, 2):
+            raise TorchRuntimeError(f"linalg.norm: If dim is specified, it must be of length 1 or 2. Got {dims}")
+    elif ord is not None and A._data.ndim not in (1, 2):
+        raise TorchRuntimeError("linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. "
+                                f"Got {A._data.ndim}D.")
+    if isinstance(ord, str) or ord is not None and (len(dims) == 2 if dim is not None else A._data.ndim == 2):
+        return matrix_norm(A, ord, (0, 1) if dim is None else dim, keepdim, dtype)
+    return vector_norm(A, 2.0 if ord is None else ord, dim, keepdim, dtype)

@@ -6,11 +6,15 @@ from ..engine import TorchLinAlgError as LinAlgError
 from ..ops import linalg as _ops
 from . import _signatures
 
-__all__ = ["LinAlgError", "det", "inv", "matrix_power"]
+__all__ = ["LinAlgError", "cross", "det", "inv", "matrix_norm", "matrix_power", "norm", "vector_norm"]
 
 
 def inv(A):
     return _ops.inverse(A)
+
+
+def cross(input, other, *, dim=-1):
+    return _ops.linalg_cross(input, other, dim=dim)
 
 
 def det(A):
@@ -19,6 +23,18 @@ def det(A):
 
 def matrix_power(input, n):
     return _ops.matrix_power(input, n)
+
+
+def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
+    return _ops.vector_norm(x, ord, dim, keepdim, dtype)
+
+
+def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
+    return _ops.matrix_norm(A, ord, dim, keepdim, dtype)
+
+
+def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
+    return _ops.linalg_norm(A, ord, dim, keepdim, dtype)
 
 
 _signatures.install(globals(), "linalg")
