@@ -107,3 +107,20 @@ def test_det_values_and_gradients_agree_over_many_random_matrices(dtype):
         want.sum().backward()
         got.sum().backward()
         assert not _values_differ(ta.grad.numpy(), ga.grad._data, dtype), (a, ta.grad, ga.grad)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_solve_values_and_gradients_agree_over_many_random_systems(dtype):
+    rng = np.random.default_rng(13)
+    for _ in range(100):
+        n, k = int(rng.integers(1, 6)), int(rng.integers(1, 4))
+        a = (rng.standard_normal((2, n, n)) / n + np.eye(n)).astype(dtype)
+        b = rng.standard_normal((2, n, k)).astype(dtype)
+        ta, tb = torch.tensor(a, requires_grad=True), torch.tensor(b, requires_grad=True)
+        ga, gb = G.tensor(a, requires_grad=True), G.tensor(b, requires_grad=True)
+        want, got = torch.linalg.solve(ta, tb), G.linalg.solve(ga, gb)
+        assert not _values_differ(want.detach().numpy(), got._data, dtype), (a, b, want, got)
+        want.sum().backward()
+        got.sum().backward()
+        for t, g in ((ta, ga), (tb, gb)):
+            assert not _values_differ(t.grad.numpy(), g.grad._data, dtype), (a, b, t.grad, g.grad)

@@ -1291,13 +1291,14 @@ for expr in ["torch.inverse(a)", "torch.matrix_power(a, -1)", "torch.linalg.inv(
     for spec in [In((3,)), In((2, 3)), In((3, 3), ints=True, rg=False), In((3, 3), dtype="float16"),
                  In((3, 3), dtype="bool", rg=False), In((0, 3, 3)), In((2, 0, 0)), In(())]:
         case(expr, spec)
-# det: the LU PyTorch saves is of A.mT when A is row-major; a singular matrix's gradient is 0
+# det: the LU PyTorch saves is of A.mT when A is row-major; a singular matrix's gradient is 0 (under
+# create_graph PyTorch takes it through the SVD, which gradcli lacks: first order only there)
 for expr in ["torch.det(a)", "a.det()", "torch.linalg.det(a)", "torch.det(a.mT)", "torch.det(a) * torch.det(a)"]:
-    for shape in [(3, 3), (2, 4, 4), (1, 1), (2, 1, 2, 2)]:
-        case(expr, In(values=_well_conditioned(shape)), second_order=False)
+    for shape in [(3, 3), (2, 4, 4), (1, 1), (2, 1, 1), (2, 1, 2, 2)]:
+        case(expr, In(values=_well_conditioned(shape)))
 for shape in [(3, 3), (5, 5), (2, 3, 3)]:
-    case("torch.det(a)", shape, second_order=False)
-case("torch.det(a)", In((4, 4), dtype="float64"), second_order=False)
+    case("torch.det(a)", shape)
+case("torch.det(a)", In((4, 4), dtype="float64"))
 for values in ([[1.0, 2.0], [2.0, 4.0]], [[0.0, 0.0], [0.0, 0.0]], [[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 1.0, 1.0]],
                [[[1.0, 0.0], [0.0, 1.0]], [[0.0, 1.0], [0.0, 1.0]]]):
     for expr in ["torch.det(a)", "torch.det(a.mT)"]:
@@ -1305,6 +1306,22 @@ for values in ([[1.0, 2.0], [2.0, 4.0]], [[0.0, 0.0], [0.0, 0.0]], [[1.0, 2.0, 3
 for spec in [In((3,)), In((2, 3)), In((3, 3), ints=True, rg=False), In((3, 3), dtype="float16"),
              In((3, 3), dtype="bool", rg=False), In((0, 0)), In((2, 0, 0)), In((0, 3, 3)), In(())]:
     case("torch.det(a)", spec, second_order=False)
+# linalg.solve (LinalgSolveExBackward0): matrix and vector right-hand sides, broadcast batches
+for specs in [((3, 3), (3, 2)), ((3, 3), (3,)), ((2, 3, 3), (2, 3)), ((2, 3, 3), (3,)), ((3, 3), (2, 3, 1)),
+              ((1, 3, 3), (2, 3, 4)), ((2, 3, 3), (1, 3, 2))]:
+    case("torch.linalg.solve(a, b)", In(values=_well_conditioned(specs[0])), specs[1])
+case("torch.linalg.solve(a.mT, b)", In(values=_well_conditioned((3, 3))), (3, 2))
+case("torch.linalg.solve(a, b)", In(values=_well_conditioned((3, 3)), rg=False), (3, 2))
+case("torch.linalg.solve(a, b)", In(values=_well_conditioned((3, 3))), In((3, 2), rg=False))
+case("torch.linalg.solve(a, b)", In(values=_well_conditioned((3, 3)), dtype="float64"), In((3,), dtype="float64"))
+case("torch.linalg.solve(a, b)", In(values=[[0.0, 0.0], [0.0, 0.0]]), (2,))
+case("torch.linalg.solve(a, b)", In(values=[[[1.0, 0.0], [0.0, 1.0]], [[1.0, 2.0], [2.0, 4.0]]]), (2,))
+for expr, specs in [("torch.linalg.solve(a, b)", ((3,), (3,))), ("torch.linalg.solve(a, b)", ((2, 3), (2,))),
+                    ("torch.linalg.solve(a, b)", ((3, 3), (4,))), ("torch.linalg.solve(a, b)", ((3, 3), (4, 2))),
+                    ("torch.linalg.solve(a, b)", ((3, 3), ())), ("torch.linalg.solve(a, b.double())", ((3, 3), (3,))),
+                    ("torch.linalg.solve(a.int(), b)", ((3, 3), (3,))), ("torch.linalg.solve(a.half(), b.half())", ((3, 3), (3,))),
+                    ("torch.linalg.solve(a, b)", ((2, 3, 3), (3, 3, 1)))]:
+    case(expr, *specs)
 # torch.linalg's norms: vector_norm, matrix_norm ('fro', ±1, ±inf: a vector norm then amax/amin), norm
 for expr in ["torch.linalg.vector_norm(a)", "torch.linalg.vector_norm(a, 3, dim=1)", "torch.linalg.vector_norm(a, 1)",
              "torch.linalg.vector_norm(a, ord=inf, dim=(0, 2), keepdim=True)", "torch.linalg.vector_norm(a, 0.5, -1)",

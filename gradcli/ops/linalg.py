@@ -977,6 +977,8 @@ def _det_backward_np(g, det, A, LU, pivots):
     if A.size == 0:
         return np.zeros_like(A)
     n = A.shape[-1]
+    if n == 1:                                 # d det / dA = 1 for a 1x1 matrix: the gradient itself
+        return np.broadcast_to(g[..., None, None], A.shape).copy()
     d = (g * det)[..., None, None] * np.eye(n, dtype=A.dtype)
     diag = np.diagonal(LU, 0, -2, -1)
     lu = LU + np.where(diag == 0, np.finfo(A.dtype).eps, 0).astype(A.dtype)[..., None] * np.eye(n, dtype=A.dtype)
@@ -985,10 +987,12 @@ def _det_backward_np(g, det, A, LU, pivots):
 
 def _lu_solve(lu, pivots, b, adjoint):
     """linalg_lu_solve: X with P L U X = B, or (P L U).mH X = B when `adjoint`."""
-    n = lu.shape[-1]
-    out = np.empty(np.broadcast_shapes(lu.shape, b.shape), lu.dtype)
-    for k, (m, piv, rhs) in enumerate(zip(lu.reshape((-1, n, n)), pivots.reshape((-1, n)),
-                                          np.broadcast_to(b, out.shape).reshape((-1, n, out.shape[-1])))):
+    n, cols = lu.shape[-1], b.shape[-1]
+    batch = np.broadcast_shapes(lu.shape[:-2], b.shape[:-2])
+    out = np.empty(batch + (n, cols), lu.dtype)
+    for k, (m, piv, rhs) in enumerate(zip(np.broadcast_to(lu, batch + (n, n)).reshape((-1, n, n)),
+                                          np.broadcast_to(pivots, batch + (n,)).reshape((-1, n)),
+                                          np.broadcast_to(b, out.shape).reshape((-1, n, cols)))):
         x = rhs.copy()
         if adjoint:                            # U.T w = B, L.T v = w, then the swaps, last first
             x = _substitute(m.T, _substitute(m.T, x, lower=True, unit=False), lower=False, unit=True)
@@ -998,7 +1002,7 @@ def _lu_solve(lu, pivots, b, adjoint):
             for j in range(n):
                 x[[j, piv[j] - 1]] = x[[piv[j] - 1, j]]
             x = _substitute(m, _substitute(m, x, lower=True, unit=True), lower=False, unit=False)
-        out.reshape((-1, n, out.shape[-1]))[k] = x
+        out.reshape((-1, n, cols))[k] = x
     return out
 
 
@@ -1077,3 +1081,104 @@ def linalg_norm(A, ord=None, dim=None, keepdim=False, dtype=None):
     if isinstance(ord, str) or ord is not None and (len(dims) == 2 if dim is not None else A._data.ndim == 2):
         return matrix_norm(A, ord, (0, 1) if dim is None else dim, keepdim, dtype)
     return vector_norm(A, 2.0 if ord is None else ord, dim, keepdim, dtype)
+
+
+# ----------------------------------------------------------------------------- solve (session 9)
+
+
+def _vector_rhs(A, B):
+    """linalg_solve_is_vector_rhs: B is a vector, or a batch of them with A's batch shape."""
+    return B.ndim == 1 or (B.ndim == A.ndim - 1 and B.shape == A.shape[:-1])
+
+
+def solve(A, B, left=True):
+    """torch.linalg.solve (_linalg_solve_ex): X with A X = B, by getrf of A and its triangular solves."""
+    if not left:
+        raise E.TorchNotImplementedError("gradcli does not implement torch.linalg.solve with left=False (yet)")
+    a, b = A._data, B._data
+    if a.ndim < 2:
+        raise TorchRuntimeError("linalg.solve: The input tensor A must have at least 2 dimensions.")
+    r, c = a.shape[-2:]
+    if r != c:
+        raise TorchRuntimeError(f"linalg.solve: A must be batches of square matrices, but they are {r} by {c} matrices")
+    if a.dtype == np.float16:
+        raise E.TorchNotImplementedError("\"lu_cpu\" not implemented for 'Half'")
+    _check_floating("linalg.solve", A)
+    if b.dtype != a.dtype:
+        raise TorchRuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found A of type "
+                                f"{_SCALAR_NAME[a.dtype.name]} and B of type {_SCALAR_NAME[b.dtype.name]} instead")
+    vector = _vector_rhs(a, b)
+    b2 = b[..., None] if vector else b
+    if b2.ndim < 2:
+        raise TorchRuntimeError("linalg.solve: The input tensor B must have at least 2 dimensions.")
+    if b2.shape[-2] != r:
+        raise TorchRuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation AX = B "
+                                f"({r}x{c} and {b2.shape[-2]}x{b2.shape[-1]})")
+    batch = broadcast_shapes(b2.shape[:-2], a.shape[:-2])     # (PyTorch's text names B's size first)
+    seq = _begin(A, B)
+    lu, piv = _lu_batch(a)
+    ab = np.broadcast_to(a, batch + (r, r))
+    try:
+        zero = np.diagonal(lu, 0, -2, -1) == 0
+        if zero.any():
+            raise np.linalg.LinAlgError
+        x = np.linalg.solve(ab, np.broadcast_to(b2, batch + b2.shape[-2:]))
+    except np.linalg.LinAlgError:
+        singular = np.broadcast_to(zero.any(-1), batch).reshape(-1)
+        k = int(np.argmax(singular))
+        prefix = f"(Batch element {k}): " if batch else ""
+        raise E.TorchLinAlgError(f"torch.linalg.solve: {prefix}The solver failed because the input matrix is "
+                                 "singular.") from None
+    out = x[..., 0] if vector else _column_major(x)
+    extra = {"LU": CONFIG.tensor(lu), "pivots": CONFIG.tensor(piv)}
+    return _record(TABLE["linalg_solve"], seq, np.asarray(out, a.dtype), (A, B), extra=extra, attrs={"left": True})
+
+
+def _solve_grad_B_np(g, A, LU, pivots, result):
+    """linalg_solve_backward's gB = A^-H gX (by the saved LU), shaped as X."""
+    vector = _vector_rhs(A, result)
+    gb = _lu_solve(LU, pivots, g[..., None] if vector else g, adjoint=True)
+    return gb[..., 0] if vector else gb
+
+
+def _solve_grad_A_np(g, A, LU, pivots, result):
+    """linalg_solve_backward's gA = -gB X^H."""
+    vector = _vector_rhs(A, result)
+    gb = _lu_solve(LU, pivots, g[..., None] if vector else g, adjoint=True)
+    x = result[..., None] if vector else result
+    return -(gb @ np.swapaxes(x, -1, -2))
+
+
+def _solve_grad_B(g, A, LU, pivots, result):
+    """gB under create_graph: a solve with A.mH, recorded (PyTorch recomputes the LU so that it differentiates)."""
+    vector = _vector_rhs(A._data, result._data)
+    gb = solve(transpose(A, -2, -1), unsqueeze(g, -1) if vector else g)
+    return squeeze(gb, -1) if vector else gb
+
+
+def _solve_grad_A(g, A, LU, pivots, result):
+    vector = _vector_rhs(A._data, result._data)
+    gb = solve(transpose(A, -2, -1), unsqueeze(g, -1) if vector else g)
+    x = unsqueeze(result, -1) if vector else result
+    return -matmul(gb, transpose(x, -2, -1))
+
+
+def _det_backward(g, det, A, LU, pivots):
+    """linalg_det_backward under create_graph: linalg.solve(A.mH, d), d the diagonal matrices of
+    grad * det, recorded (a singular matrix's gradient goes through the SVD: not in gradcli)."""
+    from .shape import diag_embed
+    a = A._data
+    if a.size == 0:
+        return CONFIG.tensor(np.zeros_like(a))
+    if a.shape[-1] == 1:
+        return expand(unsqueeze(unsqueeze(g, -1), -1), a.shape)
+    if (np.abs(det._data) < 100 * np.finfo(a.dtype).eps).any():
+        raise E.TorchNotImplementedError("create_graph=True through the determinant of a (nearly) singular matrix "
+                                         "is not supported by gradcli yet (PyTorch uses its SVD); first-order "
+                                         "gradients (create_graph=False) work")
+    d = transpose(diag_embed(expand(unsqueeze(g * det, -1), pivots._data.shape)), -2, -1)
+    return solve(transpose(A, -2, -1), d)
+
+
+NUMPY_HELPERS.update(solve_grad_A=_solve_grad_A_np, solve_grad_B=_solve_grad_B_np)
+TENSOR_HELPERS = {"solve_grad_A": _solve_grad_A, "solve_grad_B": _solve_grad_B, "det_backward": _det_backward}

@@ -551,6 +551,11 @@ TABLE = {
                      saved=(("A", ALWAYS), ("LU", ALWAYS), ("pivots", ALWAYS), ("result", ALWAYS)),
                      A=lambda m, g, A, LU, pivots, result: m.det_backward(g, result, A, LU, pivots),
                      doc="the solution G of A.mH G = det * grad * I"),
+    "linalg_solve": op("LinalgSolveExBackward0", ("A", "B"),
+                       saved=(("A", ALWAYS), ("LU", ALWAYS), ("pivots", ALWAYS), ("result", ALWAYS)), attrs=("left",),
+                       A=lambda m, g, A, LU, pivots, result: m.solve_grad_A(g, A, LU, pivots, result),
+                       B=lambda m, g, A, LU, pivots, result: m.solve_grad_B(g, A, LU, pivots, result),
+                       doc="gB = A^-H gX, gA = -gB X^H"),
 }
 
 _CONV_INPUTS = ("grad_output", "input", "weight")

@@ -264,6 +264,7 @@ SIGNATURES = {
     "det": "Tensor input",
     "linalg.det": "Tensor A",
     "linalg.matrix_power": "Tensor input, int n",
+    "linalg.solve": "Tensor A, Tensor B, *, bool left=True",
     "linalg.cross": "Tensor input, Tensor other, *, int dim=-1",
     "linalg.vector_norm": "Tensor x, Number ord=2, IntList? dim=None, bool keepdim=False, *, dtype? dtype=None",
     "linalg.matrix_norm": ("Tensor A, Number ord, IntList dim=[-2;-1], bool keepdim=False, *, dtype? dtype=None",

@@ -6,7 +6,7 @@ from ..engine import TorchLinAlgError as LinAlgError
 from ..ops import linalg as _ops
 from . import _signatures
 
-__all__ = ["LinAlgError", "cross", "det", "inv", "matrix_norm", "matrix_power", "norm", "vector_norm"]
+__all__ = ["LinAlgError", "cross", "det", "inv", "matrix_norm", "matrix_power", "norm", "solve", "vector_norm"]
 
 
 def inv(A):
@@ -23,6 +23,10 @@ def det(A):
 
 def matrix_power(input, n):
     return _ops.matrix_power(input, n)
+
+
+def solve(A, B, *, left=True):
+    return _ops.solve(A, B, left)
 
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
