@@ -124,3 +124,17 @@ def test_solve_values_and_gradients_agree_over_many_random_systems(dtype):
         got.sum().backward()
         for t, g in ((ta, ga), (tb, gb)):
             assert not _values_differ(t.grad.numpy(), g.grad._data, dtype), (a, b, t.grad, g.grad)
+
+
+# The matrix 2-norm (an order given as the 0-d tensor 2 among the wrong arguments) needs singular
+# values, which gradcli lacks: these two fail on that one call until it has them.
+NEEDS_SVD = pytest.mark.xfail(strict=True, reason="matrix_norm with ord=2 needs the SVD (not in gradcli)")
+LINALG_TARGETS = [pytest.param(f"linalg.{n}", marks=NEEDS_SVD) if n in ("matrix_norm", "norm") else f"linalg.{n}"
+                  for n in sorted(G.linalg.__all__) if n != "LinAlgError"]
+
+
+@pytest.mark.parametrize("target", LINALG_TARGETS)
+def test_bad_arguments_to_torch_linalg_raise_what_pytorch_raises(target):
+    from test_argument_errors_oracle import differences
+    found = differences(target)
+    assert not found, f"{len(found)} calls differ:\n" + "\n".join(found[:25])

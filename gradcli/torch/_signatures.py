@@ -267,8 +267,8 @@ SIGNATURES = {
     "linalg.solve": "Tensor A, Tensor B, *, bool left=True",
     "linalg.cross": "Tensor input, Tensor other, *, int dim=-1",
     "linalg.vector_norm": "Tensor x, Number ord=2, IntList? dim=None, bool keepdim=False, *, dtype? dtype=None",
-    "linalg.matrix_norm": ("Tensor A, Number ord, IntList dim=[-2;-1], bool keepdim=False, *, dtype? dtype=None",
-                           "Tensor A, str ord='fro', IntList dim=[-2;-1], bool keepdim=False, *, dtype? dtype=None"),
+    "linalg.matrix_norm": ("Tensor A, Number ord, Sizes dim=[-2;-1], bool keepdim=False, *, dtype? dtype=None",
+                           "Tensor A, str ord='fro', Sizes dim=[-2;-1], bool keepdim=False, *, dtype? dtype=None"),
     "linalg.norm": ("Tensor input, Number? ord=None, IntList? dim=None, bool keepdim=False, *, dtype? dtype=None",
                     "Tensor input, str ord, IntList? dim=None, bool keepdim=False, *, dtype? dtype=None"),
 }

@@ -2,6 +2,7 @@
 checks and errors (loaded on first use of `torch.linalg`)."""
 from __future__ import annotations
 
+from ..engine import TensorBase
 from ..engine import TorchLinAlgError as LinAlgError
 from ..ops import linalg as _ops
 from . import _signatures
@@ -29,16 +30,21 @@ def solve(A, B, *, left=True):
     return _ops.solve(A, B, left)
 
 
+def _number(ord):
+    """An order given as a 0-d tensor: PyTorch's parser reads it as the number it holds."""
+    return ord.item() if isinstance(ord, TensorBase) else ord
+
+
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
-    return _ops.vector_norm(x, ord, dim, keepdim, dtype)
+    return _ops.vector_norm(x, _number(ord), dim, keepdim, dtype)
 
 
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
-    return _ops.matrix_norm(A, ord, dim, keepdim, dtype)
+    return _ops.matrix_norm(A, _number(ord), dim, keepdim, dtype)
 
 
 def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
-    return _ops.linalg_norm(A, ord, dim, keepdim, dtype)
+    return _ops.linalg_norm(A, _number(ord), dim, keepdim, dtype)
 
 
 _signatures.install(globals(), "linalg")
