@@ -1306,6 +1306,19 @@ for values in ([[1.0, 2.0], [2.0, 4.0]], [[0.0, 0.0], [0.0, 0.0]], [[1.0, 2.0, 3
 for spec in [In((3,)), In((2, 3)), In((3, 3), ints=True, rg=False), In((3, 3), dtype="float16"),
              In((3, 3), dtype="bool", rg=False), In((0, 0)), In((2, 0, 0)), In((0, 3, 3)), In(())]:
     case("torch.det(a)", spec, second_order=False)
+# slogdet (one LinalgSlogdetBackward0 for the sign and log|det|) and logdet (a where on it: nan for a negative det)
+for expr in ["torch.linalg.slogdet(a)", "torch.slogdet(a)", "a.slogdet()", "a.slogdet()[1]", "torch.linalg.slogdet(a)[0]",
+             "torch.linalg.slogdet(a.mT)", "torch.logdet(a)", "a.logdet()", "torch.logdet(-a)"]:
+    for shape in [(3, 3), (2, 4, 4), (1, 1)]:
+        case(expr, In(values=_well_conditioned(shape)))
+for expr in ["torch.logdet(a)", "torch.linalg.slogdet(a)"]:
+    case(expr, (3, 3))
+    case(expr, (2, 3, 3))
+    for values in ([[1.0, 2.0], [2.0, 4.0]], [[0.0, 0.0], [0.0, 0.0]]):
+        case(expr, In(values=values), id=f"{expr}: singular {values}", second_order=False)
+    for spec in [In((3,)), In((2, 3)), In((3, 3), ints=True, rg=False), In((3, 3), dtype="float16"), In((0, 0)),
+                 In((2, 0, 0)), In(())]:
+        case(expr, spec)
 # linalg.solve (LinalgSolveExBackward0): matrix and vector right-hand sides, broadcast batches
 for specs in [((3, 3), (3, 2)), ((3, 3), (3,)), ((2, 3, 3), (2, 3)), ((2, 3, 3), (3,)), ((3, 3), (2, 3, 1)),
               ((1, 3, 3), (2, 3, 4)), ((2, 3, 3), (1, 3, 2))]:
@@ -1322,6 +1335,8 @@ for expr, specs in [("torch.linalg.solve(a, b)", ((3,), (3,))), ("torch.linalg.s
                     ("torch.linalg.solve(a.int(), b)", ((3, 3), (3,))), ("torch.linalg.solve(a.half(), b.half())", ((3, 3), (3,))),
                     ("torch.linalg.solve(a, b)", ((2, 3, 3), (3, 3, 1)))]:
     case(expr, *specs)
+for specs in [((0, 0), (0,)), ((2, 0, 0), (2, 0)), ((0, 3, 3), (0, 3)), ((3, 3), (3, 0))]:
+    case("torch.linalg.solve(a, b)", *specs)
 # torch.linalg's norms: vector_norm, matrix_norm ('fro', ±1, ±inf: a vector norm then amax/amin), norm
 for expr in ["torch.linalg.vector_norm(a)", "torch.linalg.vector_norm(a, 3, dim=1)", "torch.linalg.vector_norm(a, 1)",
              "torch.linalg.vector_norm(a, ord=inf, dim=(0, 2), keepdim=True)", "torch.linalg.vector_norm(a, 0.5, -1)",

@@ -989,7 +989,9 @@ def _lu_solve(lu, pivots, b, adjoint):
     """linalg_lu_solve: X with P L U X = B, or (P L U).mH X = B when `adjoint`."""
     n, cols = lu.shape[-1], b.shape[-1]
     batch = np.broadcast_shapes(lu.shape[:-2], b.shape[:-2])
-    out = np.empty(batch + (n, cols), lu.dtype)
+    out = np.zeros(batch + (n, cols), lu.dtype)
+    if out.size == 0:
+        return out
     for k, (m, piv, rhs) in enumerate(zip(np.broadcast_to(lu, batch + (n, n)).reshape((-1, n, n)),
                                           np.broadcast_to(pivots, batch + (n,)).reshape((-1, n)),
                                           np.broadcast_to(b, out.shape).reshape((-1, n, cols)))):
@@ -1182,3 +1184,82 @@ def _det_backward(g, det, A, LU, pivots):
 
 NUMPY_HELPERS.update(solve_grad_A=_solve_grad_A_np, solve_grad_B=_solve_grad_B_np)
 TENSOR_HELPERS = {"solve_grad_A": _solve_grad_A, "solve_grad_B": _solve_grad_B, "det_backward": _det_backward}
+
+
+# ----------------------------------------------------------------------------- slogdet, logdet (session 9)
+
+
+class _SlogdetResult(tuple):
+    """torch.return_types.slogdet / linalg_slogdet (sign=..., logabsdet=...)."""
+
+    def __new__(cls, name, sign, logabsdet):
+        self = super().__new__(cls, (sign, logabsdet))
+        self.name = name
+        return self
+
+    sign = property(lambda self: self[0])
+    logabsdet = property(lambda self: self[1])
+
+    def __repr__(self):
+        return f"torch.return_types.{self.name}(\nsign={self[0]!r},\nlogabsdet={self[1]!r})"
+
+    __str__ = __repr__
+
+
+def slogdet(A, name="linalg_slogdet"):
+    """torch.linalg.slogdet / torch.slogdet (_linalg_slogdet): one node for the sign and log|det|,
+    from getrf (of A.mT for a row-major A, as for det)."""
+    _check_square("linalg.slogdet", A)
+    _check_floating("linalg.slogdet", A)
+    seq = _begin(A)
+    data = A._data
+    lu, piv = _lu_batch(np.swapaxes(data, -1, -2) if data.flags.c_contiguous else data)
+    diag = np.diagonal(lu, 0, -2, -1)
+    swaps = np.count_nonzero(piv != np.arange(1, piv.shape[-1] + 1, dtype=np.int32), axis=-1)
+    sign = np.where(swaps % 2 == 1, -1, 1).astype(data.dtype) * np.prod(np.sign(diag), axis=-1)
+    with np.errstate(divide="ignore"):
+        logabsdet = np.log(np.abs(diag)).sum(axis=-1)
+    extra = {"LU": CONFIG.tensor(lu), "pivots": CONFIG.tensor(piv), "sign": None}
+    first = _record(TABLE["linalg_slogdet"], seq, np.asarray(sign, data.dtype), (A,), extra=extra)
+    from .reduction import _two_outputs
+    return _SlogdetResult(name, *_two_outputs(first, np.asarray(logabsdet, data.dtype), ("sign",)))
+
+
+def torch_slogdet(input):
+    """torch.slogdet: linalg.slogdet's values as a torch.return_types.slogdet."""
+    return slogdet(input, "slogdet")
+
+
+def logdet(A):
+    """torch.logdet: slogdet's log|det|, nan where the sign is negative (a where, as PyTorch)."""
+    from .pointwise import where
+    _check_square("logdet", A)
+    _check_floating("logdet", A)
+    sign, logabsdet = slogdet(A)
+    nan = CONFIG.tensor(np.asarray(np.nan, A._data.dtype))
+    return where(CONFIG.tensor(sign._data == -1), nan, logabsdet)
+
+
+def _slogdet_backward_np(g, A, sign, LU, pivots):
+    """slogdet_backward (real): only log|det| has a gradient, A^-H times it, by the saved LU."""
+    glogabsdet = g[1]
+    if glogabsdet is None:
+        return None
+    if A.size == 0:
+        return np.zeros_like(A)
+    n = A.shape[-1]
+    d = glogabsdet[..., None, None] * np.eye(n, dtype=A.dtype)
+    return _lu_solve(LU, pivots, d, adjoint=not A.flags.c_contiguous)
+
+
+def _slogdet_backward(g, A, sign, LU, pivots):
+    from .shape import diag_embed
+    glogabsdet = g[1]
+    if glogabsdet is None:
+        return None
+    d = transpose(diag_embed(expand(unsqueeze(glogabsdet, -1), pivots._data.shape)), -2, -1)
+    return solve(transpose(A, -2, -1), d)
+
+
+NUMPY_HELPERS["slogdet_backward"] = _slogdet_backward_np
+TENSOR_HELPERS["slogdet_backward"] = _slogdet_backward

@@ -556,6 +556,10 @@ TABLE = {
                        A=lambda m, g, A, LU, pivots, result: m.solve_grad_A(g, A, LU, pivots, result),
                        B=lambda m, g, A, LU, pivots, result: m.solve_grad_B(g, A, LU, pivots, result),
                        doc="gB = A^-H gX, gA = -gB X^H"),
+    "linalg_slogdet": op("LinalgSlogdetBackward0", ("A",),
+                         saved=(("A", ALWAYS), ("LU", ALWAYS), ("pivots", ALWAYS), ("sign", ALWAYS)), multi=True,
+                         A=lambda m, g, A, LU, pivots, sign: m.slogdet_backward(g, A, sign, LU, pivots),
+                         doc="one node for the sign and log|det|: A^-H times log|det|'s gradient"),
 }
 
 _CONV_INPUTS = ("grad_output", "input", "weight")

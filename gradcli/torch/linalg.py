@@ -7,7 +7,7 @@ from ..engine import TorchLinAlgError as LinAlgError
 from ..ops import linalg as _ops
 from . import _signatures
 
-__all__ = ["LinAlgError", "cross", "det", "inv", "matrix_norm", "matrix_power", "norm", "solve", "vector_norm"]
+__all__ = ["LinAlgError", "cross", "det", "inv", "matrix_norm", "matrix_power", "norm", "slogdet", "solve", "vector_norm"]
 
 
 def inv(A):
@@ -24,6 +24,10 @@ def det(A):
 
 def matrix_power(input, n):
     return _ops.matrix_power(input, n)
+
+
+def slogdet(A):
+    return _ops.slogdet(A)
 
 
 def solve(A, B, *, left=True):
