@@ -83,47 +83,51 @@ def test_the_command_line_prints_linalg_error_by_its_qualified_name(tmp_path):
             "completed because the input matrix is singular.") in run.stdout + run.stderr
 
 
-@pytest.mark.parametrize("dtype", ["float32", "float64"])
-def test_inverse_values_agree_over_many_random_matrices(dtype):
-    rng = np.random.default_rng(7)
-    for _ in range(200):
+def _random_batches(seed, count, rhs=False):
+    """Batches of two matrices near the identity (det and inverse near 1: the last-bit rounding
+    differences of NumPy's LAPACK and PyTorch's MKL stay within check_op's tolerance), with a
+    right-hand side when asked."""
+    rng = np.random.default_rng(seed)
+    for _ in range(count):
         n = int(rng.integers(1, 7))
-        a = (rng.standard_normal((2, n, n)) / n + np.eye(n)).astype(dtype)     # det and inverse near 1
-        want = torch.linalg.inv(torch.from_numpy(a)).numpy()
-        got = G.linalg.inv(G.tensor(a))._data
-        assert got.dtype == want.dtype
-        assert not _values_differ(want, got, dtype), (a, want, got)
+        a = rng.standard_normal((2, n, n)) / n + np.eye(n)
+        yield (a, rng.standard_normal((2, n, int(rng.integers(1, 4))))) if rhs else a
+
+
+def _same_values_and_gradients(fn, arrays, dtype):
+    ts = [torch.tensor(a.astype(dtype), requires_grad=True) for a in arrays]
+    gs = [G.tensor(a.astype(dtype), requires_grad=True) for a in arrays]
+    want, got = fn(torch, *ts), fn(G, *gs)
+    assert got._data.dtype == want.detach().numpy().dtype
+    assert not _values_differ(want.detach().numpy(), got._data, dtype), (arrays, want, got)
+    want.sum().backward()
+    got.sum().backward()
+    for t, g in zip(ts, gs):
+        assert not _values_differ(t.grad.numpy(), g.grad._data, dtype), (arrays, t.grad, g.grad)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_inverse_values_and_gradients_agree_over_many_random_matrices(dtype):
+    for a in _random_batches(7, 200):
+        _same_values_and_gradients(lambda lib, x: lib.linalg.inv(x), [a], dtype)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_det_values_and_gradients_agree_over_many_random_matrices(dtype):
-    rng = np.random.default_rng(11)
-    for _ in range(200):
-        n = int(rng.integers(1, 7))
-        a = (rng.standard_normal((2, n, n)) / n + np.eye(n)).astype(dtype)     # det and inverse near 1
-        ta, ga = torch.tensor(a, requires_grad=True), G.tensor(a, requires_grad=True)
-        want, got = torch.linalg.det(ta), G.linalg.det(ga)
-        assert not _values_differ(want.detach().numpy(), got._data, dtype), (a, want, got)
-        want.sum().backward()
-        got.sum().backward()
-        assert not _values_differ(ta.grad.numpy(), ga.grad._data, dtype), (a, ta.grad, ga.grad)
+    for a in _random_batches(11, 200):
+        _same_values_and_gradients(lambda lib, x: lib.linalg.det(x), [a], dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_slogdet_values_and_gradients_agree_over_many_random_matrices(dtype):
+    for a in _random_batches(12, 200):
+        _same_values_and_gradients(lambda lib, x: lib.linalg.slogdet(x)[1], [a], dtype)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_solve_values_and_gradients_agree_over_many_random_systems(dtype):
-    rng = np.random.default_rng(13)
-    for _ in range(100):
-        n, k = int(rng.integers(1, 6)), int(rng.integers(1, 4))
-        a = (rng.standard_normal((2, n, n)) / n + np.eye(n)).astype(dtype)
-        b = rng.standard_normal((2, n, k)).astype(dtype)
-        ta, tb = torch.tensor(a, requires_grad=True), torch.tensor(b, requires_grad=True)
-        ga, gb = G.tensor(a, requires_grad=True), G.tensor(b, requires_grad=True)
-        want, got = torch.linalg.solve(ta, tb), G.linalg.solve(ga, gb)
-        assert not _values_differ(want.detach().numpy(), got._data, dtype), (a, b, want, got)
-        want.sum().backward()
-        got.sum().backward()
-        for t, g in ((ta, ga), (tb, gb)):
-            assert not _values_differ(t.grad.numpy(), g.grad._data, dtype), (a, b, t.grad, g.grad)
+    for a, b in _random_batches(13, 150, rhs=True):
+        _same_values_and_gradients(lambda lib, x, y: lib.linalg.solve(x, y), [a, b], dtype)
 
 
 # The matrix 2-norm (an order given as the 0-d tensor 2 among the wrong arguments) needs singular
