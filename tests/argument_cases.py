@@ -106,7 +106,7 @@ def resolve(lib, target):
     if space == "operator":                # `a < b`, `a // b`, ...: the same for both libraries
         import operator
         return getattr(operator, name)
-    module = {"torch": lib, "F": lib.nn.functional, "autograd": lib.autograd}[space]
+    module = {"torch": lib, "F": lib.nn.functional, "autograd": lib.autograd, "linalg": lib.linalg}[space]
     return getattr(module, name)
 
 

@@ -46,7 +46,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from oracle import SECOND_BACKWARD, _values_differ, tensor_slots
+from oracle import SECOND_BACKWARD, _values_differ, printed_type, tensor_slots
 
 import gradcli.torch as G
 
@@ -129,7 +129,7 @@ def _is_tensor(lib, v):
 
 def _err(e):
     """(Python type name a script would see, message)."""
-    return (getattr(e, "pytype", None) or type(e).__name__, str(e))
+    return (getattr(e, "pytype", None) or printed_type(e), str(e))
 
 
 def _cls(lib, node):

@@ -395,7 +395,7 @@ class _TorchRun:
             if tb.tb_frame.f_code.co_filename == self.filename:
                 line = self.stmt_line(tb.tb_lineno)
             tb = tb.tb_next
-        return {"type": type(e).__name__, "message": str(e), "line": line}
+        return {"type": printed_type(e), "message": str(e), "line": line}
 
     def _tensors(self):
         out = {}
@@ -412,6 +412,13 @@ class _TorchRun:
                     "grad_dtype": None if g is None else _dtype_name(g.dtype),
                 }
         return out
+
+
+def printed_type(e):
+    """The exception's type as Python prints it under a traceback: `RuntimeError`, or with its
+    module when that is not the built-ins (`torch._C._LinAlgError`)."""
+    cls = type(e)
+    return cls.__qualname__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__qualname__}"
 
 
 def run_torch(source, instrument=True):

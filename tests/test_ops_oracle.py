@@ -1292,6 +1292,99 @@ for expr in ["torch.outer(a, b)", "torch.outer(b, a)", "a.ger(a[0])", "torch.vdo
              "torch.cross(a.t(), a.t(), dim=0)"]:
     case(expr, (2, 3), (3,))
 
+# -- linalg (session 9)
+# Matrices far from singular (random entries plus 2 on the diagonal): NumPy's LAPACK and PyTorch's
+# MKL round differently in the last bits, which an ill-conditioned inverse would magnify.
+def _well_conditioned(shape, seed=0):
+    import numpy as np
+    rng = np.random.default_rng(seed)
+    return (rng.uniform(-1, 1, size=shape) + 2 * np.eye(shape[-1])).astype(np.float32).tolist()
+
+
+for expr in ["torch.inverse(a)", "a.inverse()", "torch.linalg.inv(a)", "torch.matrix_power(a, -1)",
+             "torch.matrix_power(a, -2)", "a.matrix_power(-3)", "torch.matrix_power(a, -5)",
+             "torch.linalg.matrix_power(a, -4)"]:
+    for shape in [(3, 3), (2, 4, 4), (1, 1)]:
+        case(expr, In(values=_well_conditioned(shape)))
+case("torch.inverse(a)", In(values=_well_conditioned((2, 1, 3, 3)), dtype="float64"))
+case("torch.inverse(a.t())", In(values=_well_conditioned((3, 3))), id="inverse of a transposed view")
+case("torch.inverse(a) @ b", In(values=_well_conditioned((3, 3))), In(values=_well_conditioned((3, 3), 1)))
+for values in ([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 1.0, 1.0]], [[0.0, 0.0], [0.0, 0.0]], [[1.0, 1.0], [1.0, 1.0]],
+               [[[1.0, 0.0], [0.0, 1.0]], [[0.0, 0.0], [0.0, 1.0]]], [[0.0, 1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 0.0]]):
+    for expr in ["torch.inverse(a)", "torch.matrix_power(a, -2)"]:
+        case(expr, In(values=values), id=f"{expr}: singular {values}")
+case("torch.linalg.inv(a)", In(values=[[2.0, 4.0], [1.0, 2.0]], dtype="float64"), id="linalg.inv: singular float64")
+for expr in ["torch.inverse(a)", "torch.matrix_power(a, -1)", "torch.linalg.inv(a)"]:
+    for spec in [In((3,)), In((2, 3)), In((3, 3), ints=True, rg=False), In((3, 3), dtype="float16"),
+                 In((3, 3), dtype="bool", rg=False), In((0, 3, 3)), In((2, 0, 0)), In(())]:
+        case(expr, spec)
+# det: the LU PyTorch saves is of A.mT when A is row-major; a singular matrix's gradient is 0 (under
+# create_graph PyTorch takes it through the SVD, which gradcli lacks: first order only there)
+for expr in ["torch.det(a)", "a.det()", "torch.linalg.det(a)", "torch.det(a.mT)", "torch.det(a) * torch.det(a)"]:
+    for shape in [(3, 3), (2, 4, 4), (1, 1), (2, 1, 1), (2, 1, 2, 2)]:
+        case(expr, In(values=_well_conditioned(shape)))
+for shape in [(3, 3), (5, 5), (2, 3, 3)]:
+    case("torch.det(a)", shape)
+case("torch.det(a)", In((4, 4), dtype="float64"))
+for values in ([[1.0, 2.0], [2.0, 4.0]], [[0.0, 0.0], [0.0, 0.0]], [[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 1.0, 1.0]],
+               [[[1.0, 0.0], [0.0, 1.0]], [[0.0, 1.0], [0.0, 1.0]]]):
+    for expr in ["torch.det(a)", "torch.det(a.mT)"]:
+        case(expr, In(values=values), id=f"{expr}: singular {values}", second_order=False)
+for spec in [In((3,)), In((2, 3)), In((3, 3), ints=True, rg=False), In((3, 3), dtype="float16"),
+             In((3, 3), dtype="bool", rg=False), In((0, 0)), In((2, 0, 0)), In((0, 3, 3)), In(())]:
+    case("torch.det(a)", spec, second_order=False)
+# slogdet (one LinalgSlogdetBackward0 for the sign and log|det|) and logdet (a where on it: nan for a negative det)
+for expr in ["torch.linalg.slogdet(a)", "torch.slogdet(a)", "a.slogdet()", "a.slogdet()[1]", "torch.linalg.slogdet(a)[0]",
+             "torch.linalg.slogdet(a.mT)", "torch.logdet(a)", "a.logdet()", "torch.logdet(-a)"]:
+    for shape in [(3, 3), (2, 4, 4), (1, 1)]:
+        case(expr, In(values=_well_conditioned(shape)))
+for expr in ["torch.logdet(a)", "torch.linalg.slogdet(a)"]:
+    case(expr, (3, 3))
+    case(expr, (2, 3, 3))
+    for values in ([[1.0, 2.0], [2.0, 4.0]], [[0.0, 0.0], [0.0, 0.0]]):
+        case(expr, In(values=values), id=f"{expr}: singular {values}", second_order=False)
+    for spec in [In((3,)), In((2, 3)), In((3, 3), ints=True, rg=False), In((3, 3), dtype="float16"), In((0, 0)),
+                 In((2, 0, 0)), In(())]:
+        case(expr, spec)
+# linalg.solve (LinalgSolveExBackward0): matrix and vector right-hand sides, broadcast batches
+for specs in [((3, 3), (3, 2)), ((3, 3), (3,)), ((2, 3, 3), (2, 3)), ((2, 3, 3), (3,)), ((3, 3), (2, 3, 1)),
+              ((1, 3, 3), (2, 3, 4)), ((2, 3, 3), (1, 3, 2))]:
+    case("torch.linalg.solve(a, b)", In(values=_well_conditioned(specs[0])), specs[1])
+case("torch.linalg.solve(a.mT, b)", In(values=_well_conditioned((3, 3))), (3, 2))
+case("torch.linalg.solve(a, b)", In(values=_well_conditioned((3, 3)), rg=False), (3, 2))
+case("torch.linalg.solve(a, b)", In(values=_well_conditioned((3, 3))), In((3, 2), rg=False))
+case("torch.linalg.solve(a, b)", In(values=_well_conditioned((3, 3)), dtype="float64"), In((3,), dtype="float64"))
+case("torch.linalg.solve(a, b)", In(values=[[0.0, 0.0], [0.0, 0.0]]), (2,))
+case("torch.linalg.solve(a, b)", In(values=[[[1.0, 0.0], [0.0, 1.0]], [[1.0, 2.0], [2.0, 4.0]]]), (2,))
+for expr, specs in [("torch.linalg.solve(a, b)", ((3,), (3,))), ("torch.linalg.solve(a, b)", ((2, 3), (2,))),
+                    ("torch.linalg.solve(a, b)", ((3, 3), (4,))), ("torch.linalg.solve(a, b)", ((3, 3), (4, 2))),
+                    ("torch.linalg.solve(a, b)", ((3, 3), ())), ("torch.linalg.solve(a, b.double())", ((3, 3), (3,))),
+                    ("torch.linalg.solve(a.int(), b)", ((3, 3), (3,))), ("torch.linalg.solve(a.half(), b.half())", ((3, 3), (3,))),
+                    ("torch.linalg.solve(a, b)", ((2, 3, 3), (3, 3, 1)))]:
+    case(expr, *specs)
+for specs in [((0, 0), (0,)), ((2, 0, 0), (2, 0)), ((0, 3, 3), (0, 3)), ((3, 3), (3, 0))]:
+    case("torch.linalg.solve(a, b)", *specs)
+# torch.linalg's norms: vector_norm, matrix_norm ('fro', ±1, ±inf: a vector norm then amax/amin), norm
+for expr in ["torch.linalg.vector_norm(a)", "torch.linalg.vector_norm(a, 3, dim=1)", "torch.linalg.vector_norm(a, 1)",
+             "torch.linalg.vector_norm(a, ord=inf, dim=(0, 2), keepdim=True)", "torch.linalg.vector_norm(a, 0.5, -1)",
+             "torch.linalg.vector_norm(a, dtype=torch.float64)", "torch.linalg.vector_norm(a.int())",
+             "torch.linalg.vector_norm(a, 'fro')", "torch.linalg.vector_norm(a, dim=(0, 0))",
+             "torch.linalg.matrix_norm(a)", "torch.linalg.matrix_norm(a, 1)", "torch.linalg.matrix_norm(a, -1)",
+             "torch.linalg.matrix_norm(a, inf)", "torch.linalg.matrix_norm(a, -inf, keepdim=True)",
+             "torch.linalg.matrix_norm(a, 1, dim=(2, 0))", "torch.linalg.matrix_norm(a, 1, dim=(0, 2), keepdim=True)",
+             "torch.linalg.matrix_norm(a, 'fro', dim=(0, 2), dtype=torch.float64)", "torch.linalg.matrix_norm(a, 3)",
+             "torch.linalg.matrix_norm(a, 'abc')", "torch.linalg.matrix_norm(a, dim=(0,))",
+             "torch.linalg.matrix_norm(a, dim=(1, -2))", "torch.linalg.matrix_norm(a[0, 0])",
+             "torch.linalg.matrix_norm(a.int())", "torch.linalg.matrix_norm(a, dim=(0, 5))", "torch.linalg.matrix_norm(a, 0.5)",
+             "torch.linalg.matrix_norm(a, dim=(0, 1, 2))", "torch.linalg.matrix_norm(a.int(), 3)",
+             "torch.linalg.norm(a)", "torch.linalg.norm(a, dim=1)", "torch.linalg.norm(a, 1, dim=1)", "torch.linalg.norm(a[0], 1)",
+             "torch.linalg.norm(a[0], 'fro')", "torch.linalg.norm(a[0, 0], 2)", "torch.linalg.norm(a, inf, dim=(0, 1))",
+             "torch.linalg.norm(a, 1)", "torch.linalg.norm(a, 'fro')", "torch.linalg.norm(a, dim=(0, 1, 2))",
+             "torch.linalg.norm(a, 'fro', dim=(0, 1, 2))", "torch.linalg.norm(a[0], 'fro', dim=0)",
+             "torch.linalg.cross(a[:, :, :3], a[:, :, 1:])", "torch.linalg.cross(a[0, :3, :3], a[1, :3, :3], dim=0)",
+             "torch.linalg.cross(a, a)"]:
+    case(expr, (2, 3, 4))
+
 # var/std and their _mean forms warn, each under its own name, when n - correction <= 0 (values nan or inf)
 DOF_SCRIPT = """
 import torch

@@ -21,7 +21,7 @@ from ..lazy import lazy_names
 # The names, by module (a module's own name: the module), each loaded on its first use.
 _EXPORTS = {
     "errors": "errors BY_NAME ExpectationFailed LimitError ParseError ScriptError TorchAssertionError "
-              "TorchAttributeError TorchIndexError TorchKeyError TorchNameError TorchNotImplementedError "
+              "TorchAttributeError TorchIndexError TorchKeyError TorchLinAlgError TorchNameError TorchNotImplementedError "
               "TorchOverflowError TorchRecursionError TorchRuntimeError TorchStopIteration TorchTypeError "
               "TorchValueError TorchZeroDivisionError",
     "accumulate_grad": "written",

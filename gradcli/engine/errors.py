@@ -42,6 +42,10 @@ TorchNotImplementedError = _make("TorchNotImplementedError", NotImplementedError
 TorchRecursionError = _make("TorchRecursionError", RecursionError)
 TorchStopIteration = _make("TorchStopIteration", StopIteration)
 TorchOverflowError = _make("TorchOverflowError", OverflowError)
+# PyTorch's error for a singular (or otherwise failed) LAPACK factorisation: a RuntimeError that
+# Python prints by its module and name, torch._C._LinAlgError (torch.linalg.LinAlgError)
+TorchLinAlgError = type("_LinAlgError", (TorchRuntimeError,), {"pytype": "torch._C._LinAlgError",
+                                                               "__module__": "torch._C"})
 
 # The script-visible exception hierarchy, by the names a script uses in `except`.
 BY_NAME = {cls.pytype: cls for cls in (

@@ -367,7 +367,7 @@ class OpDef:
     attributes, and one backward formula per input."""
 
     __slots__ = ("name", "inputs", "saved", "attrs", "formulas", "doc", "qualname", "plan", "compact",
-                 "node_class", "multi", "table_formulas", "apply", "variadic", "twins")
+                 "node_class", "multi", "table_formulas", "apply", "variadic", "twins", "output_slot")
 
     def __init__(self, name, inputs=(), saved=(), attrs=(), formulas=(), doc="", cpp=False, multi=False,
                  apply=None):
@@ -394,6 +394,9 @@ class OpDef:
         # the two formulas are one function of the other operand (mul): for x * x the engine
         # computes one product and doubles it (engine._twins)
         self.twins = False
+        # the saved slot that holds the op's output (it shares the output's version counter):
+        # "result" but for a few rows named as PyTorch names them (linalg_inv_ex's `inverse`)
+        self.output_slot = "result"
 
     def _first_node(self, *args):
         self.node_class = type(self.name, (MultiOutputNode if self.multi else Node,),

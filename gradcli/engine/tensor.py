@@ -101,8 +101,8 @@ class TensorBase:
         if vc is None:
             # The output of an op that saves it shares its counter with that Saved (Node).
             fn = self._fn
-            if fn is not None and fn._saved.get("result") is not None:
-                vc = fn.saved["result"].version
+            if fn is not None and fn._saved.get(fn.op.output_slot) is not None:
+                vc = fn.saved[fn.op.output_slot].version
             else:
                 vc = Version()
             self._vc = vc

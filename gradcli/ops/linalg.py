@@ -9,8 +9,8 @@ import numpy as np
 from .. import engine as E
 from ..engine import CONFIG, TensorBase
 from ..engine import TorchAttributeError, TorchIndexError, TorchRuntimeError, TorchTypeError, TorchValueError
-from .numeric import (_C_NAME, _SCALAR_NAME, _norm_dim, _same_dtype, _shape_str, _strides, _tensor_args, _type_str,
-                      broadcast_shapes)
+from .numeric import (_C_NAME, _SCALAR_NAME, _dims, _norm_dim, _same_dtype, _shape_str, _strides, _tensor_args,
+                      _type_str, broadcast_shapes)
 from .record import FLOPS_PER_SECOND, _begin, _check_numel, _check_work, _numel, _record
 from .formulas import _trilinear_np
 from .table import ROWS, TABLE
@@ -822,7 +822,8 @@ def inner(input, other):
 
 
 def matrix_power(input, n):
-    """PyTorch's linalg_matrix_power: a clone for 1, products for 2 and 3, square-and-multiply beyond."""
+    """PyTorch's linalg_matrix_power: a clone for 1, products for 2 and 3, square-and-multiply beyond
+    (of the inverse for a negative power)."""
     nd = input._data.ndim
     if nd < 2:
         raise TorchRuntimeError("linalg.matrix_power: The input tensor A must have at least 2 dimensions.")
@@ -830,9 +831,10 @@ def matrix_power(input, n):
     if r != c:
         raise TorchRuntimeError(f"linalg.matrix_power: A must be batches of square matrices, but they are {r} by {c} "
                                 "matrices")
-    if n < 0:
-        raise E.TorchNotImplementedError("gradcli does not implement torch.matrix_power with a negative power (yet): "
-                                         "it needs torch.inverse")
+    if n < 0:                                  # the powers of the inverse (itself for -1, not a clone)
+        input, n = inverse(input), -n
+        if n == 1:
+            return input
     if n == 0:
         eye = CONFIG.tensor(np.broadcast_to(np.eye(r, dtype=input._data.dtype), input._data.shape))
         return copy_(_record(TABLE["clone"], _begin(input), input._data.copy(order="C"), (input,)), eye)
@@ -849,3 +851,415 @@ def matrix_power(input, n):
         if bit:
             result = z if result is None else matmul(result, z)
     return result
+
+# ----------------------------------------------------------------------------- inverse (session 9)
+
+
+def _check_square(name, input):
+    nd = input._data.ndim
+    if nd < 2:
+        raise TorchRuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
+    r, c = input._data.shape[-2:]
+    if r != c:
+        raise TorchRuntimeError(f"{name}: A must be batches of square matrices, but they are {r} by {c} matrices")
+
+
+def _check_floating(name, input):
+    dt = input._data.dtype
+    if dt.kind != "f":
+        raise TorchRuntimeError(f"{name}: Expected a floating point or complex tensor as input. "
+                                f"Got {_SCALAR_NAME[dt.name]}")
+    if dt.itemsize < 4:
+        raise TorchRuntimeError(f"{name}: Low precision dtypes not supported. Got {_SCALAR_NAME[dt.name]}")
+
+
+def _lu(a):
+    """LAPACK getrf's partial-pivoting LU of one square matrix, in its dtype: (LU, 1-based pivots,
+    1-based index of the first exactly zero pivot or 0 — getrf's `info`)."""
+    lu = a.copy()
+    n = lu.shape[0]
+    piv = np.arange(1, n + 1, dtype=np.int32)
+    info = 0
+    for j in range(n):
+        p = j + int(np.argmax(np.abs(lu[j:, j])))      # the first largest magnitude, as i?amax
+        piv[j] = p + 1
+        if lu[p, j] == 0:
+            info = info or j + 1                       # getrf goes on past a zero pivot
+            continue
+        if p != j:
+            lu[[j, p]] = lu[[p, j]]
+        lu[j + 1:, j] /= lu[j, j]
+        lu[j + 1:, j + 1:] -= np.outer(lu[j + 1:, j], lu[j, j + 1:])
+    return lu, piv, info
+
+
+def _singular(name, data, what):
+    """PyTorch's _LinAlgError for a batch that NumPy found singular: the first batch element
+    whose LU has an exactly zero pivot, and that pivot (when rounding left none exactly zero:
+    the element NumPy rejects, and its smallest pivot)."""
+    mats = data.reshape((-1,) + data.shape[-2:])
+    found = [_lu(a) for a in mats]
+    if not any(f[2] for f in found):
+        k = next(k for k, a in enumerate(mats) if _rejected(a))
+        found[k] = (None, None, 1 + int(np.argmin(np.abs(np.diagonal(found[k][0])))))
+    for k, (_, _, info) in enumerate(found):
+        if info:
+            batch = f"(Batch element {k}): " if data.ndim > 2 else ""
+            raise E.TorchLinAlgError(f"{name}: {batch}The diagonal element {info} is zero, the {what} could not be "
+                                     "completed because the input matrix is singular.")
+
+
+def _rejected(a):
+    try:
+        np.linalg.inv(a)
+    except np.linalg.LinAlgError:
+        return True
+    return False
+
+
+def _column_major(a):
+    """`a` laid out as LAPACK returns it: each matrix of the batch column-major."""
+    return np.swapaxes(np.ascontiguousarray(np.swapaxes(a, -1, -2)), -1, -2)
+
+
+def inverse(input):
+    """torch.inverse / torch.linalg.inv (linalg_inv_ex, then its error check)."""
+    _check_square("linalg.inv", input)
+    _check_floating("linalg.inv", input)
+    seq = _begin(input)
+    data = input._data
+    try:
+        out = np.linalg.inv(data)
+    except np.linalg.LinAlgError:
+        _singular("linalg.inv", data, "inversion")
+    return _record(TABLE["linalg_inv"], seq, _column_major(out.astype(data.dtype, copy=False)), (input,))
+
+
+# ----------------------------------------------------------------------------- det (session 9)
+
+
+def _lu_batch(data):
+    """getrf over a batch: LU (each matrix column-major, as LAPACK leaves it) and the int32 pivots."""
+    if data.size == 0:
+        return data.copy(), np.ones(data.shape[:-1], np.int32)
+    mats = data.reshape((-1,) + data.shape[-2:])
+    lus = [_lu(a) for a in mats]
+    lu = np.array([f[0] for f in lus], data.dtype).reshape(data.shape)
+    piv = np.array([f[1] for f in lus], np.int32).reshape(data.shape[:-1])
+    return _column_major(lu), piv
+
+
+def _det_from_lu(lu, piv):
+    """PyTorch's det from getrf: the permutation's sign times the product of U's diagonal."""
+    swaps = np.count_nonzero(piv != np.arange(1, piv.shape[-1] + 1, dtype=np.int32), axis=-1)
+    sign = np.where(swaps % 2 == 1, -1, 1).astype(lu.dtype)
+    return np.asarray(sign * np.prod(np.diagonal(lu, 0, -2, -1), axis=-1), lu.dtype)
+
+
+def det(A):
+    """torch.det / torch.linalg.det (_linalg_det: getrf, then the product of U's diagonal)."""
+    _check_square("linalg.det", A)
+    if A._data.dtype == np.float16:                # (no low-precision check here: LAPACK's getrf refuses it)
+        raise E.TorchNotImplementedError("\"lu_cpu\" not implemented for 'Half'")
+    _check_floating("linalg.det", A)
+    seq = _begin(A)
+    data = A._data
+    # a row-major A is a column-major A.mT to LAPACK: PyTorch factorises that (det(A.mT) = det(A))
+    lu, piv = _lu_batch(np.swapaxes(data, -1, -2) if data.flags.c_contiguous else data)
+    extra = {"LU": CONFIG.tensor(lu), "pivots": CONFIG.tensor(piv)}
+    return _record(TABLE["linalg_det"], seq, _det_from_lu(lu, piv), (A,), extra=extra)
+
+
+def _det_backward_np(g, det, A, LU, pivots):
+    """linalg_det_backward without create_graph: the solution G of A.mH G = det * grad * I, by the
+    saved LU (of A.mT when A is row-major), its zero pivots replaced by eps (so the gradient at
+    a singular matrix is det * ... = 0)."""
+    if A.size == 0:
+        return np.zeros_like(A)
+    n = A.shape[-1]
+    if n == 1:                                 # d det / dA = 1 for a 1x1 matrix: the gradient itself
+        return np.broadcast_to(g[..., None, None], A.shape).copy()
+    d = (g * det)[..., None, None] * np.eye(n, dtype=A.dtype)
+    diag = np.diagonal(LU, 0, -2, -1)
+    lu = LU + np.where(diag == 0, np.finfo(A.dtype).eps, 0).astype(A.dtype)[..., None] * np.eye(n, dtype=A.dtype)
+    return _lu_solve(lu, pivots, d, adjoint=not A.flags.c_contiguous)
+
+
+def _lu_solve(lu, pivots, b, adjoint):
+    """linalg_lu_solve: X with P L U X = B, or (P L U).mH X = B when `adjoint`."""
+    n, cols = lu.shape[-1], b.shape[-1]
+    batch = np.broadcast_shapes(lu.shape[:-2], b.shape[:-2])
+    out = np.zeros(batch + (n, cols), lu.dtype)
+    if out.size == 0:
+        return out
+    for k, (m, piv, rhs) in enumerate(zip(np.broadcast_to(lu, batch + (n, n)).reshape((-1, n, n)),
+                                          np.broadcast_to(pivots, batch + (n,)).reshape((-1, n)),
+                                          np.broadcast_to(b, out.shape).reshape((-1, n, cols)))):
+        x = rhs.copy()
+        if adjoint:                            # U.T w = B, L.T v = w, then the swaps, last first
+            x = _substitute(m.T, _substitute(m.T, x, lower=True, unit=False), lower=False, unit=True)
+            for j in reversed(range(n)):
+                x[[j, piv[j] - 1]] = x[[piv[j] - 1, j]]
+        else:                                  # the swaps, then L z = P.T B, U X = z
+            for j in range(n):
+                x[[j, piv[j] - 1]] = x[[piv[j] - 1, j]]
+            x = _substitute(m, _substitute(m, x, lower=True, unit=True), lower=False, unit=False)
+        out.reshape((-1, n, cols))[k] = x
+    return out
+
+
+def _substitute(t, b, lower, unit):
+    """X with T X = B for the lower (or upper) triangle of T, its diagonal taken as ones if `unit`."""
+    n = t.shape[0]
+    x = b.copy()
+    for i in (range(n) if lower else reversed(range(n))):
+        done = slice(0, i) if lower else slice(i + 1, n)
+        x[i] = b[i] - t[i, done] @ x[done]
+        if not unit:
+            x[i] /= t[i, i]
+    return x
+
+
+NUMPY_HELPERS = {"det_backward": _det_backward_np}
+
+
+# ----------------------------------------------------------------------------- linalg norms (session 9)
+
+
+def vector_norm(x, ord=2, dim=None, keepdim=False, dtype=None):
+    from .reduction import _norm
+    if isinstance(dim, (tuple, list)) and x._data.dtype.kind == "f":
+        _dims(dim, x._data.ndim)               # (a dim given twice: PyTorch's reduction refuses it)
+    return _norm(x, ord, dim, keepdim, dtype)
+
+
+def _order_text(ord):
+    """An order as PyTorch's C++ prints a double (3, 0.5, inf) or a string."""
+    return ord if isinstance(ord, str) else "%g" % ord
+
+
+def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, dtype=None):
+    """linalg.matrix_norm: 'fro' is the vector 2-norm over both dims; ±1 and ±inf the max (min) of
+    the column (row) sums of magnitudes. ('nuc' and ±2 need singular values: not in gradcli.)"""
+    from .reduction import _norm, amax, amin
+    if isinstance(ord, str):
+        supported, needs_svd = ord in ("fro", "nuc"), ord == "nuc"
+    else:
+        supported, needs_svd = abs(ord) in (1, 2, float("inf")), abs(ord) == 2
+    if not supported:
+        raise TorchRuntimeError(f"linalg.matrix_norm: Order {_order_text(ord)} not supported.")
+    if A._data.ndim < 2:
+        raise TorchRuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
+    if A._data.dtype.kind != "f":
+        raise TorchRuntimeError("linalg.matrix_norm: Expected a floating point or complex tensor as input. Got "
+                                f"{_SCALAR_NAME[A._data.dtype.name]}")
+    dim = list(dim) if isinstance(dim, (tuple, list)) else [dim]
+    if len(dim) != 2:
+        raise TorchRuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(map(str, dim))}")
+    dim = [_norm_dim(d, A._data.ndim) for d in dim]
+    if dim[0] == dim[1]:
+        raise TorchRuntimeError(f"linalg.matrix_norm: dims must be different. Got ({dim[0]}, {dim[1]})")
+    if needs_svd:
+        raise E.TorchNotImplementedError(f"gradcli does not implement torch.linalg.matrix_norm with ord={ord!r} (yet): "
+                                         "it needs the singular values")
+    if ord == "fro":
+        return _norm(A, 2, tuple(dim), keepdim, dtype)
+    if abs(ord) == float("inf"):                # the 1-norm of the transpose
+        dim.reverse()
+    if not keepdim and dim[0] < dim[1]:         # (the first reduction shifts the second dim)
+        dim[1] -= 1
+    return (amax if ord > 0 else amin)(_norm(A, 1.0, (dim[0],), keepdim, dtype), (dim[1],), keepdim)
+
+
+def linalg_norm(A, ord=None, dim=None, keepdim=False, dtype=None):
+    """linalg.norm: a matrix norm for a given order over two dims (or of a matrix), else a vector norm."""
+    if dim is not None:
+        dims = list(dim) if isinstance(dim, (tuple, list)) else [dim]
+        if len(dims) not in (1, 2):
+            raise TorchRuntimeError(f"linalg.norm: If dim is specified, it must be of length 1 or 2. Got {dims}")
+    elif ord is not None and A._data.ndim not in (1, 2):
+        raise TorchRuntimeError("linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. "
+                                f"Got {A._data.ndim}D.")
+    if isinstance(ord, str) or ord is not None and (len(dims) == 2 if dim is not None else A._data.ndim == 2):
+        return matrix_norm(A, ord, (0, 1) if dim is None else dim, keepdim, dtype)
+    return vector_norm(A, 2.0 if ord is None else ord, dim, keepdim, dtype)
+
+
+# ----------------------------------------------------------------------------- solve (session 9)
+
+
+def _vector_rhs(A, B):
+    """linalg_solve_is_vector_rhs: B is a vector, or a batch of them with A's batch shape."""
+    return B.ndim == 1 or (B.ndim == A.ndim - 1 and B.shape == A.shape[:-1])
+
+
+def solve(A, B, left=True):
+    """torch.linalg.solve (_linalg_solve_ex): X with A X = B, by getrf of A and its triangular solves."""
+    if not left:
+        raise E.TorchNotImplementedError("gradcli does not implement torch.linalg.solve with left=False (yet)")
+    a, b = A._data, B._data
+    if a.ndim < 2:
+        raise TorchRuntimeError("linalg.solve: The input tensor A must have at least 2 dimensions.")
+    r, c = a.shape[-2:]
+    if r != c:
+        raise TorchRuntimeError(f"linalg.solve: A must be batches of square matrices, but they are {r} by {c} matrices")
+    if a.dtype == np.float16:
+        raise E.TorchNotImplementedError("\"lu_cpu\" not implemented for 'Half'")
+    _check_floating("linalg.solve", A)
+    if b.dtype != a.dtype:
+        raise TorchRuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found A of type "
+                                f"{_SCALAR_NAME[a.dtype.name]} and B of type {_SCALAR_NAME[b.dtype.name]} instead")
+    vector = _vector_rhs(a, b)
+    b2 = b[..., None] if vector else b
+    if b2.ndim < 2:
+        raise TorchRuntimeError("linalg.solve: The input tensor B must have at least 2 dimensions.")
+    if b2.shape[-2] != r:
+        raise TorchRuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation AX = B "
+                                f"({r}x{c} and {b2.shape[-2]}x{b2.shape[-1]})")
+    batch = broadcast_shapes(b2.shape[:-2], a.shape[:-2])     # (PyTorch's text names B's size first)
+    seq = _begin(A, B)
+    lu, piv = _lu_batch(a)
+    ab = np.broadcast_to(a, batch + (r, r))
+    try:
+        zero = np.diagonal(lu, 0, -2, -1) == 0
+        if zero.any():
+            raise np.linalg.LinAlgError
+        x = np.linalg.solve(ab, np.broadcast_to(b2, batch + b2.shape[-2:]))
+    except np.linalg.LinAlgError:
+        singular = np.broadcast_to(zero.any(-1), batch).reshape(-1)
+        k = int(np.argmax(singular))
+        prefix = f"(Batch element {k}): " if batch else ""
+        raise E.TorchLinAlgError(f"torch.linalg.solve: {prefix}The solver failed because the input matrix is "
+                                 "singular.") from None
+    out = x[..., 0] if vector else _column_major(x)
+    extra = {"LU": CONFIG.tensor(lu), "pivots": CONFIG.tensor(piv)}
+    return _record(TABLE["linalg_solve"], seq, np.asarray(out, a.dtype), (A, B), extra=extra, attrs={"left": True})
+
+
+def _solve_grad_B_np(g, A, LU, pivots, result):
+    """linalg_solve_backward's gB = A^-H gX (by the saved LU), shaped as X."""
+    vector = _vector_rhs(A, result)
+    gb = _lu_solve(LU, pivots, g[..., None] if vector else g, adjoint=True)
+    return gb[..., 0] if vector else gb
+
+
+def _solve_grad_A_np(g, A, LU, pivots, result):
+    """linalg_solve_backward's gA = -gB X^H."""
+    vector = _vector_rhs(A, result)
+    gb = _lu_solve(LU, pivots, g[..., None] if vector else g, adjoint=True)
+    x = result[..., None] if vector else result
+    return -(gb @ np.swapaxes(x, -1, -2))
+
+
+def _solve_grad_B(g, A, LU, pivots, result):
+    """gB under create_graph: a solve with A.mH, recorded (PyTorch recomputes the LU so that it differentiates)."""
+    vector = _vector_rhs(A._data, result._data)
+    gb = solve(transpose(A, -2, -1), unsqueeze(g, -1) if vector else g)
+    return squeeze(gb, -1) if vector else gb
+
+
+def _solve_grad_A(g, A, LU, pivots, result):
+    vector = _vector_rhs(A._data, result._data)
+    gb = solve(transpose(A, -2, -1), unsqueeze(g, -1) if vector else g)
+    x = unsqueeze(result, -1) if vector else result
+    return -matmul(gb, transpose(x, -2, -1))
+
+
+def _det_backward(g, det, A, LU, pivots):
+    """linalg_det_backward under create_graph: linalg.solve(A.mH, d), d the diagonal matrices of
+    grad * det, recorded (a singular matrix's gradient goes through the SVD: not in gradcli)."""
+    from .shape import diag_embed
+    a = A._data
+    if a.size == 0:
+        return CONFIG.tensor(np.zeros_like(a))
+    if a.shape[-1] == 1:
+        return expand(unsqueeze(unsqueeze(g, -1), -1), a.shape)
+    if (np.abs(det._data) < 100 * np.finfo(a.dtype).eps).any():
+        raise E.TorchNotImplementedError("create_graph=True through the determinant of a (nearly) singular matrix "
+                                         "is not supported by gradcli yet (PyTorch uses its SVD); first-order "
+                                         "gradients (create_graph=False) work")
+    d = transpose(diag_embed(expand(unsqueeze(g * det, -1), pivots._data.shape)), -2, -1)
+    return solve(transpose(A, -2, -1), d)
+
+
+NUMPY_HELPERS.update(solve_grad_A=_solve_grad_A_np, solve_grad_B=_solve_grad_B_np)
+TENSOR_HELPERS = {"solve_grad_A": _solve_grad_A, "solve_grad_B": _solve_grad_B, "det_backward": _det_backward}
+
+
+# ----------------------------------------------------------------------------- slogdet, logdet (session 9)
+
+
+class _SlogdetResult(tuple):
+    """torch.return_types.slogdet / linalg_slogdet (sign=..., logabsdet=...)."""
+
+    def __new__(cls, name, sign, logabsdet):
+        self = super().__new__(cls, (sign, logabsdet))
+        self.name = name
+        return self
+
+    sign = property(lambda self: self[0])
+    logabsdet = property(lambda self: self[1])
+
+    def __repr__(self):
+        return f"torch.return_types.{self.name}(\nsign={self[0]!r},\nlogabsdet={self[1]!r})"
+
+    __str__ = __repr__
+
+
+def slogdet(A, name="linalg_slogdet"):
+    """torch.linalg.slogdet / torch.slogdet (_linalg_slogdet): one node for the sign and log|det|,
+    from getrf (of A.mT for a row-major A, as for det)."""
+    _check_square("linalg.slogdet", A)
+    _check_floating("linalg.slogdet", A)
+    seq = _begin(A)
+    data = A._data
+    lu, piv = _lu_batch(np.swapaxes(data, -1, -2) if data.flags.c_contiguous else data)
+    diag = np.diagonal(lu, 0, -2, -1)
+    swaps = np.count_nonzero(piv != np.arange(1, piv.shape[-1] + 1, dtype=np.int32), axis=-1)
+    sign = np.where(swaps % 2 == 1, -1, 1).astype(data.dtype) * np.prod(np.sign(diag), axis=-1)
+    with np.errstate(divide="ignore"):
+        logabsdet = np.log(np.abs(diag)).sum(axis=-1)
+    extra = {"LU": CONFIG.tensor(lu), "pivots": CONFIG.tensor(piv), "sign": None}
+    first = _record(TABLE["linalg_slogdet"], seq, np.asarray(sign, data.dtype), (A,), extra=extra)
+    from .reduction import _two_outputs
+    return _SlogdetResult(name, *_two_outputs(first, np.asarray(logabsdet, data.dtype), ("sign",)))
+
+
+def torch_slogdet(input):
+    """torch.slogdet: linalg.slogdet's values as a torch.return_types.slogdet."""
+    return slogdet(input, "slogdet")
+
+
+def logdet(A):
+    """torch.logdet: slogdet's log|det|, nan where the sign is negative (a where, as PyTorch)."""
+    from .pointwise import where
+    _check_square("logdet", A)
+    _check_floating("logdet", A)
+    sign, logabsdet = slogdet(A)
+    nan = CONFIG.tensor(np.asarray(np.nan, A._data.dtype))
+    return where(CONFIG.tensor(sign._data == -1), nan, logabsdet)
+
+
+def _slogdet_backward_np(g, A, sign, LU, pivots):
+    """slogdet_backward (real): only log|det| has a gradient, A^-H times it, by the saved LU."""
+    glogabsdet = g[1]
+    if glogabsdet is None:
+        return None
+    if A.size == 0:
+        return np.zeros_like(A)
+    n = A.shape[-1]
+    d = glogabsdet[..., None, None] * np.eye(n, dtype=A.dtype)
+    return _lu_solve(LU, pivots, d, adjoint=not A.flags.c_contiguous)
+
+
+def _slogdet_backward(g, A, sign, LU, pivots):
+    from .shape import diag_embed
+    glogabsdet = g[1]
+    if glogabsdet is None:
+        return None
+    d = transpose(diag_embed(expand(unsqueeze(glogabsdet, -1), pivots._data.shape)), -2, -1)
+    return solve(transpose(A, -2, -1), d)
+
+
+NUMPY_HELPERS["slogdet_backward"] = _slogdet_backward_np
+TENSOR_HELPERS["slogdet_backward"] = _slogdet_backward

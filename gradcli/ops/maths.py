@@ -831,3 +831,9 @@ for _name, _f in _NUMPY_HELPERS.items():
     setattr(_NumpyMath, _name, staticmethod(_f))
 for _name, _f in _TENSOR_HELPERS.items():
     setattr(_TensorMath, _name, staticmethod(_f))
+
+# -- linalg (session 9): det's and solve's gradients, from their family module
+for _name, _helper in _linalg.NUMPY_HELPERS.items():
+    setattr(_NumpyMath, _name, staticmethod(_helper))
+for _name, _helper in _linalg.TENSOR_HELPERS.items():
+    setattr(_TensorMath, _name, staticmethod(_helper))

@@ -19,11 +19,11 @@ ALWAYS = "always"
 
 
 def op(name, inputs=(), saved=(), attrs=(), doc="", cpp=False, multi=False, apply=None, variadic=None, twins=False,
-       **formulas):
+       output_slot="result", **formulas):
     """A table row. `saved` is a tuple of (slot, condition): the slot holds a tensor when
     `condition` is ALWAYS, or when the named input requires grad ("never": a slot that
-    PyTorch has but leaves None here). A slot named `result` saves the output; any other
-    slot saves the input or extra tensor of that name. `inputs=("tensors",)` marks a
+    PyTorch has but leaves None here). The slot named `output_slot` ("result" unless given)
+    saves the output; any other slot saves the input or extra tensor of that name. `inputs=("tensors",)` marks a
     variadic op (cat, stack), whose backward is one function, `variadic`; `twins`: the two
     formulas are one function of the other operand (mul); `apply`: a backward that is not
     formulas (CopySlices)."""
@@ -35,7 +35,7 @@ def op(name, inputs=(), saved=(), attrs=(), doc="", cpp=False, multi=False, appl
         names = f.__code__.co_varnames[2:f.__code__.co_argcount]
         rows.append((f, names))
     row = OpDef(name, tuple(inputs), tuple(sorted(saved)), tuple(attrs), tuple(rows), doc, cpp, multi, apply)
-    row.variadic, row.twins = variadic, twins
+    row.variadic, row.twins, row.output_slot = variadic, twins, output_slot
     return row
 
 # ----------------------------------------------------------------------------- recording
@@ -59,7 +59,7 @@ def _plan(row):
     index of the input whose requires_grad decides it, or -1 always, or -2 never)."""
     plan = []
     for slot, cond in row.saved:
-        src = -1 if slot == "result" else row.inputs.index(slot) if slot in row.inputs else None
+        src = -1 if slot == row.output_slot else row.inputs.index(slot) if slot in row.inputs else None
         when = -1 if cond is ALWAYS else row.inputs.index(cond) if cond in row.inputs else -2
         plan.append((slot, src, when))
     row.plan = tuple(plan)

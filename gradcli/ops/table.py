@@ -578,6 +578,24 @@ TABLE = {
                    g, dim, indices, self_sym_sizes, keepdim))
        for key, name in (("median_dim", "MedianBackward1"), ("nanmedian_dim", "NanmedianBackward1"),
                          ("mode", "ModeBackward0"))},
+    # -- linalg (session 9)
+    "linalg_inv": op("LinalgInvExBackward0", ("self",), saved=(("inverse", ALWAYS),), output_slot="inverse",
+                     self=lambda m, g, inverse: -m.matmul(m.swapaxes(inverse, -2, -1),
+                                                          m.matmul(g, m.swapaxes(inverse, -2, -1))),
+                     doc="-inverse.mH @ (grad @ inverse.mH)"),
+    "linalg_det": op("LinalgDetBackward0", ("A",),
+                     saved=(("A", ALWAYS), ("LU", ALWAYS), ("pivots", ALWAYS), ("result", ALWAYS)),
+                     A=lambda m, g, A, LU, pivots, result: m.det_backward(g, result, A, LU, pivots),
+                     doc="the solution G of A.mH G = det * grad * I"),
+    "linalg_solve": op("LinalgSolveExBackward0", ("A", "B"),
+                       saved=(("A", ALWAYS), ("LU", ALWAYS), ("pivots", ALWAYS), ("result", ALWAYS)), attrs=("left",),
+                       A=lambda m, g, A, LU, pivots, result: m.solve_grad_A(g, A, LU, pivots, result),
+                       B=lambda m, g, A, LU, pivots, result: m.solve_grad_B(g, A, LU, pivots, result),
+                       doc="gB = A^-H gX, gA = -gB X^H"),
+    "linalg_slogdet": op("LinalgSlogdetBackward0", ("A",),
+                         saved=(("A", ALWAYS), ("LU", ALWAYS), ("pivots", ALWAYS), ("sign", ALWAYS)), multi=True,
+                         A=lambda m, g, A, LU, pivots, sign: m.slogdet_backward(g, A, sign, LU, pivots),
+                         doc="one node for the sign and log|det|: A^-H times log|det|'s gradient"),
 }
 
 _CONV_INPUTS = ("grad_output", "input", "weight")

@@ -296,6 +296,12 @@ API = (
     Op(sorting.bincount, "bincount", "bincount"),
     Op(sorting.searchsorted, "searchsorted", ""),
     Op(sorting.bucketize, "bucketize", ""),
+
+    # -- linalg (session 9)
+    Op(linalg.inverse, "inverse", "inverse"),
+    Op(linalg.det, "det", "det"),
+    Op(linalg.torch_slogdet, "slogdet", "slogdet"),
+    Op(linalg.logdet, "logdet", "logdet"),
 )
 
 # Python's operators. `a + b`, `b + a` (a Python number on either side): NotImplemented for other operands.

@@ -276,6 +276,22 @@ SIGNATURES = {
                      "bool? allow_unused=None, bool is_grads_batched=False, bool materialize_grads=False",
     "autograd.backward": "Outputs tensors, Any grad_tensors=None, Any retain_graph=None, Any create_graph=False, "
                          "Any grad_variables=None, Any inputs=None",
+    # -- linalg (session 9)
+    "inverse": "Tensor input",
+    "linalg.inv": "Tensor A",
+    "det": "Tensor input",
+    "linalg.det": "Tensor A",
+    "slogdet": "Tensor input",
+    "logdet": "Tensor input",
+    "linalg.slogdet": "Tensor A",
+    "linalg.matrix_power": "Tensor input, int n",
+    "linalg.solve": "Tensor A, Tensor B, *, bool left=True",
+    "linalg.cross": "Tensor input, Tensor other, *, int dim=-1",
+    "linalg.vector_norm": "Tensor x, Number ord=2, IntList? dim=None, bool keepdim=False, *, dtype? dtype=None",
+    "linalg.matrix_norm": ("Tensor A, Number ord, Sizes dim=[-2;-1], bool keepdim=False, *, dtype? dtype=None",
+                           "Tensor A, str ord='fro', Sizes dim=[-2;-1], bool keepdim=False, *, dtype? dtype=None"),
+    "linalg.norm": ("Tensor input, Number? ord=None, IntList? dim=None, bool keepdim=False, *, dtype? dtype=None",
+                    "Tensor input, str ord, IntList? dim=None, bool keepdim=False, *, dtype? dtype=None"),
 }
 
 # Tensor methods whose signature is not the function's minus `input` (or that have no function).
@@ -371,6 +387,12 @@ def signature_of(name):
     return SIGNATURES.get(name)
 
 
+def _public(name):
+    """The name PyTorch's errors give the function: its own, or linalg_NAME for torch.linalg's."""
+    space, _, public = name.rpartition(".")
+    return f"linalg_{public}" if space == "linalg" else public
+
+
 def checked(name, fn):
     """`fn` as a public function that checks its arguments as PyTorch's parser does, before the
     call: a call the parser refuses raises its error (a TypeError, mostly) and computes nothing.
@@ -378,7 +400,7 @@ def checked(name, fn):
     it fits 64 bits, a tensor by its rank-0-ness, size-1-ness, dtype kind and requires_grad, a
     list by its items), so a repeated call pays a set lookup; a call whose arguments are tensors
     and other plain values, in positions that take any tensor, pays one on their types alone."""
-    public = name.split(".")[-1]
+    public = _public(name)
     sig = signature_of(name) if name else None
     overloads = () if sig is None else sig if isinstance(sig, tuple) else (sig,)
     # On failure only: torch.autograd's own checks, which read values (requires_grad, shapes),
@@ -550,7 +572,7 @@ def _explain(name, args, kwargs, error):
         return error
     if name.startswith("F.") and name not in PRELUDED and isinstance(error, ScriptError):
         return error                    # Python code in PyTorch: the error its own order of reading raised
-    public = name.split(".")[-1]
+    public = _public(name)
     if isinstance(error, TorchTypeError) and str(error).startswith(f"{public}() received an invalid combination"):
         return error                    # the function's own text: PyTorch's list of every overload
     method = name.startswith("Tensor.")
