@@ -708,4 +708,4 @@ def _unpacked(fn, create_graph):
 
 def _data_unshared(buf):
     """A gradient held as a Tensor (a hook's result): its array must be held by it alone."""
-    return type(buf) is not CONFIG.tensor or _getrefcount(buf._data) == 2
+    return type(buf) is not CONFIG.tensor_type or _getrefcount(buf._data) == 2

