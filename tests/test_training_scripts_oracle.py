@@ -33,3 +33,22 @@ print(torch.Tensor(np.array(3.5)), torch.Tensor(np.array([True])), torch.Tensor(
                                   "torch.Tensor(np.array(['a']))"])
 def test_tensor_constructor_errors(call):
     assert_same(f"import torch, numpy as np\nt = {call}\n")
+
+
+HOOKS = ["lambda g: torch.ones(3)", "lambda g: g.double()", "lambda g: g.long()", "lambda g: torch.ones(2, 1)",
+         "functools.partial(lambda g, k: g.double(), k=1)", "lambda g: 3", "lambda g: g * 2"]
+
+
+@pytest.mark.parametrize("hook", HOOKS)
+@pytest.mark.parametrize("on", ["x", "y", "a"])
+def test_hooks_that_change_a_gradients_size_or_dtype(hook, on):
+    # on a leaf, a non-leaf, and one output of a multi-output node
+    assert_same(f"""
+import functools, torch
+x = torch.ones(2, requires_grad=True)
+y = x * 2
+a, b = y.unbind()
+{on}.register_hook({hook})
+(a * 3 + b).backward()
+print(x.grad)
+""")
