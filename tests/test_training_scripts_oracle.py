@@ -52,3 +52,71 @@ a, b = y.unbind()
 (a * 3 + b).backward()
 print(x.grad)
 """)
+
+
+FUNCTIONS = """
+import torch
+class F(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x.view(-1)
+    @staticmethod
+    def backward(ctx, g):
+        return g.view(2, 2)
+class Id(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x
+    @staticmethod
+    def backward(ctx, g):
+        return g
+x = torch.ones(2, 2, requires_grad=True)
+"""
+
+
+@pytest.mark.parametrize("body", [
+    "y = F.apply(x)\ny.mul_(2)",
+    "y = F.apply(x)[0:1]\ny.mul_(2)",
+    "y = Id.apply(x.clone())\ny.mul_(2)",
+    "y = F.apply(x.detach())\ny.mul_(2)",
+    "b = x.clone()\ny = Id.apply(b)\nb.mul_(2)\ny.sum().backward()",
+    "b = x.clone()\ny = F.apply(b)\nb.add_(1)\nprint(y.grad_fn)",
+    "b = x.clone()\ny = F.apply(b)\nz = y[1:]\nprint(z.grad_fn.name())\nz.sum().backward()\nprint(x.grad)",
+])
+def test_inplace_changes_of_views_a_custom_function_returned(body):
+    # in a function: the oracle reads every global tensor's grad_fn, which for some of these raises
+    body = "".join("    " + line + "\n" for line in body.splitlines())
+    assert_same(FUNCTIONS + "def run():\n" + body + "run()\n")
+
+
+@pytest.mark.parametrize("saved", ["x, 3", "3", "x, None, 'a'"])
+@pytest.mark.parametrize("size", [1, 2])
+def test_save_for_backward_of_a_non_tensor(saved, size):
+    assert_same(f"""
+import torch
+class F(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward({saved})
+        return x * 2
+    @staticmethod
+    def backward(ctx, g):
+        return g
+x = torch.full(({size},), 3.0, requires_grad=True)
+F.apply(x).sum().backward()
+""")
+
+
+def test_legacy_function_with_a_non_static_forward():
+    # (the DeprecationWarning PyTorch gives on F(): gradcli reports UserWarnings only)
+    assert_same("""
+import torch, warnings
+warnings.simplefilter("ignore", DeprecationWarning)
+class F(torch.autograd.Function):
+    def forward(self, x):
+        return x * 2
+    def backward(self, g):
+        return g
+f = F()
+y = f(torch.ones(2, requires_grad=True))
+""")
