@@ -120,3 +120,34 @@ class F(torch.autograd.Function):
 f = F()
 y = f(torch.ones(2, requires_grad=True))
 """)
+
+
+@pytest.mark.parametrize("call", [
+    "torch.autograd.grad(x ** 2, x, torch.eye(3), is_grads_batched=True)",
+    "torch.autograd.grad([x ** 2, (x * w).sum()], [x, w], [torch.eye(3), torch.ones(3)], is_grads_batched=True)",
+    "torch.autograd.grad(w @ x, [x, w], torch.arange(4.0).reshape(4, 1), is_grads_batched=True)",
+    "torch.autograd.grad(x * 2, [x, w], torch.eye(3), is_grads_batched=True, allow_unused=True)",
+    "torch.autograd.grad(x * 2, [x, w], torch.eye(3), is_grads_batched=True, materialize_grads=True)",
+    "torch.autograd.grad(x ** 3, x, torch.eye(3), is_grads_batched=True, retain_graph=False)",
+    "torch.autograd.grad(x ** 2, x, torch.eye(3)[:2], is_grads_batched=True, retain_graph=True)",
+    "torch.autograd.grad(x ** 2, x, torch.ones(3), is_grads_batched=True)",
+    "torch.autograd.grad(x ** 2, x, torch.ones(2, 2), is_grads_batched=True)",
+])
+def test_batched_grad_outputs(call):
+    assert_same(f"""
+import torch
+x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+w = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+print({call})
+""")
+
+
+def test_batched_grad_computes_a_jacobian_then_frees_the_graph():
+    assert_same("""
+import torch
+x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+y = x.exp() * x
+jac, = torch.autograd.grad(y, x, torch.eye(3), is_grads_batched=True)
+print(jac)
+y.sum().backward()
+""")
