@@ -151,3 +151,17 @@ jac, = torch.autograd.grad(y, x, torch.eye(3), is_grads_batched=True)
 print(jac)
 y.sum().backward()
 """)
+
+
+def test_resuming_a_scheduler_without_initial_lr_prints_the_key_error_as_python_does():
+    assert_same("""
+import torch
+p = torch.nn.Parameter(torch.ones(1))
+opt = torch.optim.SGD([p], lr=0.1)
+try:
+    torch.optim.lr_scheduler.StepLR(opt, 1, last_epoch=0)
+except KeyError as e:
+    print(str(e))
+    print(repr(e))
+s = torch.optim.lr_scheduler.StepLR(opt, 1, last_epoch=0)
+""")
