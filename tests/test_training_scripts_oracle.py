@@ -165,3 +165,49 @@ except KeyError as e:
     print(repr(e))
 s = torch.optim.lr_scheduler.StepLR(opt, 1, last_epoch=0)
 """)
+
+
+def test_backend_switches_a_training_script_sets():
+    assert_same("""
+import torch
+import torch.backends.cudnn as cudnn
+from torch.backends import mps
+print(cudnn.benchmark, cudnn.deterministic, cudnn.enabled, cudnn.allow_tf32, cudnn.is_available(), cudnn.version())
+torch.backends.cudnn.benchmark = True
+torch.backends.cudnn.deterministic = True
+torch.backends.cudnn.enabled = False
+print(cudnn.benchmark, torch.backends.cudnn.deterministic, torch.backends.cudnn.enabled)
+print(mps.is_available(), torch.backends.mps.is_built(), torch.backends.cuda.is_built())
+print(torch.backends.cuda.matmul.allow_tf32, torch.backends.mkldnn.is_available(), torch.backends.openmp.is_available())
+torch.backends.cuda.matmul.allow_tf32 = True
+print(torch.backends.cuda.matmul.allow_tf32)
+device = "cuda" if torch.cuda.is_available() else "mps" if torch.backends.mps.is_available() else "cpu"
+print(device)
+""")
+
+
+@pytest.mark.parametrize("statement", ["torch.backends.cudnn.benchmark = 1",
+                                       "torch.backends.cudnn.deterministic = 'yes'",
+                                       "torch.backends.cuda.matmul.allow_tf32 = None",
+                                       "torch.backends.cuda.matmul.allow_tf16"])
+def test_backend_switch_errors(statement):
+    assert_same(f"import torch\n{statement}\n")
+
+
+def test_grad_modes_from_torch_autograd():
+    assert_same("""
+import torch
+x = torch.ones(2, requires_grad=True)
+with torch.autograd.no_grad():
+    a = x * 2
+with torch.autograd.set_grad_enabled(False):
+    with torch.autograd.enable_grad():
+        b = x * 2
+with torch.autograd.inference_mode():
+    c = x * 2
+@torch.autograd.no_grad()
+def f(t):
+    return t * 3
+print(a.requires_grad, b.requires_grad, c.requires_grad, f(x).requires_grad)
+print(torch.autograd.no_grad is torch.no_grad, torch.autograd.set_grad_enabled is torch.set_grad_enabled)
+""")

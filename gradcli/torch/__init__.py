@@ -801,7 +801,7 @@ class _detect_anomaly(_Context):
 
 # Submodules (`torch.nn`, `torch.autograd`, ...) load on first use: a script that never touches
 # them pays nothing for them at start-up.
-_SUBMODULES = frozenset({"nn", "autograd", "optim", "utils", "cuda"})
+_SUBMODULES = frozenset({"nn", "autograd", "optim", "utils", "cuda", "backends"})
 
 
 def __dir__():
