@@ -211,3 +211,49 @@ def f(t):
 print(a.requires_grad, b.requires_grad, c.requires_grad, f(x).requires_grad)
 print(torch.autograd.no_grad is torch.no_grad, torch.autograd.set_grad_enabled is torch.set_grad_enabled)
 """)
+
+
+@pytest.mark.parametrize("kwargs", ["", "batch_first=True", "batch_first=True, padding_value=-1.5",
+                                    "padding_side='left'", "batch_first=True, padding_side='left'"])
+def test_pad_sequence_in_a_collate_fn_and_its_gradients(kwargs):
+    assert_same(f"""
+import torch
+from torch.nn.utils.rnn import pad_sequence
+a = torch.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], requires_grad=True)
+b = torch.tensor([[7.0, 8.0]], requires_grad=True)
+c = torch.tensor([[9.0, 1.0], [2.0, 3.0]], requires_grad=True)
+padded = pad_sequence([a, b * 2, c], {kwargs})
+print(padded, padded.shape)
+(padded * torch.arange(padded.numel()).reshape(padded.shape)).sum().backward()
+print(a.grad, b.grad, c.grad)
+ids = pad_sequence((torch.tensor([1, 2, 3]), torch.tensor([4])), {kwargs})
+print(ids, torch.nn.utils.rnn.pad_sequence(torch.ones(2, 3), {kwargs}))
+""")
+
+
+@pytest.mark.parametrize("args", ["[]", "5", "[torch.ones(2)], padding_side='mid'",
+                                  "[torch.ones(2), torch.ones(3, 2)]"])
+def test_pad_sequence_errors(args):
+    assert_same(f"import torch\ntorch.nn.utils.rnn.pad_sequence({args})\n")
+
+
+@pytest.mark.parametrize("args", ["[0.1, 0.9, 0.4, 0.6], 10", "torch.tensor([1., 2., 3.]), 6, replacement=False",
+                                  "np.array([0.2, 0.8]), 5, generator=torch.Generator().manual_seed(3)",
+                                  "[1, 1, 5, 1], 3, replacement=False"])
+def test_weighted_random_sampler_in_a_data_loader(args):
+    assert_same(f"""
+import torch, numpy as np
+from torch.utils.data import DataLoader, TensorDataset, WeightedRandomSampler
+torch.manual_seed(0)
+sampler = WeightedRandomSampler({args})
+print(len(sampler), list(sampler), list(sampler))
+data = TensorDataset(torch.arange(6.0))
+for (batch,) in DataLoader(data, batch_size=2, sampler=WeightedRandomSampler([1.0] * 6, 4)):
+    print(batch)
+""")
+
+
+@pytest.mark.parametrize("args", ["[0.5, 0.5], 0", "[0.5, 0.5], True", "[0.5, 0.5], 2, replacement=1",
+                                  "[[0.5, 0.5]], 2", "[0.5, 0.5], 3, replacement=False", "[-1.0, 1.0], 2"])
+def test_weighted_random_sampler_errors(args):
+    assert_same(f"import torch\nprint(list(torch.utils.data.WeightedRandomSampler({args})))\n")
