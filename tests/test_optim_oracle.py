@@ -53,6 +53,20 @@ CONFIGS = [
     ("Adagrad", {"lr": 0.1}),
     ("Adagrad", {"lr": 0.1, "lr_decay": 0.01, "weight_decay": 0.1, "initial_accumulator_value": 0.3}),
     ("Adagrad", {"lr": 0.05, "eps": 1e-6, "maximize": True}),
+    ("Adamax", {"lr": 0.01}),
+    ("Adamax", {"lr": 0.02, "betas": (0.8, 0.99), "eps": 1e-3, "weight_decay": 0.1, "maximize": True}),
+    ("NAdam", {"lr": 0.01}),
+    ("NAdam", {"lr": 0.02, "betas": (0.8, 0.99), "weight_decay": 0.1, "momentum_decay": 0.01}),
+    ("NAdam", {"lr": 0.01, "weight_decay": 0.2, "decoupled_weight_decay": True, "maximize": True}),
+    ("RAdam", {"lr": 0.01}),
+    ("RAdam", {"lr": 0.02, "betas": (0.5, 0.7), "weight_decay": 0.1, "maximize": True}),
+    ("RAdam", {"lr": 0.01, "weight_decay": 0.2, "decoupled_weight_decay": True}),
+    ("Adadelta", {}),
+    ("Adadelta", {"lr": 0.5, "rho": 0.8, "eps": 1e-4, "weight_decay": 0.1, "maximize": True}),
+    ("Rprop", {"lr": 0.01}),
+    ("Rprop", {"lr": 0.05, "etas": (0.3, 1.5), "step_sizes": (1e-3, 0.2), "maximize": True}),
+    ("ASGD", {"lr": 0.01}),
+    ("ASGD", {"lr": 0.05, "lambd": 0.01, "alpha": 0.5, "t0": 10, "weight_decay": 0.1, "maximize": True}),
 ]
 SHAPES = [(5, 3), (7,), (40,), ()]
 

@@ -32,12 +32,11 @@ def _typename(obj):
 
 
 def write(t, value, bumps=1):
-    """An in-place update of t by `bumps` (1 or 2) of PyTorch's in-place ops (each bumps t's
-    version counter once), as an optimizer step does it under no_grad."""
+    """An in-place update of t by `bumps` of PyTorch's in-place ops (each bumps t's version
+    counter once), as an optimizer step does it under no_grad."""
     t._data[...] = value                # (np.copyto with casting="unsafe", without its dispatch)
     vc = t._version_counter
-    vc.bump()
-    if bumps == 2:
+    for _ in range(bumps):
         vc.bump()
     if getattr(vc, "views", None):      # (views of t's storage: see ops._refresh_views)
         _ops._refresh_views(t)
