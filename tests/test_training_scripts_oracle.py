@@ -257,3 +257,62 @@ for (batch,) in DataLoader(data, batch_size=2, sampler=WeightedRandomSampler([1.
                                   "[[0.5, 0.5]], 2", "[0.5, 0.5], 3, replacement=False", "[-1.0, 1.0], 2"])
 def test_weighted_random_sampler_errors(args):
     assert_same(f"import torch\nprint(list(torch.utils.data.WeightedRandomSampler({args})))\n")
+
+
+def test_a_warm_up_scheduler_subclassing_the_legacy_lr_scheduler_name():
+    assert_same("""
+import torch
+from torch.optim.lr_scheduler import _LRScheduler
+class WarmUp(_LRScheduler):
+    def __init__(self, optimizer, warmup, last_epoch=-1):
+        self.warmup = warmup
+        super().__init__(optimizer, last_epoch)
+    def get_lr(self):
+        return [base * min(1.0, (self.last_epoch + 1) / self.warmup) for base in self.base_lrs]
+w = torch.nn.Parameter(torch.ones(2))
+opt = torch.optim.NAdam([w], lr=0.1)
+sched = WarmUp(opt, 3)
+for _ in range(5):
+    w.grad = torch.tensor([0.5, -0.25])
+    opt.step()
+    sched.step()
+    print(sched.get_last_lr(), w)
+print(opt)
+""")
+
+
+@pytest.mark.parametrize("make", [
+    "torch.optim.Adamax([w], lr=-1)", "torch.optim.Adamax([w], betas=(1.0, 0.9))", "torch.optim.NAdam([w], momentum_decay=-1)",
+    "torch.optim.RAdam([w], eps=-1)", "torch.optim.Adadelta([w], rho=1.5)", "torch.optim.Rprop([w], etas=(1.5, 1.2))",
+    "torch.optim.ASGD([w], weight_decay=-1)",
+    "torch.optim.lr_scheduler.OneCycleLR(opt, 0.1)", "torch.optim.lr_scheduler.OneCycleLR(opt, 0.1, total_steps=0)",
+    "torch.optim.lr_scheduler.OneCycleLR(opt, 0.1, 10, pct_start=1)",
+    "torch.optim.lr_scheduler.OneCycleLR(torch.optim.Adadelta([w]), 0.1, 10)",
+    "torch.optim.lr_scheduler.CyclicLR(opt, 0.1, [0.2, 0.3])",
+    "torch.optim.lr_scheduler.CyclicLR(opt, 0.1, 0.2, mode='sine')",
+    "torch.optim.lr_scheduler.CosineAnnealingWarmRestarts(opt, T_0=0)",
+    "torch.optim.lr_scheduler.CosineAnnealingWarmRestarts(opt, T_0=2, T_mult=1.5)",
+    "torch.optim.lr_scheduler.SequentialLR(opt, [], [])",
+    "torch.optim.lr_scheduler.SequentialLR(opt, [torch.optim.lr_scheduler.StepLR(opt, 2)], [3])",
+    "torch.optim.lr_scheduler.ChainedScheduler([torch.optim.lr_scheduler.ReduceLROnPlateau(opt)])",
+])
+def test_new_optimizer_and_scheduler_constructor_errors(make):
+    assert_same(f"""
+import torch
+w = torch.nn.Parameter(torch.ones(2))
+opt = torch.optim.SGD([w], lr=0.1, momentum=0.9)
+s = {make}
+""")
+
+
+def test_one_cycle_lr_past_its_total_steps():
+    assert_same("""
+import torch
+w = torch.nn.Parameter(torch.ones(2))
+opt = torch.optim.AdamW([w], lr=0.1)
+sched = torch.optim.lr_scheduler.OneCycleLR(opt, 0.1, total_steps=3)
+for _ in range(4):
+    opt.step()
+    sched.step()
+    print(sched.get_last_lr(), opt.param_groups[0]["betas"])
+""")
