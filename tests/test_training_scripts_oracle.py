@@ -316,3 +316,71 @@ for _ in range(4):
     sched.step()
     print(sched.get_last_lr(), opt.param_groups[0]["betas"])
 """)
+
+
+
+# (gradients by autograd.grad: the oracle names only the leaves bound to globals)
+CHECKPOINT = """import torch, io, collections, os, tempfile
+def train_step(m, o):
+    o.zero_grad()
+    params = list(m.parameters())
+    for p, g in zip(params, torch.autograd.grad(m(x).pow(2).mean(), params)):
+        p.grad = g
+    o.step()
+torch.manual_seed(0)
+model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.ReLU(), torch.nn.Linear(4, 1))
+opt = torch.optim.Adam(model.parameters(), lr=0.01)
+x = torch.randn(5, 3)
+for _ in range(3):
+    train_step(model, opt)
+path = os.path.join(tempfile.mkdtemp(), "ckpt.pt")
+torch.save({"epoch": 3, "model_state_dict": model.state_dict(), "optimizer_state_dict": opt.state_dict(),
+            "loss": 0.5, "dtype": torch.float64, "size": torch.Size([2]), "dev": torch.device("cpu"),
+            "names": {"a", "b"}, "c": complex(1, 2), "b": b"xy", "counts": collections.Counter("aab")}, path)
+ckpt = torch.load(path)
+model2 = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.ReLU(), torch.nn.Linear(4, 1))
+model2.load_state_dict(ckpt["model_state_dict"])
+opt2 = torch.optim.Adam(model2.parameters(), lr=0.01)
+opt2.load_state_dict(ckpt["optimizer_state_dict"])
+print(ckpt["epoch"], ckpt["loss"], ckpt["dtype"], ckpt["size"], ckpt["dev"], sorted(ckpt["names"]), ckpt["c"], ckpt["b"], ckpt["counts"])
+print(type(ckpt["model_state_dict"]).__name__, list(ckpt["model_state_dict"]))
+for m, o in ((model, opt), (model2, opt2)):
+    train_step(m, o)
+print(model2(x), model(x))
+print(opt2.state_dict()["state"][0]["step"])
+buf = io.BytesIO()
+t = torch.arange(6.0)
+p = torch.nn.Parameter(torch.ones(2))
+torch.save([t, t[1:4], t.view(2, 3).t(), p, torch.ones(2, requires_grad=True) * 2, torch.ones(0, 3)], buf)
+buf.seek(0)
+a, b, c, q, r, e = torch.load(buf, map_location="cpu")
+a[2] = 100
+print(a, b, c, q, r, e, type(q).__name__)
+"""
+
+
+def test_a_checkpoint_round_trip_continues_training_identically():
+    assert_same(CHECKPOINT)
+
+
+@pytest.mark.parametrize("obj", ["Net()", "torch.nn.Linear(2, 1)", "{'a': np.ones(2)}", "slice(1)", "frozenset([1])",
+                                 "collections.defaultdict(int)", "range(2)", "np.float32(1.5)", "print"])
+def test_loading_anything_but_weights_is_refused_as_weights_only(obj):
+    assert_same(f"""
+import collections, io, torch, numpy as np
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(2, 1)
+buf = io.BytesIO()
+torch.save({obj}, buf)
+buf.seek(0)
+print(buf.tell())
+loaded = torch.load(buf)
+""")
+
+
+@pytest.mark.parametrize("call", ["torch.save({'a': 1}, 3)", "torch.load(io.BytesIO(), weights_only=True)",
+                                  "torch.load('no such checkpoint.pt')"])
+def test_save_and_load_errors(call):
+    assert_same(f"import io, torch\n{call}\n")

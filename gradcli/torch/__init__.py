@@ -41,6 +41,16 @@ def get_default_dtype():
     return float32
 
 
+def save(obj, f, *args, **kwargs):
+    from .serialization import save
+    return save(obj, f, *args, **kwargs)
+
+
+def load(f, *args, **kwargs):
+    from .serialization import load
+    return load(f, *args, **kwargs)
+
+
 def is_tensor(obj):
     return isinstance(obj, Tensor)
 
