@@ -1,10 +1,8 @@
 """torch.optim.Adadelta, as PyTorch's single-tensor (CPU) implementation computes it."""
-import numpy as np
-
 from ...engine import vml
 from ...engine import TorchValueError
 from . import _kernels as K
-from .optimizer import Optimizer, _no_grad_step, count_step, flat, flat_param_and_grad, new_state, write_flat
+from .optimizer import Optimizer, _no_grad_step, count_step, flat, flat_param_and_grad, init_state, write_flat
 
 
 class Adadelta(Optimizer):
@@ -24,20 +22,12 @@ class Adadelta(Optimizer):
 
     @_no_grad_step
     def step(self, closure=None):
-        loss = self._closure_loss(closure)
-        for group in self.param_groups:
-            for params in self._batches(group, self._advance):
-                self._update(params, group)
-        return loss
+        return self._step(closure)
 
-    def _advance(self, p):
+    def _advance(self, p, group):
         """The step count's increment (the state is made on the first step); the update's
         scalars depend on the dtype."""
-        state = self.state[p]
-        if len(state) == 0:
-            state["step"] = new_state(np.float32(0))
-            state["square_avg"] = new_state(np.zeros_like(p._data))
-            state["acc_delta"] = new_state(np.zeros_like(p._data))
+        state = init_state(self.state[p], p, "square_avg", "acc_delta")
         count_step(state)
         return p._data.dtype
 

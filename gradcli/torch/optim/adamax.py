@@ -1,44 +1,27 @@
 """torch.optim.Adamax, as PyTorch's single-tensor (CPU) implementation computes it."""
 import numpy as np
 
-from ...engine import TorchValueError
 from . import _kernels as K
-from .optimizer import Optimizer, _no_grad_step, count_step, flat, flat_param_and_grad, new_state, write_flat
+from .optimizer import (Optimizer, _no_grad_step, check_adam_arguments, count_step, flat, flat_param_and_grad,
+                        init_state, write_flat)
 
 
 class Adamax(Optimizer):
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, foreach=None, *,
                  maximize=False, differentiable=False, capturable=False):
-        if not 0.0 <= lr:
-            raise TorchValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= eps:
-            raise TorchValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= betas[0] < 1.0:
-            raise TorchValueError(f"Invalid beta parameter at index 0: {betas[0]}")
-        if not 0.0 <= betas[1] < 1.0:
-            raise TorchValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-        if not 0.0 <= weight_decay:
-            raise TorchValueError(f"Invalid weight_decay value: {weight_decay}")
+        check_adam_arguments(lr, eps, betas, weight_decay)
         defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay, "foreach": foreach,
                     "maximize": maximize, "differentiable": differentiable, "capturable": capturable}
         super().__init__(params, defaults)
 
     @_no_grad_step
     def step(self, closure=None):
-        loss = self._closure_loss(closure)
-        for group in self.param_groups:
-            for params in self._batches(group, self._advance):
-                self._update(params, group)
-        return loss
+        return self._step(closure)
 
-    def _advance(self, p):
+    def _advance(self, p, group):
         """The step count's increment (the state is made on the first step); the update's
         scalars depend on the count and the dtype."""
-        state = self.state[p]
-        if len(state) == 0:
-            state["step"] = new_state(np.float32(0))
-            state["exp_avg"] = new_state(np.zeros_like(p._data))
-            state["exp_inf"] = new_state(np.zeros_like(p._data))
+        state = init_state(self.state[p], p, "exp_avg", "exp_inf")
         return count_step(state), p._data.dtype
 
     def _update(self, params, group):

@@ -20,11 +20,7 @@ class ASGD(Optimizer):
 
     @_no_grad_step
     def step(self, closure=None):
-        loss = self._closure_loss(closure)
-        for group in self.param_groups:
-            for params in self._batches(group, lambda p: self._advance(p, group)):
-                self._update(params, group)
-        return loss
+        return self._step(closure)
 
     def _advance(self, p, group):
         """The step count's increment (the state is made on the first step); the update's
