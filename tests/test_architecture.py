@@ -144,7 +144,7 @@ def test_the_engine_is_complete_on_its_own_import_and_torch_configures_it_once()
     import sys
     out = subprocess.run([sys.executable, "-c", ENGINE_UNTOUCHED], capture_output=True, text=True,
                          cwd=PACKAGE.parent, check=True).stdout
-    assert out.strip() == "[] [['fresh_view', 'numpy_math', 'tensor', 'tensor_math']]"
+    assert out.strip() == "[] [['fresh_view', 'make_tensor', 'numpy_math', 'tensor', 'tensor_math']]"
 
 
 RENDERERS = ("gradcli.views", "gradcli.repl", "gradcli.cli", "gradcli.notebook")

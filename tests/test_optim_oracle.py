@@ -53,6 +53,20 @@ CONFIGS = [
     ("Adagrad", {"lr": 0.1}),
     ("Adagrad", {"lr": 0.1, "lr_decay": 0.01, "weight_decay": 0.1, "initial_accumulator_value": 0.3}),
     ("Adagrad", {"lr": 0.05, "eps": 1e-6, "maximize": True}),
+    ("Adamax", {"lr": 0.01}),
+    ("Adamax", {"lr": 0.02, "betas": (0.8, 0.99), "eps": 1e-3, "weight_decay": 0.1, "maximize": True}),
+    ("NAdam", {"lr": 0.01}),
+    ("NAdam", {"lr": 0.02, "betas": (0.8, 0.99), "weight_decay": 0.1, "momentum_decay": 0.01}),
+    ("NAdam", {"lr": 0.01, "weight_decay": 0.2, "decoupled_weight_decay": True, "maximize": True}),
+    ("RAdam", {"lr": 0.01}),
+    ("RAdam", {"lr": 0.02, "betas": (0.5, 0.7), "weight_decay": 0.1, "maximize": True}),
+    ("RAdam", {"lr": 0.01, "weight_decay": 0.2, "decoupled_weight_decay": True}),
+    ("Adadelta", {}),
+    ("Adadelta", {"lr": 0.5, "rho": 0.8, "eps": 1e-4, "weight_decay": 0.1, "maximize": True}),
+    ("Rprop", {"lr": 0.01}),
+    ("Rprop", {"lr": 0.05, "etas": (0.3, 1.5), "step_sizes": (1e-3, 0.2), "maximize": True}),
+    ("ASGD", {"lr": 0.01}),
+    ("ASGD", {"lr": 0.05, "lambd": 0.01, "alpha": 0.5, "t0": 10, "weight_decay": 0.1, "maximize": True}),
 ]
 SHAPES = [(5, 3), (7,), (40,), ()]
 
@@ -294,6 +308,22 @@ SCHEDULERS = [
     "torch.optim.lr_scheduler.MultiplicativeLR(opt, lambda e: 0.9)",
     "torch.optim.lr_scheduler.ConstantLR(opt, factor=0.5, total_iters=4)",
     "torch.optim.lr_scheduler.LinearLR(opt, start_factor=0.25, total_iters=6)",
+    "torch.optim.lr_scheduler.PolynomialLR(opt, total_iters=8, power=2.0)",
+    "torch.optim.lr_scheduler.CosineAnnealingWarmRestarts(opt, T_0=4)",
+    "torch.optim.lr_scheduler.CosineAnnealingWarmRestarts(opt, T_0=3, T_mult=2, eta_min=0.001)",
+    "torch.optim.lr_scheduler.CyclicLR(opt, base_lr=0.01, max_lr=0.1, step_size_up=4)",
+    "torch.optim.lr_scheduler.CyclicLR(opt, [0.01, 0.02], 0.2, step_size_up=3, step_size_down=5, mode='triangular2')",
+    "torch.optim.lr_scheduler.CyclicLR(opt, 0.01, 0.1, 2, mode='exp_range', gamma=0.9, base_momentum=0.5)",
+    "torch.optim.lr_scheduler.CyclicLR(opt, 0.01, 0.1, 3, scale_fn=lambda x: 1 / x, cycle_momentum=False)",
+    "torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=0.5, total_steps=30)",
+    "torch.optim.lr_scheduler.OneCycleLR(opt, [0.5, 0.2], epochs=6, steps_per_epoch=5, pct_start=0.4, "
+    "anneal_strategy='linear', three_phase=True)",
+    "torch.optim.lr_scheduler.SequentialLR(opt, [torch.optim.lr_scheduler.LinearLR(opt, 0.1, total_iters=4), "
+    "torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=10)], milestones=[4])",
+    "torch.optim.lr_scheduler.SequentialLR(opt, [torch.optim.lr_scheduler.ConstantLR(opt, 0.5, 3), "
+    "torch.optim.lr_scheduler.ExponentialLR(opt, 0.9), torch.optim.lr_scheduler.StepLR(opt, 2)], [3, 8])",
+    "torch.optim.lr_scheduler.ChainedScheduler([torch.optim.lr_scheduler.ConstantLR(opt, 0.5, 3), "
+    "torch.optim.lr_scheduler.ExponentialLR(opt, 0.9)])",
 ]
 
 

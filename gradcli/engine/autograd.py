@@ -7,7 +7,7 @@ import operator
 import numpy as np
 
 from .dtypes import Size, dtype_of
-from .errors import TorchOverflowError, TorchRuntimeError, TorchTypeError
+from .errors import TorchIndexError, TorchNotImplementedError, TorchOverflowError, TorchRuntimeError, TorchTypeError
 from .engine import CallRecord, _starts, execute
 from .state import CONFIG, STATE, W_CREATE_GRAPH
 from .tensor import TensorBase
@@ -113,10 +113,62 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     """torch.autograd.grad."""
     calls = STATE.calls
     try:
+        if is_grads_batched:
+            return _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused,
+                                 materialize_grads)
         return _grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused, materialize_grads)
     except Exception as e:
         _raised_early(calls, "grad", retain_graph, create_graph, e)
         raise
+
+
+def _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused, materialize_grads):
+    """is_grads_batched=True: dim 0 of each grad_output is a batch, and each input's gradient is
+    the batch of vector-Jacobian products, one per slice (PyTorch vmaps its engine over dim 0;
+    here the engine runs once per slice, on the graph retained until the last)."""
+    outputs = _as_tensor_list(outputs, "outputs")
+    grad_outputs = [None] * len(outputs) if grad_outputs is None else _as_tensor_list(grad_outputs, "grad_outputs")
+    sizes = set()
+    for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
+        if g is None:
+            continue
+        if g._data.ndim == 0:
+            raise TorchIndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                                  "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+        if g._data.shape[1:] != out._data.shape:        # (PyTorch's text shows grad_output[0]'s shape[1:])
+            raise TorchRuntimeError(
+                "If `is_grads_batched=True`, we interpret the first dimension of each grad_output as the batch "
+                "dimension. The sizes of the remaining dimensions are expected to match the shape of corresponding "
+                f"output, but a mismatch was detected: grad_output[{i}] has a shape of {Size(g._data.shape[2:])} "
+                f"and output[{i}] has a shape of {Size(out._data.shape)}. If you only want some tensors in "
+                "`grad_output` to be considered batched, consider using vmap.")
+        sizes.add(g._data.shape[0])
+    if create_graph:                    # its graph is of vmapped nodes
+        raise TorchNotImplementedError("gradcli does not implement autograd.grad(is_grads_batched=True) with "
+                                       "create_graph=True (yet)")
+    n = sizes.pop() if len(sizes) == 1 else 1
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    rows = []
+    observer, calls = STATE.observer, STATE.calls
+    for b in range(n):
+        slices = [None if g is None else CONFIG.tensor(g._data[b].copy()) for g in grad_outputs]
+        last = b == n - 1
+        if last:                        # the report shows one call, as PyTorch's engine runs once
+            STATE.observer, STATE.calls = observer, calls
+        else:
+            STATE.observer = None
+        try:
+            rows.append(_grad(outputs, inputs, slices, retain_graph if last else True, False, allow_unused, False))
+        finally:
+            STATE.observer = observer
+    result = []
+    for t, grads in zip(_as_tensor_list(inputs, "inputs"), zip(*rows)):
+        if grads[0] is None:
+            result.append(CONFIG.tensor(np.zeros(t._data.shape, t._data.dtype)) if materialize_grads else None)
+        else:
+            result.append(CONFIG.tensor(np.stack([g._data for g in grads])))
+    return tuple(result)
 
 
 def _grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused, materialize_grads):

@@ -541,8 +541,23 @@ def _hooked(fn, buf, record):
             raise TorchTypeError(f"'{type(hook).__name__}' object is not callable")
         r = hook(g)
         if r is not None:
-            g = r
+            g = _checked_result(hook, g, r)
     return g if isinstance(buf, TensorBase) else g._data
+
+
+def _checked_result(hook, g, r):
+    """A hook's replacement gradient keeps the gradient's dtype and size (PyTorch's
+    check_variable_result)."""
+    if not isinstance(r, TensorBase):
+        raise TorchTypeError(f"expected Variable, but hook returned '{type(r).__name__}'")
+    name = getattr(hook, "__name__", None)
+    name = name if isinstance(name, str) else "<unknown>"
+    if r._data.dtype != g._data.dtype:
+        raise TorchRuntimeError(f"hook '{name}' has changed the type of value (was torch.{g.dtype.tensor_type} "
+                                f"got torch.{r.dtype.tensor_type})")
+    if r._data.shape != g._data.shape:
+        raise TorchRuntimeError(f"hook '{name}' has changed the size of value")
+    return r
 
 
 def _hooked_slots(hooks, slots, record):
@@ -554,7 +569,10 @@ def _hooked_slots(hooks, slots, record):
             raise TorchTypeError(f"'{type(h.hook).__name__}' object is not callable")
         g = slots[h.nr]
         wrapped = g is not None and not isinstance(g, TensorBase)
-        r = h.hook(CONFIG.tensor(g, version=_grad_version(record, g)) if wrapped else g)
+        g = CONFIG.tensor(g, version=_grad_version(record, g)) if wrapped else g
+        r = h.hook(g)
+        if r is not None and g is not None:
+            r = _checked_result(h.hook, g, r)
         if r is not None:
             slots[h.nr] = r._data if wrapped or (g is None and not STATE.grad_enabled) else r
     return slots
@@ -708,4 +726,4 @@ def _unpacked(fn, create_graph):
 
 def _data_unshared(buf):
     """A gradient held as a Tensor (a hook's result): its array must be held by it alone."""
-    return type(buf) is not CONFIG.tensor or _getrefcount(buf._data) == 2
+    return type(buf) is not CONFIG.tensor_type or _getrefcount(buf._data) == 2

@@ -26,7 +26,10 @@ class ScriptError(Exception):
 def _make(name: str, base: type) -> type:
     # Named like the built-in it extends, so that code using gradcli.torch directly sees
     # "RuntimeError: ..." in a traceback and in type(e).__name__, exactly as with PyTorch.
-    return type(base.__name__, (ScriptError, base), {"pytype": base.__name__, "__module__": "builtins"})
+    attrs = {"pytype": base.__name__, "__module__": "builtins"}
+    if base is KeyError:                # KeyError.__str__ shows the key's repr
+        attrs["__str__"] = lambda self: repr(self.message)
+    return type(base.__name__, (ScriptError, base), attrs)
 
 
 TorchRuntimeError = _make("TorchRuntimeError", RuntimeError)

@@ -89,10 +89,11 @@ class _Config:
     calls it on import, as PyTorch's Python side gives its C++ engine the Tensor class). Until
     then it makes no tensors, has no differentiable maths and no views to refresh."""
 
-    __slots__ = ("tensor", "numpy_math", "tensor_math", "fresh_view")
+    __slots__ = ("tensor", "tensor_type", "numpy_math", "tensor_math", "fresh_view")
 
     def __init__(self):
-        self.tensor = None              # the class of the tensors the engine makes: torch.Tensor
+        self.tensor = None              # makes a tensor of torch.Tensor from an array (tensor_type(array) reads
+        self.tensor_type = None         # PyTorch's legacy arguments, as a script's torch.Tensor(...))
         self.numpy_math = _NumpyMath()  # the namespace backward formulas get: plain arrays
         self.tensor_math = None         # ... and under create_graph: the same names as differentiable ops
         self.fresh_view = None          # rebuilds a view's grad_fn after its storage changed in place
@@ -101,8 +102,9 @@ class _Config:
 CONFIG = _Config()
 
 
-def configure(tensor, numpy_math, tensor_math, fresh_view):
-    """The one call that completes the engine: torch.Tensor (the class of the tensors it makes), the
-    op table's backward helpers on arrays and on tensors, and its view bookkeeping."""
-    CONFIG.tensor, CONFIG.numpy_math = tensor, numpy_math
+def configure(tensor, make_tensor, numpy_math, tensor_math, fresh_view):
+    """The one call that completes the engine: torch.Tensor (the class of the tensors it makes) and
+    how it makes one from an array, the op table's backward helpers on arrays and on tensors, and
+    its view bookkeeping."""
+    CONFIG.tensor_type, CONFIG.tensor, CONFIG.numpy_math = tensor, make_tensor, numpy_math
     CONFIG.tensor_math, CONFIG.fresh_view = tensor_math, fresh_view

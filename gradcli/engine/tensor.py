@@ -36,12 +36,7 @@ class TensorBase:
                  "_retains_grad", "_hooks", "_base", "__weakref__")
     __array_priority__ = 1000        # so `ndarray * Tensor` defers to Tensor
 
-    def __init__(self, data=None, requires_grad=False, grad_fn=None, version=None, base=None, *sizes):
-        if not isinstance(data, _ARRAYS):
-            # a script's `torch.Tensor(2, 3)`, `torch.Tensor([1, 2])`, `torch.Tensor(t)`: the
-            # torch class reads PyTorch's legacy arguments (the engine always passes an array)
-            data, version = self._legacy_data(data, requires_grad, grad_fn, version, base, sizes)
-            requires_grad, grad_fn, base = False, None, None
+    def __init__(self, data, requires_grad=False, grad_fn=None, version=None, base=None):
         self._data = data
         if STATE.memory_hook is not None and data.size >= 1024:
             STATE.memory_hook(data)
@@ -53,9 +48,6 @@ class TensorBase:
         self._retains_grad = False
         self._hooks = None
         self._base = base
-
-    def _legacy_data(self, *args):
-        raise TorchTypeError(f"expected a NumPy array, got {type(args[0]).__name__}")
 
     # -- metadata ----------------------------------------------------------------
     @property

@@ -90,7 +90,7 @@ def _split_backward(grads, split_sizes, dim, sizes):
     like = next((g for g in grads if g is not None), None)
     if like is None:                        # no piece got a gradient: none flows on
         return None
-    tensor = type(like) is CONFIG.tensor
+    tensor = type(like) is CONFIG.tensor_type
     dt = like._data.dtype if tensor else like.dtype
     parts = []
     for g, n in zip(grads, split_sizes):
@@ -106,7 +106,7 @@ def _unbind_backward(grads, dim):
     like = next((g for g in grads if g is not None), None)
     if like is None:
         return None
-    tensor = type(like) is CONFIG.tensor
+    tensor = type(like) is CONFIG.tensor_type
     a = like._data if tensor else like
     zeros = np.broadcast_to(np.zeros((), a.dtype), a.shape)
     parts = [g if g is not None else CONFIG.tensor(zeros) if tensor else zeros for g in grads]
@@ -148,7 +148,7 @@ def _pieces(t, d, sizes):
 
 def split(tensor, split_size_or_sections, dim=0):
     """torch.split, PyTorch's Python function: the argument's own split method (a str's too)."""
-    if type(tensor) is CONFIG.tensor:
+    if type(tensor) is CONFIG.tensor_type:
         return tensor.split(split_size_or_sections, dim)
     try:
         return tensor.split(split_size_or_sections, dim)
@@ -161,7 +161,7 @@ def split(tensor, split_size_or_sections, dim=0):
 def split_method(t, split_size_or_sections, dim=0):
     """Tensor.split: a size per piece (SplitBackward0), or a list of sizes (SplitWithSizesBackward0);
     a tensor is read as an int where it holds one, as PyTorch's Python method does."""
-    if type(split_size_or_sections) is CONFIG.tensor:
+    if type(split_size_or_sections) is CONFIG.tensor_type:
         try:
             split_size_or_sections = int(split_size_or_sections)
         except ValueError:
@@ -238,7 +238,7 @@ def tensor_split(t, indices_or_sections, dim=0):
         raise TorchRuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims")
     d = _norm_dim(dim, nd)
     size = t._data.shape[d]
-    if type(indices_or_sections) is CONFIG.tensor:
+    if type(indices_or_sections) is CONFIG.tensor_type:
         v = indices_or_sections._data
         if v.dtype != np.int64:
             raise TorchRuntimeError("tensor_split expected tensor_indices_or_sections to have dtype of long, but got "

@@ -193,7 +193,7 @@ def addmm(bias, mat1, mat2, beta=1, alpha=1):
 def linear(input, weight, bias=None):
     """at::linear: addmm for a 2-D input with a bias; a contiguous input of other rank is
     flattened to 2-D, addmm'd and viewed back; otherwise matmul with weight.t() (+ bias in place)."""
-    if type(input) is not CONFIG.tensor or type(weight) is not CONFIG.tensor:
+    if type(input) is not CONFIG.tensor_type or type(weight) is not CONFIG.tensor_type:
         _tensor_args("linear", input=input, weight=weight)
     nd = input._data.ndim
     if bias is not None and nd == 2:

@@ -247,7 +247,7 @@ def _check_reduced(data, dims):
 def _check_reads(*operands):
     """Before an op that reads every element of its operands (an expanded view: all it shows)."""
     if LIMITS.deadline is not None:
-        n = _b.sum(t._data.size for t in operands if type(t) is CONFIG.tensor)
+        n = _b.sum(t._data.size for t in operands if type(t) is CONFIG.tensor_type)
         _check_work(n, ELEMENTS_PER_SECOND, f"an operation that reads {n:,} elements")
 
 

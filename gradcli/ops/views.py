@@ -30,6 +30,24 @@ def _multi_view_error(t, modified):
             "to be modified inplace. You should replace the inplace operation by an out-of-place one.")
 
 
+def _custom_view_error(t, modified):
+    """PyTorch's error for an in-place change of a view a custom Function returned (or of a view of one)."""
+    return (f"Output {t.output_nr} of {short_name(t._fn.op.name)} is a view and {modified} modified inplace. This view "
+            "was created inside a custom Function (or because an input was returned as-is) and the autograd logic to "
+            "handle view+inplace would override the custom backward associated with the custom Function, leading to "
+            "incorrect gradients. This behavior is forbidden. You can fix this by cloning the output of the custom "
+            "Function.")
+
+
+def custom_function_view(view, of):
+    """A view that a custom Function returns as its output (PyTorch's IN_CUSTOM_FUNCTION)."""
+    meta = _view_meta(view)
+    if meta is None:                    # an input returned as it is
+        _register_view(view, of)
+        meta = _view_meta(view)
+    meta.no_grad, meta.custom = False, True
+
+
 _PARTIAL_OVERLAP = ("unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
                     "single memory location. Please clone() the tensor before performing the operation.")
 _OVERLAP = ("unsupported operation: more than one element of the written-to tensor refers to a single memory "
@@ -40,7 +58,8 @@ class _ViewMeta:
     """What PyTorch keeps for a differentiable view (DifferentiableViewMeta): whether it was made
     under no_grad, and the version of the storage its grad_fn was made for."""
 
-    __slots__ = ("ref", "version", "no_grad", "multi")     # multi: one of several views of one node
+    __slots__ = ("ref", "version", "no_grad", "multi", "custom")     # multi: one of several views of one node;
+    # custom: an output of a custom Function (or a view of one)
 
 
 def _register_view(view, of, multi=False):
@@ -61,6 +80,7 @@ def _register_view(view, of, multi=False):
     meta.version = ver.v
     meta.no_grad = not STATE.grad_enabled or (parent is not None and parent.no_grad)
     meta.multi = multi or (parent is not None and parent.multi)      # (a view of such a view is one too)
+    meta.custom = parent is not None and parent.custom
     views[key] = meta
 
 
@@ -92,6 +112,8 @@ def _check_inplace(t, args):
             raise TorchRuntimeError(_NO_GRAD_VIEW)
         if meta is not None and meta.multi:
             raise TorchRuntimeError(_multi_view_error(t, "is being"))
+        if meta is not None and meta.custom:
+            raise TorchRuntimeError(_custom_view_error(t, "is being"))
         if rg and t._base._fn is None:
             raise TorchRuntimeError("a view of a leaf Variable that requires grad is being used in an in-place "
                                     "operation.")
@@ -294,10 +316,11 @@ def fresh_view(v):
     if meta.no_grad:                    # PyTorch refuses to read such a view's grad_fn
         v._fn = INVALID.node_class(INVALID, (), {}, {}, (), -1)
         return
-    if meta.multi and v._fn is not None:    # nor one of several views: reading its grad_fn raises
+    if (meta.multi or meta.custom) and v._fn is not None:    # nor one of several views: reading its grad_fn raises
         if v._fn.op is not INVALID:
-            v._fn = INVALID.node_class(INVALID, (), {}, {"_error": _multi_view_error(v, "its base or another view of "
-                                                                               "its base has been")}, (), -1)
+            error = _custom_view_error if meta.custom else _multi_view_error
+            v._fn = INVALID.node_class(INVALID, (), {}, {"_error": error(v, "its base or another view of "
+                                                                        "its base has been")}, (), -1)
         return
     row = TABLE["as_strided"]
     v._fn = row.node_class(row, (base._edge(),), {}, _geometry(v, base),

@@ -416,7 +416,7 @@ class Session:
                 st = sm.statement(line, None if col is None else col - 1)
                 text = sm.text(st) if st is not None else sm.line_text(line).strip()
         if isinstance(e, ScriptError):
-            typ, message = ("LimitError" if isinstance(e, LimitError) else e.pytype), e.message
+            typ, message = ("LimitError" if isinstance(e, LimitError) else e.pytype), str(e)
         else:
             typ, message = type(e).__name__, str(e)
         if isinstance(e, MemoryError) and not message:

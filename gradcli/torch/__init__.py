@@ -41,6 +41,16 @@ def get_default_dtype():
     return float32
 
 
+def save(obj, f, *args, **kwargs):
+    from .serialization import save
+    return save(obj, f, *args, **kwargs)
+
+
+def load(f, *args, **kwargs):
+    from .serialization import load
+    return load(f, *args, **kwargs)
+
+
 def is_tensor(obj):
     return isinstance(obj, Tensor)
 
@@ -134,7 +144,7 @@ def _check_requires_grad(arr, requires_grad):
 def _new(arr, requires_grad=False):
     _check_requires_grad(arr, requires_grad)
     _ops._check_size(arr)
-    return Tensor(arr, requires_grad=_py_bool(requires_grad))
+    return make_tensor(arr, requires_grad=_py_bool(requires_grad))
 
 
 def _np_dtype(dtype, default=None):
@@ -261,7 +271,7 @@ def Tensor_(*args, **kwargs):
 def from_numpy(arr):
     if not isinstance(arr, np.ndarray):
         raise TorchTypeError(f"expected np.ndarray (got {type(arr).__name__})")
-    return Tensor(arr)
+    return make_tensor(arr)
 
 
 def _size(size):
@@ -567,7 +577,7 @@ _NORMAL_SIGNATURES = (
 
 def _bernoulli_tensor_(t, p, gen):
     """bernoulli_(p) with a tensor p, expanded to t's shape (BernoulliBackward1)."""
-    pe = _ops.expand(Tensor(p._data), t._data.shape)._data
+    pe = _ops.expand(make_tensor(p._data), t._data.shape)._data
 
     def values(n, a, perm):
         if a.dtype.kind not in "fiub":
@@ -603,7 +613,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
     num_samples = _int_scalar(num_samples)
     if not isinstance(num_samples, _py_int) or isinstance(num_samples, _py_bool):
         raise TorchTypeError(f"multinomial(): argument 'num_samples' must be int, not {type(num_samples).__name__}")
-    return Tensor(_rng.multinomial_values(gen, input._data, num_samples, _py_bool(replacement)))
+    return make_tensor(_rng.multinomial_values(gen, input._data, num_samples, _py_bool(replacement)))
 
 
 def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, layout=None, device=None,
@@ -801,7 +811,7 @@ class _detect_anomaly(_Context):
 
 # Submodules (`torch.nn`, `torch.autograd`, ...) load on first use: a script that never touches
 # them pays nothing for them at start-up.
-_SUBMODULES = frozenset({"nn", "autograd", "optim", "utils", "cuda", "linalg"})
+_SUBMODULES = frozenset({"nn", "autograd", "optim", "utils", "cuda", "linalg", "backends"})
 
 
 def __dir__():
@@ -835,7 +845,7 @@ from . import _api, _signatures  # noqa: E402
 
 _signatures.install(globals(), "")          # torch's own functions (tensor, zeros, rand, ...)
 globals().update(_api.functions())          # the functions of the ops, already checked
-from ._tensor import Tensor  # noqa: E402  (its methods: the API table's, and the functions above)
+from ._tensor import Tensor, make_tensor  # noqa: E402  (its methods: the API table's, and the functions above)
 
 # The engine, complete: the class of the tensors it makes and what it takes from the op table.
-_E.configure(tensor=Tensor, numpy_math=_ops.NUMPY_MATH, tensor_math=_ops.TENSOR_MATH, fresh_view=_ops.fresh_view)
+_E.configure(tensor=Tensor, make_tensor=make_tensor, numpy_math=_ops.NUMPY_MATH, tensor_math=_ops.TENSOR_MATH, fresh_view=_ops.fresh_view)

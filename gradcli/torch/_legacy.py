@@ -162,7 +162,7 @@ def legacy_new(dtype, name, /, *args, device=None, _any_dtype=False, **kwargs):
     (torch.Tensor(t), `_any_dtype`, aliases a tensor of any dtype)."""
     from . import tensor as make_tensor
     if kwargs:
-        got = ", ".join([type(a).__name__ for a in args] + [f"{k}={type(v).__name__}" for k, v in kwargs.items()])
+        got = ", ".join([type(a).__name__ for a in args] + [f"{k}={_type_name(v)}" for k, v in kwargs.items()])
         raise TorchTypeError(f"{name}() received an invalid combination of arguments - got ({got}), but expected "
                              "one of:\n" + _NEW_SIGNATURES.format(kw=", ".join(kwargs)))
     check_device(device)
@@ -179,12 +179,23 @@ def legacy_new(dtype, name, /, *args, device=None, _any_dtype=False, **kwargs):
         return zeros(*size, dtype=dtype)
     if len(args) == 1 and isinstance(args[0], str):
         raise TorchTypeError(f"{name}(): invalid data type 'str'")
+    if len(args) == 1 and isinstance(args[0], np.ndarray) and args[0].dtype.kind not in "biufc":
+        raise TorchTypeError(f"can't convert np.ndarray of type numpy.{args[0].dtype.type.__name__}. The only "
+                             "supported types are: float64, float32, float16, complex64, complex128, int64, int32, "
+                             "int16, int8, uint64, uint32, uint16, uint8, and bool.")
+    if len(args) == 1 and isinstance(args[0], np.ndarray) and args[0].dtype == dtype.np:
+        return CONFIG.tensor(args[0])           # an array of the class's dtype is shared, as from_numpy
     if len(args) == 1 and isinstance(args[0], (list, tuple, np.ndarray)):
         return make_tensor(args[0], dtype=dtype)
     if len(args) == 1:
         raise TorchTypeError(f"{name}(): data must be a sequence (got {type(args[0]).__name__})")
     raise TorchTypeError(f"{name}() received an invalid combination of arguments - got "
                          f"({', '.join(type(a).__name__ for a in args)})")
+
+
+def _type_name(value):
+    """A keyword argument's type as PyTorch's argument parser names it."""
+    return "torch.dtype" if isinstance(value, _E.DType) else type(value).__name__
 
 
 def _size_list(args):

@@ -17,14 +17,22 @@ def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=
                        _single_gradient=gradient)
 
 
-def _legacy_data(self, data, requires_grad, grad_fn, version, base, sizes):
-    """`torch.Tensor(2, 3)`, `torch.Tensor([1, 2])`, `torch.Tensor(t)`: PyTorch's legacy constructor."""
+def __init__(self, *args, **kwargs):
+    """A script's `torch.Tensor(2, 3)`, `torch.Tensor([1, 2])`, `torch.Tensor(ndarray)` (float32),
+    `torch.Tensor(t)`: PyTorch's legacy constructor. (gradcli makes its tensors with make_tensor.)"""
     from . import Tensor_
-    args = (data,) if data is not None else ()
-    args += tuple(v for v, unset in zip((requires_grad, grad_fn, version, base), (False, None, None, None))
-                  if v is not unset) + sizes
-    made = Tensor_(*args)
-    return made._data, made._vc
+    made = Tensor_(*args, **kwargs)
+    _base_init(self, made._data, version=made._vc)
+
+
+_new, _base_init = object.__new__, TensorBase.__init__
+
+
+def make_tensor(data, requires_grad=False, grad_fn=None, version=None, base=None):
+    """A tensor of an array, as it is: how the engine, the ops and the API make tensors."""
+    t = _new(Tensor)
+    _base_init(t, data, requires_grad, grad_fn, version, base)
+    return t
 
 
 def _missing(self, name):
@@ -40,5 +48,5 @@ def _missing(self, name):
 Tensor = type("Tensor", (TensorBase,), {
     "__slots__": (), "__module__": "torch",            # type(x) prints <class 'torch.Tensor'>, as in PyTorch
     "__doc__": "torch.Tensor: a NumPy array with PyTorch's autograd metadata and operations.",
-    "_legacy_data": _legacy_data, "__getattr__": _missing, "backward": _signatures.checked("Tensor.backward", backward),
+    "__init__": __init__, "__getattr__": _missing, "backward": _signatures.checked("Tensor.backward", backward),
     **_api.methods(TensorBase)})

@@ -20,6 +20,7 @@ import numpy as np
 from ... import engine as _E
 from ...engine import CONFIG, Node, OpDef, Saved, TensorBase
 from ...engine import TorchNotImplementedError, TorchRuntimeError, TorchTypeError
+from ...ops.views import custom_function_view
 
 _W_NO_BACKWARD = ("You must implement either the backward or vjp method for your custom autograd.Function to use "
                   "it with backward mode AD.")
@@ -30,11 +31,7 @@ class FunctionCtx:
     """What forward and setup_context see as `ctx` (the node's Python side)."""
 
     def save_for_backward(self, *tensors):
-        for t in tensors:
-            if t is not None and not isinstance(t, TensorBase):
-                raise TorchTypeError("save_for_backward can only save variables, but argument "
-                                     f"{tensors.index(t)} is of type {type(t).__name__}")
-        self.to_save = tensors
+        self.to_save = tensors                  # (checked once forward has returned, as in PyTorch)
 
     def mark_dirty(self, *args):
         self.dirty_tensors = args
@@ -98,6 +95,11 @@ def _backward_op(cls):
 
 class Function:
     """Base class of custom autograd operations: define static forward and backward."""
+
+    def __call__(self, *args, **kwargs):
+        raise TorchRuntimeError("Legacy autograd function with non-static forward method is deprecated. Please use "
+                                "new-style autograd function with static forward method. (Example: "
+                                "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)")
 
     @staticmethod
     def forward(*args, **kwargs):
@@ -168,6 +170,8 @@ def _wrap_outputs(ctx, args, output, record):
         if differentiable:
             out._fn = edge
             out._rg = True
+            if out._base is not None:
+                custom_function_view(out, out._base)
         elif id(out) in non_diff:
             out._rg = False
         wrapped.append(out)
@@ -176,7 +180,10 @@ def _wrap_outputs(ctx, args, output, record):
     if to_save is not None:
         by_id = {id(o): o for o in wrapped if isinstance(o, TensorBase)}
         saved = []
-        for t in to_save:
+        for i, t in enumerate(to_save):
+            if t is not None and not isinstance(t, TensorBase):
+                raise TorchTypeError(f"save_for_backward can only save variables, but argument {i} is of type "
+                                     f"{type(t).__name__}")
             if t is None:
                 saved.append((None, None))
             elif id(t) in by_id and t.grad_fn is ctx:

@@ -7,7 +7,7 @@ parameter itself.
 from __future__ import annotations
 
 from .. import Tensor
-from ...engine import TorchAttributeError, TorchTypeError
+from ...engine import TensorBase, TorchAttributeError, TorchTypeError
 
 
 class Parameter(Tensor):
@@ -26,7 +26,7 @@ class Parameter(Tensor):
             raise TorchTypeError("_make_subclass(): argument 'require_grad' (position 3) must be bool, not "
                                  + type(requires_grad).__name__)
         # PyTorch's `Tensor._make_subclass(cls, data.detach(), requires_grad)`
-        super().__init__(data.detach()._data, version=data._version_counter)
+        TensorBase.__init__(self, data.detach()._data, version=data._version_counter)
         self._set_requires_grad(requires_grad, "Only Tensors of floating point and complex dtype can require gradients")
 
     def __deepcopy__(self, memo):

@@ -4,23 +4,34 @@ import numpy as np
 from ...engine import vml
 from ...engine import TorchValueError
 from . import _kernels as K
-from .optimizer import Optimizer, _no_grad_step, count_step, flat, flat_param_and_grad, new_state, write_flat
+from .optimizer import (Optimizer, _no_grad_step, check_adam_arguments, count_step, flat, flat_param_and_grad,
+                        new_state, write_flat)
+
+
+def adam_moments(params, states, group):
+    """The Adam family's first steps: weight decay (L2 or decoupled: the parameter scaled, not
+    yet written), the moments exp_avg (lerp) and exp_avg_sq updated and written. Returns
+    (decoupled, param, grad, exp_avg, exp_avg_sq)."""
+    beta1, beta2 = group["betas"]
+    lr, wd = group["lr"], group["weight_decay"]
+    decoupled = wd != 0 and group["decoupled_weight_decay"]
+    param, grad = flat_param_and_grad(params, group, weight_decay=not decoupled)
+    if decoupled:
+        param = K.mul(param, 1 - lr * wd)
+    exp_avgs = [state["exp_avg"] for state in states]
+    exp_avg_sqs = [state["exp_avg_sq"] for state in states]
+    exp_avg = K.lerp(flat(exp_avgs), grad, 1 - beta1)
+    write_flat(exp_avgs, exp_avg)
+    exp_avg_sq = K.addcmul(K.mul(flat(exp_avg_sqs), beta2), grad, grad, 1 - beta2)
+    write_flat(exp_avg_sqs, exp_avg_sq, bumps=2)
+    return decoupled, param, grad, exp_avg, exp_avg_sq
 
 
 class Adam(Optimizer):
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
                  foreach=None, maximize=False, capturable=False, differentiable=False, fused=None,
                  decoupled_weight_decay=False):
-        if not 0.0 <= lr:
-            raise TorchValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= eps:
-            raise TorchValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= betas[0] < 1.0:
-            raise TorchValueError(f"Invalid beta parameter at index 0: {betas[0]}")
-        if not 0.0 <= betas[1] < 1.0:
-            raise TorchValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-        if not 0.0 <= weight_decay:
-            raise TorchValueError(f"Invalid weight_decay value: {weight_decay}")
+        check_adam_arguments(lr, eps, betas, weight_decay)
         if not (isinstance(betas[0], float) and isinstance(betas[1], float)):
             raise TorchValueError("betas must be either both floats or both Tensors")
         defaults = {"lr": lr, "betas": tuple(betas), "eps": eps, "weight_decay": weight_decay,
@@ -41,11 +52,7 @@ class Adam(Optimizer):
 
     @_no_grad_step
     def step(self, closure=None):
-        loss = self._closure_loss(closure)
-        for group in self.param_groups:
-            for params in self._batches(group, lambda p: self._advance(p, group)):
-                self._update(params, group)
-        return loss
+        return self._step(closure)
 
     def _advance(self, p, group):
         """The step count's increment (the state is made on the first step); the update's
@@ -57,17 +64,8 @@ class Adam(Optimizer):
         states = [self.state[p] for p in params]
         step = states[0]["step"]._data.item()
         beta1, beta2 = group["betas"]
-        lr, wd, eps = group["lr"], group["weight_decay"], group["eps"]
-        decoupled = wd != 0 and group["decoupled_weight_decay"]
-        param, grad = flat_param_and_grad(params, group, weight_decay=not decoupled)
-        if decoupled:
-            param = K.mul(param, 1 - lr * wd)
-        exp_avgs = [state["exp_avg"] for state in states]
-        exp_avg_sqs = [state["exp_avg_sq"] for state in states]
-        exp_avg = K.lerp(flat(exp_avgs), grad, 1 - beta1)
-        write_flat(exp_avgs, exp_avg)
-        exp_avg_sq = K.addcmul(K.mul(flat(exp_avg_sqs), beta2), grad, grad, 1 - beta2)
-        write_flat(exp_avg_sqs, exp_avg_sq, bumps=2)
+        lr, eps = group["lr"], group["eps"]
+        decoupled, param, grad, exp_avg, exp_avg_sq = adam_moments(params, states, group)
         bias_correction1 = 1 - beta1 ** step
         bias_correction2 = 1 - beta2 ** step
         step_size = lr / bias_correction1

@@ -1,5 +1,6 @@
 """torch.optim.lr_scheduler: learning rates that change with the epoch, computed as PyTorch's
 schedulers compute them (the same float operations, so the same numbers)."""
+import functools
 import math
 import types
 from bisect import bisect_right
@@ -46,6 +47,9 @@ class LRScheduler:
         self.base_lrs = [group["initial_lr"] for group in optimizer.param_groups]
         self.last_epoch = last_epoch
         _track_step_called(optimizer)
+        self._initial_step()
+
+    def _initial_step(self):
         self._step_count = 0
         self._is_initial = True
         try:
@@ -75,19 +79,62 @@ class LRScheduler:
         self._step_count += 1
         if epoch is not None:
             _E.STATE.warn(_W_EPOCH)
-        self._get_lr_called_within_step = True
-        try:
+        self._update_lr(epoch)
+
+    def _update_lr(self, epoch=None):
+        def values():
             if epoch is None:
                 self.last_epoch += 1
-                values = self.get_lr()
-            else:
-                self.last_epoch = epoch
-                values = self._get_closed_form_lr() if hasattr(self, "_get_closed_form_lr") else self.get_lr()
+                return self.get_lr()
+            self.last_epoch = epoch
+            return self._get_closed_form_lr() if hasattr(self, "_get_closed_form_lr") else self.get_lr()
+        self._set_lrs(values)
+
+    def _set_lrs(self, values):
+        """Each group's learning rate from values(), within which get_lr does not warn."""
+        self._get_lr_called_within_step = True
+        try:
+            lrs = values()
         finally:
             self._get_lr_called_within_step = False
-        for group, lr in zip(self.optimizer.param_groups, values):
+        for group, lr in zip(self.optimizer.param_groups, lrs):
             group["lr"] = lr
         self._last_lr = _lrs(self.optimizer)
+
+
+_LRScheduler = LRScheduler
+
+
+def _format_param(name, optimizer, param):
+    """One value per parameter group."""
+    if isinstance(param, (list, tuple)):
+        if len(param) != len(optimizer.param_groups):
+            raise TorchValueError(f"{name} must have the same length as optimizer.param_groups. {name} has "
+                                  f"{len(param)} values, param_groups has {len(optimizer.param_groups)}.")
+        return list(param)
+    return [param] * len(optimizer.param_groups)
+
+
+def _set_momentum(group, momentum, use_beta1):
+    if use_beta1:
+        group["betas"] = (momentum, *group["betas"][1:])
+    else:
+        group["momentum"] = momentum
+
+
+def _cycle_momentum(scheduler, optimizer, base_momentum, max_momentum, last_epoch):
+    """CyclicLR's and OneCycleLR's momentum (or beta1) bounds, kept in each group."""
+    if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
+        raise TorchValueError("optimizer must support momentum or beta1 with `cycle_momentum` option enabled")
+    scheduler.use_beta1 = "betas" in optimizer.defaults
+    max_momentums = _format_param("max_momentum", optimizer, max_momentum)
+    base_momentums = _format_param("base_momentum", optimizer, base_momentum)
+    if last_epoch == -1:
+        for m_momentum, b_momentum, group in zip(max_momentums, base_momentums, optimizer.param_groups):
+            _set_momentum(group, m_momentum, scheduler.use_beta1)
+            group["max_momentum"] = m_momentum
+            group["base_momentum"] = b_momentum
+    return base_momentums, max_momentums
 
 
 def _track_step_called(optimizer):
@@ -370,3 +417,328 @@ class ReduceLROnPlateau(LRScheduler):
     def load_state_dict(self, state_dict):
         self.__dict__.update(state_dict)
         self._init_is_better(mode=self.mode, threshold=self.threshold, threshold_mode=self.threshold_mode)
+
+
+class PolynomialLR(LRScheduler):
+    def __init__(self, optimizer, total_iters=5, power=1.0, last_epoch=-1):
+        self.total_iters = total_iters
+        self.power = power
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        self._warn_get_lr()
+        if self._is_initial or self.last_epoch > self.total_iters:
+            return _lrs(self.optimizer)
+        decay_factor = ((1.0 - self.last_epoch / self.total_iters)
+                        / (1.0 - (self.last_epoch - 1) / self.total_iters)) ** self.power
+        return [group["lr"] * decay_factor for group in self.optimizer.param_groups]
+
+    def _get_closed_form_lr(self):
+        return [base_lr * (1.0 - min(self.total_iters, self.last_epoch) / self.total_iters) ** self.power
+                for base_lr in self.base_lrs]
+
+
+class CosineAnnealingWarmRestarts(LRScheduler):
+    def __init__(self, optimizer, T_0, T_mult=1, eta_min=0.0, last_epoch=-1):
+        if T_0 <= 0 or not isinstance(T_0, int):
+            raise TorchValueError(f"Expected positive integer T_0, but got {T_0}")
+        if T_mult < 1 or not isinstance(T_mult, int):
+            raise TorchValueError(f"Expected integer T_mult >= 1, but got {T_mult}")
+        if not isinstance(eta_min, (float, int)):
+            raise TorchValueError(f"Expected float or int eta_min, but got {eta_min} of type {type(eta_min)}")
+        self.T_0 = T_0
+        self.T_i = T_0
+        self.T_mult = T_mult
+        self.eta_min = eta_min
+        self.T_cur = last_epoch
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        self._warn_get_lr()
+        return [self.eta_min + (base_lr - self.eta_min) * (1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2
+                for base_lr in self.base_lrs]
+
+    def step(self, epoch=None):
+        if epoch is None and self.last_epoch < 0:
+            epoch = 0
+        if epoch is None:
+            epoch = self.last_epoch + 1
+            self.T_cur = self.T_cur + 1
+            if self.T_cur >= self.T_i:
+                self.T_cur = self.T_cur % self.T_i
+                self.T_i = self.T_i * self.T_mult
+        else:
+            if epoch < 0:
+                raise TorchValueError(f"Expected non-negative epoch, but got {epoch}")
+            if epoch >= self.T_0:
+                if self.T_mult == 1:
+                    self.T_cur = epoch % self.T_0
+                else:
+                    n = int(math.log((epoch / self.T_0 * (self.T_mult - 1) + 1), self.T_mult))
+                    self.T_cur = epoch - self.T_0 * (self.T_mult ** n - 1) / (self.T_mult - 1)
+                    self.T_i = self.T_0 * self.T_mult ** n
+            else:
+                self.T_i = self.T_0
+                self.T_cur = epoch
+        self.last_epoch = math.floor(epoch)
+        self._set_lrs(self.get_lr)
+
+
+class CyclicLR(LRScheduler):
+    def __init__(self, optimizer, base_lr, max_lr, step_size_up=2000, step_size_down=None, mode="triangular",
+                 gamma=1.0, scale_fn=None, scale_mode="cycle", cycle_momentum=True, base_momentum=0.8,
+                 max_momentum=0.9, last_epoch=-1):
+        if not isinstance(optimizer, Optimizer):
+            raise TorchTypeError(f"{type(optimizer).__name__} is not an Optimizer")
+        self.optimizer = optimizer
+        base_lrs = _format_param("base_lr", optimizer, base_lr)
+        if last_epoch == -1:
+            for lr, group in zip(base_lrs, optimizer.param_groups):
+                group["lr"] = lr
+        self.max_lrs = _format_param("max_lr", optimizer, max_lr)
+        step_size_up = float(step_size_up)
+        step_size_down = float(step_size_down) if step_size_down is not None else step_size_up
+        self.total_size = step_size_up + step_size_down
+        self.step_ratio = step_size_up / self.total_size
+        if mode not in ["triangular", "triangular2", "exp_range"] and scale_fn is None:
+            raise TorchValueError("mode is invalid and scale_fn is None")
+        self.mode = mode
+        self.gamma = gamma
+        self._scale_fn_custom = scale_fn
+        self.scale_mode = scale_mode
+        self._init_scale_fn()
+        self.cycle_momentum = cycle_momentum
+        if cycle_momentum:
+            self.base_momentums, self.max_momentums = _cycle_momentum(self, optimizer, base_momentum, max_momentum,
+                                                                      last_epoch)
+        super().__init__(optimizer, last_epoch)
+        self.base_lrs = base_lrs
+
+    def _init_scale_fn(self):
+        if self._scale_fn_custom is not None:
+            return
+        if self.mode == "triangular":
+            self._scale_fn_ref = self._triangular_scale_fn
+            self.scale_mode = "cycle"
+        elif self.mode == "triangular2":
+            self._scale_fn_ref = self._triangular2_scale_fn
+            self.scale_mode = "cycle"
+        elif self.mode == "exp_range":
+            self._scale_fn_ref = functools.partial(self._exp_range_scale_fn, self.gamma)
+            self.scale_mode = "iterations"
+
+    def scale_fn(self, x):
+        if self._scale_fn_custom is not None:
+            return self._scale_fn_custom(x)
+        return self._scale_fn_ref(x)
+
+    @staticmethod
+    def _triangular_scale_fn(x):
+        return 1.0
+
+    @staticmethod
+    def _triangular2_scale_fn(x):
+        return 1 / (2.0 ** (x - 1))
+
+    @staticmethod
+    def _exp_range_scale_fn(gamma, x):
+        return gamma ** x
+
+    def get_lr(self):
+        self._warn_get_lr()
+        cycle = math.floor(1 + self.last_epoch / self.total_size)
+        x = 1.0 + self.last_epoch / self.total_size - cycle
+        if x <= self.step_ratio:
+            scale_factor = x / self.step_ratio
+        else:
+            scale_factor = (x - 1) / (self.step_ratio - 1)
+        at = cycle if self.scale_mode == "cycle" else self.last_epoch
+        lrs = [base_lr + (max_lr - base_lr) * scale_factor * self.scale_fn(at)
+               for base_lr, max_lr in zip(self.base_lrs, self.max_lrs)]
+        if self.cycle_momentum:
+            for group, base_momentum, max_momentum in zip(self.optimizer.param_groups, self.base_momentums,
+                                                          self.max_momentums):
+                momentum = max_momentum - (max_momentum - base_momentum) * scale_factor * self.scale_fn(at)
+                _set_momentum(group, momentum, self.use_beta1)
+        return lrs
+
+    def state_dict(self):
+        state = super().state_dict()
+        state.pop("_scale_fn_ref", None)
+        fn = state.pop("_scale_fn_custom")
+        state["_scale_fn_custom"] = None
+        if fn is not None and not isinstance(fn, types.FunctionType):
+            state["_scale_fn_custom"] = fn.__dict__.copy()
+        return state
+
+    def load_state_dict(self, state_dict):
+        fn = state_dict.pop("_scale_fn_custom")
+        super().load_state_dict(state_dict)
+        if fn is not None:
+            self._scale_fn_custom.__dict__.update(fn)
+        self._init_scale_fn()
+
+
+class OneCycleLR(LRScheduler):
+    def __init__(self, optimizer, max_lr, total_steps=None, epochs=None, steps_per_epoch=None, pct_start=0.3,
+                 anneal_strategy="cos", cycle_momentum=True, base_momentum=0.85, max_momentum=0.95,
+                 div_factor=25.0, final_div_factor=1e4, three_phase=False, last_epoch=-1):
+        if not isinstance(optimizer, Optimizer):
+            raise TorchTypeError(f"{type(optimizer).__name__} is not an Optimizer")
+        self.optimizer = optimizer
+        if total_steps is not None:
+            if total_steps <= 0 or not isinstance(total_steps, int):
+                raise TorchValueError(f"Expected positive integer total_steps, but got {total_steps}")
+            self.total_steps = total_steps
+        elif epochs is not None and steps_per_epoch is not None:
+            if not isinstance(epochs, int) or epochs <= 0:
+                raise TorchValueError(f"Expected positive integer epochs, but got {epochs}")
+            if not isinstance(steps_per_epoch, int) or steps_per_epoch <= 0:
+                raise TorchValueError(f"Expected positive integer steps_per_epoch, but got {steps_per_epoch}")
+            self.total_steps = epochs * steps_per_epoch
+        else:
+            raise TorchValueError("You must define either total_steps OR (epochs AND steps_per_epoch)")
+        up = float(pct_start * self.total_steps) - 1
+        if three_phase:
+            self._schedule_phases = [
+                _phase(up, "initial_lr", "max_lr", "max_momentum", "base_momentum"),
+                _phase(float(2 * pct_start * self.total_steps) - 2, "max_lr", "initial_lr", "base_momentum",
+                       "max_momentum"),
+                _phase(self.total_steps - 1, "initial_lr", "min_lr", "max_momentum", "max_momentum")]
+        else:
+            self._schedule_phases = [
+                _phase(up, "initial_lr", "max_lr", "max_momentum", "base_momentum"),
+                _phase(self.total_steps - 1, "max_lr", "min_lr", "base_momentum", "max_momentum")]
+        if pct_start < 0 or pct_start > 1 or not isinstance(pct_start, float):
+            raise TorchValueError(f"Expected float between 0 and 1 pct_start, but got {pct_start}")
+        if anneal_strategy not in ["cos", "linear"]:
+            raise TorchValueError(f"anneal_strategy must be one of 'cos' or 'linear', instead got {anneal_strategy}")
+        self._anneal_func_type = anneal_strategy
+        max_lrs = _format_param("max_lr", self.optimizer, max_lr)
+        if last_epoch == -1:
+            for idx, group in enumerate(self.optimizer.param_groups):
+                group["initial_lr"] = max_lrs[idx] / div_factor
+                group["max_lr"] = max_lrs[idx]
+                group["min_lr"] = group["initial_lr"] / final_div_factor
+        self.cycle_momentum = cycle_momentum
+        if cycle_momentum:
+            _cycle_momentum(self, optimizer, base_momentum, max_momentum, last_epoch)
+        super().__init__(optimizer, last_epoch)
+
+    def _anneal_func(self, start, end, pct):
+        if self._anneal_func_type == "cos":
+            return end + (start - end) / 2.0 * (math.cos(math.pi * pct) + 1)
+        return (end - start) * pct + start
+
+    def get_lr(self):
+        self._warn_get_lr()
+        lrs = []
+        step_num = self.last_epoch
+        if step_num > self.total_steps:
+            raise TorchValueError(f"Tried to step {step_num} times. The specified number of total steps is "
+                                  f"{self.total_steps}")
+        for group in self.optimizer.param_groups:
+            start_step = 0.0
+            for i, phase in enumerate(self._schedule_phases):
+                end_step = phase["end_step"]
+                if step_num <= end_step or i == len(self._schedule_phases) - 1:
+                    pct = (step_num - start_step) / (end_step - start_step)
+                    lrs.append(self._anneal_func(group[phase["start_lr"]], group[phase["end_lr"]], pct))
+                    if self.cycle_momentum:
+                        momentum = self._anneal_func(group[phase["start_momentum"]], group[phase["end_momentum"]],
+                                                     pct)
+                        _set_momentum(group, momentum, self.use_beta1)
+                    break
+                start_step = phase["end_step"]
+        return lrs
+
+
+def _phase(end_step, start_lr, end_lr, start_momentum, end_momentum):
+    return {"end_step": end_step, "start_lr": start_lr, "end_lr": end_lr, "start_momentum": start_momentum,
+            "end_momentum": end_momentum}
+
+
+def _check_schedulers(owner, optimizer, schedulers):
+    for scheduler_idx, scheduler in enumerate(schedulers):
+        if not hasattr(scheduler, "optimizer"):
+            raise TorchTypeError(f"{owner} at index {scheduler_idx} should have `optimizer` as its attribute.")
+        if isinstance(scheduler, ReduceLROnPlateau):
+            raise TorchValueError(f"{owner} does not support `ReduceLROnPlateau` scheduler as it requires additional "
+                                  "kwargs to be specified when calling `step`, but got one at index "
+                                  f"{scheduler_idx} in the given schedulers sequence.")
+        if optimizer != scheduler.optimizer:
+            raise TorchValueError(f"{owner} expects all schedulers to belong to the same optimizer, but got "
+                                  f"scheduler {scheduler.__class__.__name__} at index {scheduler_idx} has "
+                                  f"{scheduler.optimizer}, which is different from {optimizer.__class__.__name__}.")
+
+
+class _Composite(LRScheduler):
+    """SequentialLR's and ChainedScheduler's state: their own, and each scheduler's."""
+
+    def state_dict(self):
+        state_dict = {key: value for key, value in self.__dict__.items() if key not in ("optimizer", "_schedulers")}
+        state_dict["_schedulers"] = [s.state_dict() for s in self._schedulers]
+        return state_dict
+
+    def load_state_dict(self, state_dict):
+        _schedulers = state_dict.pop("_schedulers")
+        self.__dict__.update(state_dict)
+        state_dict["_schedulers"] = _schedulers
+        for idx, s in enumerate(_schedulers):
+            self._schedulers[idx].load_state_dict(s)
+
+
+class SequentialLR(_Composite):
+    def __init__(self, optimizer, schedulers, milestones, last_epoch=-1):
+        if len(schedulers) < 1:
+            raise TorchValueError(f"{self.__class__.__name__} expects at least one scheduler, but got no scheduler.")
+        _check_schedulers(self.__class__.__name__, optimizer, schedulers)
+        if len(milestones) != len(schedulers) - 1:
+            raise TorchValueError("Sequential Schedulers expects number of schedulers provided to be one more than the "
+                                  f"number of milestone points, but got number of schedulers {len(schedulers)} and "
+                                  f"the number of milestones to be equal to {len(milestones)}")
+        self._schedulers = schedulers
+        self._milestones = milestones
+        self.last_epoch = last_epoch + 1
+        self.optimizer = optimizer
+        for group in self.optimizer.param_groups:
+            group["lr"] = group["initial_lr"]
+        self.recursive_undo()
+        idx = bisect_right(self._milestones, 0)
+        self._schedulers[idx]._initial_step()
+        self._last_lr = schedulers[idx].get_last_lr()
+
+    def recursive_undo(self, sched=None):
+        scheds = self if sched is None else sched
+        if hasattr(scheds, "_schedulers"):
+            for s in scheds._schedulers:
+                self.recursive_undo(s)
+        elif hasattr(scheds, "last_epoch"):
+            scheds.last_epoch -= 1
+
+    def step(self):
+        self.last_epoch += 1
+        idx = bisect_right(self._milestones, self.last_epoch)
+        scheduler = self._schedulers[idx]
+        if idx > 0 and self._milestones[idx - 1] == self.last_epoch:
+            scheduler._update_lr(0)
+        else:
+            scheduler.step()
+        self._last_lr = scheduler.get_last_lr()
+
+
+class ChainedScheduler(_Composite):
+    def __init__(self, schedulers, optimizer=None):
+        if len(schedulers) < 1:
+            raise TorchValueError(f"{self.__class__.__name__} expects at least one scheduler to be chained, but got "
+                                  "no scheduler.")
+        optimizer = optimizer or schedulers[0].optimizer
+        _check_schedulers(self.__class__.__name__, optimizer, schedulers)
+        self._schedulers = schedulers
+        self.optimizer = optimizer
+        self._last_lr = _lrs(self._schedulers[-1].optimizer)
+
+    def step(self):
+        for scheduler in self._schedulers:
+            scheduler.step()
+        self._last_lr = _lrs(self._schedulers[-1].optimizer)

@@ -32,12 +32,11 @@ def _typename(obj):
 
 
 def write(t, value, bumps=1):
-    """An in-place update of t by `bumps` (1 or 2) of PyTorch's in-place ops (each bumps t's
-    version counter once), as an optimizer step does it under no_grad."""
+    """An in-place update of t by `bumps` of PyTorch's in-place ops (each bumps t's version
+    counter once), as an optimizer step does it under no_grad."""
     t._data[...] = value                # (np.copyto with casting="unsafe", without its dispatch)
     vc = t._version_counter
-    vc.bump()
-    if bumps == 2:
+    for _ in range(bumps):
         vc.bump()
     if getattr(vc, "views", None):      # (views of t's storage: see ops._refresh_views)
         _ops._refresh_views(t)
@@ -95,6 +94,29 @@ def count_step(state):
 
 def new_state(value):
     return CONFIG.tensor(np.array(value))
+
+
+def init_state(state, p, *names):
+    """A parameter's state on its first step: the step count, and zeros like p under names."""
+    if len(state) == 0:
+        state["step"] = new_state(np.float32(0))
+        for name in names:
+            state[name] = new_state(np.zeros_like(p._data))
+    return state
+
+
+def check_adam_arguments(lr, eps, betas, weight_decay):
+    """The Adam family's argument checks, in PyTorch's order and words."""
+    if not 0.0 <= lr:
+        raise TorchValueError(f"Invalid learning rate: {lr}")
+    if not 0.0 <= eps:
+        raise TorchValueError(f"Invalid epsilon value: {eps}")
+    if not 0.0 <= betas[0] < 1.0:
+        raise TorchValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+    if not 0.0 <= betas[1] < 1.0:
+        raise TorchValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+    if not 0.0 <= weight_decay:
+        raise TorchValueError(f"Invalid weight_decay value: {weight_decay}")
 
 
 def _no_grad_step(step):
@@ -195,6 +217,16 @@ class Optimizer:
 
     def step(self, closure=None):
         raise NotImplementedError
+
+    def _step(self, closure):
+        """The step of an optimizer that updates batches of parameters at once: the closure's
+        loss; in each group, _advance(p, group) for every parameter with a gradient (the key
+        of its batch, see _batches), then _update(params, group) for each batch."""
+        loss = self._closure_loss(closure)
+        for group in self.param_groups:
+            for params in self._batches(group, lambda p: self._advance(p, group)):
+                self._update(params, group)
+        return loss
 
     def _batches(self, group, key):
         """The group's parameters that have a gradient, in lists that share key(p) (which sees

@@ -1,7 +1,7 @@
 """torch.optim.SGD, as PyTorch's single-tensor (CPU) implementation computes it."""
 import numpy as np
 
-from ...engine import CONFIG, TensorBase
+from ...engine import CONFIG
 from ...engine import TorchValueError
 from . import _kernels as K
 from .optimizer import Optimizer, _no_grad_step, flat, flat_param_and_grad, parts, write_flat
