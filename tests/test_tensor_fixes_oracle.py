@@ -37,6 +37,30 @@ s = x.shape
     "torch.Size([torch.tensor(2.)])", "x.view(s[1:] + (2,)).shape", "x.reshape(x.shape[:1] + (-1,)).shape",
     "type(s)", "type(torch.float32)", "torch.float32.__class__", "x.shape()", "x.dtype()"])
 
+case("index-assignment-out-of-range-and-wrong-value-types", """
+    import torch
+    import numpy as np
+    y = torch.zeros(3, 4)
+    for index in [5, (0, 7), (slice(None), 7), (None, 0, 7), (Ellipsis, -9), (None, None, 5), (1, None, 9),
+                  (torch.tensor(4), 0)]:
+        try:
+            y[index] = 1
+        except IndexError as e:
+            print(index, "IndexError:", e)
+    for value in ["a", None, [1., 2., 3., 4.], (1, 2, 3, 4), np.array([1., 2., 3., 4.]), np.float32(2),
+                  np.int64(2), np.float64(2.5), torch.tensor(3)]:
+        try:
+            y[0] = value
+            print(y[0])
+        except TypeError as e:
+            print("TypeError:", e)
+    z = torch.zeros(2, dtype=torch.float64, requires_grad=True)
+    try:
+        z[0] = "a"
+    except TypeError as e:
+        print("TypeError:", e)
+    """)
+
 
 @pytest.mark.parametrize("cid", list(CASES))
 def test_tensor_fixes(cid):

@@ -218,6 +218,12 @@ def setitem(t, index, value):
     an assignment into a view of a tensor that takes part in autograd gives the base CopySlices."""
     # the index is read as getitem reads it: a list may be a tuple of indices, a list a tensor
     index = tuple(_sequence_index(i) if isinstance(i, (list, tuple)) else i for i in _index_tuple(index))
+    if isinstance(value, np.integer):       # an int to PyTorch's parser
+        value = int(value)
+    if not isinstance(value, (TensorBase, int, float, complex)):
+        kind = type(value)
+        name = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
+        raise TorchTypeError(f"can't assign a {name} to a torch.{t.dtype.tensor_type}")
     fresh_views((t, value))
     sliced, advanced = _setitem_view(t, index)
     if not advanced:
@@ -238,7 +244,7 @@ def _setitem_view(t, index):
     if _b.sum(1 for i in index if i is Ellipsis) > 1:
         raise TorchIndexError("an index can only have a single ellipsis ('...')")
     result, dim, advanced = t, 0, {}
-    for i in index:
+    for real_dim, i in enumerate(index):
         if isinstance(i, TensorBase) and i._data.ndim == 0 and i._data.dtype.kind in "iu":
             i = int(i._data)
         if i is Ellipsis:
@@ -249,7 +255,7 @@ def _setitem_view(t, index):
         elif isinstance(i, bool):
             raise TorchIndexError("boolean scalar indices are not supported")
         elif isinstance(i, int):
-            result = select(result, dim, i)
+            result = _apply_select(result, dim, i, real_dim)
         elif isinstance(i, slice):
             whole = (i.start in (None, 0) and i.step in (None, 1)
                      and (i.stop is None or i.stop >= result._data.shape[dim]))
