@@ -61,6 +61,43 @@ case("index-assignment-out-of-range-and-wrong-value-types", """
         print("TypeError:", e)
     """)
 
+probes("mean-with-a-dtype", """
+i = torch.tensor([1, 2])
+f = torch.tensor([[1., 2.5], [3., 4.]])
+x = torch.tensor([1., 2.5], requires_grad=True)
+""", [
+    "i.mean(dtype=torch.float32)", "i.mean(0, dtype=torch.float64)", "torch.mean(i, dtype=torch.float16)",
+    "f.mean(dtype=torch.float64)", "f.mean(1, keepdim=True, dtype=torch.float64)", "f.mean(dtype=torch.int64)",
+    "i.mean(dtype=torch.int32)", "x.mean(dtype=torch.float64)", "x.mean(0, dtype=torch.float64).grad_fn.name()"])
+case("mean-with-a-dtype-backward", """
+    import torch
+    x = torch.tensor([1., 2.5, 4.], requires_grad=True)
+    y = x.mean(dtype=torch.float64)
+    y.backward()
+    print(y, x.grad)
+    """)
+probes("clamp-of-integers-by-float-bounds", """
+i = torch.tensor([1, 5, 9])
+""", [
+    "torch.clamp(i, min=2.5)", "i.clamp(max=4.5)", "i.clamp(2, 4.5)", "i.clamp(min=2)", "i.clamp(min=True)",
+    "torch.clamp_min(i, 2.5)", "torch.clamp_max(i, 2.5)", "i.clamp(min=torch.tensor(2.5))",
+    "torch.tensor([1, 2], dtype=torch.uint8).clamp(max=1.5)", "torch.tensor([True, False]).clamp(min=0.5)",
+    "torch.tensor([True, False]).clamp(min=2)", "torch.tensor([1, 2], dtype=torch.int32).clamp(min=1.5).dtype",
+    "torch.tensor([1., 2.], dtype=torch.float16).clamp(max=1.5)", "torch.tensor([1., 2.]).clamp(min=1e40)",
+    "torch.tensor([1., 2.], dtype=torch.float64).clamp(min=1.5)", "i.clamp(min=2.5, max=torch.tensor(3))",
+    "i.clamp_(min=2.5)", "i.clamp_min_(2.5)", "i.clamp_max_(2.5)", "i.clamp_(2, 3.5)",
+    "i.clamp_(min=torch.tensor(2.5))", "i.clamp_(min=3)", "i",
+    "torch.tensor([1, 2], dtype=torch.int32).clamp_(max=0.5)", "torch.tensor([1, 2], dtype=torch.int16).clamp_min_(0.5)",
+    "torch.tensor([1, 2], dtype=torch.int8).clamp_max_(0.5)", "torch.tensor([1, 2], dtype=torch.uint8).clamp_(0.5)",
+    "torch.tensor([True]).clamp_(0.5)", "torch.tensor([1, 2], dtype=torch.int32).clamp_(min=torch.tensor(2.5))"])
+probes("integer-tensor-to-negative-integer-tensor-powers", """
+b = torch.tensor([2, 1, -1, -2, 0, 3, -3])
+""", [
+    "b.pow(torch.tensor([-1, -2, -1, -2, -1, -1, -3]))", "torch.tensor([0, 1, -1, 2, -2, 0]).pow(torch.tensor([-1, -5, -5, -3, -1, -2]))",
+    "2 ** torch.tensor([-1, 2])", "torch.tensor([2, -1], dtype=torch.int32) ** torch.tensor([-1, -3], dtype=torch.int8)",
+    "torch.tensor([2, 1], dtype=torch.uint8) ** torch.tensor([-1, -2])", "b ** -1", "b.pow(torch.tensor(-2))",
+    "torch.pow(b, torch.tensor([3, 2, 1, 0, 1, 2, 3]))"])
+
 
 @pytest.mark.parametrize("cid", list(CASES))
 def test_tensor_fixes(cid):

@@ -67,14 +67,18 @@ def mean(t, dim=None, keepdim=False, dtype=None):
             name = "Int"
         raise TorchRuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating "
                                 f"point or complex dtype. Got: {name}")
+    if dtype is not None and not dtype.is_floating_point:
+        raise TorchRuntimeError("mean(): could not infer output dtype. Optional dtype must be either a floating "
+                                f"point or complex dtype. Got: {dtype.tensor_type[:-len('Tensor')]}")
+    out_dt = data.dtype if dtype is None else dtype.np     # the input cast to `dtype`, then reduced
     seq = _begin(t)
     if dim is None:
-        out = np.asarray(data.mean(dtype=data.dtype))
+        out = np.asarray(data.mean(dtype=out_dt))
         return _record(TABLE["mean"], seq, out, (t,),
                        attrs={"self_sym_numel": data.size, "self_sym_sizes": tuple(data.shape)})
     dims = _dims(dim, data.ndim)
     _check_reduced(data, dims)
-    out = np.asarray(data.mean(axis=dims, keepdims=keepdim, dtype=data.dtype))
+    out = np.asarray(data.mean(axis=dims, keepdims=keepdim, dtype=out_dt))
     return _record(TABLE["mean_dim"], seq, out, (t,),
                    attrs={"dim": _raw_dims(dim), "keepdim": bool(keepdim), "self_sym_numel": data.size,
                           "self_sym_sizes": tuple(data.shape)})
