@@ -98,6 +98,50 @@ b = torch.tensor([2, 1, -1, -2, 0, 3, -3])
     "torch.tensor([2, 1], dtype=torch.uint8) ** torch.tensor([-1, -2])", "b ** -1", "b.pow(torch.tensor(-2))",
     "torch.pow(b, torch.tensor([3, 2, 1, 0, 1, 2, 3]))"])
 
+case("reductions-over-an-empty-dim-and-cumulative-dtypes", """
+import torch
+z = torch.zeros(0, 3)
+for e in ['z.max(0)','z.min(0)','z.argmax(0)','z.argmin(0)','z.max(1)','z.max()','z.argmax()','z.amax(0)','z.max(dim=0, keepdim=True)', 'torch.zeros(2,0).max(1)','torch.zeros(2,0).max(0)','torch.zeros(0).max(0)','torch.zeros(0).argmax()','z.median(0)','z.cumsum(0)','torch.tensor([]).mean()','torch.zeros(0,3).mean(0)','torch.zeros(0,3).mean(1)','torch.tensor([1,2]).cumsum(0, dtype=torch.float32)','torch.tensor([1.,2]).cumsum(dim=0, dtype=torch.float64)','torch.tensor([1,2]).cumprod(0, dtype=torch.float32)','torch.cumsum(torch.tensor([1,2]), 0, dtype=torch.int32)']:
+  try: print(e, eval(e))
+  except Exception as x: print(e, type(x).__name__, x)
+x = torch.tensor([1., 2., 3.], requires_grad=True)
+y = x.cumsum(0, dtype=torch.float64)
+print(y)
+y.sum().backward()
+print(x.grad, x.grad.dtype)
+try:
+    torch.zeros(2, 0).argmax(-1)
+except IndexError as e:
+    print(e)
+""")
+case("hooks-that-return-a-wrong-value", """
+import torch
+for ret in ['5', 'torch.ones(3)', 'torch.ones(2, dtype=torch.float64)', 'torch.ones(1)', 'None', 'torch.ones(2, 1)', '(torch.ones(2),)', 'g * 2']:
+    for leaf in [True, False]:
+        x = torch.tensor([1., 2.], requires_grad=True)
+        y = x * 2 if not leaf else x
+        y.register_hook(eval('lambda g: ' + ret))
+        try:
+            (y * 1).sum().backward()
+            print(ret, leaf, 'ok', x.grad)
+        except Exception as e:
+            print(ret, leaf, type(e).__name__, e)
+def myhook(g):
+    return torch.ones(3)
+x = torch.tensor([1., 2.], requires_grad=True)
+x.register_hook(myhook)
+try:
+    x.sum().backward()
+except Exception as e:
+    print(type(e).__name__, e)
+a, b = torch.tensor([1., 2., 3., 4.], requires_grad=True).split(2)
+a.register_hook(lambda g: torch.ones(5))
+try:
+    (a.sum() + b.sum()).backward()
+except Exception as e:
+    print(type(e).__name__, e)
+""")
+
 
 @pytest.mark.parametrize("cid", list(CASES))
 def test_tensor_fixes(cid):

@@ -16,6 +16,19 @@ from .table import TABLE
 from .pointwise import div, maximum, minimum, to_dtype
 
 
+def _check_nonempty_dim(name, data, d):
+    if data.ndim and data.shape[d] == 0:
+        raise TorchIndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+
+
+def _np_mean(data, **kwargs):
+    """NumPy's mean without its "Mean of empty slice" warning: PyTorch gives nan quietly."""
+    if data.size:
+        return data.mean(**kwargs)
+    with np.errstate(invalid="ignore"):
+        return np.true_divide(data.sum(**kwargs), 0)
+
+
 def _arg_extreme(name, pick):
     def arg(t, dim=None, keepdim=False):
         _check_reads(t)
@@ -33,6 +46,7 @@ def _arg_extreme(name, pick):
         if data.ndim == 0:
             return CONFIG.tensor(np.asarray(0, np.int64))
         _check_reduced(data, (d,))
+        _check_nonempty_dim(name, data, d)
         out = np.asarray(pick(data, axis=d), np.int64)
         return CONFIG.tensor(np.expand_dims(out, d) if keepdim else out)
     arg.__name__ = name
@@ -73,12 +87,12 @@ def mean(t, dim=None, keepdim=False, dtype=None):
     out_dt = data.dtype if dtype is None else dtype.np     # the input cast to `dtype`, then reduced
     seq = _begin(t)
     if dim is None:
-        out = np.asarray(data.mean(dtype=out_dt))
+        out = np.asarray(_np_mean(data, dtype=out_dt))
         return _record(TABLE["mean"], seq, out, (t,),
                        attrs={"self_sym_numel": data.size, "self_sym_sizes": tuple(data.shape)})
     dims = _dims(dim, data.ndim)
     _check_reduced(data, dims)
-    out = np.asarray(data.mean(axis=dims, keepdims=keepdim, dtype=out_dt))
+    out = np.asarray(_np_mean(data, axis=dims, keepdims=keepdim, dtype=out_dt))
     return _record(TABLE["mean_dim"], seq, out, (t,),
                    attrs={"dim": _raw_dims(dim), "keepdim": bool(keepdim), "self_sym_numel": data.size,
                           "self_sym_sizes": tuple(data.shape)})
@@ -134,6 +148,7 @@ def _minmax(t, name, dim, keepdim, other=None):
     nd = t._data.ndim
     d = _norm_dim(dim, nd)
     _check_reduced(t._data, (d,))
+    _check_nonempty_dim(name, t._data, d)
     if nd == 0:
         idx = np.zeros((), np.int64)
         values = t._data.copy()
@@ -272,14 +287,15 @@ def log_softmax(t, dim, dtype=None):
 
 
 def _cumulative(name, fn):
-    def forward(t, dim):
+    def forward(t, dim, *, dtype=None):
         _check_like(t._data.shape, itemsize=8)
         seq = _begin(t)
         d = _norm_dim(dim, t._data.ndim)
-        out = fn(t._data, axis=d) if t._data.ndim else t._data.copy()
+        data = t._data if dtype is None else t._data.astype(dtype.np)         # cast first, then accumulate
+        out = fn(data, axis=d) if data.ndim else data.copy()
         if name == "cumsum" and out.dtype.kind == "f":
             out = out + 0.0                 # PyTorch's running sum starts at +0: cumsum([-0.]) is 0.
-        dt = np.int64 if t._data.dtype.kind in "biu" else t._data.dtype      # integers and bools sum as int64
+        dt = np.int64 if data.dtype.kind in "biu" and dtype is None else data.dtype   # integers and bools sum as int64
         return _record(TABLE[name], seq, np.asarray(out, dt), (t,), attrs={"dim": dim})
     forward.__name__ = name
     return forward
