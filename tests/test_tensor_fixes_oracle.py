@@ -4,6 +4,9 @@ attributes, imports next to the script, warnings and print options. Each case is
 script run under real PyTorch 2.13 and under gradcli, compared by oracle.assert_same."""
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import textwrap
 
 import pytest
@@ -142,6 +145,103 @@ except Exception as e:
     print(type(e).__name__, e)
 """)
 
+case("sizes-negative-or-numpy-ints", """
+import torch
+import numpy as np
+for e in ['torch.zeros(-1)','torch.ones(2,-1)','torch.empty(-1)','torch.randn(-1)','torch.rand(-2)','torch.full((-1,),2.)','torch.zeros((2,-3))','torch.ones(2).new_zeros(-1)','torch.zeros("a")','torch.ones(2, "a")','torch.empty(2.5)','torch.zeros(np.int64(3))','torch.ones((np.int32(2), 1))','torch.randn(np.int64(2)).shape','torch.rand(np.int64(2)).shape','torch.zeros(2, np.float64(2))','torch.full((np.int64(2),), 1.)','torch.zeros(size=(2,1))','torch.randn(size=(2,)).shape','torch.ones(size=[2])','torch.empty(size=(1,)).shape', 'torch.zeros(torch.tensor(2))','torch.ones(2).view(np.int64(2))','torch.ones(2).reshape(np.int64(2), 1)','torch.ones(4).view(2, np.int64(2))', 'torch.randint(0, 5, (np.int64(3),)).shape', 'torch.arange(np.int64(3))', 'torch.ones(2, 3).sum(np.int64(1))', 'torch.ones(2, 3).transpose(np.int64(0), 1).shape']:
+  try: print(e, eval(e))
+  except Exception as x: print(e, type(x).__name__, x)
+""")
+case("numpy-and-documented-keyword-names", """
+import torch
+a = torch.ones(2, 3)
+b = torch.ones(3, 2)
+for e in ['a.sum(axis=0)', 'a.mean(axis=1, keepdims=True)', 'torch.cat([a, a], axis=1).shape', 'a.max(axis=0).values', 'torch.zeros(size=(2,1))', 'torch.randn(size=(2,)).shape', 'torch.ones(size=[2])', 'torch.empty(size=(1,)).shape', 'a.permute(dims=(1,0)).shape', 'a.reshape(shape=(3,2)).shape', 'torch.pow(a, exponent=2)', 'torch.matmul(input=a, other=b)', 'a.split(split_size=1, dim=0)', 'torch.sum(a, axis=1, keepdims=True)', 'a.std(axis=0)', 'torch.mean(input=a)', 'a.argmax(axis=1)', 'torch.stack([a, a], axis=0).shape', 'a.transpose(dim0=0, dim1=1).shape', 'a.view(size=(3, 2)).shape', 'torch.add(input=a, other=a, alpha=2)', 'a.unsqueeze(dim=0).shape', 'torch.softmax(a, axis=1)', 'a.squeeze(axis=0).shape', 'torch.clamp(a, min=0, max=1)', 'a.sum(dim=0, keepdims=True)', 'a.sum(axis=0, dim=0)', 'torch.flatten(a, start_dim=0)', 'a.expand(size=(2, 2, 3)).shape', 'a.repeat(repeats=(1, 2)).shape', 'torch.full(size=(2,), fill_value=3.)', 'torch.arange(start=0, end=3)', 'torch.linspace(start=0, end=1, steps=3)', 'a.new_zeros(size=(2,)).shape', 'torch.randint(low=0, high=3, size=(2,)).shape', 'torch.rand(size=(2,), dtype=torch.float64).dtype', 'a.amax(axis=0)', 'a.norm(dim=1)', 'torch.where(a > 0, input=a, other=b.t())', 'a.log_softmax(dim=1).shape', 'a.cumsum(axis=0)']:
+  try: print(e, eval(e))
+  except Exception as x: print(e, type(x).__name__, x)
+""")
+
+case("numpy-scalars-and-arrays-into-tensors", """
+import torch
+import numpy as np
+for e in ['[np.float32(1.5), np.float32(2)]','[np.int64(1), np.int64(2)]','[np.float64(1.5), 2.]','[1.5, np.float64(2)]','[np.int32(1), 2]','[np.int32(1), np.int16(2)]','[np.float16(1), 2]','[np.float16(1), 2.5]','[np.array([1., 2.]), np.array([3., 4.])]','[np.array([1, 2], dtype=np.int32), [3, 4]]','[torch.tensor(1., dtype=torch.float64), 2.]','[torch.tensor(1, dtype=torch.int32), 2]','[np.uint8(3), True]', '[[np.float32(1)], [np.int64(2)]]','np.array(["a","b"])','np.array([{}])','np.arange(4)[::-1]','[np.float32(1), torch.tensor(2.)]', 'np.float32(2.5)', 'np.array([[1, 2]], dtype=np.int8)']:
+    try:
+        t = torch.tensor(eval(e))
+        print(e, t, t.dtype)
+    except Exception as x:
+        print(e, type(x).__name__, x)
+for e in ['torch.from_numpy(np.arange(4)[::-1])','torch.from_numpy(np.array(["a"]))','torch.as_tensor(np.arange(4)[::-1])', 'torch.as_tensor([1,2], dtype=torch.float32)', 'torch.as_tensor(np.array([1.,2.]), dtype=torch.float32)', 'torch.as_tensor(3.5)']:
+    try:
+        print(e, eval(e))
+    except Exception as x:
+        print(e, type(x).__name__, x)
+a = np.array([1.0, 2.0])
+t = torch.as_tensor(a)
+a[0] = 9.0
+print(t)
+y = torch.zeros(2, requires_grad=True)
+print(torch.as_tensor(y) is y, torch.as_tensor(y, dtype=torch.float32) is y, torch.as_tensor(y, dtype=torch.float64))
+u = torch.as_tensor(a, dtype=torch.float32)
+a[1] = 7.0
+print(u)
+x = torch.arange(5)
+print(x[np.int64(2)], x[np.array([1, 3])], x[np.int32(1):np.int64(3)], x[(np.int64(0),)])
+m = torch.arange(6).reshape(2, 3)
+print(m[np.int64(1), np.int64(2)], m[:, np.array([0, 2])], m[np.array([True, False])])
+y = torch.zeros(5)
+y[np.int64(1)] = 2
+y[np.array([3, 4])] = 5
+y[np.int32(0):np.int64(1)] = 7
+print(y)
+""")
+case("numpy-operands-and-ufuncs-and-tensor-attributes", """
+import warnings
+import torch
+import numpy as np
+# NumPy 2 warns of PyTorch's one-parameter __array_wrap__ (gradcli's has one too): not the report's
+warnings.simplefilter("ignore", DeprecationWarning)
+t = torch.tensor([0., 1.])
+print(torch.ones(2) * np.array([1., 2.]))
+print(torch.ones(2) * np.float32(2))
+print(np.exp(t))
+print(t + np.float64(1), t - np.int64(1), t / np.float32(2), np.float32(2) * t, np.int64(3) + t, t ** np.int64(2))
+print(torch.tensor([1, 2]) * np.float32(1.5), torch.tensor([1, 2]) + np.int32(1))
+print(type(np.sqrt(t)).__name__, np.maximum(t, 0.5))
+x = torch.ones(2)
+x.name_tag = "input"
+print(x.name_tag, hasattr(x, "name_tag"), hasattr(x * 2, "name_tag"), x.__dict__)
+x._private = 3
+print(x._private)
+for name in ["grad_fn", "shape", "is_leaf", "dtype", "T", "ndim", "_version", "output_nr", "grad"]:
+    try:
+        setattr(x, name, None)
+        print(name, "set")
+    except AttributeError as e:
+        print(name, "AttributeError:", e)
+p = torch.nn.Parameter(torch.ones(2))
+p.tag = 1
+print(p.tag)
+try:
+    x.missing_attribute
+except AttributeError as e:
+    print("AttributeError:", e)
+""")
+
+case("classes-print-with-pytorchs-module-paths", """
+import torch
+import torch.nn as nn
+print(type(torch.nn.Linear(1, 1)), type(nn.Sequential()), nn.ReLU, nn.Conv2d, nn.MSELoss)
+print(type(torch.ones(2).shape), torch.float32.__class__, type(torch.float32))
+print(type(torch.ones(2).max(0)), type(torch.ones(2, 2).min(1)).__name__)
+print(torch.optim.SGD, torch.optim.Adam)
+print(torch.no_grad, torch.enable_grad, torch.set_grad_enabled, torch.inference_mode, torch.nn.Parameter)
+print(torch.utils.data.DataLoader, torch.utils.data.TensorDataset, torch.autograd.Function)
+class Net(nn.Module):
+    pass
+print(Net, type(Net()))
+print(type(torch.ones(2, requires_grad=True).sum().grad_fn))
+""")
+
 
 @pytest.mark.parametrize("cid", list(CASES))
 def test_tensor_fixes(cid):
@@ -149,3 +249,18 @@ def test_tensor_fixes(cid):
         assert_same(CASES[cid])
     except AssertionError as e:             # no costly traceback: the message has the script and the diff
         pytest.fail(str(e), pytrace=False)
+
+
+def test_a_script_imports_the_modules_next_to_it(tmp_path):
+    """`python script.py` puts the script's directory first on sys.path; so does `gradcli run`,
+    from any working directory."""
+    (tmp_path / "helper_mod.py").write_text("VALUE = 42\n")
+    script = tmp_path / "uses_helper.py"
+    script.write_text("import torch\nfrom helper_mod import VALUE\nprint(torch.tensor([VALUE]))\n")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, PYTHONPATH=root)
+    torch_run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd="/", timeout=120)
+    gradcli_run = subprocess.run([sys.executable, "-m", "gradcli", "run", "--plain", str(script)], capture_output=True,
+                                 text=True, cwd="/", env=env, timeout=120)
+    assert torch_run.stdout == "tensor([42])\n"
+    assert (gradcli_run.stdout, gradcli_run.returncode) == (torch_run.stdout, 0), gradcli_run.stderr

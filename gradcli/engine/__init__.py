@@ -27,7 +27,7 @@ _EXPORTS = {
     "accumulate_grad": "written",
     "autograd": "_engine_flags _make_grads backward grad",
     "dtypes": "BOOL DTYPES FLOAT INT DType Size _sizes bool_ dtype_of float16 float32 float64 int8 int16 int32 "
-              "int64 promote_types uint8",
+              "int64 promote_types uint8 shown_as_pytorch",
     "engine": "CallRecord _apply execute",
     "graph": "ACCUMULATE COPY_BACKWARDS GRAPH_ROOT INVALID AccumulateGrad BackwardTwiceError MultiOutputNode Node "
              "OpDef OutputEdge Saved Version VersionError _fake_address _NUMBERS _version_error output_edges "

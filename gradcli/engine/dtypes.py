@@ -140,6 +140,16 @@ def _as_torch_class(cls, qualname):
     cls.__module__, cls.__qualname__, cls.__name__ = "torch", qualname, f"torch.{qualname}"
 
 
+def shown_as_pytorch(cls, module=None):
+    """A class of gradcli.torch shown as PyTorch's, <class 'torch.nn.modules.linear.Linear'>: in
+    `module`, else in its own module's name without the leading "gradcli."."""
+    if module is not None:
+        cls.__module__ = module
+    elif cls.__module__.startswith("gradcli."):
+        cls.__module__ = cls.__module__[len("gradcli."):]
+    return cls
+
+
 _as_torch_class(Size, "Size")
 _as_torch_class(DType, "dtype")
 

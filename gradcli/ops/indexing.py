@@ -75,6 +75,13 @@ def _sequence_index(seq):
     return CONFIG.tensor(arr if arr.dtype == np.bool_ else arr.astype(np.int64))
 
 
+def _numpy_index(i):
+    """A NumPy integer is an int to PyTorch's indexing, an array a tensor."""
+    if isinstance(i, np.generic):
+        return i.item()
+    return CONFIG.tensor(i) if isinstance(i, np.ndarray) else i
+
+
 def getitem(t, index):
     """PyTorch's indexing (python_variable_indexing.cpp): a lone int, slice, None or ... is one
     view node; otherwise the basic indices become Select/Slice/Unsqueeze views applied left
@@ -96,6 +103,8 @@ def getitem(t, index):
     index = _index_tuple(index)
     for i in index:
         if not (i is None or i is Ellipsis or isinstance(i, (int, slice, list, tuple)) or isinstance(i, TensorBase)):
+            if isinstance(i, (np.generic, np.ndarray)):
+                return getitem(t, tuple(map(_numpy_index, index)))
             raise TorchIndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
                                   "are valid indices (got " + type(i).__name__ + ")")
     index = tuple(_sequence_index(i) if isinstance(i, (list, tuple)) else i for i in index)
@@ -217,7 +226,7 @@ def setitem(t, index, value):
     a number or 0-d tensor, else copy_), else it is index_put_ into it (IndexPutBackward0). So
     an assignment into a view of a tensor that takes part in autograd gives the base CopySlices."""
     # the index is read as getitem reads it: a list may be a tuple of indices, a list a tensor
-    index = tuple(_sequence_index(i) if isinstance(i, (list, tuple)) else i for i in _index_tuple(index))
+    index = tuple(_sequence_index(i) if isinstance(i, (list, tuple)) else _numpy_index(i) for i in _index_tuple(index))
     if isinstance(value, np.integer):       # an int to PyTorch's parser
         value = int(value)
     if not isinstance(value, (TensorBase, int, float, complex)):

@@ -182,6 +182,8 @@ def _operator_method(row, ufunc, attrs, general):
                 return r
             if isinstance(other, TensorBase):
                 return _binary(row, ufunc, t, other, None, attrs)
+        if isinstance(other, np.generic):   # a NumPy scalar is a number to PyTorch's parser
+            other = other.item()
         if not (isinstance(other, TensorBase) or isinstance(other, (int, float))):
             return NotImplemented
         return general(t, other)

@@ -106,8 +106,15 @@ def _reduce_all(row, t, out, extra=None):
 ReturnType = None
 
 
+_RETURN_TYPES = {}
+
+
 def _return_type(name, values, indices):
-    return _ReturnTypes(name, values, indices)
+    """torch.return_types.NAME: a class per name, as PyTorch's structseqs (`type(r).__name__` is "max")."""
+    cls = _RETURN_TYPES.get(name)
+    if cls is None:
+        cls = _RETURN_TYPES[name] = type(name, (_ReturnTypes,), {"__module__": "torch.return_types"})
+    return cls(name, values, indices)
 
 
 class _ReturnTypes(tuple):

@@ -67,6 +67,10 @@ class _Context:
 class _GradMode(_Context):
     """Base of no_grad / enable_grad / set_grad_enabled: a context manager that restores."""
 
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        _E.shown_as_pytorch(cls, "torch.autograd.grad_mode")
+
     @property
     def _qualname(self):
         return "torch.autograd.grad_mode." + type(self).__name__
@@ -142,6 +146,11 @@ def _np_dtype(dtype, default=None):
     raise TorchTypeError(f"dtype must be a torch.dtype, not {type(dtype).__name__}")
 
 
+W_LIST_OF_NDARRAYS = ("Creating a tensor from a list of numpy.ndarrays is extremely slow. Please consider converting "
+                      "the list to a single numpy.ndarray with numpy.array() before converting to a tensor. "
+                      "(Triggered internally at /__w/pytorch/pytorch/torch/csrc/utils/tensor_new.cpp:252.)")
+
+
 def _scan(data, typed=False):
     """Shape and element kind of nested Python sequences, with PyTorch's ragged error.
     Iterative, so deeply nested input cannot exhaust the Python stack. `typed` (a dtype was given):
@@ -153,7 +162,7 @@ def _scan(data, typed=False):
     kinds = set()
     while True:
         first = level[0] if level else None
-        if isinstance(first, (list, tuple)):
+        if isinstance(first, (list, tuple)) or (isinstance(first, np.ndarray) and first.ndim):
             if depth == 64:
                 probe, deeper = first, 0
                 while isinstance(probe, (list, tuple)) and probe and deeper <= 64:
@@ -165,7 +174,9 @@ def _scan(data, typed=False):
             n = len(first)
             nxt = []
             for item in level:
-                if not isinstance(item, (list, tuple)):
+                if isinstance(item, np.ndarray) and item.ndim:     # a sequence of its NumPy scalars
+                    _E.warn_once(W_LIST_OF_NDARRAYS)
+                elif not isinstance(item, (list, tuple)):
                     raise TorchValueError(f"expected sequence of length {n} at dim {depth} (got {type(item).__name__})")
                 if len(item) != n:
                     raise TorchValueError(f"expected sequence of length {n} at dim {depth} (got {len(item)})")
@@ -185,13 +196,15 @@ def _scan(data, typed=False):
                     too_big = TorchValueError("only one element tensors can be converted to Python scalars")
                     if typed:
                         raise too_big
-                kinds.add(item._data.dtype.kind)
+                kinds.add(item._data.dtype)
+            elif isinstance(item, np.generic) and item.dtype in _E.dtypes._BY_NP:     # its own dtype
+                kinds.add(item.dtype)
             elif isinstance(item, _py_bool):
-                kinds.add("b")
+                kinds.add(np.dtype(np.bool_))
             elif isinstance(item, _py_int):
-                kinds.add("i")
+                kinds.add(np.dtype(np.int64))
             elif isinstance(item, _py_float):
-                kinds.add("f")
+                kinds.add(np.dtype(np.float32))
             elif isinstance(item, str):
                 raise TorchTypeError(f"new(): invalid data type '{type(item).__name__}'")
             else:
@@ -209,12 +222,16 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
             arr = arr.astype(_np_dtype(dtype))
         return _new(arr, requires_grad)
     if isinstance(data, (np.ndarray, np.generic)):     # a NumPy scalar keeps its dtype, as in PyTorch
+        _check_numpy(np.asarray(data))
         arr = np.array(data, dtype=_np_dtype(dtype, data.dtype))
         return _new(arr, requires_grad)
     shape, flat, kinds = _scan(data, typed=dtype is not None)
-    if dtype is None:
-        kind = "f" if "f" in kinds or not kinds else ("i" if kinds & {"i", "u"} else "b")
-        np_dt = {"f": np.float32, "i": np.int64, "b": np.bool_}[kind]
+    if dtype is None:                       # the elements' dtypes promoted (Python floats as float32)
+        promoted = float32
+        for k, d in enumerate(kinds):
+            d = _E.dtypes._BY_NP[d]
+            promoted = d if k == 0 else _E.promote_types(promoted, d)
+        np_dt = promoted.np
     else:
         np_dt = _np_dtype(dtype)
     values = [v._data.item() if isinstance(v, Tensor) else v for v in flat]
@@ -229,7 +246,29 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
     return _new(arr.reshape(shape), requires_grad)
 
 
-as_tensor = tensor
+def as_tensor(data, dtype=None, device=None):
+    """torch.tensor, except that a tensor or a NumPy array of the dtype asked for is shared."""
+    _legacy.check_device(device)
+    if isinstance(data, Tensor):
+        return data if dtype is None or dtype.np == data._data.dtype else data.to(dtype)
+    if isinstance(data, np.ndarray) and (dtype is None or _np_dtype(dtype) == data.dtype):
+        return from_numpy(data)
+    return tensor(data, dtype=dtype)
+
+
+_NUMPY_TYPES = ("float64, float32, float16, complex64, complex128, int64, int32, int16, int8, uint64, uint32, uint16, "
+                "uint8, and bool")
+
+
+def _check_numpy(arr):
+    """What PyTorch refuses to make a tensor of: NumPy dtypes it has not, negative strides."""
+    if arr.dtype not in _E.dtypes._BY_NP:
+        raise TorchTypeError(f"can't convert np.ndarray of type numpy.{arr.dtype.type.__name__}. The only supported "
+                             f"types are: {_NUMPY_TYPES}.")
+    if builtins.any(st < 0 for st in arr.strides):
+        raise TorchValueError("At least one stride in the given numpy array is negative, and tensors with negative "
+                              "strides are not currently supported. (You can probably work around this by making a "
+                              "copy of your array  with array.copy().) ")
 
 
 def _checked_integers(values, np_dt):
@@ -258,27 +297,32 @@ def Tensor_(*args, **kwargs):
 def from_numpy(arr):
     if not isinstance(arr, np.ndarray):
         raise TorchTypeError(f"expected np.ndarray (got {type(arr).__name__})")
+    _check_numpy(arr)
     return Tensor(arr)
 
 
-def _size(size):
+def _size(size, name="ones"):
     if len(size) == 1 and isinstance(size[0], (tuple, list, Size)):
         size = tuple(size[0])
     out = []
     for s in size:
         if isinstance(s, Tensor):
             s = s.item()
+        if isinstance(s, np.integer):       # an int to PyTorch's parser
+            s = _py_int(s)
         if not isinstance(s, _py_int):
-            raise TorchTypeError(f"ones(): argument 'size' must be tuple of ints, but found element of type "
+            raise TorchTypeError(f"{name}(): argument 'size' must be tuple of ints, but found element of type "
                                  f"{type(s).__name__} at pos {len(out)}")
         if s < 0:
+            if name == "zeros":             # zeros checks its sizes itself
+                raise TorchRuntimeError("zeros: Dimension size must be non-negative.")
             raise TorchRuntimeError(f"Trying to create tensor with negative dimension {s}: [{', '.join(map(str, size))}]")
         out.append(_py_int(s))
     return tuple(out)
 
 
-def _alloc(size, dtype, fill):
-    size = _size(size)
+def _alloc(size, dtype, fill, name="ones"):
+    size = _size(size, name)
     n = 1
     for s in size:
         n *= s
@@ -293,12 +337,12 @@ def ones(*size, dtype=None, requires_grad=False, device=None):
 
 def zeros(*size, dtype=None, requires_grad=False, device=None):
     _legacy.check_device(device)
-    return _new(_alloc(size, dtype, 0), requires_grad)
+    return _new(_alloc(size, dtype, 0, "zeros"), requires_grad)
 
 
 def empty(*size, dtype=None, requires_grad=False, device=None):
     _legacy.check_device(device)
-    return zeros(*size, dtype=dtype, requires_grad=requires_grad)
+    return _new(_alloc(size, dtype, 0, "empty"), requires_grad)
 
 
 def full(size, fill_value, dtype=None, requires_grad=False, device=None):
