@@ -242,6 +242,61 @@ print(Net, type(Net()))
 print(type(torch.ones(2, requires_grad=True).sum().grad_fn))
 """)
 
+case("warnings-of-byte-masks-and-copy-constructing", """
+import torch
+x = torch.arange(4.)
+print(x[torch.tensor([1, 0, 1, 0], dtype=torch.uint8)])
+print(x[torch.tensor([0, 1, 1, 0], dtype=torch.uint8)])
+y = x[:, None][torch.tensor([1, 0, 1, 0], dtype=torch.uint8)]
+print(y)
+x[torch.tensor([0, 0, 1, 1], dtype=torch.uint8)] = torch.tensor([7., 8.])
+print(x)
+b = torch.tensor(x, dtype=torch.float64)
+t = torch.ones(2, requires_grad=True)
+print(torch.tensor(t))
+print(b, torch.tensor(torch.ones(1)))
+""")
+
+case("print-options", """
+import torch
+x = torch.tensor([1.23456, -2.5, 1e-5])
+w = torch.tensor([1., 2., 3000.])
+big = torch.arange(2000.)
+torch.set_printoptions(precision=2)
+print(torch.tensor([1.23456]), x, w)
+torch.set_printoptions(sci_mode=False)
+print(x, w, torch.tensor([1e10, 1.]), torch.tensor([float("nan"), 0.]))
+torch.set_printoptions(sci_mode=True)
+print(torch.tensor([1.5, 2.]), torch.tensor([1., 2.]), torch.tensor([0., float("inf")]))
+torch.set_printoptions(threshold=5, edgeitems=1, linewidth=30)
+print(torch.arange(10), torch.arange(12.).reshape(3, 4), torch.ones(8, requires_grad=True) * 2)
+torch.set_printoptions(profile="full")
+print(torch.arange(1005)[-3:], big[:4], torch.rand(2, 2).shape)
+torch.set_printoptions(profile="short")
+print(torch.tensor([1.23456, 2.]), torch.arange(10.))
+torch.set_printoptions(profile="default")
+print(x, torch.arange(2000))
+torch.set_printoptions(linewidth=40)
+print(torch.randn(20).shape, torch.arange(30.) / 7)
+torch.set_printoptions(profile="default")     # (the oracle's torch runs in this process: put them back)
+""")
+case("finfo-and-iinfo", """
+import torch
+for d in [torch.float32, torch.float64, torch.float16]:
+    f = torch.finfo(d)
+    print(f)
+    print(f.bits, f.eps, f.max, f.min, f.tiny, f.smallest_normal, f.resolution, repr(f.dtype), type(f.eps))
+print(torch.finfo())
+for d in [torch.int8, torch.uint8, torch.int16, torch.int32, torch.int64]:
+    i = torch.iinfo(d)
+    print(i, i.bits, i.min, i.max, repr(i.dtype), type(i.max))
+for e in ['torch.finfo(torch.int32)', 'torch.iinfo(torch.float32)', 'torch.iinfo(torch.bool)', 'torch.finfo("a")', 'type(torch.finfo(torch.float32))', 'torch.finfo(torch.float32) == torch.finfo(torch.float32)', 'torch.tensor([1., 2.]).clamp(min=torch.finfo(torch.float32).eps)', 'torch.full((2,), torch.iinfo(torch.int64).max)']:
+    try:
+        print(e, eval(e))
+    except Exception as x:
+        print(e, type(x).__name__, x)
+""")
+
 
 @pytest.mark.parametrize("cid", list(CASES))
 def test_tensor_fixes(cid):

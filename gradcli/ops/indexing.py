@@ -43,6 +43,10 @@ def _is_mask(t):
     return t._data.dtype == np.bool_ or t._data.dtype == np.uint8
 
 
+W_UINT8_INDEX = ("indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool instead. "
+                 "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/IndexingUtils.h:37.)")
+
+
 def _apply_select(t, dim, index, real_dim):
     """PyTorch's applySelect: x[i] checks i against the size here, naming the index's position."""
     sizes = t._data.shape
@@ -178,6 +182,8 @@ def _index(t, indices):
             idx.append(slice(None))
         elif _is_mask(i):
             m = i._data
+            if m.dtype == np.uint8:
+                E.STATE.warn(W_UINT8_INDEX)
             for j in range(m.ndim):
                 src = len(idx) + j
                 if src >= len(sizes) or m.shape[j] != sizes[src]:
@@ -275,6 +281,9 @@ def _setitem_view(t, index):
             arr = i._data if isinstance(i, TensorBase) else np.array(i)
             if arr.dtype.kind not in "iub":
                 raise TorchIndexError("tensors used as indices must be long, int, byte or bool tensors")
+            if arr.dtype == np.uint8:           # a byte tensor is a mask, as a bool one
+                E.STATE.warn(W_UINT8_INDEX)
+                arr = arr.astype(np.bool_)
             advanced[dim] = arr
             dim += 1
         else:

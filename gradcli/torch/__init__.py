@@ -214,9 +214,86 @@ def _scan(data, typed=False):
         return tuple(shape), level, kinds
 
 
+class finfo:
+    """torch.finfo: the limits of a floating dtype (the default dtype when none is given)."""
+
+    def __init__(self, type=None):
+        type = float32 if type is None else type
+        if not isinstance(type, _E.DType):
+            raise TorchTypeError(f"finfo(): argument 'type' (position 1) must be torch.dtype, not {builtins.type(type).__name__}")
+        if not type.is_floating_point:
+            raise TorchTypeError("torch.finfo() requires a floating point input type. Use torch.iinfo to handle "
+                                 "'torch.finfo'")
+        info = np.finfo(type.np)
+        self.bits, self.dtype = info.bits, type.name
+        self.eps, self.max, self.min = _py_float(info.eps), _py_float(info.max), _py_float(info.min)
+        self.tiny = self.smallest_normal = _py_float(info.smallest_normal)
+        self.resolution = 10.0 ** -info.precision
+
+    def __eq__(self, other):
+        return isinstance(other, finfo) and self.dtype == other.dtype
+
+    __hash__ = object.__hash__
+
+    def __repr__(self):
+        return (f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, eps={self.eps:g}, "
+                f"smallest_normal={self.smallest_normal:g}, tiny={self.tiny:g}, dtype={self.dtype})")
+
+
+class iinfo:
+    """torch.iinfo: the limits of an integer dtype."""
+
+    def __init__(self, type):
+        if not isinstance(type, _E.DType):
+            raise TorchTypeError(f"iinfo(): argument 'type' (position 1) must be torch.dtype, not {builtins.type(type).__name__}")
+        if type is bool:
+            raise TorchTypeError("torch.bool is not supported by torch.iinfo")
+        if type.is_floating_point:
+            raise TorchTypeError("torch.iinfo() requires an integer input type. Use torch.finfo to handle "
+                                 "'torch.iinfo'")
+        info = np.iinfo(type.np)
+        self.bits, self.dtype, self.min, self.max = info.bits, type.name, _py_int(info.min), _py_int(info.max)
+
+    def __eq__(self, other):
+        return isinstance(other, iinfo) and self.dtype == other.dtype
+
+    __hash__ = object.__hash__
+
+    def __repr__(self):
+        return f"iinfo(min={self.min:g}, max={self.max:g}, dtype={self.dtype})"
+
+
+_E.shown_as_pytorch(finfo, "torch")
+_E.shown_as_pytorch(iinfo, "torch")
+
+
+_PROFILES = {"default": (4, 1000, 3, 80), "short": (2, 1000, 2, 80), "full": (4, _math.inf, 3, 80)}
+
+
+def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None, profile=None, sci_mode=None):
+    """How tensors print, as torch/_tensor_str.py's set_printoptions (sci_mode is always set)."""
+    opts = _E.printing.OPTIONS
+    if profile is not None:
+        opts.precision, opts.threshold, opts.edgeitems, opts.linewidth = _PROFILES[profile]
+    if precision is not None:
+        opts.precision = precision
+    if threshold is not None:
+        opts.threshold = threshold
+    if edgeitems is not None:
+        opts.edgeitems = edgeitems
+    if linewidth is not None:
+        opts.linewidth = linewidth
+    opts.sci_mode = sci_mode
+
+
+W_COPY_CONSTRUCT = ("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
+                    "sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor(sourceTensor).")
+
+
 def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
     _legacy.check_device(device)
     if isinstance(data, Tensor):
+        _STATE.warn(W_COPY_CONSTRUCT)
         arr = data._data.copy()
         if dtype is not None:
             arr = arr.astype(_np_dtype(dtype))
