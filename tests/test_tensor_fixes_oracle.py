@@ -306,16 +306,31 @@ def test_tensor_fixes(cid):
         pytest.fail(str(e), pytrace=False)
 
 
+def _run_both(script, cwd):
+    """`python SCRIPT` under real torch and `gradcli run --plain SCRIPT`, from `cwd`."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, PYTHONPATH=root)
+    torch_run = subprocess.run([sys.executable, script], capture_output=True, text=True, cwd=cwd, timeout=120)
+    gradcli_run = subprocess.run([sys.executable, "-m", "gradcli", "run", "--plain", script], capture_output=True,
+                                 text=True, cwd=cwd, env=env, timeout=120)
+    return torch_run, gradcli_run
+
+
+def test_warnings_and_syntax_errors_name_the_script_by_its_absolute_path(tmp_path):
+    (tmp_path / "warns.py").write_text("import torch\nx = torch.ones(1, requires_grad=True)\nprint(float(x))\n")
+    (tmp_path / "broken.py").write_text("import torch\nx = (\n")
+    for script in ("warns.py", "broken.py"):
+        torch_run, gradcli_run = _run_both(script, tmp_path)
+        assert str(tmp_path) in torch_run.stderr
+        assert (gradcli_run.stdout, gradcli_run.stderr) == (torch_run.stdout, torch_run.stderr)
+
+
 def test_a_script_imports_the_modules_next_to_it(tmp_path):
     """`python script.py` puts the script's directory first on sys.path; so does `gradcli run`,
     from any working directory."""
     (tmp_path / "helper_mod.py").write_text("VALUE = 42\n")
     script = tmp_path / "uses_helper.py"
     script.write_text("import torch\nfrom helper_mod import VALUE\nprint(torch.tensor([VALUE]))\n")
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    env = dict(os.environ, PYTHONPATH=root)
-    torch_run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd="/", timeout=120)
-    gradcli_run = subprocess.run([sys.executable, "-m", "gradcli", "run", "--plain", str(script)], capture_output=True,
-                                 text=True, cwd="/", env=env, timeout=120)
+    torch_run, gradcli_run = _run_both(str(script), "/")
     assert torch_run.stdout == "tensor([42])\n"
     assert (gradcli_run.stdout, gradcli_run.returncode) == (torch_run.stdout, 0), gradcli_run.stderr
