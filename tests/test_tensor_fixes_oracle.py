@@ -297,6 +297,18 @@ for e in ['torch.finfo(torch.int32)', 'torch.iinfo(torch.float32)', 'torch.iinfo
         print(e, type(x).__name__, x)
 """)
 
+case("attributes-of-deep-copies", """
+import copy
+import torch
+x = torch.ones(2, requires_grad=True)
+x.tag = "w"
+y = copy.deepcopy(x)
+print(y.tag, y.requires_grad, y)
+p = torch.nn.Parameter(torch.ones(2))
+p.tag = 3
+print(copy.deepcopy(p).tag)
+""")
+
 
 @pytest.mark.parametrize("cid", list(CASES))
 def test_tensor_fixes(cid):

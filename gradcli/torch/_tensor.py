@@ -31,10 +31,11 @@ def _missing(self, name):
     """Only for names the class lacks: PyTorch's methods gradcli has not implemented say so.
     (Its cost: CPython 3.11 reads no attribute of a class with __getattr__ the fast way, so
     hot code reads a tensor's attributes once, into locals.)"""
+    kind = f"'{type(self).__name__}' object"             # (a Parameter is named so)
     if name.startswith("_"):
-        raise TorchAttributeError(f"'Tensor' object has no attribute '{name}'")
+        raise TorchAttributeError(f"{kind} has no attribute '{name}'")
     from ._not_implemented import missing
-    raise missing("Tensor", name, "'Tensor' object")
+    raise missing("Tensor", name, kind)
 
 
 def _not_writable(name):
