@@ -273,7 +273,7 @@ _PROFILES = {"default": (4, 1000, 3, 80), "short": (2, 1000, 2, 80), "full": (4,
 def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None, profile=None, sci_mode=None):
     """How tensors print, as torch/_tensor_str.py's set_printoptions (sci_mode is always set)."""
     opts = _E.printing.OPTIONS
-    if profile is not None:
+    if profile in _PROFILES:                # (another profile is ignored, as in PyTorch)
         opts.precision, opts.threshold, opts.edgeitems, opts.linewidth = _PROFILES[profile]
     if precision is not None:
         opts.precision = precision
