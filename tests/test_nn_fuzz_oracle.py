@@ -97,7 +97,7 @@ def test_random_model_with_loss_and_backward_calls(model):
     layers, features, loss_name, batch, calls, reduction = model
 
     def call(m, x, target):
-        lib_nn = type(m).__module__.startswith("torch") and __import__("torch").nn or __import__("gradcli.torch").torch.nn
+        lib_nn = isinstance(m, __import__("torch").nn.Module) and __import__("torch").nn or __import__("gradcli.torch").torch.nn
         loss_fn = getattr(lib_nn, loss_name)(reduction=reduction)
         out = m(x)
         if loss_name == "NLLLoss":

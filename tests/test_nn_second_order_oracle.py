@@ -143,7 +143,7 @@ def test_random_model_second_order(model):
     layers, features, loss_name, batch, _, reduction = model
 
     def call(m, x, target):
-        lib_nn = type(m).__module__.startswith("torch") and __import__("torch").nn or __import__("gradcli.torch").torch.nn
+        lib_nn = isinstance(m, __import__("torch").nn.Module) and __import__("torch").nn or __import__("gradcli.torch").torch.nn
         out = m(x)
         if loss_name == "NLLLoss":
             out = lib_nn.functional.log_softmax(out, 1)

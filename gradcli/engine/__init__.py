@@ -28,7 +28,7 @@ _EXPORTS = {
     "autograd": "_engine_flags _make_grads backward grad",
     "dtypes": "BOOL DTYPES FLOAT INT DType MemoryFormat Size _sizes bool_ channels_last channels_last_3d "
               "contiguous_format dtype_of float16 float32 float64 int8 int16 int32 int64 preserve_format "
-              "promote_types uint8",
+              "promote_types shown_as_pytorch uint8",
     "engine": "CallRecord _apply execute",
     "graph": "ACCUMULATE COPY_BACKWARDS GRAPH_ROOT INVALID AccumulateGrad BackwardTwiceError MultiOutputNode Node "
              "OpDef OutputEdge Saved Version VersionError _fake_address _NUMBERS _version_error output_edges "

@@ -105,9 +105,35 @@ contiguous_format, preserve_format, channels_last, channels_last_3d = map(
 
 
 class Size(tuple):
-    """torch.Size: a tuple that prints as `torch.Size([2, 3])`."""
+    """torch.Size: a tuple of ints that prints as `torch.Size([2, 3])`; slicing, adding and
+    repeating it give a torch.Size."""
 
     __slots__ = ()
+
+    def __new__(cls, sizes=()):
+        self = super().__new__(cls, sizes)
+        if all(type(d) is int for d in self):
+            return self
+        return super().__new__(cls, [_index(d, i) for i, d in enumerate(self)])
+
+    def __getitem__(self, key):
+        got = super().__getitem__(key)
+        return Size(got) if isinstance(key, slice) else got
+
+    def __add__(self, other):
+        if not isinstance(other, tuple):
+            raise TypeError(f"can only concatenate tuple (not {type(other).__name__}) to torch.Size")
+        return Size(tuple(self) + tuple(other))
+
+    def __radd__(self, other):
+        if not isinstance(other, tuple):
+            return NotImplemented
+        return Size(tuple(other) + tuple(self))
+
+    def __mul__(self, n):
+        return Size(tuple(self) * n)
+
+    __rmul__ = __mul__
 
     def __repr__(self):
         return "torch.Size([" + ", ".join(map(str, self)) + "])"
@@ -119,6 +145,34 @@ class Size(tuple):
         for d in self:
             n *= d
         return n
+
+
+def _index(d, i):
+    """A size as PyTorch takes it: anything with __index__ (integer 0-d tensors too)."""
+    try:
+        return d.__index__()
+    except (AttributeError, TypeError):
+        raise TypeError(f"torch.Size() takes an iterable of 'int' (item {i} is '{type(d).__name__}')") from None
+
+
+def _as_torch_class(cls, qualname):
+    """Show `cls` as PyTorch's C class `torch.<qualname>`: its repr is `<class 'torch.Size'>`
+    and CPython's own errors name it as PyTorch's do ("'torch.Size' object is not callable")."""
+    cls.__module__, cls.__qualname__, cls.__name__ = "torch", qualname, f"torch.{qualname}"
+
+
+def shown_as_pytorch(cls, module=None):
+    """A class of gradcli.torch shown as PyTorch's, <class 'torch.nn.modules.linear.Linear'>: in
+    `module`, else in its own module's name without the leading "gradcli."."""
+    if module is not None:
+        cls.__module__ = module
+    elif cls.__module__.startswith("gradcli."):
+        cls.__module__ = cls.__module__[len("gradcli."):]
+    return cls
+
+
+_as_torch_class(Size, "Size")
+_as_torch_class(DType, "dtype")
 
 
 def _sizes(shape):

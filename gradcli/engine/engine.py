@@ -541,23 +541,24 @@ def _hooked(fn, buf, record):
             raise TorchTypeError(f"'{type(hook).__name__}' object is not callable")
         r = hook(g)
         if r is not None:
-            g = _checked_result(hook, g, r)
+            _check_hook_result(hook, g, r)
+            g = r
     return g if isinstance(buf, TensorBase) else g._data
 
 
-def _checked_result(hook, g, r):
-    """A hook's replacement gradient keeps the gradient's dtype and size (PyTorch's
-    check_variable_result)."""
-    if not isinstance(r, TensorBase):
-        raise TorchTypeError(f"expected Variable, but hook returned '{type(r).__name__}'")
-    name = getattr(hook, "__name__", None)
-    name = name if isinstance(name, str) else "<unknown>"
-    if r._data.dtype != g._data.dtype:
-        raise TorchRuntimeError(f"hook '{name}' has changed the type of value (was torch.{g.dtype.tensor_type} "
-                                f"got torch.{r.dtype.tensor_type})")
-    if r._data.shape != g._data.shape:
-        raise TorchRuntimeError(f"hook '{name}' has changed the size of value")
-    return r
+def _check_hook_result(hook, original, result):
+    """PyTorch's check_single_result: a hook's replacement is a tensor of the same type and size."""
+    if not isinstance(result, TensorBase):
+        kind = type(result)
+        name = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
+        raise TorchTypeError(f"expected Variable, but hook returned '{name}'")
+    hook_name = getattr(hook, "__name__", None)
+    hook_name = hook_name if isinstance(hook_name, str) else "<unknown>"
+    if result._data.dtype != original._data.dtype:
+        raise TorchRuntimeError(f"hook '{hook_name}' has changed the type of value (was "
+                                f"torch.{original.dtype.tensor_type} got torch.{result.dtype.tensor_type})")
+    if result._data.shape != original._data.shape:
+        raise TorchRuntimeError(f"hook '{hook_name}' has changed the size of value")
 
 
 def _hooked_slots(hooks, slots, record):
@@ -569,10 +570,10 @@ def _hooked_slots(hooks, slots, record):
             raise TorchTypeError(f"'{type(h.hook).__name__}' object is not callable")
         g = slots[h.nr]
         wrapped = g is not None and not isinstance(g, TensorBase)
-        g = CONFIG.tensor(g, version=_grad_version(record, g)) if wrapped else g
-        r = h.hook(g)
+        seen = CONFIG.tensor(g, version=_grad_version(record, g)) if wrapped else g
+        r = h.hook(seen)
         if r is not None and g is not None:
-            r = _checked_result(h.hook, g, r)
+            _check_hook_result(h.hook, seen, r)
         if r is not None:
             slots[h.nr] = r._data if wrapped or (g is None and not STATE.grad_enabled) else r
     return slots

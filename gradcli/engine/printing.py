@@ -1,7 +1,8 @@
-"""Reproduce PyTorch's ``repr(tensor)`` / ``str(tensor)`` text exactly (default print options).
+"""Reproduce PyTorch's ``repr(tensor)`` / ``str(tensor)`` text exactly.
 
-The rules mirror ``torch/_tensor_str.py`` with the defaults precision=4, threshold=1000,
-edgeitems=3, linewidth=80, sci_mode=None; tests/test_printing.py checks them against PyTorch.
+The rules mirror ``torch/_tensor_str.py``, with torch.set_printoptions's settings (OPTIONS:
+by default precision=4, threshold=1000, edgeitems=3, linewidth=80, sci_mode=None);
+tests/test_printing.py checks them against PyTorch.
 Pure NumPy + stdlib.
 
 Values are formatted from Python floats/ints obtained with ``ndarray.tolist()``: float32 and
@@ -13,11 +14,27 @@ import numpy as np
 
 __all__ = ["format_tensor", "format_item"]
 
+class PrintOptions:
+    """How tensors print: torch.set_printoptions's settings (PRINT_OPTS of torch/_tensor_str.py)."""
+
+    __slots__ = ("precision", "threshold", "edgeitems", "linewidth", "sci_mode")
+
+    def __init__(self, precision=4, threshold=1000, edgeitems=3, linewidth=80, sci_mode=None):
+        self.precision, self.threshold, self.edgeitems, self.linewidth = precision, threshold, edgeitems, linewidth
+        self.sci_mode = sci_mode
+
+
+OPTIONS = PrintOptions()
+
+
+def reset_print_options():
+    """PyTorch's defaults, as a new process has them."""
+    global OPTIONS
+    OPTIONS = PrintOptions()
+
+
 _PREFIX = "tensor("
 _INDENT = len(_PREFIX)  # 7
-_LINEWIDTH = 80
-_EDGEITEMS = 3
-_THRESHOLD = 1000  # summarize when numel > threshold
 
 _FLOAT_DTYPES = frozenset({"float16", "float32", "float64"})
 # dtypes that a non-empty tensor does not name in a dtype= suffix (default dtype, int64, bool)
@@ -33,16 +50,9 @@ def _fmt_int_mode(v: float) -> str:
     return s + "." if v - v == 0 else s  # v - v == 0 exactly when v is finite
 
 
-def _fmt_fixed(v: float) -> str:
-    return format(v, ".4f")
-
-
-def _fmt_sci(v: float) -> str:
-    return format(v, ".4e")
-
-
-def _float_cells(values: list) -> tuple[list, int]:
+def _float_cells(values: list, opts) -> tuple[list, int]:
     """Format the shown float values; return (unpadded strings, column width)."""
+    fixed, sci = f".{opts.precision}f", f".{opts.precision}e"
     # Mode and width are decided by the finite non-zero values only; zeros, inf and nan are
     # formatted in the chosen mode but never widen the column.
     finite = [v for v in values if v != 0 and v - v == 0]
@@ -51,18 +61,23 @@ def _float_cells(values: list) -> tuple[list, int]:
     mags = [abs(v) for v in finite]
     hi, lo = max(mags), min(mags)
     wide_range = hi / lo > 1000.0 or hi > 1.0e8  # Python float division gives inf, never raises
-    if all(v.is_integer() for v in finite):
-        fmt = _fmt_sci if wide_range else _fmt_int_mode
+    whole = all(v.is_integer() for v in finite)
+    if opts.sci_mode is not None:
+        use_sci = opts.sci_mode
     else:
-        fmt = _fmt_sci if wide_range or lo < 1.0e-4 else _fmt_fixed
+        use_sci = wide_range if whole else wide_range or lo < 1.0e-4
+    if use_sci:
+        fmt = lambda v: format(v, sci)                 # noqa: E731
+    else:
+        fmt = _fmt_int_mode if whole else lambda v: format(v, fixed)        # noqa: E731
     width = max(len(fmt(v)) for v in finite)
     return [fmt(v) for v in values], width
 
 
-def _cells(values: list, is_float: bool) -> tuple[list, int]:
+def _cells(values: list, is_float: bool, opts) -> tuple[list, int]:
     """Right-aligned strings for the shown values and their common width."""
     if is_float:
-        strs, width = _float_cells(values)
+        strs, width = _float_cells(values, opts)
     else:  # ints and bools: str(), width over every shown element
         strs = [str(v) for v in values]
         width = max(map(len, strs))
@@ -70,34 +85,34 @@ def _cells(values: list, is_float: bool) -> tuple[list, int]:
 
 
 # ----------------------------------------------------------------------------- layout
-def _summarize(data: np.ndarray) -> tuple[np.ndarray, list]:
-    """Keep the first and last EDGEITEMS entries of every dim longer than 2*EDGEITEMS.
+def _summarize(data: np.ndarray, edgeitems: int) -> tuple[np.ndarray, list]:
+    """Keep the first and last `edgeitems` entries of every dim longer than 2*edgeitems.
 
     Returns the (small) array of shown entries and, per dim, whether a gap is shown.
     """
     elided = []
     for axis, n in enumerate(data.shape):
-        cut = n > 2 * _EDGEITEMS
+        cut = n > 2 * edgeitems
         if cut:
-            keep = list(range(_EDGEITEMS)) + list(range(n - _EDGEITEMS, n))
+            keep = list(range(edgeitems)) + list(range(n - edgeitems, n))
             data = np.take(data, keep, axis=axis)
         elided.append(cut)
     return data, elided
 
 
-def _layout(cells: list, shape: tuple, elided: list, width: int) -> str:
+def _layout(cells: list, shape: tuple, elided: list, width: int, opts) -> str:
     """Nest the flat, C-ordered cells into torch's bracketed multi-line layout (bottom-up)."""
     ndim = len(shape)
     # Every innermost vector sits at nesting depth ndim-1, so they all share one indent.
     vec_indent = _INDENT + ndim - 1
-    per_line = max(1, (_LINEWIDTH - vec_indent) // (width + 2))
+    per_line = max(1, (opts.linewidth - vec_indent) // (width + 2))
     line_sep = ",\n" + " " * (vec_indent + 1)
     n = shape[-1]
     blocks = []
     for start in range(0, len(cells), n):
         row = cells[start:start + n]
         if elided[-1]:
-            row.insert(_EDGEITEMS, " ...")  # the gap counts as an element for line breaking
+            row.insert(opts.edgeitems, " ...")  # the gap counts as an element for line breaking
         lines = [", ".join(row[i:i + per_line]) for i in range(0, len(row), per_line)]
         blocks.append("[" + line_sep.join(lines) + "]")
     for d in range(ndim - 2, -1, -1):
@@ -108,19 +123,19 @@ def _layout(cells: list, shape: tuple, elided: list, width: int) -> str:
         for start in range(0, len(blocks), n):
             group = blocks[start:start + n]
             if elided[d]:
-                group.insert(_EDGEITEMS, "...")
+                group.insert(opts.edgeitems, "...")
             grouped.append("[" + sep.join(group) + "]")
         blocks = grouped
     return blocks[0]
 
 
-def _add_suffixes(text: str, suffixes: list) -> str:
+def _add_suffixes(text: str, suffixes: list, linewidth: int) -> str:
     # torch's length bookkeeping: +2 while on the body's last line, but only indent+len after a
     # wrap (the asymmetry is torch's, see _add_suffixes in torch/_tensor_str.py).
     last_len = len(text) - text.rfind("\n") + 1
     parts = [text]
     for s in suffixes:
-        if last_len + len(s) + 2 > _LINEWIDTH:
+        if last_len + len(s) + 2 > linewidth:
             parts.append(",\n" + " " * _INDENT + s)
             last_len = _INDENT + len(s)
         else:
@@ -144,6 +159,7 @@ def format_tensor(data: np.ndarray, dtype: str, suffixes=()) -> str:
     if data.dtype.name != dtype:
         data = data.astype(dtype)
     shape = data.shape
+    opts = OPTIONS
     head = []
     if data.size == 0:
         # No elements to infer the dtype from, so every non-default dtype is named (int64 too).
@@ -151,17 +167,17 @@ def format_tensor(data: np.ndarray, dtype: str, suffixes=()) -> str:
             head.append("size=" + str(tuple(shape)))
         if dtype != "float32":
             head.append("dtype=torch." + dtype)
-        return _add_suffixes(_PREFIX + "[]", head + list(suffixes))
+        return _add_suffixes(_PREFIX + "[]", head + list(suffixes), opts.linewidth)
 
     if dtype not in _IMPLICIT_DTYPES:
         head.append("dtype=torch." + dtype)
-    if data.size > _THRESHOLD:
-        data, elided = _summarize(data)  # mode and width come from the shown entries only
+    if data.size > opts.threshold:
+        data, elided = _summarize(data, opts.edgeitems)  # mode and width come from the shown entries only
     else:
         elided = [False] * len(shape)
-    cells, width = _cells(data.ravel().tolist(), dtype in _FLOAT_DTYPES)
-    body = cells[0] if not shape else _layout(cells, data.shape, elided, width)
-    return _add_suffixes(_PREFIX + body, head + list(suffixes))
+    cells, width = _cells(data.ravel().tolist(), dtype in _FLOAT_DTYPES, opts)
+    body = cells[0] if not shape else _layout(cells, data.shape, elided, width, opts)
+    return _add_suffixes(_PREFIX + body, head + list(suffixes), opts.linewidth)
 
 
 def format_item(value, dtype: str) -> str:

@@ -1,6 +1,7 @@
 """The engine's per-run state, what it takes from the op table, and PyTorch's warning texts."""
 from __future__ import annotations
 
+from . import printing
 from .numpy_math import _NumpyMath
 
 
@@ -33,6 +34,7 @@ class _State:
         self.check_nan = True        # ... and its check_nan flag (only read while anomaly is on)
         self.stale = False           # some view's grad_fn may be out of date (ops.fresh_view)
         self.module = None           # the nn.Module whose forward is running (origins name it)
+        printing.reset_print_options()          # torch.set_printoptions's
 
     def next_seq(self):
         s = self.seq

@@ -120,10 +120,6 @@ class TensorBase:
         fn = self._fn
         return fn.nr if type(fn) is OutputEdge else 0
 
-    @grad_fn.setter
-    def grad_fn(self, node):
-        self._fn = node
-
     def data_ptr(self):
         """The address of the first element: equal for tensors that share memory from there."""
         return self._data.__array_interface__["data"][0] if self._data.size else 0

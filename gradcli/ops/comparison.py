@@ -122,6 +122,7 @@ def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
                                  f"Tensor, not {type(v).__name__}")
     x, y = a._data, b._data
     _closeness_checks(x, y, rtol, atol)
+    rtol, atol = (v.item() if isinstance(v, TensorBase) else v for v in (rtol, atol))   # numbers to NumPy
     broadcast_shapes(x.shape, y.shape)
     if x.dtype.kind == "b":
         return bool(np.all(x == y))
@@ -207,6 +208,7 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     atol + |rtol * y|, computed in the inputs' dtype (integers in float32, the default dtype)."""
     x, y = input._data, other._data
     _closeness_checks(x, y, rtol, atol)
+    rtol, atol = (v.item() if isinstance(v, TensorBase) else v for v in (rtol, atol))   # numbers to NumPy
     shape = broadcast_shapes(x.shape, y.shape)
     _check_like(shape, itemsize=1)
     close = np.asarray(x == y)

@@ -43,6 +43,10 @@ def _is_mask(t):
     return t._data.dtype == np.bool_ or t._data.dtype == np.uint8
 
 
+W_UINT8_INDEX = ("indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool instead. "
+                 "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/IndexingUtils.h:37.)")
+
+
 def _apply_select(t, dim, index, real_dim):
     """PyTorch's applySelect: x[i] checks i against the size here, naming the index's position."""
     sizes = t._data.shape
@@ -75,6 +79,13 @@ def _sequence_index(seq):
     return CONFIG.tensor(arr if arr.dtype == np.bool_ else arr.astype(np.int64))
 
 
+def _numpy_index(i):
+    """A NumPy integer is an int to PyTorch's indexing, an array a tensor."""
+    if isinstance(i, np.generic):
+        return i.item()
+    return CONFIG.tensor(i) if isinstance(i, np.ndarray) else i
+
+
 def getitem(t, index):
     """PyTorch's indexing (python_variable_indexing.cpp): a lone int, slice, None or ... is one
     view node; otherwise the basic indices become Select/Slice/Unsqueeze views applied left
@@ -96,6 +107,8 @@ def getitem(t, index):
     index = _index_tuple(index)
     for i in index:
         if not (i is None or i is Ellipsis or isinstance(i, (int, slice, list, tuple)) or isinstance(i, TensorBase)):
+            if isinstance(i, (np.generic, np.ndarray)):
+                return getitem(t, tuple(map(_numpy_index, index)))
             raise TorchIndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
                                   "are valid indices (got " + type(i).__name__ + ")")
     index = tuple(_sequence_index(i) if isinstance(i, (list, tuple)) else i for i in index)
@@ -169,6 +182,8 @@ def _index(t, indices):
             idx.append(slice(None))
         elif _is_mask(i):
             m = i._data
+            if m.dtype == np.uint8:
+                E.STATE.warn(W_UINT8_INDEX)
             for j in range(m.ndim):
                 src = len(idx) + j
                 if src >= len(sizes) or m.shape[j] != sizes[src]:
@@ -217,7 +232,13 @@ def setitem(t, index, value):
     a number or 0-d tensor, else copy_), else it is index_put_ into it (IndexPutBackward0). So
     an assignment into a view of a tensor that takes part in autograd gives the base CopySlices."""
     # the index is read as getitem reads it: a list may be a tuple of indices, a list a tensor
-    index = tuple(_sequence_index(i) if isinstance(i, (list, tuple)) else i for i in _index_tuple(index))
+    index = tuple(_sequence_index(i) if isinstance(i, (list, tuple)) else _numpy_index(i) for i in _index_tuple(index))
+    if isinstance(value, np.integer):       # an int to PyTorch's parser
+        value = int(value)
+    if not isinstance(value, (TensorBase, int, float, complex)):
+        kind = type(value)
+        name = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
+        raise TorchTypeError(f"can't assign a {name} to a torch.{t.dtype.tensor_type}")
     fresh_views((t, value))
     sliced, advanced = _setitem_view(t, index)
     if not advanced:
@@ -238,7 +259,7 @@ def _setitem_view(t, index):
     if _b.sum(1 for i in index if i is Ellipsis) > 1:
         raise TorchIndexError("an index can only have a single ellipsis ('...')")
     result, dim, advanced = t, 0, {}
-    for i in index:
+    for real_dim, i in enumerate(index):
         if isinstance(i, TensorBase) and i._data.ndim == 0 and i._data.dtype.kind in "iu":
             i = int(i._data)
         if i is Ellipsis:
@@ -249,7 +270,7 @@ def _setitem_view(t, index):
         elif isinstance(i, bool):
             raise TorchIndexError("boolean scalar indices are not supported")
         elif isinstance(i, int):
-            result = select(result, dim, i)
+            result = _apply_select(result, dim, i, real_dim)
         elif isinstance(i, slice):
             whole = (i.start in (None, 0) and i.step in (None, 1)
                      and (i.stop is None or i.stop >= result._data.shape[dim]))
@@ -260,6 +281,9 @@ def _setitem_view(t, index):
             arr = i._data if isinstance(i, TensorBase) else np.array(i)
             if arr.dtype.kind not in "iub":
                 raise TorchIndexError("tensors used as indices must be long, int, byte or bool tensors")
+            if arr.dtype == np.uint8:           # a byte tensor is a mask, as a bool one
+                E.STATE.warn(W_UINT8_INDEX)
+                arr = arr.astype(np.bool_)
             advanced[dim] = arr
             dim += 1
         else:

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..engine import CONFIG, TensorBase
+from ..engine import CONFIG, TensorBase, dtype_of, result_type
 from ..engine import TorchRuntimeError, TorchTypeError
-from .numeric import _C_NAME, _check_operand, _norm_dim, _scalar_checked, _sizes_str, broadcast_shapes
+from .numeric import _C_NAME, _SCALAR_NAME, _check_operand, _norm_dim, _scalar_checked, _sizes_str, broadcast_shapes
 from .record import _begin, _check_like, _record
 from .table import TABLE
 from .views import _check_inplace, _inplace, _inplace_view
@@ -105,4 +105,8 @@ def copy_(t, src, non_blocking=False):
 
 def clamp_(t, min=None, max=None):
     min, max = check_bounds(min, max)       # (before the in-place checks, as PyTorch's parser runs first)
+    numbers = [v for v in (min, max) if v is not None and not isinstance(v, TensorBase)]
+    if numbers and result_type(t, *numbers).kind > dtype_of(t._data).kind:     # the kernel names the C type
+        raise TorchRuntimeError(f"result type {_SCALAR_NAME[result_type(t, *numbers).np.name]} can't be cast to "
+                                f"the desired output type {_C_NAME[t._data.dtype.name]}")
     return _inplace(t, lambda x: clamp(x, min, max), name="clamp_")

@@ -182,6 +182,8 @@ def _operator_method(row, ufunc, attrs, general):
                 return r
             if isinstance(other, TensorBase):
                 return _binary(row, ufunc, t, other, None, attrs)
+        if isinstance(other, np.generic):   # a NumPy scalar is a number to PyTorch's parser
+            other = other.item()
         if not (isinstance(other, TensorBase) or isinstance(other, (int, float))):
             return NotImplemented
         return general(t, other)
@@ -292,6 +294,12 @@ def _power_vectorized(a, b):
     below: the C library's pow where PyTorch's loop calls it.)"""
     if a.dtype == np.float32 and b.dtype == np.float32 and _b.max(a.size, b.size) <= 65536:
         return np.power(a.astype(np.float64), b.astype(np.float64)).astype(np.float32)
+    if b.dtype.kind == "i" and a.dtype.kind in "iu" and (b < 0).any():
+        # integers to negative powers as PyTorch's powi: 1 stays 1, -1 alternates, the rest are 0
+        neg = b < 0
+        out = np.power(a, np.where(neg, 0, b))
+        flip = np.where((-b) % 2 == 1, -1, 1).astype(out.dtype) if out.dtype.kind == "i" else 1
+        return np.where(neg, np.where(a == 1, 1, np.where(a == -1, flip, 0)), out).astype(out.dtype)
     return np.power(a, b)
 
 
@@ -953,29 +961,32 @@ def clamp(t, min=None, max=None):
         return _record(TABLE["clamp_tensor"], seq, np.asarray(out, dt),
                        (t, min if isinstance(min, TensorBase) else None, max if isinstance(max, TensorBase) else None),
                        extra={"min": min, "max": max})
-    out = t._data
+    dt = result_type(t, *(v for v in (min, max) if v is not None)).np     # an int tensor by a float is float
+    out = t._data.astype(dt, copy=False)
     if min is not None:
-        out = _max_keep(out, out.dtype.type(_scalar_checked(min, out.dtype)))
+        out = _max_keep(out, dt.type(_scalar_checked(min, dt)))
     if max is not None:
-        out = _min_keep(out, out.dtype.type(_scalar_checked(max, out.dtype)))
+        out = _min_keep(out, dt.type(_scalar_checked(max, dt)))
     seq = _begin(t)
-    return _record(TABLE["clamp"], seq, np.asarray(out, t._data.dtype), (t,), attrs={"max": max, "min": min})
+    return _record(TABLE["clamp"], seq, np.asarray(out, dt), (t,), attrs={"max": max, "min": min})
 
 
 def clamp_min(t, min):
     if isinstance(min, TensorBase):
         return _clamp_one(t, min, _max_keep, "clamp_min_tensor")
     _check_like(t._data.shape)
+    dt = result_type(t, min).np
     seq = _begin(t)
-    return _record(TABLE["clamp_min"], seq, _max_keep(t._data, t._data.dtype.type(_scalar_checked(min, t._data.dtype))), (t,), attrs={"min": min})
+    return _record(TABLE["clamp_min"], seq, _max_keep(t._data.astype(dt, copy=False), dt.type(_scalar_checked(min, dt))), (t,), attrs={"min": min})
 
 
 def clamp_max(t, max):
     if isinstance(max, TensorBase):
         return _clamp_one(t, max, _min_keep, "clamp_max_tensor")
     _check_like(t._data.shape)
+    dt = result_type(t, max).np
     seq = _begin(t)
-    return _record(TABLE["clamp_max"], seq, _min_keep(t._data, t._data.dtype.type(_scalar_checked(max, t._data.dtype))), (t,), attrs={"max": max})
+    return _record(TABLE["clamp_max"], seq, _min_keep(t._data.astype(dt, copy=False), dt.type(_scalar_checked(max, dt))), (t,), attrs={"max": max})
 
 
 def _clamp_one(t, bound, keep, row):

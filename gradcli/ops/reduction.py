@@ -18,6 +18,19 @@ from .std_algorithms import std_sort
 from .pointwise import div, maximum, minimum, to_dtype
 
 
+def _check_nonempty_dim(name, data, d):
+    if data.ndim and data.shape[d] == 0:
+        raise TorchIndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+
+
+def _np_mean(data, **kwargs):
+    """NumPy's mean without its "Mean of empty slice" warning: PyTorch gives nan quietly."""
+    if data.size:
+        return data.mean(**kwargs)
+    with np.errstate(invalid="ignore"):
+        return np.true_divide(data.sum(**kwargs), 0)
+
+
 def _arg_extreme(name, pick):
     def arg(t, dim=None, keepdim=False):
         _check_reads(t)
@@ -35,6 +48,7 @@ def _arg_extreme(name, pick):
         if data.ndim == 0:
             return CONFIG.tensor(np.asarray(0, np.int64))
         _check_reduced(data, (d,))
+        _check_nonempty_dim(name, data, d)
         out = np.asarray(pick(data, axis=d), np.int64)
         return CONFIG.tensor(np.expand_dims(out, d) if keepdim else out)
     arg.__name__ = name
@@ -58,7 +72,7 @@ def _mean(data, dims, keepdim):
     """at::mean on the CPU: the sum, then divided by the number of elements summed."""
     dims = tuple(range(data.ndim)) if dims is None else dims
     if data.dtype.kind != "f" or data.dtype.itemsize < 4 or data.size == 0:
-        return np.asarray(data.mean(axis=dims, keepdims=keepdim, dtype=data.dtype))
+        return np.asarray(_np_mean(data, axis=dims, keepdims=keepdim, dtype=data.dtype))
     count = int(np.prod([data.shape[d] for d in dims]))
     return np.asarray(_sum(data, dims, keepdim, data.dtype) / data.dtype.type(count))
 
@@ -87,14 +101,18 @@ def mean(t, dim=None, keepdim=False, dtype=None):
             name = "Int"
         raise TorchRuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating "
                                 f"point or complex dtype. Got: {name}")
+    if dtype is not None and not dtype.is_floating_point:
+        raise TorchRuntimeError("mean(): could not infer output dtype. Optional dtype must be either a floating "
+                                f"point or complex dtype. Got: {dtype.tensor_type[:-len('Tensor')]}")
+    out_dt = data.dtype if dtype is None else dtype.np     # the input cast to `dtype`, then reduced
     seq = _begin(t)
     if dim is None:
-        out = _mean(data, tuple(range(data.ndim)), False)
+        out = _mean(data.astype(out_dt, copy=False), tuple(range(data.ndim)), False)
         return _record(TABLE["mean"], seq, out, (t,),
                        attrs={"self_sym_numel": data.size, "self_sym_sizes": tuple(data.shape)})
     dims = _dims(dim, data.ndim)
     _check_reduced(data, dims)
-    out = _mean(data, dims, keepdim)
+    out = _mean(data.astype(out_dt, copy=False), dims, keepdim)
     return _record(TABLE["mean_dim"], seq, out, (t,),
                    attrs={"dim": _raw_dims(dim), "keepdim": bool(keepdim), "self_sym_numel": data.size,
                           "self_sym_sizes": tuple(data.shape)})
@@ -108,8 +126,15 @@ def _reduce_all(row, t, out, extra=None):
 ReturnType = None
 
 
+_RETURN_TYPES = {}
+
+
 def _return_type(name, values, indices):
-    return _ReturnTypes(name, values, indices)
+    """torch.return_types.NAME: a class per name, as PyTorch's structseqs (`type(r).__name__` is "max")."""
+    cls = _RETURN_TYPES.get(name)
+    if cls is None:
+        cls = _RETURN_TYPES[name] = type(name, (_ReturnTypes,), {"__module__": "torch.return_types"})
+    return cls(name, values, indices)
 
 
 class _ReturnTypes(tuple):
@@ -150,6 +175,7 @@ def _minmax(t, name, dim, keepdim, other=None):
     nd = t._data.ndim
     d = _norm_dim(dim, nd)
     _check_reduced(t._data, (d,))
+    _check_nonempty_dim(name, t._data, d)
     if nd == 0:
         idx = np.zeros((), np.int64)
         values = t._data.copy()
@@ -288,14 +314,15 @@ def log_softmax(t, dim, dtype=None):
 
 
 def _cumulative(name, fn):
-    def forward(t, dim):
+    def forward(t, dim, *, dtype=None):
         _check_like(t._data.shape, itemsize=8)
         seq = _begin(t)
         d = _norm_dim(dim, t._data.ndim)
-        out = fn(t._data, axis=d) if t._data.ndim else t._data.copy()
+        data = t._data if dtype is None else t._data.astype(dtype.np)         # cast first, then accumulate
+        out = fn(data, axis=d) if data.ndim else data.copy()
         if name == "cumsum" and out.dtype.kind == "f":
             out = out + 0.0                 # PyTorch's running sum starts at +0: cumsum([-0.]) is 0.
-        dt = np.int64 if t._data.dtype.kind in "biu" else t._data.dtype      # integers and bools sum as int64
+        dt = np.int64 if data.dtype.kind in "biu" and dtype is None else data.dtype   # integers and bools sum as int64
         return _record(TABLE[name], seq, np.asarray(out, dt), (t,), attrs={"dim": dim})
     forward.__name__ = name
     return forward

@@ -10,7 +10,7 @@ from .. import engine as E
 from ..engine import CONFIG, OpDef, STATE, Saved, TensorBase, result_type
 from ..engine import TorchRuntimeError
 from ..engine import TorchNotImplementedError as TorchNotImplementedError_
-from .numeric import _SCALAR_NAME
+from .numeric import _C_NAME, _SCALAR_NAME
 from .record import _begin, _record
 from .table import TABLE
 
@@ -142,8 +142,11 @@ def _inplace(t, compute, *args, name, cast=False):
         # PyTorch checks the promoted type against t's before running the kernel
         promoted = result_type(t, args[0])
         if promoted.kind > E.dtype_of(t._data).kind:
+            # clamp's kernels check a number bound themselves, naming the C type
+            names = _C_NAME if name in ("clamp_min_", "clamp_max_") and not isinstance(args[0], TensorBase) \
+                else _SCALAR_NAME
             raise TorchRuntimeError(f"result type {_SCALAR_NAME[promoted.np.name]} can't be cast to the desired "
-                                    f"output type {_SCALAR_NAME[t._data.dtype.name]}")
+                                    f"output type {names[t._data.dtype.name]}")
     result = compute(t, *args)
     out = result._data
     if out.shape != t._data.shape:

@@ -630,6 +630,10 @@ def _script_context(session, recorder, report, timeout, max_elements, max_memory
     sys.displayhook = _display(report) if session.echo else sys.displayhook
     old_limit = sys.getrecursionlimit()
     timer = _Timer(timeout, session) if timeout is not None else None
+    # `python script.py` puts the script's directory first on sys.path: its own modules import
+    script_dir = os.path.dirname(os.path.abspath(session.filename)) if os.path.isfile(session.filename) else None
+    if script_dir is not None:
+        sys.path.insert(0, script_dir)
     try:
         with importer.torch_is_gradcli(), limits(max_elements, max_memory, timeout, session.time_limit):
             if timer is not None:
@@ -640,6 +644,8 @@ def _script_context(session, recorder, report, timeout, max_elements, max_memory
                 if timer is not None:
                     timer.stop()
     finally:
+        if script_dir is not None and script_dir in sys.path:
+            sys.path.remove(script_dir)
         sys.stdout, sys.displayhook = old_stdout, old_hook
         sys.setrecursionlimit(old_limit)
         if state.stale:

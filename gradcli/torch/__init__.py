@@ -80,6 +80,10 @@ class _Context:
 class _GradMode(_Context):
     """Base of no_grad / enable_grad / set_grad_enabled: a context manager that restores."""
 
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        _E.shown_as_pytorch(cls, "torch.autograd.grad_mode")
+
     @property
     def _qualname(self):
         return "torch.autograd.grad_mode." + type(self).__name__
@@ -155,6 +159,11 @@ def _np_dtype(dtype, default=None):
     raise TorchTypeError(f"dtype must be a torch.dtype, not {type(dtype).__name__}")
 
 
+W_LIST_OF_NDARRAYS = ("Creating a tensor from a list of numpy.ndarrays is extremely slow. Please consider converting "
+                      "the list to a single numpy.ndarray with numpy.array() before converting to a tensor. "
+                      "(Triggered internally at /__w/pytorch/pytorch/torch/csrc/utils/tensor_new.cpp:252.)")
+
+
 def _scan(data, typed=False):
     """Shape and element kind of nested Python sequences, with PyTorch's ragged error.
     Iterative, so deeply nested input cannot exhaust the Python stack. `typed` (a dtype was given):
@@ -166,7 +175,7 @@ def _scan(data, typed=False):
     kinds = set()
     while True:
         first = level[0] if level else None
-        if isinstance(first, (list, tuple)):
+        if isinstance(first, (list, tuple)) or (isinstance(first, np.ndarray) and first.ndim):
             if depth == 64:
                 probe, deeper = first, 0
                 while isinstance(probe, (list, tuple)) and probe and deeper <= 64:
@@ -178,7 +187,9 @@ def _scan(data, typed=False):
             n = len(first)
             nxt = []
             for item in level:
-                if not isinstance(item, (list, tuple)):
+                if isinstance(item, np.ndarray) and item.ndim:     # a sequence of its NumPy scalars
+                    _E.warn_once(W_LIST_OF_NDARRAYS)
+                elif not isinstance(item, (list, tuple)):
                     raise TorchValueError(f"expected sequence of length {n} at dim {depth} (got {type(item).__name__})")
                 if len(item) != n:
                     raise TorchValueError(f"expected sequence of length {n} at dim {depth} (got {len(item)})")
@@ -198,13 +209,15 @@ def _scan(data, typed=False):
                     too_big = TorchValueError("only one element tensors can be converted to Python scalars")
                     if typed:
                         raise too_big
-                kinds.add(item._data.dtype.kind)
+                kinds.add(item._data.dtype)
+            elif isinstance(item, np.generic) and item.dtype in _E.dtypes._BY_NP:     # its own dtype
+                kinds.add(item.dtype)
             elif isinstance(item, _py_bool):
-                kinds.add("b")
+                kinds.add(np.dtype(np.bool_))
             elif isinstance(item, _py_int):
-                kinds.add("i")
+                kinds.add(np.dtype(np.int64))
             elif isinstance(item, _py_float):
-                kinds.add("f")
+                kinds.add(np.dtype(np.float32))
             elif isinstance(item, str):
                 raise TorchTypeError(f"new(): invalid data type '{type(item).__name__}'")
             else:
@@ -214,20 +227,101 @@ def _scan(data, typed=False):
         return tuple(shape), level, kinds
 
 
+class finfo:
+    """torch.finfo: the limits of a floating dtype (the default dtype when none is given)."""
+
+    def __init__(self, type=None):
+        type = float32 if type is None else type
+        if not isinstance(type, _E.DType):
+            raise TorchTypeError(f"finfo(): argument 'type' (position 1) must be torch.dtype, not {builtins.type(type).__name__}")
+        if not type.is_floating_point:
+            raise TorchTypeError("torch.finfo() requires a floating point input type. Use torch.iinfo to handle "
+                                 "'torch.finfo'")
+        info = np.finfo(type.np)
+        self.bits, self.dtype = info.bits, type.name
+        self.eps, self.max, self.min = _py_float(info.eps), _py_float(info.max), _py_float(info.min)
+        self.tiny = self.smallest_normal = _py_float(info.smallest_normal)
+        self.resolution = 10.0 ** -info.precision
+
+    def __eq__(self, other):
+        return isinstance(other, finfo) and self.dtype == other.dtype
+
+    __hash__ = object.__hash__
+
+    def __repr__(self):
+        return (f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, eps={self.eps:g}, "
+                f"smallest_normal={self.smallest_normal:g}, tiny={self.tiny:g}, dtype={self.dtype})")
+
+
+class iinfo:
+    """torch.iinfo: the limits of an integer dtype."""
+
+    def __init__(self, type):
+        if not isinstance(type, _E.DType):
+            raise TorchTypeError(f"iinfo(): argument 'type' (position 1) must be torch.dtype, not {builtins.type(type).__name__}")
+        if type is bool:
+            raise TorchTypeError("torch.bool is not supported by torch.iinfo")
+        if type.is_floating_point:
+            raise TorchTypeError("torch.iinfo() requires an integer input type. Use torch.finfo to handle "
+                                 "'torch.iinfo'")
+        info = np.iinfo(type.np)
+        self.bits, self.dtype, self.min, self.max = info.bits, type.name, _py_int(info.min), _py_int(info.max)
+
+    def __eq__(self, other):
+        return isinstance(other, iinfo) and self.dtype == other.dtype
+
+    __hash__ = object.__hash__
+
+    def __repr__(self):
+        return f"iinfo(min={self.min:g}, max={self.max:g}, dtype={self.dtype})"
+
+
+_E.shown_as_pytorch(finfo, "torch")
+_E.shown_as_pytorch(iinfo, "torch")
+
+
+_PROFILES = {"default": (4, 1000, 3, 80), "short": (2, 1000, 2, 80), "full": (4, _math.inf, 3, 80)}
+
+
+def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None, profile=None, sci_mode=None):
+    """How tensors print, as torch/_tensor_str.py's set_printoptions (sci_mode is always set)."""
+    opts = _E.printing.OPTIONS
+    if profile in _PROFILES:                # (another profile is ignored, as in PyTorch)
+        opts.precision, opts.threshold, opts.edgeitems, opts.linewidth = _PROFILES[profile]
+    if precision is not None:
+        opts.precision = precision
+    if threshold is not None:
+        opts.threshold = threshold
+    if edgeitems is not None:
+        opts.edgeitems = edgeitems
+    if linewidth is not None:
+        opts.linewidth = linewidth
+    opts.sci_mode = sci_mode
+
+
+W_COPY_CONSTRUCT = ("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
+                    "sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor(sourceTensor).")
+
+
 def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
     _legacy.check_device(device)
     if isinstance(data, Tensor):
+        _STATE.warn(W_COPY_CONSTRUCT)
         arr = data._data.copy()
         if dtype is not None:
             arr = arr.astype(_np_dtype(dtype))
         return _new(arr, requires_grad)
     if isinstance(data, (np.ndarray, np.generic)):     # a NumPy scalar keeps its dtype, as in PyTorch
+        _check_numpy(np.asarray(data))
         arr = np.array(data, dtype=_np_dtype(dtype, data.dtype))
         return _new(arr, requires_grad)
     shape, flat, kinds = _scan(data, typed=dtype is not None)
-    if dtype is None:
-        kind = "f" if "f" in kinds or not kinds else ("i" if kinds & {"i", "u"} else "b")
-        np_dt = {"f": np.float32, "i": np.int64, "b": np.bool_}[kind]
+    if dtype is None:                       # the elements' dtypes promoted (Python floats as float32)
+        promoted = float32
+        for k, d in enumerate(kinds):
+            d = _E.dtypes._BY_NP[d]
+            promoted = d if k == 0 else _E.promote_types(promoted, d)
+        np_dt = promoted.np
     else:
         np_dt = _np_dtype(dtype)
     values = [v._data.item() if isinstance(v, Tensor) else v for v in flat]
@@ -242,7 +336,29 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
     return _new(arr.reshape(shape), requires_grad)
 
 
-as_tensor = tensor
+def as_tensor(data, dtype=None, device=None):
+    """torch.tensor, except that a tensor or a NumPy array of the dtype asked for is shared."""
+    _legacy.check_device(device)
+    if isinstance(data, Tensor):
+        return data if dtype is None or dtype.np == data._data.dtype else data.to(dtype)
+    if isinstance(data, np.ndarray) and (dtype is None or _np_dtype(dtype) == data.dtype):
+        return from_numpy(data)
+    return tensor(data, dtype=dtype)
+
+
+_NUMPY_TYPES = ("float64, float32, float16, complex64, complex128, int64, int32, int16, int8, uint64, uint32, uint16, "
+                "uint8, and bool")
+
+
+def _check_numpy(arr):
+    """What PyTorch refuses to make a tensor of: NumPy dtypes it has not, negative strides."""
+    if arr.dtype not in _E.dtypes._BY_NP:
+        raise TorchTypeError(f"can't convert np.ndarray of type numpy.{arr.dtype.type.__name__}. The only supported "
+                             f"types are: {_NUMPY_TYPES}.")
+    if builtins.any(st < 0 for st in arr.strides):
+        raise TorchValueError("At least one stride in the given numpy array is negative, and tensors with negative "
+                              "strides are not currently supported. (You can probably work around this by making a "
+                              "copy of your array  with array.copy().) ")
 
 
 def _checked_integers(values, np_dt):
@@ -271,27 +387,32 @@ def Tensor_(*args, **kwargs):
 def from_numpy(arr):
     if not isinstance(arr, np.ndarray):
         raise TorchTypeError(f"expected np.ndarray (got {type(arr).__name__})")
+    _check_numpy(arr)
     return make_tensor(arr)
 
 
-def _size(size):
+def _size(size, name="ones"):
     if len(size) == 1 and isinstance(size[0], (tuple, list, Size)):
         size = tuple(size[0])
     out = []
     for s in size:
         if isinstance(s, Tensor):
             s = s.item()
+        if isinstance(s, np.integer):       # an int to PyTorch's parser
+            s = _py_int(s)
         if not isinstance(s, _py_int):
-            raise TorchTypeError(f"ones(): argument 'size' must be tuple of ints, but found element of type "
+            raise TorchTypeError(f"{name}(): argument 'size' must be tuple of ints, but found element of type "
                                  f"{type(s).__name__} at pos {len(out)}")
         if s < 0:
+            if name == "zeros":             # zeros checks its sizes itself
+                raise TorchRuntimeError("zeros: Dimension size must be non-negative.")
             raise TorchRuntimeError(f"Trying to create tensor with negative dimension {s}: [{', '.join(map(str, size))}]")
         out.append(_py_int(s))
     return tuple(out)
 
 
-def _alloc(size, dtype, fill):
-    size = _size(size)
+def _alloc(size, dtype, fill, name="ones"):
+    size = _size(size, name)
     n = 1
     for s in size:
         n *= s
@@ -306,12 +427,12 @@ def ones(*size, dtype=None, requires_grad=False, device=None):
 
 def zeros(*size, dtype=None, requires_grad=False, device=None):
     _legacy.check_device(device)
-    return _new(_alloc(size, dtype, 0), requires_grad)
+    return _new(_alloc(size, dtype, 0, "zeros"), requires_grad)
 
 
 def empty(*size, dtype=None, requires_grad=False, device=None):
     _legacy.check_device(device)
-    return zeros(*size, dtype=dtype, requires_grad=requires_grad)
+    return _new(_alloc(size, dtype, 0, "empty"), requires_grad)
 
 
 def full(size, fill_value, dtype=None, requires_grad=False, device=None):

@@ -337,6 +337,8 @@ def _number_operand(other):
 
 def _binop(f):
     def method(self, other):
+        if isinstance(other, np.generic):   # a NumPy scalar is a number to PyTorch's parser
+            other = other.item()
         if not _number_operand(other):
             return NotImplemented
         return f(self, other)

@@ -411,8 +411,13 @@ def checked(name, fn):
         not any("Outputs" in o or "Inputs" in o or o.startswith("Tensor.") for o in overloads)
     plain, bound = set(), set()
     own_text = name in OWN_TEXTS
+    numpy_ints = public not in _DATA_FUNCTIONS
 
     def call(*args, **kwargs):
+        if numpy_ints and any(map(_has_numpy_int, args)):
+            args = tuple(map(_python_ints, args))
+        if kwargs and overloads:
+            args, kwargs = _keywords_placed(overloads, args, kwargs)
         problem = None
         if up_front and (kwargs or tuple(map(type, args)) not in plain):
             problem = _check_first(name, args, kwargs, plain, bound)
@@ -430,6 +435,47 @@ def checked(name, fn):
     call.__doc__ = fn.__doc__
     call.__wrapped__ = fn
     return call
+
+
+# their data keeps its NumPy dtypes (torch.tensor([np.int32(1)]) is an int32 tensor)
+_DATA_FUNCTIONS = frozenset(("tensor", "as_tensor", "asarray", "from_numpy", "new_tensor"))
+
+
+def _has_numpy_int(v):
+    return isinstance(v, np.integer) or (type(v) in (tuple, list) and any(isinstance(x, np.integer) for x in v))
+
+
+def _python_ints(v):
+    """PyTorch's parser reads a NumPy integer as an int (a size, a dim, an index), alone or in a list."""
+    if isinstance(v, np.integer):
+        return int(v)
+    if type(v) in (tuple, list):
+        return type(v)(int(x) if isinstance(x, np.integer) else x for x in v)
+    return v
+
+
+# NumPy's names PyTorch's parser also takes for a parameter (python_arg_parser.cpp)
+_NUMPY_NAMES = {"axis": "dim", "keepdims": "keepdim", "x": "input", "a": "input", "x1": "input", "x2": "other"}
+
+
+def _keywords_placed(overloads, args, kwargs):
+    """The call as gradcli's functions take it: NumPy's names renamed to PyTorch's, and the
+    keywords that name positional parameters of the first overload taking them all (`size=`,
+    `dims=`, `input=`, ...) passed by position, as PyTorch's parser binds them by name."""
+    for sig in overloads:
+        params = _parsed(sig)
+        names = {p.name for p in params}
+        renamed = {(k if k in names else _NUMPY_NAMES.get(k, k)): v for k, v in kwargs.items()}
+        if len(renamed) != len(kwargs) or not names.issuperset(renamed):
+            continue
+        positional = [p for p in params if not p.keyword_only]
+        args = list(args)
+        for p in positional[len(args):]:
+            if p.name not in renamed:
+                break
+            args.append(renamed.pop(p.name))
+        return tuple(args), renamed
+    return args, kwargs
 
 
 class _Binds(Exception):

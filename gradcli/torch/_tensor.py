@@ -39,14 +39,37 @@ def _missing(self, name):
     """Only for names the class lacks: PyTorch's methods gradcli has not implemented say so.
     (Its cost: CPython 3.11 reads no attribute of a class with __getattr__ the fast way, so
     hot code reads a tensor's attributes once, into locals.)"""
+    kind = f"'{type(self).__name__}' object"             # (a Parameter is named so)
     if name.startswith("_"):
-        raise TorchAttributeError(f"'Tensor' object has no attribute '{name}'")
+        raise TorchAttributeError(f"{kind} has no attribute '{name}'")
     from ._not_implemented import missing
-    raise missing("Tensor", name, "'Tensor' object")
+    raise missing("Tensor", name, kind)
 
 
+def _not_writable(name):
+    def refuse(self, value):
+        raise TorchAttributeError(f"attribute '{name}' of 'torch._C.TensorBase' objects is not writable")
+    return refuse
+
+
+def _array_wrap(self, array):
+    """A NumPy ufunc of a tensor (`np.exp(t)`, `ndarray * t`) gives a tensor, as PyTorch's
+    Tensor.__array_wrap__ (with its one parameter, which NumPy 2 warns of)."""
+    if array.dtype == bool:
+        array = array.astype("uint8")
+    return Tensor(array)
+
+
+# __dict__: a script may set attributes of its own on a tensor, as on PyTorch's
 Tensor = type("Tensor", (TensorBase,), {
-    "__slots__": (), "__module__": "torch",            # type(x) prints <class 'torch.Tensor'>, as in PyTorch
+    "__slots__": ("__dict__",), "__module__": "torch",     # type(x) prints <class 'torch.Tensor'>, as in PyTorch
+    "__array_wrap__": _array_wrap,
     "__doc__": "torch.Tensor: a NumPy array with PyTorch's autograd metadata and operations.",
     "__init__": __init__, "__getattr__": _missing, "backward": _signatures.checked("Tensor.backward", backward),
     **_api.methods(TensorBase)})
+
+for _name in dir(Tensor):                   # PyTorch's read-only attributes refuse assignment in its words
+    _attr = getattr(Tensor, _name, None)
+    if isinstance(_attr, property) and _attr.fset is None:
+        setattr(Tensor, _name, property(_attr.fget, _not_writable(_name), doc=_attr.__doc__))
+del _name, _attr

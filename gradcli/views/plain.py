@@ -1,6 +1,8 @@
 """`--plain`: what Python + PyTorch would print: stdout as is, warnings and the error on stderr."""
 from __future__ import annotations
 
+import os
+
 from ..record.report import Printed, Warned
 
 
@@ -12,6 +14,8 @@ def error_line(err) -> str:
 
 
 def render(report, out, err_stream, filename="<script>"):
+    if os.path.isfile(filename):            # `python script.py` names its script by its absolute path
+        filename = os.path.abspath(filename)
     lines = report.source.split("\n")
     for item in report.items:
         if isinstance(item, Printed):

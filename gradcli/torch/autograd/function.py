@@ -101,6 +101,10 @@ class Function:
                                 "new-style autograd function with static forward method. (Example: "
                                 "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)")
 
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        _E.shown_as_pytorch(cls)
+
     @staticmethod
     def forward(*args, **kwargs):
         raise TorchNotImplementedError("You must implement the forward function for custom autograd.Function.")
@@ -144,6 +148,9 @@ class Function:
         finally:
             _E.STATE.grad_enabled = prev
         return _wrap_outputs(ctx, args, output, record)
+
+
+_E.shown_as_pytorch(Function)
 
 
 def _wrap_outputs(ctx, args, output, record):
@@ -262,7 +269,7 @@ def once_differentiable(fn):
         for out in (outputs,) if single else outputs:
             if isinstance(out, TensorBase):
                 out = CONFIG.tensor(out._data)
-                out.grad_fn = DELAYED_ERROR.node_class(DELAYED_ERROR, edges, {}, {}, (), _E.STATE.next_seq())
+                out._fn = DELAYED_ERROR.node_class(DELAYED_ERROR, edges, {}, {}, (), _E.STATE.next_seq())
                 out._rg = True
             marked.append(out)
         return marked[0] if single else tuple(marked)

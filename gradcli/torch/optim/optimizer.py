@@ -8,7 +8,7 @@ import numpy as np
 
 from ... import engine as _E
 from ... import ops as _ops
-from ...engine import CONFIG, TensorBase
+from ...engine import CONFIG, TensorBase, shown_as_pytorch
 from ...engine import TorchTypeError, TorchValueError
 from . import _kernels as K
 
@@ -133,6 +133,10 @@ def _no_grad_step(step):
 
 
 class Optimizer:
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        shown_as_pytorch(cls)
+
     def __init__(self, params, defaults):
         self.defaults = defaults
         if isinstance(params, TensorBase):
@@ -311,6 +315,9 @@ class Optimizer:
 
         self.state = state
         self.param_groups = [update_group(g, ng) for g, ng in zip(groups, saved_groups)]
+
+
+shown_as_pytorch(Optimizer)
 
 
 class _StateDict(dict):

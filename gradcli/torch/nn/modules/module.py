@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 from collections import OrderedDict, namedtuple
 
-from ....engine import TensorBase, STATE as _STATE
+from ....engine import TensorBase, STATE as _STATE, shown_as_pytorch
 from ....engine import TorchAttributeError
 from ..parameter import Parameter
 
@@ -73,6 +73,10 @@ class Module:
     training: bool
     _version = 1
     call_super_init = False
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        shown_as_pytorch(cls)
 
     def __init__(self, *args, **kwargs):
         if not self.call_super_init and bool(kwargs):
@@ -636,3 +640,6 @@ class Module:
                 main_str += "\n  " + "\n  ".join(lines) + "\n"
         main_str += ")"
         return main_str
+
+
+shown_as_pytorch(Module)

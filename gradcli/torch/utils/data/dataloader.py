@@ -8,7 +8,7 @@ import copy
 
 import numpy as np
 
-from ....engine import TensorBase
+from ....engine import TensorBase, shown_as_pytorch
 from ....engine import TorchRuntimeError, TorchTypeError, TorchValueError
 from .dataset import IterableDataset
 from .sampler import BatchSampler, RandomSampler, SequentialSampler
@@ -167,6 +167,9 @@ class DataLoader:
                 n = n // self.batch_size if self.drop_last else -(-n // self.batch_size)
             return n
         return len(self._index_sampler)
+
+
+shown_as_pytorch(DataLoader)
 
 
 class _DataLoaderIter:

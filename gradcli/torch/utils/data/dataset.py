@@ -10,11 +10,18 @@ from ....engine import TorchAssertionError, TorchNotImplementedError, TorchValue
 class Dataset:
     """A map-style dataset: subclasses define __getitem__ (and usually __len__)."""
 
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        _E.shown_as_pytorch(cls)
+
     def __getitem__(self, index):
         raise TorchNotImplementedError("Subclasses of Dataset should implement __getitem__.")
 
     def __add__(self, other):
         return ConcatDataset([self, other])
+
+
+_E.shown_as_pytorch(Dataset)
 
 
 class IterableDataset(Dataset):
