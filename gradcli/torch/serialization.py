@@ -23,7 +23,11 @@ _MAGIC = b"gradcli checkpoint 1\n"
 _PROTOCOL = 2
 _ALLOWED = {("collections", "OrderedDict"), ("collections", "Counter"), ("builtins", "set"),
             ("builtins", "complex"), ("builtins", "bytearray"), ("_codecs", "encode")}
+# printed by its module, as Python prints pickle's own: _pickle.UnpicklingError
 TorchUnpicklingError = _make("TorchUnpicklingError", pickle.UnpicklingError)
+TorchUnpicklingError.pytype, TorchUnpicklingError.__module__ = "_pickle.UnpicklingError", "_pickle"
+TorchPicklingError = _make("TorchPicklingError", pickle.PicklingError)
+TorchPicklingError.pytype, TorchPicklingError.__module__ = "_pickle.PicklingError", "_pickle"
 TorchEOFError = _make("TorchEOFError", EOFError)
 _SAFE_GLOBAL = ("Unsupported global: GLOBAL {0} was not an allowed global by default. Please use "
                 "`torch.serialization.add_safe_globals([{0}])` or the `torch.serialization.safe_globals([{0}])` "
@@ -87,7 +91,10 @@ def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_seriali
         raise TorchAttributeError("expected 'f' to be string, path, or a file-like object with a 'write' attribute")
     body = io.BytesIO()
     pickler = _Pickler(body)
-    pickler.dump(obj)
+    try:
+        pickler.dump(obj)
+    except pickle.PicklingError as e:       # (what the script gave cannot be pickled: its error)
+        raise TorchPicklingError(str(e)) from None
     f.write(_MAGIC)
     pickle.dump([(name, len(data)) for name, data, _ in pickler.storages], f, protocol=_PROTOCOL)
     for _, data, _ in pickler.storages:
