@@ -62,7 +62,7 @@ def dropout(input, p=0.5, training=True, inplace=False):
     if p == 1:
         noise = CONFIG.tensor(np.zeros((), input._data.dtype))
     else:
-        noise = CONFIG.tensor(np.empty(input._data.shape, input._data.dtype))
+        noise = CONFIG.tensor(np.empty_like(input._data))     # empty_like: input's strides, drawn in memory order
         noise.bernoulli_(1 - p)
         noise.div_(1 - p)
     if inplace:

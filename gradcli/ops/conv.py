@@ -6,7 +6,7 @@ import numpy as np
 from ..engine import CONFIG, TensorBase
 from ..engine import TorchRuntimeError
 from .numeric import _C_NAME, _SCALAR_NAME
-from .kernels import _avg_pool_forward, _conv_forward, _max_pool_forward, _tup
+from .kernels import _avg_pool_forward, _conv_forward, _conv_layout, _max_pool_forward, _tup
 from .record import _begin, _record
 from .table import ROWS
 from .shape import squeeze, unsqueeze
@@ -52,7 +52,8 @@ def conv_nd(nd, input, weight, bias=None, stride=1, padding=0, dilation=1, group
     y = _conv_forward(input._data, weight._data, stride, pad, dilation, groups)
     if bias is not None:
         y = y + bias._data.astype(np.float64).reshape((1, -1) + (1,) * nd)
-    out = _record(ROWS["convolution"], _begin(input, weight, bias), y.astype(input._data.dtype), (input, weight, bias),
+    y = _conv_layout(y.astype(input._data.dtype), input._data, weight._data)
+    out = _record(ROWS["convolution"], _begin(input, weight, bias), y, (input, weight, bias),
                   extra={"input": input, "weight": weight},
                   attrs={"bias_sym_sizes_opt": (0,) if bias is None else tuple(bias._data.shape), "dilation": dilation,
                          "groups": groups, "output_padding": (0,) * nd, "padding": pad, "stride": stride,

@@ -1,0 +1,96 @@
+"""Differential tests (real PyTorch vs gradcli) for user-visible fixes in torch.nn: output
+strides (so .view() works or fails as in PyTorch), argument checks and error texts of modules,
+losses and recurrent layers, backward hooks, autograd.grad keywords."""
+import pytest
+
+import oracle
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def check(source):
+    oracle.assert_same(source)
+
+
+# -- memory layout: strides of outputs and gradients ------------------------------------------
+
+def test_conv_outputs_and_gradients_are_contiguous_like_pytorch():
+    check("""
+import torch, torch.nn as nn
+torch.manual_seed(0)
+conv = nn.Conv2d(3, 4, 3, padding=1)
+w, b = conv.weight, conv.bias        # (named leaves: the oracle names updated leaves by global)
+x = torch.randn(2, 3, 5, 5, requires_grad=True)
+y = conv(x)
+print(y.stride(), y.is_contiguous(), y.view(2, -1).shape)
+y.sum().backward()
+print(conv.weight.grad.stride(), conv.bias.grad.stride(), x.grad.stride())
+print(conv.weight.grad.view(-1).shape)
+c1 = nn.Conv1d(3, 4, 2)
+print(c1(torch.randn(5, 3, 6)).view(5, -1).shape, c1(torch.randn(3, 6)).stride())
+c2 = nn.Conv2d(4, 4, 3, stride=2, groups=2, dilation=2)
+print(c2(torch.randn(1, 4, 9, 9)).stride())
+for f in [nn.BatchNorm2d(4), nn.ReLU(), nn.LeakyReLU(0.2), nn.Sigmoid(), nn.Tanh(), nn.ELU()]:
+    print(type(f).__name__, f(y).view(2, -1).shape)
+g = torch.autograd.grad(conv(x).sum(), [conv.weight, x])
+print([a.stride() for a in g])
+""")
+
+
+def test_conv_keeps_a_channels_last_input_channels_last():
+    check("""
+import torch, torch.nn as nn
+torch.manual_seed(0)
+conv = nn.Conv2d(3, 4, 3, padding=1)
+w, b = conv.weight, conv.bias
+x = torch.randn(2, 5, 5, 3).permute(0, 3, 1, 2).requires_grad_()
+y = conv(x)
+print(y.stride(), y.is_contiguous())
+gw, gx = torch.autograd.grad(y.sum(), [conv.weight, x], retain_graph=True)
+print(gw.stride(), gx.stride())
+y.sum().backward()
+print(conv.weight.grad.stride())
+""")
+
+
+def test_seeded_randn_like_after_a_conv_draws_the_same_numbers():
+    check("""
+import torch, torch.nn as nn
+torch.manual_seed(0)
+y = nn.Conv2d(1, 2, 2)(torch.randn(2, 1, 4, 4))
+print(torch.randn_like(y))
+""")
+
+
+def test_softmax_and_layer_norm_of_a_transposed_input_are_contiguous():
+    check("""
+import torch, torch.nn as nn, torch.nn.functional as F
+torch.manual_seed(0)
+t = torch.randn(3, 4).t()
+print(torch.softmax(t, 0).stride(), torch.log_softmax(t, 1).stride(), F.softmax(t, dim=1).stride())
+print(torch.softmax(t, 0).view(-1).shape, nn.LayerNorm(3)(t).view(-1).shape)
+t3 = torch.randn(2, 3, 4).permute(2, 0, 1)
+print(torch.softmax(t3, -1).stride(), nn.LayerNorm([2, 3])(t3).stride())
+""")
+
+
+def test_dropout_keeps_the_input_strides_so_view_fails_as_in_pytorch():
+    check("""
+import torch, torch.nn as nn, torch.nn.functional as F
+torch.manual_seed(0)
+t = torch.randn(3, 4).t()
+print(nn.Dropout()(t).stride(), F.dropout(torch.randn(2, 3, 4).permute(2, 0, 1)).stride())
+nn.Dropout()(t).view(-1)
+""")
+
+
+def test_dropout_mask_of_a_non_contiguous_input_is_drawn_in_memory_order():
+    check("""
+import torch, torch.nn as nn, torch.nn.functional as F
+torch.manual_seed(0)
+print(F.dropout(torch.ones(4, 3).t(), 0.5))
+print(F.dropout(torch.ones(4, 6)[:, ::2], 0.5))
+gru = nn.GRU(2, 3, batch_first=True)
+out, h = gru(torch.randn(2, 4, 2))
+print(nn.Dropout(0.4)(out))
+""")
