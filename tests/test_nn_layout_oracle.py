@@ -94,3 +94,44 @@ gru = nn.GRU(2, 3, batch_first=True)
 out, h = gru(torch.randn(2, 4, 2))
 print(nn.Dropout(0.4)(out))
 """)
+
+
+# -- a NumPy array or a list where a module expects a tensor ----------------------------------
+
+_TRY = """
+import torch, torch.nn as nn, torch.nn.functional as F
+import numpy as np
+def tryit(f):
+    try:
+        r = f()
+        print('OK', type(r).__name__)
+    except Exception as e:
+        print(type(e).__name__, e)
+a = np.ones((2, 3), dtype=np.float32)
+"""
+
+
+def test_modules_given_numpy_arrays_or_lists_raise_pytorchs_type_errors():
+    check(_TRY + """
+tryit(lambda: nn.Linear(3, 2)(a))
+tryit(lambda: nn.Conv2d(1, 1, 2)(np.ones((1, 1, 3, 3), dtype=np.float32)))
+tryit(lambda: nn.Conv1d(1, 1, 2, bias=False)(np.ones((1, 1, 3), dtype=np.float32)))
+tryit(lambda: nn.Conv2d(1, 1, 2, padding='same')([[[[1.0, 2.0], [3.0, 4.0]]]]))
+tryit(lambda: F.conv2d(torch.ones(1, 1, 3, 3), np.ones((1, 1, 2, 2), dtype=np.float32)))
+tryit(lambda: F.conv1d([1.0, 2.0], torch.ones(1, 1, 2), torch.ones(1)))
+tryit(lambda: F.conv2d(a, torch.ones(1, 1, 2, 2), None, (1, 2), 'same', [1, 1], 1))
+tryit(lambda: nn.Embedding(5, 2)(np.array([1, 2])))
+tryit(lambda: nn.LayerNorm(3)(a))
+tryit(lambda: nn.MaxPool2d(2)(np.ones((1, 1, 4, 4), dtype=np.float32)))
+tryit(lambda: nn.AvgPool2d(2)(np.ones((1, 1, 4, 4), dtype=np.float32)))
+tryit(lambda: nn.Dropout()(a))
+tryit(lambda: nn.Sigmoid()(a))
+tryit(lambda: nn.Tanh()([1.0]))
+tryit(lambda: nn.CrossEntropyLoss()(torch.ones(2, 3), np.array([0, 1])))
+tryit(lambda: nn.CrossEntropyLoss()(torch.ones(2, 3), [0, 1]))
+tryit(lambda: nn.NLLLoss()(torch.ones(2, 3), [0, 1]))
+tryit(lambda: nn.BCELoss()(torch.rand(2, 3), a))
+tryit(lambda: nn.L1Loss()(a, torch.ones(2, 3)))
+tryit(lambda: nn.SmoothL1Loss()(torch.ones(2, 3), a))
+tryit(lambda: nn.HuberLoss()(torch.ones(2, 3), [1.0, 2.0]))
+""")

@@ -4,8 +4,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..engine import CONFIG, TensorBase
-from ..engine import TorchRuntimeError
-from .numeric import _C_NAME, _SCALAR_NAME
+from ..engine import TorchRuntimeError, TorchTypeError
+from .numeric import _C_NAME, _SCALAR_NAME, _tensor_args, _type_name
 from .kernels import _avg_pool_forward, _conv_forward, _conv_layout, _max_pool_forward, _tup
 from .record import _begin, _record
 from .table import ROWS
@@ -27,6 +27,39 @@ def _conv_padding(padding, x, w, stride, dilation, nd):
             raise TorchRuntimeError("padding='same' with an even kernel is not available in gradcli")
         return tuple(t // 2 for t in total)
     return _tup(padding, nd)
+
+
+_CONV_OVERLOADS = ("(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, tuple of ints padding = 0, "
+                   "tuple of ints dilation = 1, int groups = 1)",
+                   "(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, str padding = \"valid\", "
+                   "tuple of ints dilation = 1, int groups = 1)")
+
+
+def _marked(i, v):
+    """One argument in PyTorch's "didn't match" list (format_invalid_args, not on a terminal): only
+    a plain Tensor matches `Tensor input` / `Tensor weight`; a parameter with a default never does."""
+    name = _type_name(v)
+    if isinstance(v, (tuple, list)):
+        items = ", ".join(_type_name(x) for x in v)
+        name += f" of ({items}{',' if len(v) == 1 else ''})" if isinstance(v, tuple) else f" of [{items}]"
+    return name if i < 2 and name == "Tensor" else f"!{name}!"
+
+
+def check_conv_args(nd, args, kwargs):
+    """PyTorch's parser refusing a conv call whose input or weight is not a tensor (an array, a
+    list): the types of the arguments as given, then the overloads (with the arguments marked when
+    all seven were given)."""
+    given = dict(zip(("input", "weight"), args), **kwargs)
+    if all(isinstance(given.get(k), TensorBase) for k in ("input", "weight")):
+        return
+    got = [_type_name(a) for a in args] + [f"{k}={_type_name(v)}" for k, v in kwargs.items()]
+    text = f"conv{nd}d() received an invalid combination of arguments - got ({', '.join(got)}), but expected one of:\n"
+    for overload in _CONV_OVERLOADS:
+        text += f" * {overload}\n"
+        if len(args) == 7 and not kwargs:
+            marks = ", ".join(_marked(i, a) for i, a in enumerate(args))
+            text += f"      didn't match because some of the arguments have invalid types: ({marks})\n"
+    raise TorchTypeError(text)
 
 
 def conv_nd(nd, input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
@@ -78,6 +111,7 @@ def _pool_args(kernel_size, stride, padding, dilation=1):
 
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    _tensor_args("max_pool2d", input=input)
     k, s, saved_stride, p, d = _pool_args(kernel_size, stride, padding, dilation)
     if any(pp > kk // 2 for pp, kk in zip(p, k)):
         raise TorchRuntimeError(f"pad should be at most half of effective kernel size, but got pad={p[0]}, "
@@ -98,6 +132,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None):
+    _tensor_args("avg_pool2d", input=input)
     k, s, saved_stride, p, _ = _pool_args(kernel_size, stride, padding)
     if any(pp > kk // 2 for pp, kk in zip(p, k)):
         raise TorchRuntimeError("pad should be at most half of effective kernel size, but got pad="

@@ -255,6 +255,15 @@ SIGNATURES = {
                      "bool? allow_unused=None, bool is_grads_batched=False, bool materialize_grads=False",
     "autograd.backward": "Outputs tensors, Any grad_tensors=None, Any retain_graph=None, Any create_graph=False, "
                          "Any grad_variables=None, Any inputs=None",
+    # -- nn fixes (session 9)
+    # (torch.nn.functional's Python code compares `target.size()` with `input.size()` first)
+    "F.l1_loss": "Tensor.size input, Tensor.size target, Any size_average=None, Any reduce=None, Any reduction='mean', "
+                 "Any weight=None",
+    "F.smooth_l1_loss": "Tensor.size input, Tensor.size target, Any size_average=None, Any reduce=None, "
+                        "Any reduction='mean', Any beta=1.0",
+    "F.huber_loss": "Tensor.size input, Tensor.size target, Any reduction='mean', Any delta=1.0, Any weight=None",
+    "F.binary_cross_entropy": "Tensor.size input, Tensor.size target, Any weight=None, Any size_average=None, "
+                              "Any reduce=None, Any reduction='mean'",
 }
 
 # Tensor methods whose signature is not the function's minus `input` (or that have no function).

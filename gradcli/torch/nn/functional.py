@@ -2,10 +2,12 @@
 from ... import ops as _ops
 from ...engine import STATE as _STATE, TensorBase as _Tensor
 from ...engine import TorchTypeError as _TorchTypeError, TorchValueError as _TorchValueError
+from ...ops.conv import check_conv_args as _check_conv_args
+from ...ops.numeric import _tensor_args
 
 linear = _ops.linear
 embedding, dropout, layer_norm = _ops.embedding, _ops.dropout, _ops.layer_norm
-bilinear, conv1d, conv2d, batch_norm = _ops.bilinear, _ops.conv1d, _ops.conv2d, _ops.batch_norm
+bilinear, batch_norm = _ops.bilinear, _ops.batch_norm
 max_pool2d, avg_pool2d = _ops.max_pool2d, _ops.avg_pool2d
 leaky_relu, elu, gelu, softplus = _ops.leaky_relu, _ops.elu, _ops.gelu, _ops.softplus
 l1_loss, smooth_l1_loss, huber_loss = _ops.l1_loss, _ops.smooth_l1_loss, _ops.huber_loss
@@ -19,6 +21,16 @@ def _truth(value):
         return bool(value)
     except ValueError as e:
         raise _TorchValueError(str(e)) from None
+
+
+def conv1d(*args, **kwargs):
+    _check_conv_args(1, args, kwargs)
+    return _ops.conv1d(*args, **kwargs)
+
+
+def conv2d(*args, **kwargs):
+    _check_conv_args(2, args, kwargs)
+    return _ops.conv2d(*args, **kwargs)
 
 
 def relu(input, inplace=False):
@@ -54,12 +66,14 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
     reduction = _valid_reduction(_legacy_reduction(size_average, reduce, reduction))
+    _tensor_args("nll_loss_nd", input=input, target=target)      # (the checks of the op F.nll_loss calls)
     return _nll_loss(input, target, weight, ignore_index=ignore_index, reduction=reduction)
 
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean",
                   label_smoothing=0.0):
     reduction = _valid_reduction(_legacy_reduction(size_average, reduce, reduction))
+    _tensor_args("cross_entropy_loss", input=input, target=target)
     return _cross_entropy(input, target, weight, ignore_index=ignore_index, reduction=reduction,
                           label_smoothing=label_smoothing)
 
