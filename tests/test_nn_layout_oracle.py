@@ -135,3 +135,16 @@ tryit(lambda: nn.L1Loss()(a, torch.ones(2, 3)))
 tryit(lambda: nn.SmoothL1Loss()(torch.ones(2, 3), a))
 tryit(lambda: nn.HuberLoss()(torch.ones(2, 3), [1.0, 2.0]))
 """)
+
+
+# -- torch.autograd.grad's deprecated only_inputs ---------------------------------------------
+
+def test_autograd_grad_takes_the_deprecated_only_inputs_argument():
+    check("""
+import torch
+x = torch.randn(3, requires_grad=True)
+g, = torch.autograd.grad(outputs=(x ** 2).sum(), inputs=x, create_graph=True, retain_graph=True, only_inputs=True)
+print(g.shape, g.requires_grad)
+h, = torch.autograd.grad((x ** 3).sum(), [x], None, None, False, False)
+print(h.shape)
+""")
