@@ -148,3 +148,22 @@ print(g.shape, g.requires_grad)
 h, = torch.autograd.grad((x ** 3).sum(), [x], None, None, False, False)
 print(h.shape)
 """)
+
+
+# -- an input smaller than the kernel ---------------------------------------------------------
+
+def test_conv_and_pool_inputs_smaller_than_the_kernel_raise_pytorchs_errors():
+    check(_TRY + """
+tryit(lambda: nn.Conv2d(3, 6, 5)(torch.randn(1, 3, 3, 3)))
+tryit(lambda: nn.Conv1d(3, 6, 5)(torch.randn(1, 3, 3)))
+tryit(lambda: nn.Conv2d(3, 6, 5, padding=1)(torch.randn(1, 3, 3, 3)).shape)
+tryit(lambda: nn.Conv2d(3, 6, 3, dilation=2)(torch.randn(1, 3, 4, 4)))
+tryit(lambda: nn.Conv2d(3, 6, 3)(torch.randn(3, 2, 8)))
+tryit(lambda: nn.MaxPool2d(4)(torch.randn(1, 1, 3, 3)))
+tryit(lambda: nn.AvgPool2d(4)(torch.randn(1, 1, 3, 3)))
+tryit(lambda: nn.MaxPool2d(2)(torch.randn(1, 1, 1, 1)))
+tryit(lambda: nn.MaxPool2d(2)(torch.randn(2, 1, 1, 5)))
+tryit(lambda: nn.MaxPool2d(2)(torch.randn(3, 1, 5)))
+tryit(lambda: nn.AvgPool2d(3, padding=1)(torch.randn(1, 2, 1, 1)).shape)
+tryit(lambda: nn.MaxPool2d(2, ceil_mode=True)(torch.randn(1, 1, 1, 1)).shape)
+""")

@@ -6,7 +6,7 @@ import numpy as np
 from ..engine import CONFIG, TensorBase
 from ..engine import TorchRuntimeError, TorchTypeError
 from .numeric import _C_NAME, _SCALAR_NAME, _tensor_args, _type_name
-from .kernels import _avg_pool_forward, _conv_forward, _conv_layout, _max_pool_forward, _tup
+from .kernels import _avg_pool_forward, _conv_forward, _conv_layout, _max_pool_forward, _pool_out, _tup
 from .record import _begin, _record
 from .table import ROWS
 from .shape import squeeze, unsqueeze
@@ -82,6 +82,12 @@ def conv_nd(nd, input, weight, bias=None, stride=1, padding=0, dilation=1, group
         raise TorchRuntimeError(f"Given groups={groups}, weight of size {list(weight._data.shape)}, expected input"
                                 f"{list(input._data.shape)} to have {weight._data.shape[1] * groups} channels, but got "
                                 f"{c} channels instead")
+    padded = [n + 2 * p for n, p in zip(input._data.shape[2:], pad)]
+    span = [d * (k - 1) + 1 for d, k in zip(dilation, weight._data.shape[2:])]
+    if any(s > n for s, n in zip(span, padded)):
+        raise TorchRuntimeError(f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}). "
+                                f"Kernel size: ({' x '.join(map(str, span))}). Kernel size can't be greater than "
+                                "actual input size")
     y = _conv_forward(input._data, weight._data, stride, pad, dilation, groups)
     if bias is not None:
         y = y + bias._data.astype(np.float64).reshape((1, -1) + (1,) * nd)
@@ -110,12 +116,22 @@ def _pool_args(kernel_size, stride, padding, dilation=1):
     return k, s, s if given else (), _tup(padding, 2), _tup(dilation, 2)
 
 
+def _pool_shape_check(x, k, s, p, d, ceil_mode):
+    """pool2d_shape_check: an output of no rows or columns is the script's error."""
+    c, h, w = x.shape[-3:]
+    oh, ow = (_pool_out(n, kk, ss, pp, dd, ceil_mode) for n, kk, ss, pp, dd in zip((h, w), k, s, p, d))
+    if oh < 1 or ow < 1:
+        raise TorchRuntimeError(f"Given input size: ({c}x{h}x{w}). Calculated output size: ({c}x{oh}x{ow}). "
+                                "Output size is too small")
+
+
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     _tensor_args("max_pool2d", input=input)
     k, s, saved_stride, p, d = _pool_args(kernel_size, stride, padding, dilation)
     if any(pp > kk // 2 for pp, kk in zip(p, k)):
         raise TorchRuntimeError(f"pad should be at most half of effective kernel size, but got pad={p[0]}, "
                                 f"kernel_size={k[0]} and dilation={d[0]}")
+    _pool_shape_check(input._data, k, s, p, d, ceil_mode)
     unbatched = input._data.ndim == 3
     x = input._data[None] if unbatched else input._data
     values, indices = _max_pool_forward(x, k, s, p, d, ceil_mode)
@@ -137,6 +153,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     if any(pp > kk // 2 for pp, kk in zip(p, k)):
         raise TorchRuntimeError("pad should be at most half of effective kernel size, but got pad="
                                 f"{p[0]}, kernel_size={k[0]} and dilation=1")
+    _pool_shape_check(input._data, k, s, p, (1, 1), ceil_mode)
     unbatched = input._data.ndim == 3
     x = input._data[None] if unbatched else input._data
     y = _avg_pool_forward(x, k, s, p, ceil_mode, count_include_pad, divisor_override)
