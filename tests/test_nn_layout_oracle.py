@@ -142,6 +142,7 @@ tryit(lambda: nn.HuberLoss()(torch.ones(2, 3), [1.0, 2.0]))
 def test_autograd_grad_takes_the_deprecated_only_inputs_argument():
     check("""
 import torch
+torch.manual_seed(0)
 x = torch.randn(3, requires_grad=True)
 g, = torch.autograd.grad(outputs=(x ** 2).sum(), inputs=x, create_graph=True, retain_graph=True, only_inputs=True)
 print(g.shape, g.requires_grad)
