@@ -168,3 +168,26 @@ tryit(lambda: nn.MaxPool2d(2)(torch.randn(3, 1, 5)))
 tryit(lambda: nn.AvgPool2d(3, padding=1)(torch.randn(1, 2, 1, 1)).shape)
 tryit(lambda: nn.MaxPool2d(2, ceil_mode=True)(torch.randn(1, 1, 1, 1)).shape)
 """)
+
+
+# -- loss and layer argument checks -----------------------------------------------------------
+
+def test_loss_and_layer_argument_errors_match_pytorch():
+    check(_TRY + """
+torch.manual_seed(0)
+tryit(lambda: nn.CrossEntropyLoss()(torch.randn(2, 5, 4), torch.randint(0, 4, (2, 5))))
+tryit(lambda: F.binary_cross_entropy(torch.rand(3), torch.rand(3), weight=torch.rand(2)))
+tryit(lambda: F.binary_cross_entropy(torch.rand(2, 3), torch.rand(2, 3), weight=torch.rand(3, 1, 1)).shape)
+tryit(lambda: F.binary_cross_entropy_with_logits(torch.rand(3, 2), torch.rand(3, 2), pos_weight=torch.rand(3)))
+tryit(lambda: F.binary_cross_entropy_with_logits(torch.rand(3, 2), torch.rand(3, 2), weight=torch.rand(3)))
+tryit(lambda: nn.CrossEntropyLoss(label_smoothing=1.5)(torch.randn(3, 4), torch.tensor([0, 1, 2])))
+tryit(lambda: nn.CrossEntropyLoss(label_smoothing=2)(torch.randn(3, 4), torch.rand(3, 4)))
+tryit(lambda: nn.CrossEntropyLoss(label_smoothing=-0.1)(torch.randn(3, 4), torch.tensor([0, 1, 2])).shape)
+tryit(lambda: F.huber_loss(torch.randn(3), torch.randn(3), delta=-1.0))
+tryit(lambda: nn.HuberLoss(delta=0)(torch.randn(3, 4), torch.rand(3, 1)))
+tryit(lambda: F.smooth_l1_loss(torch.randn(3), torch.randn(3), beta=-1.0))
+tryit(lambda: nn.Unflatten(1, (2, 2))(torch.randn(3, 5)))
+tryit(lambda: nn.Unflatten(1, (2, -1))(torch.randn(3, 4)).shape)
+tryit(lambda: nn.Unflatten(-1, [2, 2])(torch.randn(3, 5)))
+tryit(lambda: nn.Conv2d(3, 6, 3, padding_mode='bogus'))
+""")
