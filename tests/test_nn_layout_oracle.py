@@ -191,3 +191,25 @@ tryit(lambda: nn.Unflatten(1, (2, -1))(torch.randn(3, 4)).shape)
 tryit(lambda: nn.Unflatten(-1, [2, 2])(torch.randn(3, 5)))
 tryit(lambda: nn.Conv2d(3, 6, 3, padding_mode='bogus'))
 """)
+
+
+# -- a float64 target (from NumPy) with a float32 output --------------------------------------
+
+def test_losses_of_mixed_float_dtypes_give_pytorchs_dtypes_and_errors():
+    check("""
+import torch, torch.nn.functional as F
+torch.manual_seed(0)
+for name, fn in [('bce_logits', F.binary_cross_entropy_with_logits), ('smooth_l1', F.smooth_l1_loss),
+                 ('huber', F.huber_loss)]:
+    for dt in [(torch.float32, torch.float64), (torch.float64, torch.float32)]:
+        for red in ['mean', 'none', 'sum']:
+            x = torch.randn(3, dtype=dt[0], requires_grad=True)
+            y = torch.rand(3, dtype=dt[1])
+            l = fn(x, y, reduction=red)
+            try:
+                l.sum().backward()
+                r = x.grad.dtype
+            except RuntimeError as e:
+                r = str(e)
+            print(name, dt, red, l.dtype, l.grad_fn.name(), r)
+""")

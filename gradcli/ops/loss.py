@@ -134,7 +134,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     x, y = input._data, _same_kind(input, target)
     z = np.abs(x - y)
     loss = np.where(z < beta, 0.5 * z * z / np.asarray(beta, x.dtype), z - np.asarray(0.5 * beta, x.dtype))
-    out = _reduce_array(np.asarray(loss, x.dtype), r)
+    out = _reduce_array(np.asarray(loss, result_type(input, target).np), r)     # (the operands' promoted type)
     return _record(ROWS["smooth_l1_loss"], _begin(input, target), out, (input, target),
                    attrs={"beta": beta, "reduction": r})
 
@@ -214,7 +214,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     loss = (1 - y) * x - log_sigmoid
     if weight is not None:
         loss = loss * weight._data
-    out = _reduce_array(np.asarray(loss, x.dtype), r)
+    out = _reduce_array(np.asarray(loss, y.dtype), r)       # ((1 - target).mul_(input)...: target's dtype)
     return _record(ROWS["bce_with_logits"], _begin(input, target), out, (input, target),
                    extra={"weight": weight, "pos_weight": pos_weight}, attrs={"reduction": r})
 
