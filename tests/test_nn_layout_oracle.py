@@ -213,3 +213,27 @@ for name, fn in [('bce_logits', F.binary_cross_entropy_with_logits), ('smooth_l1
                 r = str(e)
             print(name, dt, red, l.dtype, l.grad_fn.name(), r)
 """)
+
+
+# -- recurrent layers' argument checks --------------------------------------------------------
+
+def test_rnn_cells_and_layers_check_their_arguments_as_pytorch():
+    check(_TRY + """
+torch.manual_seed(0)
+tryit(lambda: nn.LSTMCell(3, 2)(torch.randn(4, 3), torch.zeros(4, 2)))
+tryit(lambda: nn.LSTMCell(3, 2)(torch.randn(4, 2)))
+tryit(lambda: nn.GRUCell(3, 2)(torch.randn(4, 2)))
+tryit(lambda: nn.RNNCell(3, 2)(torch.randn(4, 2)))
+tryit(lambda: nn.GRUCell(3, 2)(torch.randn(4, 3), torch.zeros(3, 2)))
+tryit(lambda: nn.LSTMCell(3, 2)(torch.randn(4, 3), (torch.zeros(4, 2), torch.zeros(3, 2))))
+tryit(lambda: nn.LSTMCell(3, 2)(torch.randn(4, 3), (torch.zeros(4, 3), torch.zeros(4, 2))))
+tryit(lambda: nn.RNNCell(3, 2)(torch.randn(4, 3), torch.zeros(4, 3)))
+tryit(lambda: nn.RNNCell(3, 2)(torch.randn(3), torch.zeros(2)).shape)
+tryit(lambda: nn.LSTM(4, 3, batch_first=True)(torch.randn(2, 5, 4), (torch.zeros(1, 5, 3), torch.zeros(1, 5, 3))))
+tryit(lambda: nn.LSTM(4, 3)(torch.randn(2, 5, 4), (torch.zeros(1, 5, 3), torch.zeros(1, 2, 3))))
+tryit(lambda: nn.GRU(4, 3)(torch.randn(2, 2, 4), torch.zeros(2, 2, 3)))
+tryit(lambda: nn.RNN(4, 3, num_layers=2)(torch.randn(2, 2, 4), torch.zeros(1, 2, 3)))
+tryit(lambda: nn.LSTM(3, 2)(torch.randn(4, 2, 3, dtype=torch.float64)))
+tryit(lambda: nn.RNN(3, 2)(torch.randn(4, 2, 3).long()))
+tryit(lambda: nn.GRU(3, 2)(torch.randn(4, 2, 5).double()))
+""")
