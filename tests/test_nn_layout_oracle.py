@@ -237,3 +237,38 @@ tryit(lambda: nn.LSTM(3, 2)(torch.randn(4, 2, 3, dtype=torch.float64)))
 tryit(lambda: nn.RNN(3, 2)(torch.randn(4, 2, 3).long()))
 tryit(lambda: nn.GRU(3, 2)(torch.randn(4, 2, 5).double()))
 """)
+
+
+# -- an LSTM's output changed in place before backward ----------------------------------------
+
+def test_inplace_change_of_an_lstm_output_is_the_version_error():
+    check("""
+import torch, torch.nn as nn
+torch.manual_seed(0)
+def run(name, f):
+    try:
+        f()
+        print(name, 'OK')
+    except RuntimeError as e:
+        print(name, e)
+x = torch.randn(4, 2, 3)
+def lstm_out():
+    out, (h, c) = nn.LSTM(3, 2)(x); out.add_(1); out.sum().backward()
+def lstm_h():
+    out, (h, c) = nn.LSTM(3, 2)(x); h.add_(1); (out.sum() + h.sum()).backward()
+def lstm_batch_first():
+    out, _ = nn.LSTM(3, 2, batch_first=True)(x); out.add_(1); out.sum().backward()
+def lstm_two_layers():
+    out, _ = nn.LSTM(3, 2, num_layers=2)(x); out.add_(1); out.sum().backward()
+def lstm_bidirectional():
+    out, _ = nn.LSTM(3, 2, bidirectional=True)(x); out.add_(1); out.sum().backward()
+def lstm_relu_inplace():
+    out, _ = nn.LSTM(3, 2)(x); out = nn.ReLU(inplace=True)(out); out.sum().backward()
+def lstm_unbatched():
+    out, _ = nn.LSTM(3, 2)(x[:, 0]); out.add_(1); out.sum().backward()
+def lstm_slice():
+    out, _ = nn.LSTM(3, 2)(x); out[-1].mul_(2); out.sum().backward()
+for f in [lstm_out, lstm_h, lstm_batch_first, lstm_two_layers, lstm_bidirectional, lstm_relu_inplace, lstm_unbatched,
+          lstm_slice]:
+    run(f.__name__, f)
+""")
