@@ -272,3 +272,28 @@ for f in [lstm_out, lstm_h, lstm_batch_first, lstm_two_layers, lstm_bidirectiona
           lstm_slice]:
     run(f.__name__, f)
 """)
+
+
+# -- Module conversions, deprecated nn.init names, hook handles -------------------------------
+
+def test_module_to_cuda_half_and_deprecated_init_names_as_pytorch():
+    check(_TRY + """
+torch.manual_seed(0)
+print(nn.ReLU().to('cuda'), nn.ReLU().cuda(), nn.Linear(2, 2).half().weight.dtype)
+tryit(lambda: nn.Linear(2, 2).cuda())
+tryit(lambda: nn.Linear(2, 2).to('cuda'))
+tryit(lambda: nn.Linear(2, 2).to('cuda:0'))
+tryit(lambda: nn.Linear(2, 2).to(torch.device('cuda')))
+tryit(lambda: nn.Linear(2, 2).to('cuda', torch.float64))
+tryit(lambda: nn.Linear(2, 2).to(device='cuda'))
+print(nn.Linear(2, 2).to('cpu').weight.dtype, nn.Linear(2, 2).to('cpu', torch.float64).weight.dtype)
+m = nn.Linear(3, 2)
+nn.init.xavier_uniform(m.weight)
+nn.init.normal(m.bias, 0, 0.1)
+nn.init.kaiming_normal(m.weight, mode='fan_out')
+nn.init.constant(m.bias, 0.5)
+nn.init.uniform(m.weight, -1, 1)
+print(m.weight, m.bias)
+h = m.register_forward_hook(lambda *a: None)
+print(str(h).split(' at ')[0])
+""")
