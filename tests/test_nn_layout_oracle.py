@@ -297,3 +297,73 @@ print(m.weight, m.bias)
 h = m.register_forward_hook(lambda *a: None)
 print(str(h).split(' at ')[0])
 """)
+
+
+# -- full backward hooks: one gradient per output and input; the hooked tensors are views -----
+
+def test_full_backward_hooks_of_multi_output_modules_get_one_entry_per_output():
+    check("""
+import torch, torch.nn as nn
+torch.manual_seed(44)
+def bh(m, gi, go):
+    print(type(m).__name__, len(gi), len(go), [None if g is None else tuple(g.shape) for g in gi],
+          [None if g is None else tuple(g.shape) for g in go])
+lstm = nn.LSTM(2, 3).requires_grad_(False)     # (only x is a leaf the oracle names)
+lstm.register_full_backward_hook(bh)
+x = torch.randn(4, 1, 2, requires_grad=True)
+out, (h, c) = lstm(x)
+out.sum().backward()
+class Two(nn.Module):
+    def forward(self, a, b):
+        return a * b, 3
+t = Two()
+t.register_full_backward_hook(bh)
+a = torch.ones(2, requires_grad=True)
+b = torch.ones(2)
+p, q = t(a, b)
+(p.sum() * 2).backward()
+""")
+
+
+def test_inplace_change_of_a_full_backward_hooked_tensor_is_refused_in_the_forward():
+    check(_TRY + """
+torch.manual_seed(0)
+def run_relu_after_hooked_linear():
+    seq = nn.Sequential(nn.Linear(2, 2), nn.ReLU(inplace=True))
+    seq[0].register_full_backward_hook(lambda m, gi, go: print('hook'))
+    return seq(torch.randn(3, 2))
+def run_hooked_inplace_relu():
+    seq = nn.Sequential(nn.Linear(2, 2), nn.ReLU(inplace=True))
+    seq[1].register_full_backward_hook(lambda m, gi, go: print('hook'))
+    return seq(torch.randn(3, 2))
+def run_add_to_hooked_output():
+    lin = nn.Linear(2, 2)
+    lin.register_full_backward_hook(lambda m, gi, go: print('hook'))
+    out = lin(torch.randn(3, 2))
+    out += 1
+    return out
+for f in [run_relu_after_hooked_linear, run_hooked_inplace_relu, run_add_to_hooked_output]:
+    tryit(f)
+""")
+
+
+def test_custom_function_returning_its_input_gives_a_view_that_may_not_change_in_place():
+    check(_TRY + """
+class Id(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.mark_non_differentiable(*[x for x in (a, b) if not x.requires_grad])
+        return a, b
+    @staticmethod
+    def backward(ctx, ga, gb):
+        return ga, gb
+torch.manual_seed(0)
+x = torch.randn(3, requires_grad=True)
+y = x * 2
+p, q = Id.apply(y, torch.ones(3))
+print(p.grad_fn.name(), q.requires_grad, q.grad_fn, p._base is y)
+tryit(lambda: p.add_(1))
+q.add_(1)
+p.sum().backward()
+print(x.grad)
+""")

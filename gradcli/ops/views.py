@@ -30,6 +30,20 @@ def _multi_view_error(t, modified):
             "to be modified inplace. You should replace the inplace operation by an out-of-place one.")
 
 
+def _custom_view_error(t, modified):
+    """PyTorch's error for an in-place change of a view a custom Function returned (an input
+    returned as it is, as the identity a module's full backward hooks pass tensors through)."""
+    return (f"Output {t.output_nr} of {short_name(t._fn.op.name)} is a view and {modified} modified inplace. This view "
+            "was created inside a custom Function (or because an input was returned as-is) and the autograd logic to "
+            "handle view+inplace would override the custom backward associated with the custom Function, leading to "
+            "incorrect gradients. This behavior is forbidden. You can fix this by cloning the output of the custom "
+            "Function.")
+
+
+def _view_kind_error(t, kind, modified):
+    return (_custom_view_error if kind == "custom" else _multi_view_error)(t, modified)
+
+
 _PARTIAL_OVERLAP = ("unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
                     "single memory location. Please clone() the tensor before performing the operation.")
 _OVERLAP = ("unsupported operation: more than one element of the written-to tensor refers to a single memory "
@@ -40,7 +54,8 @@ class _ViewMeta:
     """What PyTorch keeps for a differentiable view (DifferentiableViewMeta): whether it was made
     under no_grad, and the version of the storage its grad_fn was made for."""
 
-    __slots__ = ("ref", "version", "no_grad", "multi")     # multi: one of several views of one node
+    __slots__ = ("ref", "version", "no_grad", "multi")     # multi: one of several views of one node (True), or a
+                                                            # custom Function's output ("custom")
 
 
 def _register_view(view, of, multi=False):
@@ -91,7 +106,7 @@ def _check_inplace(t, args):
         if meta is not None and meta.no_grad:
             raise TorchRuntimeError(_NO_GRAD_VIEW)
         if meta is not None and meta.multi:
-            raise TorchRuntimeError(_multi_view_error(t, "is being"))
+            raise TorchRuntimeError(_view_kind_error(t, meta.multi, "is being"))
         if rg and t._base._fn is None:
             raise TorchRuntimeError("a view of a leaf Variable that requires grad is being used in an in-place "
                                     "operation.")
@@ -228,8 +243,8 @@ def fresh_view(v):
         return
     if meta.multi and v._fn is not None:    # nor one of several views: reading its grad_fn raises
         if v._fn.op is not INVALID:
-            v._fn = INVALID.node_class(INVALID, (), {}, {"_error": _multi_view_error(v, "its base or another view of "
-                                                                               "its base has been")}, (), -1)
+            v._fn = INVALID.node_class(INVALID, (), {}, {"_error": _view_kind_error(v, meta.multi, "its base or another "
+                                                                              "view of its base has been")}, (), -1)
         return
     row = TABLE["as_strided"]
     v._fn = row.node_class(row, (base._edge(),), {}, _geometry(v, base),
