@@ -7,7 +7,7 @@ from .activation import ReLU, LeakyReLU, ELU, GELU, Tanh, Sigmoid, Softmax, LogS
 from .loss import (L1Loss, MSELoss, SmoothL1Loss, HuberLoss, CrossEntropyLoss, NLLLoss, BCELoss,
                    BCEWithLogitsLoss, KLDivLoss)
 from .sparse import Embedding
-from .dropout import Dropout
+from .dropout import Dropout, Dropout1d, Dropout2d
 from .normalization import LayerNorm
 from .rnn import RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell, GRUCell
 from .conv import Conv1d, Conv2d
