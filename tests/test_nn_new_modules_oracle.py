@@ -46,3 +46,41 @@ try:
 except ValueError as e:
     print(e)
 """)
+
+
+def test_parameter_list_and_dict_in_a_model():
+    oracle.assert_same("""
+import torch, torch.nn as nn
+torch.manual_seed(0)
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.ws = nn.ParameterList([nn.Parameter(torch.randn(3, 3)) for _ in range(2)])
+        self.ws.append(torch.randn(3))
+        self.pd = nn.ParameterDict({'b': nn.Parameter(torch.zeros(3)), 'a': torch.ones(3, dtype=torch.float64)})
+        self.pd['c'] = nn.Parameter(torch.ones(1))
+    def forward(self, x):
+        for w in self.ws[:2]:
+            x = torch.tanh(x @ w)
+        return (x * self.ws[-1] + self.pd['b']).sum() + self.pd['a'].float().sum() * self.pd.get('c').sum()
+net = Net()
+print(net)
+print([n for n, _ in net.named_parameters()], len(net.ws), len(net.pd), list(net.pd.keys()), 'a' in net.pd)
+loss = net(torch.randn(2, 3))
+grads = torch.autograd.grad(loss, list(net.parameters()))    # (the oracle names only global leaves)
+print(loss, grads)
+print(nn.ParameterList(), nn.ParameterDict())
+try:
+    net.ws(torch.ones(1))
+except RuntimeError as e:
+    print(e)
+try:
+    net.ws[5]
+except IndexError as e:
+    print(e)
+try:
+    net.pd[1]
+except TypeError as e:
+    print(e)
+print(net.pd.pop('c').shape, list(net.pd), dict(net.state_dict()).keys())
+""")

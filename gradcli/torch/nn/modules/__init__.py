@@ -1,6 +1,6 @@
 """The module classes of torch.nn, one file per family as in PyTorch."""
 from .module import Module
-from .container import Sequential, ModuleList, ModuleDict
+from .container import Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict
 from .linear import Identity, Linear, Bilinear
 from .flatten import Flatten, Unflatten
 from .activation import ReLU, LeakyReLU, ELU, GELU, Tanh, Sigmoid, Softmax, LogSoftmax, Softplus
