@@ -35,7 +35,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     if bias is not None:
         out = out + bias._data
     stat_shape = x.shape[:x.ndim - len(normalized_shape)] + (1,) * len(normalized_shape)
-    return _record(ROWS["native_layer_norm"], _begin(input, weight, bias), np.ascontiguousarray(out, x.dtype),
+    return _record(ROWS["native_layer_norm"], _begin(input, weight, bias), np.asarray(out, x.dtype, order="C"),
                    (input, weight, bias),
                    extra={"input": input, "weight": weight, "bias": bias,
                           "result1": CONFIG.tensor(mean.reshape(stat_shape)), "result2": CONFIG.tensor(rstd.reshape(stat_shape))},
