@@ -189,8 +189,22 @@ tryit(lambda: F.smooth_l1_loss(torch.randn(3), torch.randn(3), beta=-1.0))
 tryit(lambda: nn.Unflatten(1, (2, 2))(torch.randn(3, 5)))
 tryit(lambda: nn.Unflatten(1, (2, -1))(torch.randn(3, 4)).shape)
 tryit(lambda: nn.Unflatten(-1, [2, 2])(torch.randn(3, 5)))
-tryit(lambda: nn.Conv2d(3, 6, 3, padding_mode='bogus'))
 """)
+
+
+def test_conv_padding_mode_is_validated_as_in_pytorch():
+    # PyTorch prints the set of valid modes, whose order varies between processes: compared as a set
+    import re
+    import torch
+    import gradcli.torch as G
+    texts = []
+    for lib in (torch, G):
+        with pytest.raises(ValueError) as info:
+            lib.nn.Conv2d(3, 6, 3, padding_mode="bogus")
+        text = str(info.value)
+        modes = re.search(r"\{(.*)\}", text).group(1)
+        texts.append((text.replace(modes, "MODES"), sorted(modes.split(", "))))
+    assert texts[0] == texts[1]
 
 
 # -- a float64 target (from NumPy) with a float32 output --------------------------------------
