@@ -35,9 +35,13 @@ def _accumulate(leaf, buf, create_graph, record, owned=False, version=None):
             else:
                 # PyTorch's clone_obey_contract: new_empty_strided(...).copy_(g), a copy at version 1,
                 # for a non-overlapping and dense variable, else clone(): version 0
-                leaf._grad = CONFIG.tensor(np.array(data, dtype=variable.dtype, copy=True))
                 if _non_overlapping_and_dense(variable):
+                    copy = np.empty_like(variable)          # (the variable's strides)
+                    np.copyto(copy, data, casting="unsafe")
+                    leaf._grad = CONFIG.tensor(copy)
                     leaf._grad._version_counter.v = 1
+                else:
+                    leaf._grad = CONFIG.tensor(np.array(data, dtype=variable.dtype, order="C"))
         else:
             np.add(grad._data, data, out=grad._data, casting="unsafe")
             grad._version_counter.bump()

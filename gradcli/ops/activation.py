@@ -59,10 +59,26 @@ def dropout(input, p=0.5, training=True, inplace=False):
         raise TorchValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if p == 0 or not training or input._data.size == 0:
         return input
+    # empty_like: input's strides, the mask drawn in memory order
+    return _times_noise(input, p, inplace, lambda: np.empty_like(input._data))
+
+
+def feature_dropout(input, p, train, inplace=False):
+    """_VF.feature_dropout (dropout1d/2d): one draw per sample and channel, for all its features."""
+    if p == 0 or not train or input._data.size == 0:
+        return input
+    x = input._data
+    if x.ndim < 2:
+        raise TorchRuntimeError("Feature dropout requires at least 2 dimensions in the input")
+    return _times_noise(input, p, inplace, lambda: np.empty(x.shape[:2] + (1,) * (x.ndim - 2), x.dtype))
+
+
+def _times_noise(input, p, inplace, empty):
+    """input * (bernoulli(1 - p) / (1 - p)), a noise tensor from `empty()` (p == 1: zero)."""
     if p == 1:
         noise = CONFIG.tensor(np.zeros((), input._data.dtype))
     else:
-        noise = CONFIG.tensor(np.empty(input._data.shape, input._data.dtype))
+        noise = CONFIG.tensor(empty())
         noise.bernoulli_(1 - p)
         noise.div_(1 - p)
     if inplace:

@@ -43,6 +43,27 @@ _SPATIAL = "xyz"
 _KERNEL = "ijk"
 
 
+def _is_channels_last(a):
+    """PyTorch's is_channels_last_strides_2d: a 4-D array whose strides say NHWC (ambiguous
+    layouts count as NCHW)."""
+    if a.ndim != 4 or a.strides[1] == 0:
+        return False
+    low = 0
+    for d in (1, 3, 2, 0):
+        if a.shape[d] == 0 or a.strides[d] < low or (d == 0 and low == a.strides[1]):
+            return False
+        low = a.strides[d] * (a.shape[d] if a.shape[d] > 1 else 1)
+    return True
+
+
+def _conv_layout(y, x, w):
+    """A convolution result (output, grad_input, grad_weight) in the memory format PyTorch's CPU
+    convolution gives all three: channels-last when the input or the weight is, else contiguous."""
+    if y.ndim == 4 and (_is_channels_last(x) or _is_channels_last(w)):
+        return np.ascontiguousarray(y.transpose(0, 2, 3, 1)).transpose(0, 3, 1, 2)
+    return np.ascontiguousarray(y)
+
+
 def _conv_forward(x, w, stride, padding, dilation, groups):
     nd = x.ndim - 2
     k = w.shape[2:]
@@ -53,7 +74,7 @@ def _conv_forward(x, w, stride, padding, dilation, groups):
     wg = w.astype(np.float64).reshape((groups, w.shape[0] // groups) + w.shape[1:])
     sp, kk = _SPATIAL[:nd], _KERNEL[:nd]
     y = np.einsum(f"ngc{sp}{kk},goc{kk}->ngo{sp}", win, wg, optimize=True)
-    return y.reshape((n, w.shape[0]) + out)
+    return _conv_layout(y.reshape((n, w.shape[0]) + out), x, w)
 
 
 def _conv_backward_input(g, x, w, stride, padding, dilation, groups):
@@ -71,7 +92,7 @@ def _conv_backward_input(g, x, w, stride, padding, dilation, groups):
                                                  for o, d, s, m in zip(offs, dilation, stride, out))
         padded[sel] += cols[(Ellipsis,) + offs]
     crop = (slice(None), slice(None)) + tuple(slice(p, p + s) for p, s in zip(padding, x.shape[2:]))
-    return padded[crop].astype(x.dtype)
+    return _conv_layout(padded[crop].astype(x.dtype), x, w)
 
 
 def _conv_backward_weight(g, x, w, stride, padding, dilation, groups):
@@ -84,7 +105,7 @@ def _conv_backward_weight(g, x, w, stride, padding, dilation, groups):
     win = win.reshape((n, groups, c // groups) + win.shape[2:])
     gg = g.astype(np.float64).reshape((n, groups, w.shape[0] // groups) + out)
     gw = np.einsum(f"ngo{sp},ngc{sp}{kk}->goc{kk}", gg, win, optimize=True)
-    return gw.reshape(w.shape).astype(w.dtype)
+    return _conv_layout(gw.reshape(w.shape).astype(w.dtype), x, w)
 
 
 def _pool_out(n, k, s, p, d, ceil_mode):

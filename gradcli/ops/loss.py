@@ -28,6 +28,21 @@ def _broadcast_pair(input, target):
     return input, target
 
 
+def _broadcast_shapes_checked(*shapes):
+    """torch.broadcast_shapes, with the error its Python code raises."""
+    result = [1] * max(len(s) for s in shapes)
+    for index, shape in enumerate(shapes):
+        for i in range(-1, -1 - len(shape), -1):
+            if shape[i] == 1 or shape[i] == result[i]:
+                continue
+            if result[i] != 1:
+                raise TorchRuntimeError(f"Attempting to broadcast a dimension of length {shape[i]} at {i}! Mismatching "
+                                        f"argument at index {index} had {Size(shape)}; but expected shape should be "
+                                        f"broadcastable to {list(result)}")
+            result[i] = shape[i]
+    return tuple(result)
+
+
 def _warn_size(input, target):
     if input._data.shape != target._data.shape:
         STATE.warn(f"Using a target size ({Size(target._data.shape)}) that is different to the input size "
@@ -108,6 +123,8 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     _float_kernel("smooth_l1_cpu", input, target)
     _warn_size(input, target)
+    if beta < 0:
+        raise TorchRuntimeError("smooth_l1_loss does not support negative values for beta.")
     r = _reduction(reduction)
     input, target = _broadcast_pair(input, target)
     if beta == 0.0:
@@ -115,7 +132,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     x, y = input._data, _same_kind(input, target)
     z = np.abs(x - y)
     loss = np.where(z < beta, 0.5 * z * z / np.asarray(beta, x.dtype), z - np.asarray(0.5 * beta, x.dtype))
-    out = _reduce_array(np.asarray(loss, x.dtype), r)
+    out = _reduce_array(np.asarray(loss, result_type(input, target).np), r)     # (the operands' promoted type)
     return _record(ROWS["smooth_l1_loss"], _begin(input, target), out, (input, target),
                    attrs={"beta": beta, "reduction": r})
 
@@ -123,6 +140,8 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     _float_kernel("huber_cpu", input, target)
     _warn_size(input, target)
+    if delta <= 0:
+        raise TorchRuntimeError("huber_loss does not support non-positive values for delta.")
     r = _reduction(reduction)
     input, target = _broadcast_pair(input, target)
     x, y = input._data, _same_kind(input, target)
@@ -143,7 +162,10 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
         raise TorchValueError(f"Using a target size ({Size(target._data.shape)}) that is different to the input size "
                               f"({Size(input._data.shape)}) is deprecated. Please ensure they have the same size.")
     if weight is not None:
-        new_size = broadcast_shapes(target._data.shape, weight._data.shape)
+        new_size = _broadcast_shapes_checked(target._data.shape, weight._data.shape)
+        if new_size != input._data.shape:
+            raise TorchRuntimeError(f"output with shape {list(input._data.shape)} doesn't match the broadcast shape "
+                                    f"{list(new_size)}")
         if weight._data.shape != new_size:
             weight = expand(weight, new_size)
     if target._data.dtype != input._data.dtype:
@@ -176,6 +198,8 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     if y.dtype.kind != "f":
         raise TorchRuntimeError(f"result type {_SCALAR_NAME[x.dtype.name]} can't be cast to the desired output "
                                 f"type {_SCALAR_NAME[y.dtype.name]}")
+    if pos_weight is not None:              # (pos_weight - 1) * target, first
+        broadcast_shapes(pos_weight._data.shape, y.shape)
     for w in (weight, pos_weight):          # each broadcasts to the loss's shape, never beyond it
         if w is not None:
             shape = broadcast_shapes(x.shape, w._data.shape)
@@ -188,7 +212,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     loss = (1 - y) * x - log_sigmoid
     if weight is not None:
         loss = loss * weight._data
-    out = _reduce_array(np.asarray(loss, x.dtype), r)
+    out = _reduce_array(np.asarray(loss, y.dtype), r)       # ((1 - target).mul_(input)...: target's dtype)
     return _record(ROWS["bce_with_logits"], _begin(input, target), out, (input, target),
                    extra={"weight": weight, "pos_weight": pos_weight}, attrs={"reduction": r})
 
@@ -233,7 +257,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     n, c = input._data.shape[:2]
     out_size = (n,) + tuple(input._data.shape[2:])
     if tuple(target._data.shape[1:]) != tuple(input._data.shape[2:]):
-        raise TorchValueError(f"Expected target size {list(out_size)}, got {list(target._data.shape)}")
+        raise TorchRuntimeError(f"Expected target size {list(out_size)}, got {list(target._data.shape)}")
     input_ = _contiguous(input)
     target_ = target
     if input_._data.size > 0 and target_._data.size > 0:
@@ -286,6 +310,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     weighted sum of -log-probabilities times target probabilities; label smoothing mixes in the
     mean over classes."""
     r = _reduction(reduction)
+    if label_smoothing > 1.0:           # (a negative one is not refused)
+        raise TorchRuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing:g}")
     class_dim = 0 if input._data.ndim == 1 else 1
     if input._data.shape == target._data.shape:          # class probabilities
         if target._data.dtype.kind != "f":

@@ -611,6 +611,9 @@ class _NumpyMath(E._NumpyMath):
 
     @staticmethod
     def huber_backward(g, x, y, reduction, delta):
+        if y.dtype != x.dtype:          # (huber_loss_backward's TensorIterator does not promote)
+            from .numeric import _SCALAR_NAME
+            raise E.TorchRuntimeError(f"Found dtype {_SCALAR_NAME[y.dtype.name]} but expected {_SCALAR_NAME[x.dtype.name]}")
         norm = 1 / x.size if reduction == 1 else 1.0
         d = x - y
         return np.where(d < -delta, -norm * g * delta, np.where(d > delta, norm * g * delta, norm * d * g)

@@ -5,7 +5,7 @@ import numpy as np
 
 from ..engine import CONFIG, Size, TensorBase
 from ..engine import TorchRuntimeError, TorchValueError
-from .numeric import _F32, _SCALAR_NAME
+from .numeric import _F32, _SCALAR_NAME, _tensor_args
 from .kernels import _bn_axes, _layer_norm_axes, get_num_threads
 from .record import _begin, _record
 from .table import ROWS
@@ -20,6 +20,7 @@ def _layer_norm_stats(x, normalized_shape, eps):
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    _tensor_args("layer_norm", input=input)
     normalized_shape = tuple(normalized_shape) if not isinstance(normalized_shape, int) else (normalized_shape,)
     x = input._data
     if tuple(x.shape[x.ndim - len(normalized_shape):]) != normalized_shape or x.ndim < len(normalized_shape):
@@ -34,7 +35,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     if bias is not None:
         out = out + bias._data
     stat_shape = x.shape[:x.ndim - len(normalized_shape)] + (1,) * len(normalized_shape)
-    return _record(ROWS["native_layer_norm"], _begin(input, weight, bias), np.asarray(out, x.dtype),
+    return _record(ROWS["native_layer_norm"], _begin(input, weight, bias), np.asarray(out, x.dtype, order="C"),
                    (input, weight, bias),
                    extra={"input": input, "weight": weight, "bias": bias,
                           "result1": CONFIG.tensor(mean.reshape(stat_shape)), "result2": CONFIG.tensor(rstd.reshape(stat_shape))},

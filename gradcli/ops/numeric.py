@@ -247,10 +247,19 @@ def _in64(fn):
     return f
 
 
+def _type_name(v):
+    """A value's type as PyTorch's argument parser names it (CPython's tp_name): a class defined
+    in Python by its name, a builtin or extension type with its module ("numpy.ndarray")."""
+    t = type(v)
+    if t.__module__ == "builtins" or t.__flags__ & (1 << 9):          # Py_TPFLAGS_HEAPTYPE
+        return t.__name__
+    return f"{t.__module__}.{t.__name__}"
+
+
 def _tensor_args(name, **args):
     """PyTorch's argument parser's TypeError for a non-tensor where a tensor is expected
     (arguments given in their positional order; None is allowed for optional ones by not passing them)."""
     for pos, (arg, v) in enumerate(args.items(), 1):
         if not isinstance(v, TensorBase):
             from ..engine import TorchTypeError
-            raise TorchTypeError(f"{name}(): argument '{arg}' (position {pos}) must be Tensor, not {type(v).__name__}")
+            raise TorchTypeError(f"{name}(): argument '{arg}' (position {pos}) must be Tensor, not {_type_name(v)}")

@@ -205,7 +205,9 @@ def _lstm_layer_differentiable_backward(node, grad_output, grad_hy, grad_cy):
 def _lstm_layer_backward(node, grad_out, create_graph):
     if create_graph:                            # the gradients of output, h_n and c_n (None: none came)
         return _lstm_layer_differentiable_backward(node, *grad_out[:3])
-    u = {s: node.unpack(s, False) for s in ("input", "weight0", "weight1", "hx_", "cx_", "result3")}
+    # (every saved value is unpacked, in PyTorch's order: an output changed in place is the version error)
+    u = {s: node.unpack(s, False) for s in ("input", "weight0", "weight1", "weight2", "weight3", "hx_", "cx_",
+                                            "result0", "result1", "result2", "result3")}
     x, w_ih, w_hh = (u[k].astype(np.float64) for k in ("input", "weight0", "weight1"))
     h0, c0 = u["hx_"].astype(np.float64), u["cx_"].astype(np.float64)
     T, B, H = x.shape[0], h0.shape[0], h0.shape[1]

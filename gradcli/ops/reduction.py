@@ -296,7 +296,7 @@ def softmax(t, dim, dtype=None):
     e = np.exp(x - x.max(axis=d, keepdims=True)) if x.ndim and x.size else np.ones_like(x)
     out = e / e.sum(axis=d, keepdims=True) if x.ndim and x.size else e
     seq = _begin(t)
-    return _record(TABLE["softmax"], seq, out.astype(x.dtype), (t,), attrs={"dim": dim})
+    return _record(TABLE["softmax"], seq, np.asarray(out, x.dtype, order="C"), (t,), attrs={"dim": dim})
 
 
 def log_softmax(t, dim, dtype=None):
@@ -310,7 +310,7 @@ def log_softmax(t, dim, dtype=None):
     else:
         out = np.zeros_like(x)
     seq = _begin(t)
-    return _record(TABLE["log_softmax"], seq, out.astype(x.dtype), (t,), attrs={"dim": dim})
+    return _record(TABLE["log_softmax"], seq, np.asarray(out, x.dtype, order="C"), (t,), attrs={"dim": dim})
 
 
 def _cumulative(name, fn):

@@ -464,7 +464,7 @@ def unflatten(t, dim, sizes):
         if "only one dimension" in str(e):
             raise
         raise TorchRuntimeError(f"unflatten: Provided sizes {E._sizes(sizes)} don't multiply up to the size of dim "
-                                f"{dim} ({n}) in the input tensor") from None
+                                f"{d} ({n}) in the input tensor") from None
     return view(t, t._data.shape[:d] + inferred + t._data.shape[d + 1:])
 
 

@@ -292,6 +292,15 @@ SIGNATURES = {
                            "Tensor A, str ord='fro', Sizes dim=[-2;-1], bool keepdim=False, *, dtype? dtype=None"),
     "linalg.norm": ("Tensor input, Number? ord=None, IntList? dim=None, bool keepdim=False, *, dtype? dtype=None",
                     "Tensor input, str ord, IntList? dim=None, bool keepdim=False, *, dtype? dtype=None"),
+    # -- nn fixes (session 9)
+    # (torch.nn.functional's Python code compares `target.size()` with `input.size()` first)
+    "F.l1_loss": "Tensor.size input, Tensor.size target, Any size_average=None, Any reduce=None, Any reduction='mean', "
+                 "Any weight=None",
+    "F.smooth_l1_loss": "Tensor.size input, Tensor.size target, Any size_average=None, Any reduce=None, "
+                        "Any reduction='mean', Any beta=1.0",
+    "F.huber_loss": "Tensor.size input, Tensor.size target, Any reduction='mean', Any delta=1.0, Any weight=None",
+    "F.binary_cross_entropy": "Tensor.size input, Tensor.size target, Any weight=None, Any size_average=None, "
+                              "Any reduce=None, Any reduction='mean'",
 }
 
 # Tensor methods whose signature is not the function's minus `input` (or that have no function).

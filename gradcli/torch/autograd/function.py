@@ -166,20 +166,22 @@ def _wrap_outputs(ctx, args, output, record):
             wrapped.append(out)
             out_meta.append(None)
             continue
+        given = out
         if id(out) in dirty:
             if record and out.grad_fn is None and out._rg and out._base is None:
                 raise TorchRuntimeError("a leaf Variable that requires grad has been used in an in-place operation.")
             out._version_counter.bump()         # PyTorch counts the marking as a change too
         elif id(out) in inputs:                 # an input returned as it is: a view of it
-            out = CONFIG.tensor(out._data, version=out._version_counter, base=out)
+            out = CONFIG.tensor(out._data, version=out._version_counter,
+                                base=out._base if out._base is not None else out)
         out_meta.append((out._data.shape, out._data.dtype))
-        differentiable = record and id(out) not in non_diff and out._data.dtype.kind == "f"
+        differentiable = record and id(given) not in non_diff and out._data.dtype.kind == "f"
         if differentiable:
             out._fn = edge
             out._rg = True
             if out._base is not None:
                 custom_function_view(out, out._base)
-        elif id(out) in non_diff:
+        elif id(given) in non_diff:
             out._rg = False
         wrapped.append(out)
     ctx._output_meta = out_meta

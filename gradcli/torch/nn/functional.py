@@ -2,10 +2,14 @@
 from ... import ops as _ops
 from ...engine import STATE as _STATE, TensorBase as _Tensor
 from ...engine import TorchTypeError as _TorchTypeError, TorchValueError as _TorchValueError
+from ...engine import TorchRuntimeError as _TorchRuntimeError
+from ...ops.activation import feature_dropout as _feature_dropout
+from ...ops.conv import check_conv_args as _check_conv_args
+from ...ops.numeric import _tensor_args
 
 linear = _ops.linear
 embedding, dropout, layer_norm = _ops.embedding, _ops.dropout, _ops.layer_norm
-bilinear, conv1d, conv2d, batch_norm = _ops.bilinear, _ops.conv1d, _ops.conv2d, _ops.batch_norm
+bilinear, batch_norm = _ops.bilinear, _ops.batch_norm
 max_pool2d, avg_pool2d = _ops.max_pool2d, _ops.avg_pool2d
 leaky_relu, elu, gelu, softplus = _ops.leaky_relu, _ops.elu, _ops.gelu, _ops.softplus
 l1_loss, smooth_l1_loss, huber_loss = _ops.l1_loss, _ops.smooth_l1_loss, _ops.huber_loss
@@ -19,6 +23,51 @@ def _truth(value):
         return bool(value)
     except ValueError as e:
         raise _TorchValueError(str(e)) from None
+
+
+def conv1d(*args, **kwargs):
+    _check_conv_args(1, args, kwargs)
+    return _ops.conv1d(*args, **kwargs)
+
+
+def conv2d(*args, **kwargs):
+    _check_conv_args(2, args, kwargs)
+    return _ops.conv2d(*args, **kwargs)
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    if p < 0.0 or p > 1.0:
+        raise _TorchValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    inp_dim = input.dim()
+    if inp_dim not in (2, 3):
+        raise _TorchRuntimeError(f"dropout1d: Expected 2D or 3D input, but received a {inp_dim}D input. Note that "
+                                 "dropout1d exists to provide channel-wise dropout on inputs with 1 spatial dimension, "
+                                 "a channel dimension, and an optional batch dimension (i.e. 2D or 3D inputs).")
+    is_batched = inp_dim == 3
+    if not is_batched:
+        input = input.unsqueeze_(0) if inplace else input.unsqueeze(0)
+    result = _feature_dropout(input, p, training, inplace)
+    if not is_batched:
+        result = result.squeeze_(0) if inplace else result.squeeze(0)
+    return result
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False):
+    if p < 0.0 or p > 1.0:
+        raise _TorchValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    inp_dim = input.dim()
+    if inp_dim not in (3, 4):
+        _STATE.warn(f"dropout2d: Received a {inp_dim}-D input to dropout2d, which is deprecated and will result in "
+                    "an error in a future release. To retain the behavior and silence this warning, please use "
+                    "dropout instead. Note that dropout2d exists to provide channel-wise dropout on inputs with 2 "
+                    "spatial dimensions, a channel dimension, and an optional batch dimension (i.e. 3D or 4D inputs).")
+    if inp_dim == 3:
+        _STATE.warn("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout behavior "
+                    "is desired - input is interpreted as shape (N, C, L), where C is the channel dim. This behavior "
+                    "will change in a future release to interpret the input as one without a batch dimension, i.e. "
+                    "shape (C, H, W). To maintain the 1D channel-wise dropout behavior, please switch to using "
+                    "dropout1d instead.")
+    return _feature_dropout(input, p, training, inplace)
 
 
 def relu(input, inplace=False):
@@ -54,12 +103,14 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
     reduction = _valid_reduction(_legacy_reduction(size_average, reduce, reduction))
+    _tensor_args("nll_loss_nd", input=input, target=target)      # (the checks of the op F.nll_loss calls)
     return _nll_loss(input, target, weight, ignore_index=ignore_index, reduction=reduction)
 
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean",
                   label_smoothing=0.0):
     reduction = _valid_reduction(_legacy_reduction(size_average, reduce, reduction))
+    _tensor_args("cross_entropy_loss", input=input, target=target)
     return _cross_entropy(input, target, weight, ignore_index=ignore_index, reduction=reduction,
                           label_smoothing=label_smoothing)
 

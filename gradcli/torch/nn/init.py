@@ -150,3 +150,26 @@ def orthogonal_(tensor, gain=1, generator=None):
 def __getattr__(name):
     from .._not_implemented import missing
     raise missing("torch.nn.init", name)
+
+
+def _make_deprecate(meth):
+    """The old names without the trailing underscore: the function, with PyTorch's warning."""
+    new_name = meth.__name__
+    old_name = new_name[:-1]
+
+    def deprecated_init(*args, **kwargs):
+        torch._STATE.warn(f"`nn.init.{old_name}` is now deprecated in favor of `nn.init.{new_name}`.")
+        return meth(*args, **kwargs)
+    deprecated_init.__name__ = old_name
+    return deprecated_init
+
+
+uniform = _make_deprecate(uniform_)
+normal = _make_deprecate(normal_)
+constant = _make_deprecate(constant_)
+eye = _make_deprecate(eye_)
+xavier_uniform = _make_deprecate(xavier_uniform_)
+xavier_normal = _make_deprecate(xavier_normal_)
+kaiming_uniform = _make_deprecate(kaiming_uniform_)
+kaiming_normal = _make_deprecate(kaiming_normal_)
+orthogonal = _make_deprecate(orthogonal_)

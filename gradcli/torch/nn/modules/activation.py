@@ -1,6 +1,7 @@
 """Activation modules (PyTorch's activation.py)."""
 from __future__ import annotations
 
+from .... import torch
 from .. import functional as F
 from .module import Module
 
@@ -61,12 +62,12 @@ class GELU(Module):
 
 class Tanh(Module):
     def forward(self, input):
-        return input.tanh()
+        return torch.tanh(input)
 
 
 class Sigmoid(Module):
     def forward(self, input):
-        return input.sigmoid()
+        return torch.sigmoid(input)
 
 
 class Softplus(Module):

@@ -34,6 +34,9 @@ class _ConvNd(Module):
                 raise ValueError(f"Invalid padding string {padding!r}, should be one of {valid_padding_strings}")
             if padding == "same" and any(s != 1 for s in stride):
                 raise ValueError("padding='same' is not supported for strided convolutions")
+        valid_padding_modes = {"zeros", "reflect", "replicate", "circular"}
+        if padding_mode not in valid_padding_modes:
+            raise ValueError(f"padding_mode must be one of {valid_padding_modes}, but got padding_mode={padding_mode!r}")
         if padding_mode != "zeros":
             raise ValueError(f"padding_mode={padding_mode!r} is not available in gradcli (only 'zeros')")
         self.in_channels = in_channels

@@ -26,9 +26,7 @@ class Unflatten(Module):
         self.unflattened_size = tuple(unflattened_size)
 
     def forward(self, input):
-        shape = tuple(input.shape)
-        d = self.dim % len(shape)
-        return input.view(shape[:d] + self.unflattened_size + shape[d + 1:])
+        return input.unflatten(self.dim, self.unflattened_size)
 
     def extra_repr(self):
         return f"dim={self.dim}, unflattened_size={self.unflattened_size}"

@@ -2,8 +2,11 @@
 outputs pass through an identity node, BackwardHookFunctionBackward, whose gradients the hooks see."""
 from __future__ import annotations
 
-from ....engine import STATE, TensorBase
+import numpy as np
+
+from ....engine import CONFIG, STATE, TensorBase
 from ....ops import TABLE, _begin, _record
+from ....ops.views import custom_function_view
 
 ROW = TABLE["nn.backward_hook_function"]
 
@@ -13,7 +16,10 @@ W_NO_INPUT_GRAD = ("Full backward hook is firing when gradients are computed wit
 
 
 def _identity(t):
-    return _record(ROW, _begin(t), t._data, (t,))
+    """BackwardHookFunction's output: a view of t that may not be changed in place."""
+    out = _record(ROW, _begin(t), t._data, (t,), view_of=t)
+    custom_function_view(out, t)
+    return out
 
 
 class BackwardHook:
@@ -40,13 +46,17 @@ class BackwardHook:
         wrapped = self._wrap(args, self._input_grad)
         self.n_inputs = sum(1 for a, b in zip(args, wrapped) if a is not b)
         self.n_args = len(args)
+        # PyTorch passes every tensor input through one node once any requires grad: one that does
+        # not gets that node's materialized zero gradient
+        self.zero_grads = {i: CONFIG.tensor(np.zeros_like(a._data)) for i, a in enumerate(args)
+                           if self.n_inputs and isinstance(a, TensorBase) and a is wrapped[i]}
         return tuple(wrapped)
 
     def _input_grad(self, i, g):
         self.input_grads[i] = g
         if len(self.input_grads) < self.n_inputs:
             return None
-        grad_inputs = tuple(self.input_grads.get(k) for k in range(self.n_args))
+        grad_inputs = tuple(self.input_grads.get(k, self.zero_grads.get(k)) for k in range(self.n_args))
         self.input_grads = {}
         result = None
         for hook in self.user_hooks:
@@ -54,6 +64,7 @@ class BackwardHook:
             if res is not None:
                 result = tuple(res) if isinstance(res, (tuple, list)) else (res,)
         self.grad_outputs = None
+        self.output_grads = {}
         return None if result is None else result[i]
 
     def setup_output_hook(self, result):
@@ -61,11 +72,15 @@ class BackwardHook:
         outputs = (result,) if single else tuple(result) if isinstance(result, (tuple, list)) else None
         if outputs is None:
             return result
+        self.n_outputs = len(outputs)
+        self.output_grads = {}
         wrapped = self._wrap(outputs, self._output_grad)
         return wrapped[0] if single else type(result)(wrapped)
 
     def _output_grad(self, i, g):
-        grad_outputs = (g,)
+        # one entry per output (None: not a tensor, or no gradient reached it)
+        self.output_grads[i] = g
+        grad_outputs = tuple(self.output_grads.get(k) for k in range(self.n_outputs))
         for hook in self.user_pre_hooks:
             res = hook(self.module, grad_outputs)
             if res is not None:
@@ -76,4 +91,4 @@ class BackwardHook:
             for hook in self.user_hooks:
                 hook(self.module, (None,) * max(self.n_args, 1), self.grad_outputs)
             self.grad_outputs = None
-        return grad_outputs[0] if grad_outputs[0] is not g else None
+        return grad_outputs[i] if grad_outputs[i] is not g else None

@@ -45,6 +45,8 @@ def _typename(value):
 class RemovableHandle:
     """What register_*_hook returns: `.remove()` takes the hook out of its dict."""
 
+    __module__ = "torch.utils.hooks"        # (as PyTorch's class prints)
+
     next_id = 0
 
     def __init__(self, hooks_dict, *, extra_dict=None):
@@ -489,22 +491,37 @@ class Module:
     def double(self):
         return self._apply(lambda t: t.double() if t.is_floating_point() else t)
 
+    def half(self):
+        return self._apply(lambda t: t.half() if t.is_floating_point() else t)
+
     def cpu(self):
         return self
 
+    def cuda(self, device=None):
+        """A CPU build: the first tensor converted raises PyTorch's AssertionError."""
+        return self._apply(lambda t: t.cuda(device))
+
     def to(self, *args, **kwargs):
         from ....engine import DType
-        dtype = kwargs.get("dtype")
+        from ... import _legacy
+        from .... import torch
+        dtype, device = kwargs.get("dtype"), kwargs.get("device")
         for a in args:
             if isinstance(a, DType):
                 dtype = a
             elif isinstance(a, TensorBase):
                 dtype = a.dtype
-        if dtype is None:
-            return self
-        if not dtype.is_floating_point:
+            elif isinstance(a, (str, torch.device)):
+                device = torch.device(a) if isinstance(a, str) else a
+        if dtype is not None and not dtype.is_floating_point:
             raise TypeError(f"nn.Module.to only accepts floating point or complex dtypes, but got desired dtype={dtype}")
-        return self._apply(lambda t: t.to(dtype) if t.is_floating_point() else t)
+        if dtype is None and device is None:
+            return self
+
+        def convert(t):
+            _legacy.check_device(device)          # (a CUDA device: the CPU build's error, at the first tensor)
+            return t.to(dtype) if dtype is not None and t.is_floating_point() else t
+        return self._apply(convert)
 
     def type(self, dst_type):
         return self._apply(lambda t: t.to(dst_type))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 from ....ops import recurrent
+from ....ops.numeric import _type_name
 from .... import torch
 from .. import init
 from ..parameter import Parameter
@@ -106,7 +107,17 @@ class RNNBase(Module):
         num_directions = 2 if self.bidirectional else 1
         expected = (self.num_layers * num_directions, mini_batch, self.hidden_size)
         if tuple(hx.shape) != expected:
-            raise RuntimeError(msg.format(list(expected), list(hx.shape)))
+            raise RuntimeError(msg.format(expected, list(hx.shape)))
+
+    def _check_input(self, input):
+        """check_input: the input's dtype is the weights', its last dimension input_size."""
+        dtype = self._layer_params()[0].dtype
+        if input.dtype != dtype:
+            raise ValueError(f"RNN input dtype ({input.dtype}) does not match weight dtype ({dtype}). Convert input: "
+                             f"input.to({dtype}), or convert model: model.to({input.dtype})")
+        if input.size(-1) != self.input_size:
+            raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected {self.input_size}, "
+                               f"got {input.size(-1)}")
 
     def extra_repr(self):
         s = "{input_size}, {hidden_size}"
@@ -138,9 +149,7 @@ class RNNBase(Module):
                 raise RuntimeError(f"For batched 3-D input, hx should also be 3-D but got {hx.dim()}-D tensor")
         else:
             hx = self._zeros(input)
-        if input.size(-1) != self.input_size:
-            raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected {self.input_size}, "
-                               f"got {input.size(-1)}")
+        self._check_input(input)
         self._check_hidden(hx, input)
         output, hidden = recurrent.rnn(self.mode, input, hx, self._layer_params(), self.num_layers, self.dropout,
                                     self.training, self.batch_first, self.bidirectional)
@@ -199,9 +208,7 @@ class LSTM(RNNBase):
         elif hx[0].dim() != 3 or hx[1].dim() != 3:
             raise RuntimeError(f"For batched 3-D input, hx and cx should also be 3-D but got "
                                f"({hx[0].dim()}-D, {hx[1].dim()}-D) tensors")
-        if input.size(-1) != self.input_size:
-            raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected {self.input_size}, "
-                               f"got {input.size(-1)}")
+        self._check_input(input)
         self._check_hidden(hx[0], input, "Expected hidden[0] size {}, got {}")
         self._check_hidden(hx[1], input, "Expected hidden[1] size {}, got {}")
         output, h, c = recurrent.rnn("LSTM", input, hx, self._layer_params(), self.num_layers, self.dropout,
@@ -210,6 +217,18 @@ class LSTM(RNNBase):
             output = output.squeeze(batch_dim)
             h, c = h.squeeze(1), c.squeeze(1)
         return output, (h, c)
+
+
+def _check_cell(input, hidden, cell):
+    """check_rnn_cell_forward_input / _hidden (hidden: the cell's hidden states, labelled 0, 1)."""
+    if input.size(1) != cell.input_size:
+        raise RuntimeError(f"input has inconsistent input_size: got {input.size(1)} expected {cell.input_size}")
+    for label, hx in enumerate(hidden):
+        if input.size(0) != hx.size(0):
+            raise RuntimeError(f"Input batch size {input.size(0)} doesn't match hidden{label} batch size {hx.size(0)}")
+        if hx.size(1) != cell.hidden_size:
+            raise RuntimeError(f"hidden{label} has inconsistent hidden_size: got {hx.size(1)}, expected "
+                               f"{cell.hidden_size}")
 
 
 class RNNCellBase(Module):
@@ -265,6 +284,7 @@ class RNNCell(RNNCellBase):
             mode = "RNN_RELU"
         else:
             raise RuntimeError(f"Unknown nonlinearity: {self.nonlinearity}")
+        _check_cell(input, (hx,), self)
         ret = recurrent.rnn_cell(mode, input, hx, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)
         return ret if is_batched else ret.squeeze(0)
 
@@ -288,6 +308,9 @@ class LSTMCell(RNNCellBase):
             hx = (zeros, zeros)
         else:
             hx = (hx[0].unsqueeze(0), hx[1].unsqueeze(0)) if not is_batched else hx
+        if not isinstance(hx, (tuple, list)):
+            raise TypeError(f"lstm_cell(): argument 'hx' (position 2) must be tuple of Tensors, not {_type_name(hx)}")
+        _check_cell(input, hx, self)
         ret = recurrent.rnn_cell("LSTM", input, hx, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)
         if not is_batched:
             ret = (ret[0].squeeze(0), ret[1].squeeze(0))
@@ -310,5 +333,6 @@ class GRUCell(RNNCellBase):
             hx = torch.zeros(input.size(0), self.hidden_size, dtype=input.dtype)
         else:
             hx = hx.unsqueeze(0) if not is_batched else hx
+        _check_cell(input, (hx,), self)
         ret = recurrent.rnn_cell("GRU", input, hx, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)
         return ret if is_batched else ret.squeeze(0)
