@@ -63,11 +63,11 @@ def surprise_json(why):
 
 
 def _facts_and_fixes(why):
-    """An explain.Why's facts (without its fixes) and the fixes worth showing: the untried ones
-    and those that, tried, worked."""
+    """An explain.Why's facts (without its fixes) and the fixes worth showing (`Fix.shown`)."""
     from dataclasses import asdict
     facts = asdict(why)
-    return facts, [fix_json(f) for f in facts.pop("fixes") if f["tried"] is False or f["works"]]
+    facts.pop("fixes")
+    return facts, [fix_json(asdict(f)) for f in why.fixes if f.shown]
 
 
 def fix_json(f):

@@ -374,9 +374,9 @@ def _error_finding(exc, trace, line, text):
     script caught is explained the same way here."""
     info = trace.report.error
     why = explained(info) if trace.exception is exc else None
-    if why is None:
-        from ..explain.why import explain_exception
-        why = explain_exception(exc, trace.interp, line, text) if trace.interp is not None else None
+    if why is None and trace.interp is not None:
+        from ..explain import explained_caught
+        why = explained_caught(exc, trace.report, trace.interp, line, text)
     if why is None:
         message = getattr(exc, "message", None) or str(exc)
         return Finding("error", f"{getattr(exc, 'pytype', type(exc).__name__)}: {message}")
