@@ -620,3 +620,22 @@ def test_a_mechanical_fix_that_cannot_be_tried_is_not_offered():
     assert "Trying to backward through the graph a second time" in out.getvalue()
     assert "untried: `y.backward(retain_graph=True)`" not in out.getvalue()
     assert "detach()" not in out.getvalue()
+
+
+def test_gradients_no_step_reads_are_not_said_to_be_stepped_with():
+    # `true_b` is in no optimizer: its .grad adding up changes nothing a step does
+    report = run_source((EXAMPLES / "labels_from_parameters.py").read_text(), "labels_from_parameters.py")
+    assert not any(w.family == "accumulated" for w in surprises(report))
+    # one leaf the optimizer holds and one it does not: the note names only the held one
+    source = textwrap.dedent("""\
+        import torch
+        w = torch.tensor([1., -1.], requires_grad=True)
+        scale = torch.tensor(2., requires_grad=True)
+        opt = torch.optim.SGD([w], lr=0.1)
+        for step in range(3):
+            loss = (w * scale).pow(2).sum()
+            loss.backward()
+            opt.step()
+        """)
+    (why,) = surprises(run_source(source, "held.py"))
+    assert why.leaves == ["w"] and "`w.grad` summed" in why.text and "scale" not in why.text

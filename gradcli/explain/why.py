@@ -1445,7 +1445,9 @@ def _accumulated(view, report):
             if loops else []
         if not (steps or manual):
             continue                        # adding up on purpose (micro-batches): nothing steps in between
-        leaves = sorted(set(names))
+        leaves = sorted(_stepped_leaves(report, set(names), steps, manual))
+        if not leaves:
+            continue                        # the step never reads these gradients
         calls = len(names) // len(leaves) + 1
         loop = loops[-1]
         stepper = steps[0] if steps else manual[0]
@@ -1458,6 +1460,31 @@ def _accumulated(view, report):
         why.fixes = _zero_grad_fixes(view, statement_at(view.tree, line), steps, leaves)
         out.append(why)
     return out
+
+
+def _stepped_leaves(report, names, steps, manual):
+    """Those of the leaves `names` that the loop steps with: the ones its optimizers hold, or
+    whose .grad a manual update reads."""
+    held = set()
+    for n in manual:
+        held |= {ast.unparse(a.value) for a in ast.walk(n.value) if isinstance(a, ast.Attribute) and a.attr == "grad"}
+    scope = report.names_at_end() if report.names_at_end is not None else {}
+    optimizer = sys.modules.get("gradcli.torch.optim.optimizer")
+    opts = [scope.get(c.func.value.id) for c in steps if isinstance(c.func.value, ast.Name)]
+    opts = [o for o in opts if optimizer is not None and isinstance(o, optimizer.Optimizer)]
+    if steps and not opts:                  # a step gradcli cannot see into: every leaf may be stepped
+        return names
+    ids = set().union(*(_param_ids(o) for o in opts))
+    return {n for n in names if n in held or id(_named(scope, n)) in ids}
+
+
+def _named(scope, name):
+    """The object a dotted name (`model.0.weight`) stands for in the script's names, or None."""
+    first, *rest = name.split(".")
+    obj = scope.get(first)
+    for part in rest:
+        obj = getattr(obj, part, None)
+    return obj
 
 
 def _zero_grad_fixes(view, backward, steps, leaves):

@@ -160,6 +160,7 @@ class Report:
         self.items = []
         self.error = None             # ErrorInfo
         self.tensors_at_end = None    # () -> {name: Tensor}: the script's tensors when it ended
+        self.names_at_end = None      # () -> the script's global names when it ended (its optimizers...)
         self.parse_failed = False
         self.exception = None         # the exception that ended the script, for explanations
         self.trial = None             # how to run a fixed copy of the script (fixes.trial_of)

@@ -394,6 +394,7 @@ class Session:
                     self.leaves_announced.extend(n for n, _ in leaves)
         _caught(report, self.filename)
         report.tensors_at_end = self.tensors
+        report.names_at_end = lambda: dict(self.globals)
         return report
 
     def current_line_of(self, e):
