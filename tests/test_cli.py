@@ -810,3 +810,27 @@ def test_limits_are_errors_not_hangs(cli):
     assert r.rc == 1 and "--timeout" in r.both, r
     r = cli("run", "-c", "import torch\nx = torch.zeros(100000, 100000)", "--max-elements", "1000")
     assert r.rc == 1 and "--max-elements" in r.both, r
+
+
+# A script that ends itself: `python script.py` exits with the status it gives, prints an exit
+# object that is not a number, and prints a KeyboardInterrupt the script raises as its last line.
+ENDING_SCRIPTS = {
+    "exit_status.py": "import sys\nimport torch\nprint('before', torch.ones(1) * 2)\nsys.exit(5)\n",
+    "raise_system_exit.py": "import torch\nraise SystemExit(4)\n",
+    "exit_message.py": "import sys\nimport torch\nsys.exit('fatal message')\n",
+    "exit_zero.py": "import sys\nimport torch\nprint('ok')\nsys.exit(0)\n",
+    "own_interrupt.py": "import torch\nprint('start')\nraise KeyboardInterrupt\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(ENDING_SCRIPTS))
+def test_plain_ends_as_python_does_when_the_script_exits(cli, name):
+    (cli.cwd / name).write_text(ENDING_SCRIPTS[name])
+    want = _run([sys.executable, name], cwd=cli.cwd, env=_clean_env(), check_no_traceback=False)
+    rc = 130 if want.rc == -2 else want.rc          # (Python ends by SIGINT; a shell sees 130)
+    r = cli("run", name, "--plain")
+    assert (r.rc, r.out) == (rc, want.out), f"{r}\n=== python\n{want}"
+    if name == "own_interrupt.py":
+        assert r.err.splitlines()[-1] == want.err.splitlines()[-1] == "KeyboardInterrupt", r
+    else:
+        assert r.err == want.err, f"{r}\n=== python\n{want}"

@@ -150,6 +150,8 @@ class ErrorInfo:
         self.explanation = None   # explain.Why: the facts behind `why`, and the ranked fixes
         self.trial = None         # the report's trial: how to run a fixed copy of the script
         self.tried = False        # the fixes were tried (once, when a view first asks)
+        self.exit_code = 1        # the exit status `python script.py` ends with (None: sys.exit(obj) with an
+                                  # object that is not an int, which Python prints; status 1)
 
 
 class Report:
@@ -191,7 +193,10 @@ class Report:
 
 
 def exit_status(report):
-    """A front end's exit status for a run: 0 ok, 1 the script raised, 2 it could not be parsed."""
+    """A front end's exit status for a run: 0 ok, 1 the script raised (or the status it passed to
+    sys.exit, 130 for its own KeyboardInterrupt), 2 it could not be parsed."""
     if report.error is None:
         return 0
-    return 2 if report.parse_failed else 1
+    if report.parse_failed:
+        return 2
+    return 1 if report.error.exit_code is None else report.error.exit_code

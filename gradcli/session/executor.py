@@ -376,14 +376,18 @@ class Session:
                 self.running = False
             except SystemExit as e:
                 self.running = False
-                if e.code not in (None, 0):
-                    report.error = ErrorInfo("SystemExit", str(e.code), self.current_line_of(e))
+                if e.code not in (None, 0):     # as Python ends: an int is the status, another object is
+                    report.error = ErrorInfo("SystemExit", str(e.code), self.current_line_of(e))  # printed
+                    report.error.exit_code = e.code if isinstance(e.code, int) else None
             except BaseException as e:
                 self.running = False               # (the timer stops raising: the script is over)
-                if isinstance(e, KeyboardInterrupt) or _is_internal(e):
+                own = isinstance(e, KeyboardInterrupt) and self._raised_by_script(e)
+                if (isinstance(e, KeyboardInterrupt) and not own) or _is_internal(e):
                     raise
                 report.error = self.error_info(e)
                 report.exception = e
+                if own:
+                    report.error.exit_code = 130   # (what a shell sees of Python's death by SIGINT)
             finally:
                 self.running = False
                 if leaves:
@@ -396,6 +400,18 @@ class Session:
         report.tensors_at_end = self.tensors
         report.names_at_end = lambda: dict(self.globals)
         return report
+
+    def _raised_by_script(self, e):
+        """A `raise` statement of the script raised it (not Ctrl-C, which interrupts gradcli)."""
+        tb = e.__traceback__
+        while tb is not None and tb.tb_next is not None:
+            tb = tb.tb_next
+        if tb is None or tb.tb_frame.f_code.co_filename != self.filename:
+            return False
+        from ..explain.fixes import statement_at
+        sm = O.source_map(self.filename)
+        st = statement_at(sm.tree, tb.tb_lineno) if sm is not None and sm.tree is not None else None
+        return isinstance(st, ast.Raise)
 
     def current_line_of(self, e):
         frames = _script_tb(e, self.filename)

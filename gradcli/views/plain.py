@@ -25,6 +25,10 @@ def render(report, out, err_stream, filename="<script>"):
     out.flush()
     if report.error is not None:
         e = report.error
+        if e.type == "SystemExit":          # Python prints only an exit object that is not a number
+            if e.exit_code is None:
+                err_stream.write(e.message + "\n")
+            return
         if e.type == "SyntaxError":
             err_stream.write(f'  File "{filename}", line {e.line}\n')
             if e.text is not None:
