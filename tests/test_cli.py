@@ -834,3 +834,22 @@ def test_plain_ends_as_python_does_when_the_script_exits(cli, name):
         assert r.err.splitlines()[-1] == want.err.splitlines()[-1] == "KeyboardInterrupt", r
     else:
         assert r.err == want.err, f"{r}\n=== python\n{want}"
+
+
+INDENTATION_SCRIPTS = {
+    "unexpected_indent.py": "import torch\nx = torch.ones(2)\n    y = x * 2\nprint(y)\n",
+    "unindent_mismatch.py": "import torch\ndef f():\n    return 1\n  x = 2\n",
+    "missing_block.py": "import torch\nx = 1\nif x:\nprint(x)\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(INDENTATION_SCRIPTS))
+def test_plain_reports_an_indentation_error_as_cpython_does(cli, name):
+    (cli.cwd / name).write_text(INDENTATION_SCRIPTS[name])
+    want = _run([sys.executable, name], cwd=cli.cwd, env=_clean_env(), check_no_traceback=False)
+    r = cli("run", name, "--plain")
+    assert r.rc == 2 and r.out == want.out == "", r
+    assert r.err == want.err.replace(f"{cli.cwd}/", ""), f"{r}\n=== python\n{want}"     # (Python names the full path)
+    data = json.loads(cli("run", name, "--json").out)
+    assert data["error"]["type"] == "IndentationError"
+    assert data["error"]["line"] == int(re.search(r"line (\d+)", want.err).group(1))

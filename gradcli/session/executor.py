@@ -325,10 +325,10 @@ class Session:
             # the compiler's own checks (`return` outside a function); the code runs unless cut (--at)
             program.code = (program.tree.body, compile(program.tree, self.filename, "exec", dont_inherit=True))
         except ParseError as e:
-            _syntax_error(report, e.message, e.span, program_text=source)
+            _syntax_error(report, e.message, e.span, program_text=source, pytype=e.pytype)
             return None
         except SyntaxError as e:            # e.g. `return` outside a function, found by the compiler
-            _syntax_error(report, e.msg, (e.lineno, e.offset), program_text=source)
+            _syntax_error(report, e.msg, (e.lineno, e.offset), program_text=source, pytype=type(e).__name__)
             return None
         except ValueError as e:             # the dialect's `True = 1`: the compiler refuses the tree
             _syntax_error(report, f"invalid syntax: {e}", (1, 1), program_text=source)
@@ -546,11 +546,11 @@ def _interactive(body, filename):
     return out
 
 
-def _syntax_error(report, message, span, program_text):
+def _syntax_error(report, message, span, program_text, pytype="SyntaxError"):
     line, col = span if span else (None, None)
     lines = dialect.normalise(program_text).split("\n")
     text = lines[line - 1] if line and 0 < line <= len(lines) else None
-    report.error = ErrorInfo("SyntaxError", message, line, col, text)
+    report.error = ErrorInfo(pytype, message, line, col, text)
     report.parse_failed = True
 
 

@@ -136,7 +136,8 @@ def error_panel(err):
     elif err.why:
         body.append("\n\nWhy: ", style="bold")
         body.append(err.why)
-    if err.type == "SyntaxError" and err.text is not None:
+    parse = err.type in ("SyntaxError", "IndentationError", "TabError")
+    if parse and err.text is not None:
         caret = " " * max((err.col or 1) - 1, 0) + "^"
         body = Text(f"{err.text}\n{caret}\n", style="none") + body
     frames = getattr(err, "frames", None) or []
@@ -148,9 +149,9 @@ def error_panel(err):
     title = f"{err.type}"
     if err.line:
         title += f" ─ line {err.line}"
-        if err.col and err.type == "SyntaxError":
+        if err.col and parse:
             title += f", column {err.col}"
-        if err.text and err.type != "SyntaxError":
+        if err.text and not parse:
             title += f": {_shortened(err.text.strip(), 200)}"
     return Panel(body, title=Text(title), title_align="left", border_style="red", expand=False)
 
