@@ -853,3 +853,20 @@ def test_plain_reports_an_indentation_error_as_cpython_does(cli, name):
     data = json.loads(cli("run", name, "--json").out)
     assert data["error"]["type"] == "IndentationError"
     assert data["error"]["line"] == int(re.search(r"line (\d+)", want.err).group(1))
+
+
+CLOSED_STDOUT_SCRIPTS = {
+    "close_only.py": "import sys\nimport torch\nprint('a')\nsys.stdout.close()\n",
+    "print_after_close.py": "import sys\nimport torch\nsys.stdout.close()\nprint(torch.ones(1))\n",
+    "caught_after_close.py": ("import sys\nimport torch\nsys.stdout.close()\ntry:\n    print(1)\nexcept ValueError as e:\n"
+                              "    sys.stderr.write(f'{e} {sys.stdout.closed}\\n')\n"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CLOSED_STDOUT_SCRIPTS))
+def test_plain_closing_stdout_behaves_as_in_python(cli, name):
+    (cli.cwd / name).write_text(CLOSED_STDOUT_SCRIPTS[name])
+    want = _run([sys.executable, name], cwd=cli.cwd, env=_clean_env(), check_no_traceback=False)
+    r = cli("run", name, "--plain")
+    assert (r.rc, r.out) == (want.rc, want.out), f"{r}\n=== python\n{want}"
+    assert r.err.splitlines()[-1:] == want.err.splitlines()[-1:], f"{r}\n=== python\n{want}"

@@ -181,8 +181,14 @@ class _Output:
 
     def __init__(self, report):
         self.report = report
+        self.closed = False
+
+    def _open(self):
+        if self.closed:
+            raise ValueError("I/O operation on closed file.")
 
     def write(self, text):
+        self._open()
         if not isinstance(text, str):
             raise TypeError(f"write() argument must be str, not {type(text).__name__}")
         if not text.isascii():
@@ -191,12 +197,18 @@ class _Output:
         return len(text)
 
     def flush(self):
-        pass
+        self._open()
+
+    def close(self):
+        """As Python's sys.stdout.close(): later writes raise; the script goes on."""
+        self.closed = True
 
     def isatty(self):
+        self._open()
         return False
 
     def writable(self):
+        self._open()
         return True
 
 
@@ -590,8 +602,8 @@ def _is_internal(e):
     if last is None:
         return False
     filename = last.tb_frame.f_code.co_filename
-    if not filename.startswith(_GRADCLI_DIR) or last.tb_frame.f_code is _Output.write.__code__:
-        return False                          # (the script printed what stdout cannot encode)
+    if not filename.startswith(_GRADCLI_DIR) or _code_name(last.tb_frame.f_code).startswith("_Output."):
+        return False                          # (the script printed what stdout cannot encode, or to a closed one)
     return not (isinstance(e, TypeError) and _BINDING.search(str(e)))
 
 
