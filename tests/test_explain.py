@@ -454,3 +454,25 @@ def test_autograd_grad_frees_only_its_path():
     w = only(narr, "worked")
     assert w.facts["fresh"] == [("CosBackward0", 5, ["self"])]
     assert w.facts["saves_nothing"] == [("AddBackward0", 6)]
+
+
+@pytest.mark.parametrize("source, kind, line", [
+    ("f = x +* y\n", "SyntaxError", 1),
+    ("import torch\nx = torch.ones(2)\n    y = x * 2\n", "IndentationError", 3),
+])
+def test_explain_json_is_json_when_the_script_cannot_be_parsed(tmp_path, source, kind, line):
+    script = tmp_path / "bad.py"
+    script.write_text(source)
+    r = CliRunner().invoke(app, ["explain", str(script), "--json"])
+    data = json.loads(r.stdout)
+    assert r.exit_code == 2 and data["parse_failed"] is True
+    assert (data["error"]["type"], data["error"]["line"]) == (kind, line)
+
+
+def test_explain_json_error_is_the_same_object_as_run_json(tmp_path):
+    script = tmp_path / "b1.py"
+    script.write_text(SEED000_BLOCK1)
+    explained = json.loads(CliRunner().invoke(app, ["explain", str(script), "--json"]).stdout)["error"]
+    ran = json.loads(CliRunner().invoke(app, ["run", str(script), "--json"]).stdout)["error"]
+    assert explained["type"] == ran["type"] == "RuntimeError" and explained["facts"] == ran["facts"]
+    assert explained["fixes"] == ran["fixes"]
