@@ -870,3 +870,21 @@ def test_plain_closing_stdout_behaves_as_in_python(cli, name):
     r = cli("run", name, "--plain")
     assert (r.rc, r.out) == (want.rc, want.out), f"{r}\n=== python\n{want}"
     assert r.err.splitlines()[-1:] == want.err.splitlines()[-1:], f"{r}\n=== python\n{want}"
+
+
+RECURSING = "import torch\ndef f(n):\n    return f(n + 1)\ndef g():\n    return f(0)\ng()\n"
+
+
+def test_a_recursion_errors_repeated_frames_are_collapsed_as_python_does(cli):
+    (cli.cwd / "rec.py").write_text(RECURSING)
+    want = _run([sys.executable, "rec.py"], cwd=cli.cwd, env=_clean_env(), check_no_traceback=False)
+    shown = re.findall(r'line (\d+), in (\S+)', want.err)
+    assert re.search(r"\[Previous line repeated \d+ more times\]", want.err)
+    # Python: <module>, g, then f three times and the rest counted
+    assert [(int(line), name) for line, name in shown] == [(6, "<module>"), (5, "g")] + [(3, "f")] * 3
+    data = json.loads(cli("run", "rec.py", "--json").out)
+    frames = data["error"]["frames"]
+    assert [(f["line"], f["function"]) for f in frames] == [(6, "<module>"), (5, "g")] + [(3, "f")] * 3
+    assert "repeated" not in frames[3] and frames[4]["repeated"] > 900
+    rich = cli("run", "rec.py", env={"COLUMNS": "100"})
+    assert len(rich.out) < 2000 and re.search(r"\[repeated \d+ more times\]", _squash(rich.out)), rich

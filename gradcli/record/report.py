@@ -146,7 +146,8 @@ class ErrorInfo:
         self.cause = cause        # engine facts behind the error (docs/json.md)
         self.why = why            # the cause in plain words
         self.fix = fix            # what to change
-        self.frames = []          # [(line, function)] of the script's frames, outermost first
+        self.frames = []          # [(line, function, repeated)] of the script's frames, outermost first (a
+                                  # frame repeated in a row is kept 3 times, the last counting the others)
         self.explanation = None   # explain.Why: the facts behind `why`, and the ranked fixes
         self.trial = None         # the report's trial: how to run a fixed copy of the script
         self.tried = False        # the fixes were tried (once, when a view first asks)

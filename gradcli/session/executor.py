@@ -457,7 +457,7 @@ class Session:
                 close = suggest(name, list(self.globals) + dir(builtins))
                 if close:
                     info.hint = f"Did you mean: '{close}'?"
-        info.frames = [(line_, _code_name(code)) for code, line_, _ in frames]
+        info.frames = _collapsed([(line_, _code_name(code)) for code, line_, _ in frames])
         from ..explain import why as explain
         explain.explain_error(info, e, self)
         return info
@@ -575,6 +575,26 @@ def _script_tb(e, filename):
         if code.co_filename == filename:
             out.append((code, tb.tb_lineno, tb.tb_lasti))
         tb = tb.tb_next
+    return out
+
+
+# as Python's traceback: a frame repeated more than this many times in a row is shown this many
+# times, then counted ("[Previous line repeated N more times]")
+_RECURSIVE_CUTOFF = 3
+
+
+def _collapsed(frames):
+    """[(line, function, repeated)]: each run of identical frames cut to _RECURSIVE_CUTOFF, the
+    last kept one counting the frames left out."""
+    out = []
+    for line, name in frames:
+        run = 0
+        for prev in reversed(out[-_RECURSIVE_CUTOFF:]):
+            run += prev[:2] == (line, name)
+        if run == _RECURSIVE_CUTOFF and out[-1][:2] == (line, name):
+            out[-1] = (line, name, out[-1][2] + 1)
+        else:
+            out.append((line, name, 0))
     return out
 
 

@@ -48,7 +48,8 @@ def error_json(err):
     why = explained(err)
     out = {"type": err.type, "message": err.message, "line": err.line, "column": err.col,
            "hint": err.hint, "cause": err.cause, "why": err.why, "fix": err.fix,
-           "frames": [{"line": line, "function": name} for line, name in err.frames]}
+           "frames": [{"line": line, "function": name, **({"repeated": n} if n else {})}
+                      for line, name, n in err.frames]}
     if why is not None:
         facts, out["fixes"] = _facts_and_fixes(why)
         facts.pop("text")

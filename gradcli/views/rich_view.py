@@ -144,7 +144,8 @@ def error_panel(err):
     if len(frames) > 1:                       # where the script was: its own frames, outermost first
         trail = Text("in ", style="dim")
         trail.append(" → ".join(f"{'the script' if name == '<module>' else name} (line {line})"
-                                for line, name in frames), style="dim")
+                                + (f" [repeated {n} more time{'s' * (n != 1)}]" if n else "")
+                                for line, name, n in frames), style="dim")
         body = Group(trail, body)
     title = f"{err.type}"
     if err.line:
