@@ -888,3 +888,12 @@ def test_a_recursion_errors_repeated_frames_are_collapsed_as_python_does(cli):
     assert "repeated" not in frames[3] and frames[4]["repeated"] > 900
     rich = cli("run", "rec.py", env={"COLUMNS": "100"})
     assert len(rich.out) < 2000 and re.search(r"\[repeated \d+ more times\]", _squash(rich.out)), rich
+
+
+@pytest.mark.parametrize("script", ["concise_seed000.grad", "seed000_block1.py"])
+def test_export_note_names_the_line_where_the_exported_script_stops_under_torch(cli, script):
+    r = cli("export", str(EXAMPLES / script), "-o", "exported.py")
+    assert r.rc == 0, r
+    ran = _run([sys.executable, "exported.py"], cwd=cli.cwd, env=_clean_env(), check_no_traceback=False)
+    torch_line = [int(n) for n in re.findall(r'File "[^"]*exported\.py", line (\d+)', ran.err)][-1]
+    assert f"(its line {torch_line})" in r.err, f"{r}\n=== torch\n{ran}"
