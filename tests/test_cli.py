@@ -897,3 +897,26 @@ def test_export_note_names_the_line_where_the_exported_script_stops_under_torch(
     ran = _run([sys.executable, "exported.py"], cwd=cli.cwd, env=_clean_env(), check_no_traceback=False)
     torch_line = [int(n) for n in re.findall(r'File "[^"]*exported\.py", line (\d+)', ran.err)][-1]
     assert f"(its line {torch_line})" in r.err, f"{r}\n=== torch\n{ran}"
+
+
+def test_narrow_panels_keep_titles_whole_long_calls_indented_and_2d_grads_on_one_line(cli):
+    r = cli("run", str(EXAMPLES / "seed000_block1.py"), env={"COLUMNS": "40", "NO_COLOR": "1"})
+    title = r.out.splitlines()[[i for i, l in enumerate(r.out.splitlines()) if l.startswith("╭")][-1]]
+    assert "─ RuntimeError ─ line 12 ─" in title and "backward(" not in title, r
+    r = cli("run", str(EXAMPLES / "accumulation_micro_batches.py"), env={"COLUMNS": "60", "NO_COLOR": "1"})
+    lines = r.out.splitlines()
+    heads = [i for i, l in enumerate(lines) if "▸ full = torch.autograd.grad(" in l]
+    assert heads and lines[heads[0] + 1].startswith("    "), r   # (the wrapped call stays under itself)
+    src = "import torch\nx = torch.ones(2, 2, requires_grad=True)\n(x * 3).sum().backward()\n"
+    r = cli("run", "-c", src, env={"COLUMNS": "100", "NO_COLOR": "1"})
+    assert "x.grad None → tensor([[3., 3.], [3., 3.]])" in r.out, r
+    r = cli("explain", "-c", src, "--plain")
+    assert "x.grad: None → tensor([[3., 3.], [3., 3.]])  (added tensor([[3., 3.], [3., 3.]]))" in r.out, r
+
+
+def test_control_characters_of_an_exception_message_are_shown_escaped_in_the_panel(cli):
+    src = "import torch\nraise ValueError('\\x1b[31mred\\x1b[0m [bold]x[/bold]')\n"
+    r = cli("run", "-c", src, env={"COLUMNS": "80", "NO_COLOR": "1"})
+    assert "\x1b" not in r.out and "\\x1b[31mred\\x1b[0m [bold]x[/bold]" in r.out, r
+    plain = cli("run", "-c", src, "--plain")
+    assert plain.err.splitlines()[-1] == "ValueError: \x1b[31mred\x1b[0m [bold]x[/bold]"   # as Python prints it
