@@ -812,6 +812,13 @@ def test_limits_are_errors_not_hangs(cli):
     assert r.rc == 1 and "--max-elements" in r.both, r
 
 
+def _python_and_plain(cli, name, source):
+    """The script run as `python NAME` (with real torch) and as `gradcli run NAME --plain`."""
+    (cli.cwd / name).write_text(source)
+    want = _run([sys.executable, name], cwd=cli.cwd, env=_clean_env(), check_no_traceback=False)
+    return want, cli("run", name, "--plain")
+
+
 # A script that ends itself: `python script.py` exits with the status it gives, prints an exit
 # object that is not a number, and prints a KeyboardInterrupt the script raises as its last line.
 ENDING_SCRIPTS = {
@@ -825,10 +832,8 @@ ENDING_SCRIPTS = {
 
 @pytest.mark.parametrize("name", sorted(ENDING_SCRIPTS))
 def test_plain_ends_as_python_does_when_the_script_exits(cli, name):
-    (cli.cwd / name).write_text(ENDING_SCRIPTS[name])
-    want = _run([sys.executable, name], cwd=cli.cwd, env=_clean_env(), check_no_traceback=False)
+    want, r = _python_and_plain(cli, name, ENDING_SCRIPTS[name])
     rc = 130 if want.rc == -2 else want.rc          # (Python ends by SIGINT; a shell sees 130)
-    r = cli("run", name, "--plain")
     assert (r.rc, r.out) == (rc, want.out), f"{r}\n=== python\n{want}"
     if name == "own_interrupt.py":
         assert r.err.splitlines()[-1] == want.err.splitlines()[-1] == "KeyboardInterrupt", r
@@ -836,18 +841,13 @@ def test_plain_ends_as_python_does_when_the_script_exits(cli, name):
         assert r.err == want.err, f"{r}\n=== python\n{want}"
 
 
-INDENTATION_SCRIPTS = {
-    "unexpected_indent.py": "import torch\nx = torch.ones(2)\n    y = x * 2\nprint(y)\n",
-    "unindent_mismatch.py": "import torch\ndef f():\n    return 1\n  x = 2\n",
-    "missing_block.py": "import torch\nx = 1\nif x:\nprint(x)\n",
-}
-
-
-@pytest.mark.parametrize("name", sorted(INDENTATION_SCRIPTS))
-def test_plain_reports_an_indentation_error_as_cpython_does(cli, name):
-    (cli.cwd / name).write_text(INDENTATION_SCRIPTS[name])
-    want = _run([sys.executable, name], cwd=cli.cwd, env=_clean_env(), check_no_traceback=False)
-    r = cli("run", name, "--plain")
+@pytest.mark.parametrize("source", ["import torch\nx = torch.ones(2)\n    y = x * 2\nprint(y)\n",
+                                    "import torch\ndef f():\n    return 1\n  x = 2\n",
+                                    "import torch\nx = 1\nif x:\nprint(x)\n"],
+                         ids=["unexpected indent", "unindent mismatch", "missing block"])
+def test_plain_reports_an_indentation_error_as_cpython_does(cli, source):
+    name = "indented.py"
+    want, r = _python_and_plain(cli, name, source)
     assert r.rc == 2 and r.out == want.out == "", r
     assert r.err == want.err.replace(f"{cli.cwd}/", ""), f"{r}\n=== python\n{want}"     # (Python names the full path)
     data = json.loads(cli("run", name, "--json").out)
@@ -865,9 +865,7 @@ CLOSED_STDOUT_SCRIPTS = {
 
 @pytest.mark.parametrize("name", sorted(CLOSED_STDOUT_SCRIPTS))
 def test_plain_closing_stdout_behaves_as_in_python(cli, name):
-    (cli.cwd / name).write_text(CLOSED_STDOUT_SCRIPTS[name])
-    want = _run([sys.executable, name], cwd=cli.cwd, env=_clean_env(), check_no_traceback=False)
-    r = cli("run", name, "--plain")
+    want, r = _python_and_plain(cli, name, CLOSED_STDOUT_SCRIPTS[name])
     assert (r.rc, r.out) == (want.rc, want.out), f"{r}\n=== python\n{want}"
     assert r.err.splitlines()[-1:] == want.err.splitlines()[-1:], f"{r}\n=== python\n{want}"
 
