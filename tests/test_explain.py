@@ -348,9 +348,9 @@ nodes it runs
     - 1. `y1.backward(retain_graph=True)` on line 8: keeps every saved tensor of that graph alive
       until the last backward, and keeps sending gradient into `x`, `y` through `z`. (tried: runs to
       its end)
-    - 2. recompute `z`: run `z = 2*f`, `y2 = z**3` again before `y2.backward()`: a fresh graph with
-      fresh saved tensors; the earlier backward's gradients stay, and random draws in it differ from
-      the first run. (tried: runs to its end)
+    - 2. recompute `z` and what is made from it (`y2`): run `z = 2*f`, `y2 = z**3` again before
+      `y2.backward()`: a fresh graph with fresh saved tensors; the earlier backward's gradients
+      stay. (tried: runs to its end)
     - Tried and not shown (the error stayed, or another came): `y1 = z.detach() ** 2` (line 6), `z =
       (2 * f).detach()` (line 5).
 """
