@@ -810,3 +810,111 @@ def test_limits_are_errors_not_hangs(cli):
     assert r.rc == 1 and "--timeout" in r.both, r
     r = cli("run", "-c", "import torch\nx = torch.zeros(100000, 100000)", "--max-elements", "1000")
     assert r.rc == 1 and "--max-elements" in r.both, r
+
+
+def _python_and_plain(cli, name, source):
+    """The script run as `python NAME` (with real torch) and as `gradcli run NAME --plain`."""
+    (cli.cwd / name).write_text(source)
+    want = _run([sys.executable, name], cwd=cli.cwd, env=_clean_env(), check_no_traceback=False)
+    return want, cli("run", name, "--plain")
+
+
+# A script that ends itself: `python script.py` exits with the status it gives, prints an exit
+# object that is not a number, and prints a KeyboardInterrupt the script raises as its last line.
+ENDING_SCRIPTS = {
+    "exit_status.py": "import sys\nimport torch\nprint('before', torch.ones(1) * 2)\nsys.exit(5)\n",
+    "raise_system_exit.py": "import torch\nraise SystemExit(4)\n",
+    "exit_message.py": "import sys\nimport torch\nsys.exit('fatal message')\n",
+    "exit_zero.py": "import sys\nimport torch\nprint('ok')\nsys.exit(0)\n",
+    "own_interrupt.py": "import torch\nprint('start')\nraise KeyboardInterrupt\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(ENDING_SCRIPTS))
+def test_plain_ends_as_python_does_when_the_script_exits(cli, name):
+    want, r = _python_and_plain(cli, name, ENDING_SCRIPTS[name])
+    rc = 130 if want.rc == -2 else want.rc          # (Python ends by SIGINT; a shell sees 130)
+    assert (r.rc, r.out) == (rc, want.out), f"{r}\n=== python\n{want}"
+    if name == "own_interrupt.py":
+        assert r.err.splitlines()[-1] == want.err.splitlines()[-1] == "KeyboardInterrupt", r
+    else:
+        assert r.err == want.err, f"{r}\n=== python\n{want}"
+
+
+@pytest.mark.parametrize("source", ["import torch\nx = torch.ones(2)\n    y = x * 2\nprint(y)\n",
+                                    "import torch\ndef f():\n    return 1\n  x = 2\n",
+                                    "import torch\nx = 1\nif x:\nprint(x)\n"],
+                         ids=["unexpected indent", "unindent mismatch", "missing block"])
+def test_plain_reports_an_indentation_error_as_cpython_does(cli, source):
+    name = "indented.py"
+    want, r = _python_and_plain(cli, name, source)
+    assert r.rc == 2 and r.out == want.out == "", r
+    assert r.err == want.err.replace(f"{cli.cwd}/", ""), f"{r}\n=== python\n{want}"     # (Python names the full path)
+    data = json.loads(cli("run", name, "--json").out)
+    assert data["error"]["type"] == "IndentationError"
+    assert data["error"]["line"] == int(re.search(r"line (\d+)", want.err).group(1))
+
+
+CLOSED_STDOUT_SCRIPTS = {
+    "close_only.py": "import sys\nimport torch\nprint('a')\nsys.stdout.close()\n",
+    "print_after_close.py": "import sys\nimport torch\nsys.stdout.close()\nprint(torch.ones(1))\n",
+    "caught_after_close.py": ("import sys\nimport torch\nsys.stdout.close()\ntry:\n    print(1)\nexcept ValueError as e:\n"
+                              "    sys.stderr.write(f'{e} {sys.stdout.closed}\\n')\n"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CLOSED_STDOUT_SCRIPTS))
+def test_plain_closing_stdout_behaves_as_in_python(cli, name):
+    want, r = _python_and_plain(cli, name, CLOSED_STDOUT_SCRIPTS[name])
+    assert (r.rc, r.out) == (want.rc, want.out), f"{r}\n=== python\n{want}"
+    assert r.err.splitlines()[-1:] == want.err.splitlines()[-1:], f"{r}\n=== python\n{want}"
+
+
+RECURSING = "import torch\ndef f(n):\n    return f(n + 1)\ndef g():\n    return f(0)\ng()\n"
+
+
+def test_a_recursion_errors_repeated_frames_are_collapsed_as_python_does(cli):
+    (cli.cwd / "rec.py").write_text(RECURSING)
+    want = _run([sys.executable, "rec.py"], cwd=cli.cwd, env=_clean_env(), check_no_traceback=False)
+    shown = re.findall(r'line (\d+), in (\S+)', want.err)
+    assert re.search(r"\[Previous line repeated \d+ more times\]", want.err)
+    # Python: <module>, g, then f three times and the rest counted
+    assert [(int(line), name) for line, name in shown] == [(6, "<module>"), (5, "g")] + [(3, "f")] * 3
+    data = json.loads(cli("run", "rec.py", "--json").out)
+    frames = data["error"]["frames"]
+    assert [(f["line"], f["function"]) for f in frames] == [(6, "<module>"), (5, "g")] + [(3, "f")] * 3
+    assert "repeated" not in frames[3] and frames[4]["repeated"] > 900
+    rich = cli("run", "rec.py", env={"COLUMNS": "100"})
+    assert len(rich.out) < 2000 and re.search(r"\[repeated \d+ more times\]", _squash(rich.out)), rich
+
+
+@pytest.mark.parametrize("script", ["concise_seed000.grad", "seed000_block1.py"])
+def test_export_note_names_the_line_where_the_exported_script_stops_under_torch(cli, script):
+    r = cli("export", str(EXAMPLES / script), "-o", "exported.py")
+    assert r.rc == 0, r
+    ran = _run([sys.executable, "exported.py"], cwd=cli.cwd, env=_clean_env(), check_no_traceback=False)
+    torch_line = [int(n) for n in re.findall(r'File "[^"]*exported\.py", line (\d+)', ran.err)][-1]
+    assert f"(its line {torch_line})" in r.err, f"{r}\n=== torch\n{ran}"
+
+
+def test_narrow_panels_keep_titles_whole_long_calls_indented_and_2d_grads_on_one_line(cli):
+    r = cli("run", str(EXAMPLES / "seed000_block1.py"), env={"COLUMNS": "40", "NO_COLOR": "1"})
+    title = r.out.splitlines()[[i for i, l in enumerate(r.out.splitlines()) if l.startswith("╭")][-1]]
+    assert "─ RuntimeError ─ line 12 ─" in title and "backward(" not in title, r
+    r = cli("run", str(EXAMPLES / "accumulation_micro_batches.py"), env={"COLUMNS": "60", "NO_COLOR": "1"})
+    lines = r.out.splitlines()
+    heads = [i for i, l in enumerate(lines) if "▸ full = torch.autograd.grad(" in l]
+    assert heads and lines[heads[0] + 1].startswith("    "), r   # (the wrapped call stays under itself)
+    src = "import torch\nx = torch.ones(2, 2, requires_grad=True)\n(x * 3).sum().backward()\n"
+    r = cli("run", "-c", src, env={"COLUMNS": "100", "NO_COLOR": "1"})
+    assert "x.grad None → tensor([[3., 3.], [3., 3.]])" in r.out, r
+    r = cli("explain", "-c", src, "--plain")
+    assert "x.grad: None → tensor([[3., 3.], [3., 3.]])  (added tensor([[3., 3.], [3., 3.]]))" in r.out, r
+
+
+def test_control_characters_of_an_exception_message_are_shown_escaped_in_the_panel(cli):
+    src = "import torch\nraise ValueError('\\x1b[31mred\\x1b[0m [bold]x[/bold]')\n"
+    r = cli("run", "-c", src, env={"COLUMNS": "80", "NO_COLOR": "1"})
+    assert "\x1b" not in r.out and "\\x1b[31mred\\x1b[0m [bold]x[/bold]" in r.out, r
+    plain = cli("run", "-c", src, "--plain")
+    assert plain.err.splitlines()[-1] == "ValueError: \x1b[31mred\x1b[0m [bold]x[/bold]"   # as Python prints it

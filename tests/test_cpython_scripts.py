@@ -349,7 +349,7 @@ def test_an_error_in_a_function_names_the_scripts_frames_only():
         """)
     e = r.error
     assert e.type == "RuntimeError" and "shape '[5]' is invalid for input of size 6" in e.message
-    assert e.line == 3 and e.frames == [(6, "<module>"), (5, "outer"), (3, "inner")]
+    assert e.line == 3 and e.frames == [(6, "<module>", 0), (5, "outer", 0), (3, "inner", 0)]
 
 
 def test_keyboard_interrupt_ends_a_run_and_restores_the_process():

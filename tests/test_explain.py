@@ -348,9 +348,9 @@ nodes it runs
     - 1. `y1.backward(retain_graph=True)` on line 8: keeps every saved tensor of that graph alive
       until the last backward, and keeps sending gradient into `x`, `y` through `z`. (tried: runs to
       its end)
-    - 2. recompute `z`: run `z = 2*f`, `y2 = z**3` again before `y2.backward()`: a fresh graph with
-      fresh saved tensors; the earlier backward's gradients stay, and random draws in it differ from
-      the first run. (tried: runs to its end)
+    - 2. recompute `z` and what is made from it (`y2`): run `z = 2*f`, `y2 = z**3` again before
+      `y2.backward()`: a fresh graph with fresh saved tensors; the earlier backward's gradients
+      stay. (tried: runs to its end)
     - Tried and not shown (the error stayed, or another came): `y1 = z.detach() ** 2` (line 6), `z =
       (2 * f).detach()` (line 5).
 """
@@ -454,3 +454,31 @@ def test_autograd_grad_frees_only_its_path():
     w = only(narr, "worked")
     assert w.facts["fresh"] == [("CosBackward0", 5, ["self"])]
     assert w.facts["saves_nothing"] == [("AddBackward0", 6)]
+
+
+@pytest.mark.parametrize("source, kind, line", [
+    ("f = x +* y\n", "SyntaxError", 1),
+    ("import torch\nx = torch.ones(2)\n    y = x * 2\n", "IndentationError", 3),
+])
+def test_explain_json_is_json_when_the_script_cannot_be_parsed(tmp_path, source, kind, line):
+    script = tmp_path / "bad.py"
+    script.write_text(source)
+    r = CliRunner().invoke(app, ["explain", str(script), "--json"])
+    data = json.loads(r.stdout)
+    assert r.exit_code == 2 and data["parse_failed"] is True
+    assert (data["error"]["type"], data["error"]["line"]) == (kind, line)
+
+
+def test_explain_json_error_is_the_same_object_as_run_json(tmp_path):
+    script = tmp_path / "b1.py"
+    script.write_text(SEED000_BLOCK1)
+    explained = json.loads(CliRunner().invoke(app, ["explain", str(script), "--json"]).stdout)["error"]
+    ran = json.loads(CliRunner().invoke(app, ["run", str(script), "--json"]).stdout)["error"]
+    assert explained["type"] == ran["type"] == "RuntimeError" and explained["facts"] == ran["facts"]
+    assert explained["fixes"] == ran["fixes"]
+
+
+def test_a_bare_print_in_the_dialect_prints_an_empty_line_as_python_2_does():
+    from gradcli.session.executor import run_source
+    report = run_source('z = 2\nprint "a"\nprint\nprint z\n', "p2.grad")
+    assert report.error is None and report.stdout == "a\n\n2\n"

@@ -639,3 +639,14 @@ def test_plugin_works_with_xdist(tmp_path):
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "b.grad:4: ExpectationFailed" in proc.stdout
     assert proc.stdout.splitlines()[-1].startswith("1 failed, 2 passed, 1 xfailed")
+
+
+def test_a_header_set_list_may_be_written_unquoted(tmp_path):
+    r = one(tmp_path, "l.grad", """\
+        # gradcli: --set w=[1.0, 2.0, 3.0] --set x=2
+        f = (w * x).sum()
+        backward f
+        expect w.grad == [2, 2, 2]
+        expect x.grad == 6
+        """)
+    assert r.outcome == "passed", testing.failure_text(r)

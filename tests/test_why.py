@@ -43,8 +43,7 @@ CASES = {
         example="rnn_hidden_state_carried.py",
         facts=dict(family="freed", node="TanhBackward0", line=16, variable="h", module="cell (RNNCell)",
                    saved=["result"], by_line=20, loop_line=14, previous_iteration=True),
-        fixes=["detach the carried state", "detach where it is made", "compute it under no_grad",
-               "recompute the forward"]),
+        fixes=["detach the carried state", "detach where it is made", "compute it under no_grad"]),
     "two losses on one forward": dict(
         example="seed000_block1.py",
         facts=dict(family="freed", node="MulBackward0", line=8, expression="z = 2*f", variable="z", saved=["other"],
@@ -349,7 +348,7 @@ def test_a_caught_error_is_explained_by_the_narrative_too():
         """), "caught.py")
     (finding,) = narr.findings("error")
     assert finding.why.family == "nonscalar" and finding.why.variable == "y"
-    assert not any(f.tried for f in finding.why.fixes), "only the error that ended a script is tried"
+    assert all(f.tried for f in finding.why.fixes if f.edit is not None), "a caught error's fixes are tried too"
 
 
 def test_json_md_describes_the_facts_and_fixes_keys():
@@ -478,7 +477,7 @@ def test_explain_fix_writes_the_fixed_script_and_oracle_confirms_it(tmp_path):
     assert "Y = (X @ true_w + true_b).detach()" in fixed and fixed.count("\n") == script.read_text().count("\n")
     assert oracle.run_torch(fixed, "fixed.py")["error"] is None
     r = _cli("explain", "labels.py", "--plain", "--oracle", "torch", cwd=tmp_path)
-    assert r.returncode == 1 and " ".join(r.stdout.split()).count("PyTorch agrees: runs to its end") == 3
+    assert r.returncode == 1 and " ".join(r.stdout.split()).count("PyTorch agrees: runs to its end") == 4
 
 
 def test_explain_fix_refuses_what_it_cannot_do(tmp_path):
@@ -545,3 +544,98 @@ def test_a_node_made_in_a_method_is_named_by_its_function_and_the_line_that_call
     top = explained(run_source("import torch\nx = torch.ones(2, requires_grad=True)\ny = (x * 2).sum()\n"
                                "y.backward()\ny.backward()\n", "top.py").error)
     assert (top.function, top.called_from) == (None, None) and "called from" not in top.text
+
+
+# A freed buffer in the node below the one the second backward starts from: the script catches the
+# error and prints it, as a forum answer does.
+CAUGHT_TWICE = """\
+import torch
+x = torch.ones(2, 2, requires_grad=True)
+v = x.pow(3)
+y = v + 2
+y.backward(torch.ones(2, 2))
+try:
+    y.backward(torch.ones(2, 2))
+except RuntimeError as err:
+    print(err)
+print(x.grad)
+"""
+
+
+def _caught_why(source, name):
+    narr, _ = narrative_of(source, name)
+    (finding,) = [f for f in narr.findings() if f.why is not None]
+    return finding.why
+
+
+def test_a_caught_errors_fixes_are_tried_and_only_those_pytorch_accepts_are_shown():
+    why = _caught_why(CAUGHT_TWICE, "caught_twice.py")
+    shown = [f for f in why.fixes if f.shown]
+    assert [f.title for f in shown] == ["keep the graph", "recompute the forward"]
+    assert all(f.tried and f.works for f in shown)
+    # detaching `y` makes the second backward fail another way: tried, and not shown
+    (rejected,) = [f for f in why.fixes if not f.shown]
+    assert rejected.title == "detach where it is made" and "does not require grad" in rejected.outcome
+    tree = O.source_map("caught_twice.py").tree
+    for f in shown:
+        text = fixes.apply(CAUGHT_TWICE, tree, f.edit)
+        torch_facts = oracle.run_torch(text, "fixed.py")
+        assert torch_facts["error"] is None and "Trying to backward" not in torch_facts["stdout"], f.title
+        assert oracle.differences(torch_facts, oracle.gradcli_facts(run_source(text, "fixed.py"))) == [], f.title
+
+
+def test_recompute_names_the_tensor_whose_buffer_was_freed_and_all_made_from_it():
+    why = explained(run_source(CAUGHT_TWICE.replace("try:\n    ", "").split("except")[0], "twice.py").error)
+    (recompute,) = [f for f in why.fixes if f.title == "recompute the forward"]
+    assert recompute.advice.startswith("recompute `v` and what is made from it (`y`): run `v = x.pow(3)`, "
+                                       "`y = v + 2` again before")
+    assert recompute.works and "random" not in recompute.effect
+
+
+def test_recompute_says_random_draws_differ_only_when_the_statements_draw_random_numbers():
+    source = ("import torch\nx = torch.ones(3, requires_grad=True)\n"
+              "y = (x * torch.rand(3)).pow(2).sum()\ny.backward()\ny.backward()\n")
+    why = explained(run_source(source, "draws.py").error)
+    (recompute,) = [f for f in why.fixes if f.title == "recompute the forward"]
+    assert recompute.works and "random numbers drawn again differ" in recompute.effect
+
+
+def test_a_state_carried_from_an_earlier_iteration_is_not_offered_as_recomputable():
+    _, _, _, why = _explained(CASES["RNN hidden state carried across chunks"])
+    assert not any(f.title == "recompute the forward" for f in why.fixes)
+    assert all(f.tried for f in why.fixes if f.shown)
+
+
+def test_a_mechanical_fix_that_cannot_be_tried_is_not_offered():
+    # a REPL entry has no script to copy: its fixes cannot be tried, so none is shown as untried
+    from rich.console import Console
+    from gradcli.repl.session import Session
+    import io
+    out = io.StringIO()
+    s = Session(out=out, console=Console(file=out, width=200, highlight=False))
+    s.start(background=False)
+    for entry in ("import torch", "x = torch.ones(2, requires_grad=True)", "y = (x * x).sum()",
+                  "y.backward()", "y.backward()"):
+        s.execute(entry)
+    assert "Trying to backward through the graph a second time" in out.getvalue()
+    assert "untried: `y.backward(retain_graph=True)`" not in out.getvalue()
+    assert "detach()" not in out.getvalue()
+
+
+def test_gradients_no_step_reads_are_not_said_to_be_stepped_with():
+    # `true_b` is in no optimizer: its .grad adding up changes nothing a step does
+    report = run_source((EXAMPLES / "labels_from_parameters.py").read_text(), "labels_from_parameters.py")
+    assert not any(w.family == "accumulated" for w in surprises(report))
+    # one leaf the optimizer holds and one it does not: the note names only the held one
+    source = textwrap.dedent("""\
+        import torch
+        w = torch.tensor([1., -1.], requires_grad=True)
+        scale = torch.tensor(2., requires_grad=True)
+        opt = torch.optim.SGD([w], lr=0.1)
+        for step in range(3):
+            loss = (w * scale).pow(2).sum()
+            loss.backward()
+            opt.step()
+        """)
+    (why,) = surprises(run_source(source, "held.py"))
+    assert why.leaves == ["w"] and "`w.grad` summed" in why.text and "scale" not in why.text

@@ -232,7 +232,7 @@ def run_and_explain(source, name, values=None, *, strict=False, timeout=None, ma
                        max_memory=max_memory)
     narr = build(trace)
     report = trace.report
-    if report.parse_failed:
+    if report.parse_failed and mode != "json":
         show(report, "plain" if mode == "plain" else "rich", name)
         return exit_status(report)
     why = explained(report.error)
@@ -253,7 +253,9 @@ def run_and_explain(source, name, values=None, *, strict=False, timeout=None, ma
     if mode == "json":
         import dataclasses
         import json
+        from ..views.json_view import error_json
         data = dataclasses.asdict(narr)
+        data["error"] = None if report.error is None else error_json(report.error)
         data["text"] = render_text(narr)
         json.dump(data, sys.stdout, indent=1, default=str)
         sys.stdout.write("\n")

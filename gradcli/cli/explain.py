@@ -3,6 +3,7 @@ what happened (views/narrative.py). Exit status as `gradcli run`: 0 ok, 1 the sc
 2 it could not be parsed or the command line was wrong."""
 from __future__ import annotations
 
+import os
 import sys
 from typing import List, Optional
 
@@ -65,6 +66,10 @@ def command(file: Optional[str] = typer.Argument(None, metavar="FILE", help="The
     except KeyboardInterrupt:
         sys.stderr.write("gradcli: interrupted\n")
         raise typer.Exit(130)
+    except BrokenPipeError:
+        # The reader went away (`gradcli explain ... | head`): not an error of gradcli or the script.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        raise typer.Exit(0)
     except Exception:
         internal_error(debug)
     raise typer.Exit(status)

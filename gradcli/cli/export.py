@@ -51,8 +51,10 @@ def command(file: Optional[str] = typer.Argument(None, metavar="FILE", help="The
             sys.stdout.write(result.text)
         err = result.report.error
         if err is not None:
-            sys.stderr.write(f"gradcli: note: under gradcli the script stops at line {err.line} with {err.type}; "
-                             "the exported script should stop there too\n")
+            where = (f"at line {err.line} with {err.type}; the exported script should stop there too"
+                     + (f" (its line {result.error_line})" if result.error_line not in (None, err.line) else "")
+                     if result.error_line is not None else f"at line {err.line} with {err.type}")
+            sys.stderr.write(f"gradcli: note: under gradcli the script stops {where}\n")
     except typer.Exit:
         raise
     except KeyboardInterrupt:

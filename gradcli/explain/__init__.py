@@ -15,6 +15,26 @@ def explained(error):
     return why
 
 
+def explained_caught(exc, report, interp, line, text):
+    """The Why of an error the script caught (a failed backward the script went on after), with
+    its fixes tried on copies: a fix works when the copy no longer fails that way and fails in no
+    new way (the copy runs to its end either way, as the script did)."""
+    from .why import explain_exception
+    why = explain_exception(exc, interp, line, text)
+    if why is not None and report.trial is not None:
+        from collections import Counter
+        from . import fixes
+        failures = lambda r: Counter(ev.error for ev in r.items if getattr(ev, "failed", False) and ev.error)
+        before = failures(report)
+        this = (getattr(exc, "pytype", None) or type(exc).__name__, str(exc))
+
+        def gone(r):
+            after = failures(r)
+            return after[this] < before[this] and all(after[k] <= before[k] for k in after)
+        fixes.try_fixes(why, report.trial, goal=gone)
+    return why
+
+
 def surprises(report):
     """The Whys of what ran without error but surprises (a .grad read on a non-leaf, two leaves
     whose .grad share memory...), found once."""

@@ -43,7 +43,7 @@ class Edit:
 class Fix:
     title: str                   # "detach where it is made"
     advice: str                  # the change, in words, with its line
-    edit: Optional[Edit] = None  # None: advice that cannot be applied mechanically (untried)
+    edit: Optional[Edit] = None  # None: advice that cannot be applied mechanically (shown untried)
     effect: str = ""             # what it changes besides removing the error
     tried: bool = False
     works: Optional[bool] = None             # the fixed copy ran to its end
@@ -54,7 +54,9 @@ class Fix:
 
     @property
     def shown(self):
-        return self.works if self.tried else True
+        """A mechanical fix is shown only once a copy of the script proved it works; advice that
+        cannot be applied mechanically is shown as untried."""
+        return self.works if self.tried else self.edit is None
 
 # ----------------------------------------------------------------------------- the tree
 

@@ -461,13 +461,19 @@ def _freed_fixes(ctx, why, node, record, failing, boundary):
                   f"`{carried.after.strip().splitlines()[0]}`", carried,
                   effect=f"`{b_var}` carries its values into the next iteration but not its graph: gradient stops at "
                          "the start of each iteration (truncated backpropagation).") if carried else None
-    again = _recompute_edit(ctx, failing, boundary)
-    recompute = Fix("recompute the forward", f"recompute {_q(b_var) if b_var else 'the forward'}: run "
-                    + (", ".join(f"`{c}`" for c in again[1]) if again else _ref(b_text, b_line))
-                    + f" again before {_q(failing.text) if failing and failing.text else 'the second backward'}",
-                    again[0] if again else None,
-                    effect="a fresh graph with fresh saved tensors; the earlier backward's gradients stay, and "
-                           "random draws in it differ from the first run.")
+    again = _recompute_edit(ctx, failing, node)
+    recompute = None
+    if again is not None:
+        edit, texts, names = again
+        made = names[0] if names else None
+        recompute = Fix("recompute the forward",
+                        f"recompute {_q(made) if made else 'the forward'}"
+                        + (f" and what is made from it ({', '.join(map(_q, names[1:]))})" if names[1:] else "")
+                        + ": run " + ", ".join(f"`{c}`" for c in texts)
+                        + f" again before {_q(failing.text) if failing and failing.text else 'the second backward'}",
+                        edit, effect="a fresh graph with fresh saved tensors; the earlier backward's gradients stay"
+                        + (", and the random numbers drawn again differ from the first run."
+                           if _draws_random(ctx, texts) else "."))
     if b_line is None:                      # saved tensors read after backward: nothing to recompute around
         recompute = Fix("read them before the backward", "read the saved tensors before the backward that frees "
                         "them", None, effect="the values are the ones the forward saved.")
@@ -483,26 +489,59 @@ def _freed_fixes(ctx, why, node, record, failing, boundary):
     return fixes
 
 
-def _recompute_edit(ctx, failing, boundary):
-    """Copies of the statements that built the failing call's graph down to the boundary, inserted
-    before the failing call: (Edit, [statement texts]) or None."""
+def _recompute_edit(ctx, failing, freed):
+    """Copies of the statements that built the failing call's graph down to the node whose saved
+    tensors were freed (recomputing less still reaches it), inserted before the failing call:
+    (Edit, [statement texts], [the names they assign]) or None."""
     st = ctx.stmt
-    if failing is None or boundary is None or st is None:
+    if failing is None or freed is None or st is None:
         return None
     lines = set()
     for root in _live_roots(ctx, failing):
-        path = _graph_path(root, boundary) or []
+        path = _graph_path(root, freed) or []
         lines |= {fn.origin.line for fn in path if getattr(fn, "origin", None) is not None and fn.origin.line}
-    block = next((b for p in [ctx.tree] + list(ast.walk(ctx.tree)) for b in [getattr(p, "body", None)]
-                  if isinstance(b, list) and st in b), None)
-    if not lines or block is None:
-        return None
-    again = [b for b in block[:block.index(st)] if b.lineno in lines]
-    if len(again) != len(lines):            # a statement of the path is elsewhere (a loop, a function)
+    again = []
+    for anchor in [st] + enclosing(ctx.tree, st.lineno)[::-1]:     # its block, then the blocks around it
+        block = next((b for p in [ctx.tree] + list(ast.walk(ctx.tree)) for f in ("body", "orelse", "finalbody")
+                      for b in [getattr(p, f, None)] if isinstance(b, list) and anchor in b), None)
+        if block is None:
+            return None
+        again[:0] = [b for b in block[:block.index(anchor)] if b.lineno in lines]
+    if not lines or len(again) != len(lines):   # a statement of the path is elsewhere (an inner loop, a function)
         return None
     import copy
     e = replace_in(ctx, st, None, wrap=lambda stmts: [copy.deepcopy(b) for b in again] + stmts)
-    return (e, [ctx.text(b) for b in again]) if e else None
+    names = [ast.unparse(t) for b in again if isinstance(b, (ast.Assign, ast.AugAssign, ast.AnnAssign))
+             for t in (b.targets if isinstance(b, ast.Assign) else [b.target])]
+    return (e, [ctx.text(b) for b in again], names) if e else None
+
+
+# the functions and methods that draw from the random number generator
+_RANDOM = {"rand", "randn", "randint", "randperm", "rand_like", "randn_like", "randint_like", "normal", "normal_",
+           "uniform_", "bernoulli", "bernoulli_", "multinomial", "poisson", "exponential_", "geometric_",
+           "cauchy_", "log_normal_", "random_", "dropout", "dropout_", "alpha_dropout", "feature_alpha_dropout",
+           "dropout1d", "dropout2d", "dropout3d", "rrelu", "gumbel_softmax"}
+
+
+def _draws_random(ctx, texts):
+    """Whether running these statements again draws random numbers: a random function, or a
+    module in training mode with a dropout-like submodule."""
+    for text in texts:
+        try:
+            tree = ast.parse(text.strip())
+        except SyntaxError:
+            return True                     # (cannot tell: say so)
+        for n in ast.walk(tree):
+            if not isinstance(n, ast.Call):
+                continue
+            name = n.func.attr if isinstance(n.func, ast.Attribute) else getattr(n.func, "id", None)
+            if name in _RANDOM:
+                return True
+            module = ctx.value(n.func)
+            if getattr(module, "training", False) and hasattr(module, "modules") and any(
+                    "Dropout" in type(m).__name__ or type(m).__name__ == "RReLU" for m in module.modules()):
+                return True
+    return False
 
 
 def _leaf_tensors(node):
@@ -1406,7 +1445,9 @@ def _accumulated(view, report):
             if loops else []
         if not (steps or manual):
             continue                        # adding up on purpose (micro-batches): nothing steps in between
-        leaves = sorted(set(names))
+        leaves = sorted(_stepped_leaves(report, set(names), steps, manual))
+        if not leaves:
+            continue                        # the step never reads these gradients
         calls = len(names) // len(leaves) + 1
         loop = loops[-1]
         stepper = steps[0] if steps else manual[0]
@@ -1419,6 +1460,31 @@ def _accumulated(view, report):
         why.fixes = _zero_grad_fixes(view, statement_at(view.tree, line), steps, leaves)
         out.append(why)
     return out
+
+
+def _stepped_leaves(report, names, steps, manual):
+    """Those of the leaves `names` that the loop steps with: the ones its optimizers hold, or
+    whose .grad a manual update reads."""
+    held = set()
+    for n in manual:
+        held |= {ast.unparse(a.value) for a in ast.walk(n.value) if isinstance(a, ast.Attribute) and a.attr == "grad"}
+    scope = report.names_at_end() if report.names_at_end is not None else {}
+    optimizer = sys.modules.get("gradcli.torch.optim.optimizer")
+    opts = [scope.get(c.func.value.id) for c in steps if isinstance(c.func.value, ast.Name)]
+    opts = [o for o in opts if optimizer is not None and isinstance(o, optimizer.Optimizer)]
+    if steps and not opts:                  # a step gradcli cannot see into: every leaf may be stepped
+        return names
+    ids = set().union(*(_param_ids(o) for o in opts))
+    return {n for n in names if n in held or id(_named(scope, n)) in ids}
+
+
+def _named(scope, name):
+    """The object a dotted name (`model.0.weight`) stands for in the script's names, or None."""
+    first, *rest = name.split(".")
+    obj = scope.get(first)
+    for part in rest:
+        obj = getattr(obj, part, None)
+    return obj
 
 
 def _zero_grad_fixes(view, backward, steps, leaves):

@@ -63,6 +63,13 @@ def parse(source: str, filename: str = "<script>", *, values=None, strict=False,
             gc.enable()
 
 
+def _python_error(e):
+    """CPython's SyntaxError (or IndentationError, TabError) as the ParseError a user sees."""
+    err = ParseError(e.msg, span=(e.lineno or 1, e.offset or 1))
+    err.pytype = type(e).__name__
+    return err
+
+
 def _parse(source, filename, values, strict, bound, max_dialect=None):
     if "\x00" in source:
         raise ParseError("source code cannot contain null bytes", span=(1, 1))
@@ -92,6 +99,10 @@ def _parse(source, filename, values, strict, bound, max_dialect=None):
             module = lark_parser.parse_text(text)
         except RecursionError:
             raise ParseError("too many nested parentheses or blocks for gradcli's parser", span=(1, 1)) from None
+        except ParseError:
+            if isinstance(python_error, IndentationError):  # (TabError too): the dialect's blocks are Python's
+                raise _python_error(python_error) from None
+            raise
         parser.attach_text(module.body, text.split("\n"))
         tree = ast.Module(body=_Translator(text).block(module.body) if module.body else [], type_ignores=[])
         ast.fix_missing_locations(tree)         # (CPython's own tree has every position already)
@@ -269,6 +280,8 @@ class _Translator:
         return ast.Expr(ast.Call(ast.Name(HELPER_PREFIX + name, ast.Load(), **self.at(st)), args, [], **self.at(st)))
 
     def st_ExprStmt(self, st):
+        if isinstance(st.value, S.Name) and st.value.id == "print":     # Python 2's bare `print`: a new line
+            return self.st_Print(S.Print([], pos=(st.line, st.col, st.end_line, st.end_col)))
         return ast.Expr(self.expr(st.value))
 
     def st_Assign(self, st):

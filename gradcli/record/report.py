@@ -146,10 +146,13 @@ class ErrorInfo:
         self.cause = cause        # engine facts behind the error (docs/json.md)
         self.why = why            # the cause in plain words
         self.fix = fix            # what to change
-        self.frames = []          # [(line, function)] of the script's frames, outermost first
+        self.frames = []          # [(line, function, repeated)] of the script's frames, outermost first (a
+                                  # frame repeated in a row is kept 3 times, the last counting the others)
         self.explanation = None   # explain.Why: the facts behind `why`, and the ranked fixes
         self.trial = None         # the report's trial: how to run a fixed copy of the script
         self.tried = False        # the fixes were tried (once, when a view first asks)
+        self.exit_code = 1        # the exit status `python script.py` ends with (None: sys.exit(obj) with an
+                                  # object that is not an int, which Python prints; status 1)
 
 
 class Report:
@@ -160,6 +163,7 @@ class Report:
         self.items = []
         self.error = None             # ErrorInfo
         self.tensors_at_end = None    # () -> {name: Tensor}: the script's tensors when it ended
+        self.names_at_end = None      # () -> the script's global names when it ended (its optimizers...)
         self.parse_failed = False
         self.exception = None         # the exception that ended the script, for explanations
         self.trial = None             # how to run a fixed copy of the script (fixes.trial_of)
@@ -190,7 +194,10 @@ class Report:
 
 
 def exit_status(report):
-    """A front end's exit status for a run: 0 ok, 1 the script raised, 2 it could not be parsed."""
+    """A front end's exit status for a run: 0 ok, 1 the script raised (or the status it passed to
+    sys.exit, 130 for its own KeyboardInterrupt), 2 it could not be parsed."""
     if report.error is None:
         return 0
-    return 2 if report.parse_failed else 1
+    if report.parse_failed:
+        return 2
+    return 1 if report.error.exit_code is None else report.error.exit_code

@@ -181,8 +181,14 @@ class _Output:
 
     def __init__(self, report):
         self.report = report
+        self.closed = False
+
+    def _open(self):
+        if self.closed:
+            raise ValueError("I/O operation on closed file.")
 
     def write(self, text):
+        self._open()
         if not isinstance(text, str):
             raise TypeError(f"write() argument must be str, not {type(text).__name__}")
         if not text.isascii():
@@ -191,12 +197,18 @@ class _Output:
         return len(text)
 
     def flush(self):
-        pass
+        self._open()
+
+    def close(self):
+        """As Python's sys.stdout.close(): later writes raise; the script goes on."""
+        self.closed = True
 
     def isatty(self):
+        self._open()
         return False
 
     def writable(self):
+        self._open()
         return True
 
 
@@ -325,10 +337,10 @@ class Session:
             # the compiler's own checks (`return` outside a function); the code runs unless cut (--at)
             program.code = (program.tree.body, compile(program.tree, self.filename, "exec", dont_inherit=True))
         except ParseError as e:
-            _syntax_error(report, e.message, e.span, program_text=source)
+            _syntax_error(report, e.message, e.span, program_text=source, pytype=e.pytype)
             return None
         except SyntaxError as e:            # e.g. `return` outside a function, found by the compiler
-            _syntax_error(report, e.msg, (e.lineno, e.offset), program_text=source)
+            _syntax_error(report, e.msg, (e.lineno, e.offset), program_text=source, pytype=type(e).__name__)
             return None
         except ValueError as e:             # the dialect's `True = 1`: the compiler refuses the tree
             _syntax_error(report, f"invalid syntax: {e}", (1, 1), program_text=source)
@@ -376,14 +388,18 @@ class Session:
                 self.running = False
             except SystemExit as e:
                 self.running = False
-                if e.code not in (None, 0):
-                    report.error = ErrorInfo("SystemExit", str(e.code), self.current_line_of(e))
+                if e.code not in (None, 0):     # as Python ends: an int is the status, another object is
+                    report.error = ErrorInfo("SystemExit", str(e.code), self.current_line_of(e))  # printed
+                    report.error.exit_code = e.code if isinstance(e.code, int) else None
             except BaseException as e:
                 self.running = False               # (the timer stops raising: the script is over)
-                if isinstance(e, KeyboardInterrupt) or _is_internal(e):
+                own = isinstance(e, KeyboardInterrupt) and self._raised_by_script(e)
+                if (isinstance(e, KeyboardInterrupt) and not own) or _is_internal(e):
                     raise
                 report.error = self.error_info(e)
                 report.exception = e
+                if own:
+                    report.error.exit_code = 130   # (what a shell sees of Python's death by SIGINT)
             finally:
                 self.running = False
                 if leaves:
@@ -394,7 +410,20 @@ class Session:
                     self.leaves_announced.extend(n for n, _ in leaves)
         _caught(report, self.filename)
         report.tensors_at_end = self.tensors
+        report.names_at_end = lambda: dict(self.globals)
         return report
+
+    def _raised_by_script(self, e):
+        """A `raise` statement of the script raised it (not Ctrl-C, which interrupts gradcli)."""
+        tb = e.__traceback__
+        while tb is not None and tb.tb_next is not None:
+            tb = tb.tb_next
+        if tb is None or tb.tb_frame.f_code.co_filename != self.filename:
+            return False
+        from ..explain.fixes import statement_at
+        sm = O.source_map(self.filename)
+        st = statement_at(sm.tree, tb.tb_lineno) if sm is not None and sm.tree is not None else None
+        return isinstance(st, ast.Raise)
 
     def current_line_of(self, e):
         frames = _script_tb(e, self.filename)
@@ -428,7 +457,7 @@ class Session:
                 close = suggest(name, list(self.globals) + dir(builtins))
                 if close:
                     info.hint = f"Did you mean: '{close}'?"
-        info.frames = [(line_, _code_name(code)) for code, line_, _ in frames]
+        info.frames = _collapsed([(line_, _code_name(code)) for code, line_, _ in frames])
         from ..explain import why as explain
         explain.explain_error(info, e, self)
         return info
@@ -529,11 +558,11 @@ def _interactive(body, filename):
     return out
 
 
-def _syntax_error(report, message, span, program_text):
+def _syntax_error(report, message, span, program_text, pytype="SyntaxError"):
     line, col = span if span else (None, None)
     lines = dialect.normalise(program_text).split("\n")
     text = lines[line - 1] if line and 0 < line <= len(lines) else None
-    report.error = ErrorInfo("SyntaxError", message, line, col, text)
+    report.error = ErrorInfo(pytype, message, line, col, text)
     report.parse_failed = True
 
 
@@ -546,6 +575,26 @@ def _script_tb(e, filename):
         if code.co_filename == filename:
             out.append((code, tb.tb_lineno, tb.tb_lasti))
         tb = tb.tb_next
+    return out
+
+
+# as Python's traceback: a frame repeated more than this many times in a row is shown this many
+# times, then counted ("[Previous line repeated N more times]")
+_RECURSIVE_CUTOFF = 3
+
+
+def _collapsed(frames):
+    """[(line, function, repeated)]: each run of identical frames cut to _RECURSIVE_CUTOFF, the
+    last kept one counting the frames left out."""
+    out = []
+    for line, name in frames:
+        run = 0
+        for prev in reversed(out[-_RECURSIVE_CUTOFF:]):
+            run += prev[:2] == (line, name)
+        if run == _RECURSIVE_CUTOFF and out[-1][:2] == (line, name):
+            out[-1] = (line, name, out[-1][2] + 1)
+        else:
+            out.append((line, name, 0))
     return out
 
 
@@ -573,8 +622,8 @@ def _is_internal(e):
     if last is None:
         return False
     filename = last.tb_frame.f_code.co_filename
-    if not filename.startswith(_GRADCLI_DIR) or last.tb_frame.f_code is _Output.write.__code__:
-        return False                          # (the script printed what stdout cannot encode)
+    if not filename.startswith(_GRADCLI_DIR) or _code_name(last.tb_frame.f_code).startswith("_Output."):
+        return False                          # (the script printed what stdout cannot encode, or to a closed one)
     return not (isinstance(e, TypeError) and _BINDING.search(str(e)))
 
 

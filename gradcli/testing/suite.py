@@ -314,7 +314,11 @@ def _parse_options(words, h, sets, line):
         w = words[i]
         opt, eq, inline = w.partition("=")
         if opt == "--set":
-            sets.append(inline if eq else value(opt))
+            v = inline if eq else value(opt)
+            while v.count("[") > v.count("]") and i + 1 < len(words):   # `w=[1.0, 2.0]` unquoted: the
+                i += 1                                                   # list's words belong together
+                v += " " + words[i]
+            sets.append(v)
         elif w == "--strict":
             h.strict = True
         elif opt == "--timeout":

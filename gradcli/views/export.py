@@ -11,6 +11,7 @@ AssertionError in PyTorch too; `graph` draws nothing there).
 from __future__ import annotations
 
 import ast
+from typing import Optional
 from dataclasses import dataclass, field
 
 
@@ -24,6 +25,7 @@ class Exported:
     leaves: list = field(default_factory=list)      # (name, value) of the implicit leaves
     report: object = None                            # gradcli's own run of the script
     parse_failed: bool = False
+    error_line: Optional[int] = None                 # the line of the exported text where the error is
 
 
 HELPERS = {
@@ -122,8 +124,10 @@ def export_source(source, filename="<script>", *, values=None, strict=False, tim
     except ParseError as e:                 # run_source parsed it already: cannot happen
         raise ExportError(e.message) from None
     head = [f"# Exported by gradcli from {_comment(filename)}: the same script for Python + PyTorch."]
+    line = report.error.line if report.error is not None else None
     if not program.dialect and program.imports_torch:
-        return Exported("\n".join(head) + "\n" + dialect.normalise(source), [], report)
+        return Exported("\n".join(head) + "\n" + dialect.normalise(source), [], report,
+                        error_line=line and line + len(head))
     used = {_HELPER_OF[n.id] for n in ast.walk(program.tree) if isinstance(n, ast.Name) and n.id in _HELPER_OF}
     if not program.imports_torch:
         loaded = {n.id for n in ast.walk(program.tree) if isinstance(n, ast.Name)}
@@ -135,7 +139,25 @@ def export_source(source, filename="<script>", *, values=None, strict=False, tim
             head.append("")
             head.append(HELPERS[key].rstrip("\n"))
     body = ast.unparse(program.tree)
-    return Exported("\n".join(head) + "\n\n" + body + "\n", program.leaves, report)
+    top = "\n".join(head) + "\n\n"
+    return Exported(top + body + "\n", program.leaves, report,
+                    error_line=_exported_line(program.tree, body, line, top.count("\n")))
+
+
+def _exported_line(tree, body, line, offset):
+    """Where the statement on `line` of the script is in the exported text: the unparsed body
+    parses back to the same statements, in the same order."""
+    if line is None:
+        return None
+    from ..explain.fixes import statement_at
+    st = statement_at(tree, line)
+    if st is None:
+        return None
+    again = [n for n in ast.walk(ast.parse(body)) if isinstance(n, ast.stmt)]
+    mine = [n for n in ast.walk(tree) if isinstance(n, ast.stmt)]
+    if len(again) != len(mine) or st not in mine:
+        return None
+    return offset + again[mine.index(st)].lineno
 
 
 def _comment(name):

@@ -48,7 +48,8 @@ def error_json(err):
     why = explained(err)
     out = {"type": err.type, "message": err.message, "line": err.line, "column": err.col,
            "hint": err.hint, "cause": err.cause, "why": err.why, "fix": err.fix,
-           "frames": [{"line": line, "function": name} for line, name in err.frames]}
+           "frames": [{"line": line, "function": name, **({"repeated": n} if n else {})}
+                      for line, name, n in err.frames]}
     if why is not None:
         facts, out["fixes"] = _facts_and_fixes(why)
         facts.pop("text")
@@ -63,11 +64,11 @@ def surprise_json(why):
 
 
 def _facts_and_fixes(why):
-    """An explain.Why's facts (without its fixes) and the fixes worth showing: the untried ones
-    and those that, tried, worked."""
+    """An explain.Why's facts (without its fixes) and the fixes worth showing (`Fix.shown`)."""
     from dataclasses import asdict
     facts = asdict(why)
-    return facts, [fix_json(f) for f in facts.pop("fixes") if f["tried"] is False or f["works"]]
+    facts.pop("fixes")
+    return facts, [fix_json(asdict(f)) for f in why.fixes if f.shown]
 
 
 def fix_json(f):

@@ -127,6 +127,11 @@ class Narrative:
 # ----------------------------------------------------------------------------- helpers
 
 
+def flat(text):
+    """A value printed over several lines (a 2-d tensor) on one line, for a line of text."""
+    return " ".join(text.split()) if "\n" in text else text
+
+
 def _tensor_text(a):
     from ..engine import format_tensor
     return format_tensor(a, "bool" if a.dtype.kind == "b" else a.dtype.name)
@@ -374,9 +379,9 @@ def _error_finding(exc, trace, line, text):
     script caught is explained the same way here."""
     info = trace.report.error
     why = explained(info) if trace.exception is exc else None
-    if why is None:
-        from ..explain.why import explain_exception
-        why = explain_exception(exc, trace.interp, line, text) if trace.interp is not None else None
+    if why is None and trace.interp is not None:
+        from ..explain import explained_caught
+        why = explained_caught(exc, trace.report, trace.interp, line, text)
     if why is None:
         message = getattr(exc, "message", None) or str(exc)
         return Finding("error", f"{getattr(exc, 'pytype', type(exc).__name__)}: {message}")
@@ -442,7 +447,8 @@ def lines(narr: Narrative):
                 if u is None:
                     add(2, f"{s.order}. {s.name}: AccumulateGrad ran, no gradient to add")
                 else:
-                    add(2, f"{s.order}. {s.name}.grad: {u.before or 'None'} → {u.after}  (added {u.delta})", "green")
+                    add(2, f"{s.order}. {s.name}.grad: {flat(u.before or 'None')} → {flat(u.after)}  "
+                           f"(added {flat(u.delta)})", "green")
                 continue
             where = " · ".join(x for x in (s.name, f"line {s.line}: {s.text}" if s.line else None) if x)
             head = (f"{s.order}. {s.grad_fn} #{s.seq}" if not repeats else
@@ -474,7 +480,7 @@ def lines(narr: Narrative):
         else:
             add(2, "freed: nothing (retain_graph=True keeps every saved tensor)", "dim")
         if c.updates:
-            add(2, "updated: " + ", ".join(f"{u.name}.grad by {u.delta}" for u in c.updates), "green")
+            add(2, "updated: " + ", ".join(f"{u.name}.grad by {flat(u.delta)}" for u in c.updates), "green")
         elif c.kind == "backward":
             add(2, "updated: no leaf", "dim")
         for f in c.findings:

@@ -29,11 +29,18 @@ def render(report, out, err_stream, filename="<script>"):
     out.flush()
     if report.error is not None:
         e = report.error
-        if e.type == "SyntaxError":
+        if e.type == "SystemExit":          # Python prints only an exit object that is not a number
+            if e.exit_code is None:
+                err_stream.write(e.message + "\n")
+            return
+        if report.parse_failed and e.type in ("SyntaxError", "IndentationError", "TabError"):
             err_stream.write(f'  File "{filename}", line {e.line}\n')
             if e.text is not None:
                 stripped = e.text.lstrip()
                 err_stream.write(f"    {stripped.rstrip()}\n")
-                if e.col:
-                    err_stream.write("    " + " " * max(e.col - 1 - (len(e.text) - len(stripped)), 0) + "^\n")
+                # as CPython's print_error_text: the offset past the stripped indentation, clipped to
+                # the line; no caret when it points left of the text
+                offset = min((e.col or 0) - 1 - (len(e.text) - len(stripped)), len(stripped.rstrip()))
+                if e.col and offset >= 0:
+                    err_stream.write("    " + " " * offset + "^\n")
         err_stream.write(error_line(e) + "\n")

@@ -8,6 +8,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..explain import explained, surprises
+from .narrative import flat
 from ..record.report import CallEvent, ExpectPassed, GraphShown, LeavesShown, Printed, Warned
 
 
@@ -74,12 +75,15 @@ def _times(count, label):
 
 def call_block(ev):
     """A backward/grad call: the nodes it ran, the grads it changed, the buffers it freed."""
-    head = Text("  ▸ ", style="bold magenta")
-    head.append(ev.text or ev.kind, style="bold")
+    title = Text(ev.text or ev.kind, style="bold")
     if ev.line:
-        head.append(f"   line {ev.line}", style="dim")
+        title.append(f"   line {ev.line}", style="dim")
     if ev.retain_graph:
-        head.append("   (retain_graph: nothing freed)", style="green")
+        title.append("   (retain_graph: nothing freed)", style="green")
+    head = Table.grid()                       # (a long call wraps under itself, not at column 0)
+    head.add_column(no_wrap=True, style="bold magenta")
+    head.add_column()
+    head.add_row("  ▸ ", title)
     rows = []
     ran = [n for n in ev.executed if n.grad_fn != "AccumulateGrad"]
     if ran:
@@ -88,9 +92,9 @@ def call_block(ev):
         parts = []
         for u in ev.updates:
             t = Text(f"{u.name or 'leaf'}.grad ", style="bold")
-            t.append(u.before if u.before is not None else "None", style="dim")
+            t.append(flat(u.before) if u.before is not None else "None", style="dim")
             t.append(" → ")
-            t.append(u.after, style="green")
+            t.append(flat(u.after), style="green")
             parts.append(t)
         rows.append(("grads", _join(parts, "   ")))
     if ev.freed:
@@ -127,7 +131,7 @@ def _shortened(text, limit):
 
 
 def error_panel(err):
-    body = Text(_shortened(err.message, MESSAGE_CHARS))
+    body = Text(visible(_shortened(err.message, MESSAGE_CHARS)))
     if err.hint and err.type == "NameError":
         body.append("\n" + err.hint, style="yellow")
     why = explained(err)
@@ -136,23 +140,48 @@ def error_panel(err):
     elif err.why:
         body.append("\n\nWhy: ", style="bold")
         body.append(err.why)
-    if err.type == "SyntaxError" and err.text is not None:
+    parse = err.type in ("SyntaxError", "IndentationError", "TabError")
+    if parse and err.text is not None:
         caret = " " * max((err.col or 1) - 1, 0) + "^"
         body = Text(f"{err.text}\n{caret}\n", style="none") + body
     frames = getattr(err, "frames", None) or []
     if len(frames) > 1:                       # where the script was: its own frames, outermost first
         trail = Text("in ", style="dim")
         trail.append(" → ".join(f"{'the script' if name == '<module>' else name} (line {line})"
-                                for line, name in frames), style="dim")
+                                + (f" [repeated {n} more time{'s' * (n != 1)}]" if n else "")
+                                for line, name, n in frames), style="dim")
         body = Group(trail, body)
     title = f"{err.type}"
     if err.line:
         title += f" ─ line {err.line}"
-        if err.col and err.type == "SyntaxError":
+        if err.col and parse:
             title += f", column {err.col}"
-        if err.text and err.type != "SyntaxError":
-            title += f": {_shortened(err.text.strip(), 200)}"
-    return Panel(body, title=Text(title), title_align="left", border_style="red", expand=False)
+    code = f": {visible(_shortened(err.text.strip(), 200))}" if err.line and err.text and not parse else ""
+    return _TitledPanel(body, (title + code, title), title_align="left", border_style="red", expand=False)
+
+
+class _TitledPanel(Panel):
+    """A panel whose title is the longest of its `titles` that fits the width whole (a title
+    cut mid-code would misquote the script)."""
+
+    def __init__(self, body, titles, **kw):
+        super().__init__(body, title=Text(titles[-1]), **kw)
+        self.titles = titles
+
+    def __rich_console__(self, console, options):
+        room = options.max_width - 6           # (the corners, the rules beside the title, its padding)
+        self.title = Text(next((t for t in self.titles if len(t) <= room), self.titles[-1]), overflow="ellipsis")
+        yield from super().__rich_console__(console, options)
+
+
+_CONTROL = __import__("re").compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def visible(text):
+    """Text with its control characters (an ANSI escape, a carriage return) written as Python
+    escapes: shown in a panel, they would move the cursor or colour the terminal."""
+    return _CONTROL.sub(lambda m: repr(m.group())[1:-1], text)
+
 
 
 _STYLES = {"why": "", "note": "dim", "fix": "green", "result": "dim green", "advice": "yellow", "rejected": "dim"}
