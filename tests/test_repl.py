@@ -574,7 +574,7 @@ def test_completion(session):
     assert names("my_t") == ["my_tensor"]
     assert "my_list" in names("y = my_")
     assert {"grad", "grad_fn", "backward", "requires_grad", "retain_grad"} <= set(names("my_tensor."))
-    assert names("my_tensor.gr") == ["grad", "grad_fn"]
+    assert names("my_tensor.gr") == ["grad", "grad_fn", "greater", "greater_", "greater_equal", "greater_equal_"]
     assert all(not n.startswith("_") for n in names("my_tensor."))
     assert "_version" in names("my_tensor._")
     assert names("my_tensor.grad_fn._saved_o") == ["_saved_other"]
