@@ -57,14 +57,16 @@ def multi_row_sum(x):
     if n < step:                                # only level 0
         return _seq_sum(x)
     level, tail = x[:n - n % step], x[n - n % step:]
-    held = []                                   # what each level holds when the rows run out
+    held = []               # what each level holds when the rows run out (None: nothing, a zero)
     for _ in range(_NUM_LEVELS - 1):
         groups = len(level) // step
-        held.append(_seq_sum(level[groups * step:]))    # (level 0: nothing, its rows come in whole steps)
-        level = _seq_sum(level[:groups * step].reshape((groups, step) + x.shape[1:]), axis=1)
-    acc = _seq_sum(tail)
-    for total in held[1:] + [_seq_sum(level)]:
-        acc = acc + total
+        rest = level[groups * step:]            # (level 0: nothing, its rows come in whole steps)
+        held.append(_seq_sum(rest) if len(rest) else None)
+        level = _seq_sum(level[:groups * step].reshape((groups, step) + x.shape[1:]), axis=1) if groups else \
+            level[:0]
+    acc = _seq_sum(tail) if len(tail) else np.zeros(x.shape[1:], x.dtype)
+    for total in held[1:] + [_seq_sum(level) if len(level) else None]:
+        acc = acc + (0 if total is None else total)        # (a zero level still makes -0 a +0)
     return acc
 
 
