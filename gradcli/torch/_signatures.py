@@ -422,11 +422,18 @@ def checked(name, fn):
     own_text = name in OWN_TEXTS
     numpy_ints = public not in _DATA_FUNCTIONS
 
+    as_given = set()        # (number of positional arguments, keywords) that _keywords_placed leaves as they are
+
     def call(*args, **kwargs):
         if numpy_ints and any(map(_has_numpy_int, args)):
             args = tuple(map(_python_ints, args))
         if kwargs and overloads:
-            args, kwargs = _keywords_placed(overloads, args, kwargs)
+            key = (len(args), *kwargs)
+            if key not in as_given:
+                placed, renamed = _keywords_placed(overloads, args, kwargs)
+                if len(placed) == len(args) and renamed.keys() == kwargs.keys():
+                    as_given.add(key)
+                args, kwargs = placed, renamed
         problem = None
         if up_front and (kwargs or tuple(map(type, args)) not in plain):
             problem = _check_first(name, args, kwargs, plain, bound)

@@ -57,7 +57,7 @@ def _array_wrap(self, array):
     Tensor.__array_wrap__ (with its one parameter, which NumPy 2 warns of)."""
     if array.dtype == bool:
         array = array.astype("uint8")
-    return Tensor(array)
+    return make_tensor(array)
 
 
 # __dict__: a script may set attributes of its own on a tensor, as on PyTorch's
