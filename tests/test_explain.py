@@ -476,9 +476,3 @@ def test_explain_json_error_is_the_same_object_as_run_json(tmp_path):
     ran = json.loads(CliRunner().invoke(app, ["run", str(script), "--json"]).stdout)["error"]
     assert explained["type"] == ran["type"] == "RuntimeError" and explained["facts"] == ran["facts"]
     assert explained["fixes"] == ran["fixes"]
-
-
-def test_a_bare_print_in_the_dialect_prints_an_empty_line_as_python_2_does():
-    from gradcli.session.executor import run_source
-    report = run_source('z = 2\nprint "a"\nprint\nprint z\n', "p2.grad")
-    assert report.error is None and report.stdout == "a\n\n2\n"

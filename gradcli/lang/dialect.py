@@ -280,8 +280,6 @@ class _Translator:
         return ast.Expr(ast.Call(ast.Name(HELPER_PREFIX + name, ast.Load(), **self.at(st)), args, [], **self.at(st)))
 
     def st_ExprStmt(self, st):
-        if isinstance(st.value, S.Name) and st.value.id == "print":     # Python 2's bare `print`: a new line
-            return self.st_Print(S.Print([], pos=(st.line, st.col, st.end_line, st.end_col)))
         return ast.Expr(self.expr(st.value))
 
     def st_Assign(self, st):
