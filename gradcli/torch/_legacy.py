@@ -232,7 +232,7 @@ def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
     data = _scalar_data(data)
     if isinstance(data, TensorBase):
         _E.STATE.warn(_W_NEW_TENSOR)
-        data = data.detach()
+        data = data._data          # (its values: torch.tensor of a tensor would warn again, in its own words)
     return make_tensor(data, dtype=_dtype_arg(self, dtype), requires_grad=requires_grad)
 
 
