@@ -45,6 +45,7 @@ TENSORS = {
 A, G, V, B, L, M, S, E, D, W, I0, GS, LI = (Sym(n) for n in TENSORS)
 Y = Sym("Y")          # (G * 2).sum() of the call's own G: an output to differentiate
 R = Sym("R")          # the generator's current state (a valid torch.set_rng_state argument)
+CK = Sym("CK")        # a checkpoint in memory (torch.load reads it, torch.save writes after it)
 
 # Baseline argument lists, tried in this order (for methods the first argument is self).
 CANDIDATES = [
@@ -55,6 +56,7 @@ CANDIDATES = [
     (W, 1), (A, 0.5), (R,), (A, (3,), 2.0), (A, [1, 2]), (B, 3),
     (A, 0, L), (A, 0, LI), (A, 0, LI, A), (A, 0, L, A), (A, 0, L, 1.5), (A, M),
     (A, 0, 1, 2), (A, 1, (3, 1)),          # narrow, unflatten
+    (CK,), (A, CK),                        # torch.load, torch.save
     (V, A, V), (A, V, V), (B, B, B), (A, B, B),     # addmv, addr, baddbmm, addbmm
     (D, 2),                      # (float_power_: in place on a float64 tensor)
 ]
@@ -78,6 +80,12 @@ def tensor(lib, sym, shared):
         return (tensor(lib, G, shared) * 2).sum()
     if sym.name == "R":
         return lib.get_rng_state()
+    if sym.name == "CK":                  # a checkpoint in memory, as this library's torch.save writes it
+        import io
+        buf = io.BytesIO()
+        lib.save({"w": lib.ones(2)}, buf)
+        buf.seek(0)
+        return buf
     if sym.name == "G":                   # one G per call, so that Y is a function of it
         if "G" not in shared:
             shared["G"] = tensor(lib, Sym("G*"), shared)

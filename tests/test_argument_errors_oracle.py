@@ -15,7 +15,9 @@ call:
 """
 from __future__ import annotations
 
+import contextlib
 import os
+import tempfile
 import warnings
 
 import numpy as np
@@ -58,8 +60,21 @@ def targets():
     return out
 
 
+@contextlib.contextmanager
+def _scratch_directory():
+    """A call runs in an empty directory of its own: torch.save(x, 'abc') writes there, and a file
+    one library wrote is never read by the other (nor left in the checkout)."""
+    here = os.getcwd()
+    with tempfile.TemporaryDirectory(prefix="gradcli-args-") as scratch:
+        os.chdir(scratch)
+        try:
+            yield
+        finally:
+            os.chdir(here)
+
+
 def torch_outcome(target, args, kwargs=()):
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), _scratch_directory():
         warnings.simplefilter("ignore")
         try:
             call(torch, target, args, kwargs)
@@ -70,7 +85,7 @@ def torch_outcome(target, args, kwargs=()):
 
 def gradcli_outcome(target, args, kwargs=()):
     """("ok", None), (builtin exception name, message), or ("internal ...", message)."""
-    with warnings.catch_warnings(), executor.limits(10 ** 7, 2 ** 30):
+    with warnings.catch_warnings(), executor.limits(10 ** 7, 2 ** 30), _scratch_directory():
         warnings.simplefilter("ignore")
         try:
             call(GT, target, args, kwargs)
@@ -137,7 +152,7 @@ def run_both(source, result):
     out = {}
     for name, lib in (("torch", torch), ("gradcli", GT)):
         scope = {"torch": lib, "F": lib.nn.functional, "np": np, "nest": _nest}
-        with warnings.catch_warnings(), executor.limits(10 ** 7, 2 ** 30):
+        with warnings.catch_warnings(), executor.limits(10 ** 7, 2 ** 30), _scratch_directory():
             warnings.simplefilter("ignore")
             try:
                 exec(source, scope)

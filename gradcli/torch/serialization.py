@@ -10,14 +10,16 @@ Tensors that shared memory when saved share it when loaded, as PyTorch's storage
 import _compat_pickle
 import builtins
 import io
+import operator
 import os
 import pickle
 
 import numpy as np
 
 from .. import engine as _E
-from ..engine import TorchAttributeError, TorchNotImplementedError, TensorBase
+from ..engine import TorchAttributeError, TorchNotImplementedError, TorchRuntimeError, TorchTypeError, TensorBase
 from ..engine.errors import _make
+from ._legacy import device
 
 _MAGIC = b"gradcli checkpoint 1\n"
 _PROTOCOL = 2
@@ -82,13 +84,20 @@ class _Pickler(pickle.Pickler):
         return ("tensor", key, offset, data.shape, data.strides, bool(t.requires_grad), isinstance(t, Parameter))
 
 
-def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_serialization=True,
+def save(obj, f, pickle_module=pickle, pickle_protocol=2, _use_new_zipfile_serialization=True,
          _disable_byteorder_record=False):
+    if pickle_module is not None:           # (torch.save reads pickle_module.__name__ first: dill's check)
+        _attribute(pickle_module, "__name__")
     if isinstance(f, (str, os.PathLike)):
-        with builtins.open(f, "wb") as file:
-            return save(obj, file)
+        with _opened(f, "wb") as file:
+            return save(obj, file, pickle_module, pickle_protocol)
     if not hasattr(f, "write"):
         raise TorchAttributeError("expected 'f' to be string, path, or a file-like object with a 'write' attribute")
+    _attribute(pickle_module, "Pickler")
+    try:
+        operator.index(pickle_protocol)
+    except TypeError as e:
+        raise TorchTypeError(str(e)) from None
     body = io.BytesIO()
     pickler = _Pickler(body)
     try:
@@ -156,9 +165,16 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     if weights_only is False:
         raise TorchNotImplementedError("gradcli does not implement torch.load(weights_only=False): it would run "
                                        "code from the file")
+    if pickle_module is not None:
+        _attribute(pickle_module, "__name__")
     if isinstance(f, (str, os.PathLike)):
-        with builtins.open(f, "rb") as file:
-            return load(file)
+        with _opened(f, "rb") as file:
+            return load(file, map_location)
+    try:
+        f.seek(f.tell())
+    except AttributeError as e:
+        raise TorchAttributeError(f"{e}. You can only torch.load from a file that is seekable. Please pre-load the "
+                                  "data into a buffer like io.BytesIO and try to load from it instead.") from None
     header = f.read(len(_MAGIC))
     if not header:
         raise TorchEOFError()
@@ -167,11 +183,14 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
                                        "gradcli did not write (yet)")
     try:
         storages = [_storage(f, *entry) for entry in _Unpickler(f).load()]
+    except (pickle.UnpicklingError, EOFError, ValueError, TypeError) as e:
+        raise e if isinstance(e, TorchUnpicklingError) else _weights_only_error(str(e)) from None
+    for storage in storages:
+        _restore(storage, map_location)
+    try:
         return _Unpickler(f, storages).load()
     except (pickle.UnpicklingError, EOFError, ValueError, TypeError) as e:
-        if isinstance(e, TorchUnpicklingError):
-            raise
-        raise _weights_only_error(str(e)) from None
+        raise e if isinstance(e, TorchUnpicklingError) else _weights_only_error(str(e)) from None
 
 
 def _view(buffer, offset, shape, strides):
@@ -198,3 +217,47 @@ def _storage(f, dtype_name, nbytes):
     if len(data) != nbytes:
         raise _weights_only_error("the file ends inside a storage")
     return np.frombuffer(bytearray(data), dtype=np.dtype(dtype_name))
+
+
+def _attribute(obj, name):
+    """getattr, whose AttributeError is the script's (torch.save(x, f, 'abc'): 'str' object has no
+    attribute '__name__')."""
+    try:
+        return getattr(obj, name)
+    except AttributeError as e:
+        raise TorchAttributeError(str(e)) from None
+
+
+def _opened(path, mode):
+    """The file a script names, or the script's own OSError (FileNotFoundError, ...)."""
+    try:
+        return builtins.open(path, mode)
+    except OSError as e:
+        raise _OS_ERRORS.setdefault(type(e), _make("Torch" + type(e).__name__, type(e)))(str(e)) from None
+
+
+_OS_ERRORS = {}
+_CUDA_STORAGE = ("Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False. If you "
+                 "are running on a CPU-only machine, please use torch.load with map_location=torch.device('cpu') to "
+                 "map your storages to the CPU.")
+
+
+def _restore(storage, map_location):
+    """What torch.load's map_location does with a storage saved on the CPU (its location "cpu")."""
+    if map_location is None or isinstance(map_location, dict):
+        return
+    if isinstance(map_location, (str, device)):
+        where = str(map_location)
+        if where in ("cpu", "meta") or where.startswith("meta:"):
+            return
+        if where.split(":")[0] == "cuda":
+            raise TorchRuntimeError(_CUDA_STORAGE)
+        if where.split(":")[0] in ("mps", "xpu", "hpu", "mtia"):
+            raise TorchRuntimeError(f"torch.UntypedStorage(): Storage device not recognized: {where}")
+        raise TorchRuntimeError(f"don't know how to restore data location of torch.storage.UntypedStorage (tagged "
+                                f"with {where})")
+    if not callable(map_location):
+        kind = type(map_location)
+        name = kind.__name__ if kind.__module__ in ("builtins", "torch") else f"{kind.__module__}.{kind.__qualname__}"
+        raise TorchTypeError(f"'{name}' object is not callable")
+    map_location(storage, "cpu")            # (what it returns for a CPU storage: the storage, or None)
