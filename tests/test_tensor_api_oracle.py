@@ -606,6 +606,17 @@ for e in ['torch.unique()', 'torch.unique_consecutive()', 'torch.ones(2).unique(
     except Exception as ex: print(e, '!!', type(ex).__name__, ex)
 """)
 
+probes("out-of-pointwise-functions", """
+x = torch.tensor([1.5, 2.5])
+oi = torch.zeros(2, dtype=torch.long)
+og = torch.zeros(2, requires_grad=True)
+y = torch.zeros(2)
+""", ["torch.deg2rad(x, out=oi)", "torch.add(x, 1, out=torch.zeros(2))", "torch.add(x, 1, out='a')", "torch.add(x, 1, out=og)",
+      "torch.add(x.clone().requires_grad_(), 1, out=torch.zeros(2))", "torch.add(x, 1, out=torch.empty(0))",
+      "torch.add(x, 1, out=torch.zeros(2, dtype=torch.float64))", "torch.divide(-0.0, -0.0, out=-3)",
+      "torch.add(torch.ones(2, dtype=torch.long), 1, out=torch.zeros(2, dtype=torch.bool))",
+      "torch.exp(x, out=None)", "torch.sin(x, out=y)", "y", "y._version", "torch.mul(x, x, out=x)", "x._version"])
+
 NO_ARGUMENTS = textwrap.dedent("""
 import torch
 x = torch.ones(2, requires_grad=True)

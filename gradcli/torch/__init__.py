@@ -41,14 +41,19 @@ def get_default_dtype():
     return float32
 
 
-def save(obj, f, *args, **kwargs):
+# (PyTorch's signatures, so that a call they cannot bind fails at the script's own line)
+_PICKLE = object()      # save's default pickle_module: the pickle module, imported by serialization
+
+
+def save(obj, f, pickle_module=_PICKLE, pickle_protocol=2, _use_new_zipfile_serialization=True,
+         _disable_byteorder_record=False):
     from .serialization import save
-    return save(obj, f, *args, **kwargs)
+    return save(obj, f, *(() if pickle_module is _PICKLE else (pickle_module,)), pickle_protocol=pickle_protocol)
 
 
-def load(f, *args, **kwargs):
+def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None, **pickle_load_args):
     from .serialization import load
-    return load(f, *args, **kwargs)
+    return load(f, map_location, pickle_module, weights_only=weights_only, mmap=mmap, **pickle_load_args)
 
 
 def is_tensor(obj):

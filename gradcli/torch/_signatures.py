@@ -423,8 +423,13 @@ def checked(name, fn):
     numpy_ints = public not in _DATA_FUNCTIONS
 
     as_given = set()        # (number of positional arguments, keywords) that _keywords_placed leaves as they are
+    takes_out = name in OUT_FUNCTIONS
 
     def call(*args, **kwargs):
+        if takes_out and "out" in kwargs:
+            out = kwargs.pop("out")
+            if out is not None:
+                return _into_out(public, out, args, lambda: call(*args, **kwargs))
         if numpy_ints and any(map(_has_numpy_int, args)):
             args = tuple(map(_python_ints, args))
         if kwargs and overloads:
@@ -451,6 +456,51 @@ def checked(name, fn):
     call.__doc__ = fn.__doc__
     call.__wrapped__ = fn
     return call
+
+
+# torch functions whose every overload takes `out=` (the pointwise ones)
+OUT_FUNCTIONS = frozenset((
+    "add sub subtract mul multiply div divide true_divide floor_divide remainder fmod pow float_power atan2 arctan2 "
+    "hypot copysign logaddexp logaddexp2 xlogy fmax fmin maximum minimum lerp addcmul addcdiv abs exp log sin cos "
+    "tanh sigmoid sqrt rsqrt reciprocal neg negative floor ceil trunc fix sign frac square log1p expm1 log2 log10 "
+    "exp2 tan asin acos atan arcsin arccos arctan sinh cosh asinh acosh atanh arcsinh arccosh arctanh erf erfc "
+    "erfinv sinc deg2rad rad2deg nan_to_num logit").split())
+_W_RESIZED = ("An output with one or more elements was resized since it had shape {had}, which does not match the "
+              "required output shape {want}. This behavior is deprecated, and in a future PyTorch release outputs will "
+              "not be resized unless they have zero elements. You can explicitly reuse an out tensor t by resizing it, "
+              "inplace, to zero elements with t.resize_(0). (Triggered internally at "
+              "/__w/pytorch/pytorch/aten/src/ATen/native/Resize.cpp:30.)")
+
+
+def _into_out(public, out, args, compute):
+    """`out=` of a pointwise function, as PyTorch's kernels take it: no autograd through it, the
+    result's type cast to out's where PyTorch can cast it, out resized (with a warning when it
+    had elements), then written in place (a Python number is wrapped as a tensor first)."""
+    from ..engine import CONFIG, STATE, wrapped_number
+    if isinstance(out, (int, float)) and not isinstance(out, TensorBase):
+        out = CONFIG.tensor(wrapped_number(out))
+    elif not isinstance(out, TensorBase):
+        raise TorchTypeError(f"{public}(): argument 'out' must be Tensor, not {_type_name(out)}")
+    if STATE.grad_enabled and (out.requires_grad or any(isinstance(a, TensorBase) and a.requires_grad for a in args)):
+        raise TorchRuntimeError(f"{public}(): functions with out=... arguments don't support automatic "
+                                "differentiation, but one of the arguments requires grad.")
+    result = compute()._data
+    have, want = result.dtype, out._data.dtype
+    if (have.kind == "f" and want.kind != "f") or (have.kind in "iu" and want.kind == "b"):
+        raise TorchRuntimeError(f"result type {_SCALAR_NAMES[have.name]} can't be cast to the desired output type "
+                                f"{_SCALAR_NAMES[want.name]}")
+    if out._data.shape != result.shape:
+        if out._data.size:          # (of another dtype, PyTorch resizes it twice: two warnings)
+            for _ in range(1 if have == want else 2):
+                STATE.warn(_W_RESIZED.format(had=list(out._data.shape), want=list(result.shape)))
+        out._data = np.empty(result.shape, want)
+    out._data[...] = result
+    out._version_counter.bump()
+    return out
+
+
+_SCALAR_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
+                 "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
 
 
 # their data keeps its NumPy dtypes (torch.tensor([np.int32(1)]) is an int32 tensor)
