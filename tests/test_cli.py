@@ -819,6 +819,13 @@ def _python_and_plain(cli, name, source):
     return want, cli("run", name, "--plain")
 
 
+def test_plain_warns_of_addcmuls_deprecated_overload_once_as_pytorch_does(cli):
+    source = ("import torch\nx = torch.ones(2)\na = torch.ones(2) * 2\nprint(torch.addcmul(x, 0.5, a, a))\n"
+              "print(x.addcdiv(0.5, a, a))\nx.addcmul_(2, a, a)\nprint(x)\n")
+    want, r = _python_and_plain(cli, "value_first.py", source)
+    assert (r.rc, r.out, r.err) == (want.rc, want.out, want.err), f"{r}\n=== python\n{want}"
+
+
 # A script that ends itself: `python script.py` exits with the status it gives, prints an exit
 # object that is not a number, and prints a KeyboardInterrupt the script raises as its last line.
 ENDING_SCRIPTS = {

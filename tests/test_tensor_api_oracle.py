@@ -575,6 +575,9 @@ for e in ["torch.zeros_like(x, memory_format=1)", "torch.zeros_like(x, memory_fo
 
 case("deprecated-value-first-overloads", """
 import torch
+import warnings
+# (PyTorch warns of these overloads once per process: test_cli compares the warning in a process of its own)
+warnings.simplefilter("ignore")
 x = torch.ones(2, requires_grad=True)
 a = torch.ones(2) * 2
 b = torch.ones(2) * 3

@@ -429,6 +429,10 @@ def checked(name, fn):
         if takes_out and "out" in kwargs:
             out = kwargs.pop("out")
             if out is not None:
+                if up_front:                # the parser refuses the other arguments first
+                    problem = _check_first(name, args, kwargs, plain, bound)
+                    if problem is not None:
+                        raise problem
                 return _into_out(public, out, args, lambda: call(*args, **kwargs))
         if numpy_ints and any(map(_has_numpy_int, args)):
             args = tuple(map(_python_ints, args))
@@ -478,7 +482,10 @@ def _into_out(public, out, args, compute):
     had elements), then written in place (a Python number is wrapped as a tensor first)."""
     from ..engine import CONFIG, STATE, wrapped_number
     if isinstance(out, (int, float)) and not isinstance(out, TensorBase):
-        out = CONFIG.tensor(wrapped_number(out))
+        try:
+            out = CONFIG.tensor(wrapped_number(out))
+        except OverflowError as e:
+            raise TorchOverflowError(str(e)) from None
     elif not isinstance(out, TensorBase):
         raise TorchTypeError(f"{public}(): argument 'out' must be Tensor, not {_type_name(out)}")
     if STATE.grad_enabled and (out.requires_grad or any(isinstance(a, TensorBase) and a.requires_grad for a in args)):
