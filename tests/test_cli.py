@@ -820,8 +820,12 @@ def _python_and_plain(cli, name, source):
 
 
 def test_plain_warns_of_addcmuls_deprecated_overload_once_as_pytorch_does(cli):
-    source = ("import torch\nx = torch.ones(2)\na = torch.ones(2) * 2\nprint(torch.addcmul(x, 0.5, a, a))\n"
-              "print(x.addcdiv(0.5, a, a))\nx.addcmul_(2, a, a)\nprint(x)\n")
+    source = ("import torch\nx = torch.ones(2, requires_grad=True)\na = torch.ones(2) * 2\n"
+              "print(torch.addcmul(x, 0.5, a, a), torch.addcdiv(x, 0.5, a, a))\n"
+              "y = x.clone()\ny.addcdiv_(0.5, a, a)\ny.addcmul_(torch.tensor(0.5), a, a)\nprint(y)\n"
+              "y.sum().backward()\nprint(x.grad)\n"
+              "for bad in ('torch.addcmul(x, a, 0.5, a)', 'x.addcmul(0.5, a)'):\n"
+              "    try:\n        eval(bad)\n    except TypeError as e:\n        print(bad, e)\n")
     want, r = _python_and_plain(cli, "value_first.py", source)
     assert (r.rc, r.out, r.err) == (want.rc, want.out, want.err), f"{r}\n=== python\n{want}"
 

@@ -573,29 +573,6 @@ for e in ["torch.zeros_like(x, memory_format=1)", "torch.zeros_like(x, memory_fo
     except Exception as ex: print(e, "!!", type(ex).__name__, ex)
 """)
 
-case("deprecated-value-first-overloads", """
-import torch
-import warnings
-# (PyTorch warns of these overloads once per process: test_cli compares the warning in a process of its own)
-warnings.simplefilter("ignore")
-x = torch.ones(2, requires_grad=True)
-a = torch.ones(2) * 2
-b = torch.ones(2) * 3
-print(torch.addcmul(x, 0.5, a, b))
-print(torch.addcdiv(x, 0.5, a, b), x.addcmul(0.5, a, b), x.addcdiv(0.5, a, b))
-y = x.clone()
-y.addcdiv_(0.5, a, b)
-y.addcmul_(torch.tensor(0.5), a, b)
-print(y)
-y.sum().backward()
-print(x.grad)
-for bad in ("torch.addcmul(x, a, 0.5, b)", "x.addcmul(0.5, a)", "x.addcmul(a, b, value=0.5)"):
-    try:
-        print(eval(bad))
-    except TypeError as e:
-        print(bad, e)
-""")
-
 case("unique-dispatch-reads-its-flags-first", """
 import torch
 x = torch.tensor([1, 2, 2])
