@@ -23,8 +23,16 @@ def browser(width=1280, height=800):
     for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                 "--hide-scrollbars", f"--window-size={width},{height}"):
         options.add_argument(arg)
-    driver = webdriver.Chrome(service=Service(os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")),
-                              options=options)
+    import resource
+    # The browser reserves far more address space than it uses: a cap this process runs under (the
+    # fuzzers cap theirs) would make it crash at start, so it starts with the hard limit only.
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    resource.setrlimit(resource.RLIMIT_AS, (hard, hard))
+    try:
+        driver = webdriver.Chrome(service=Service(os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")),
+                                  options=options)
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
     driver.set_window_size(width, height)
     # the viewport, not the window, must have the asked size
     inner = driver.execute_script("return [window.innerWidth, window.innerHeight]")
